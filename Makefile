@@ -1,0 +1,33 @@
+# Everything a fresh machine needs: `make run` serves the app, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: run test lint venv browser bench clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
+		echo "Installing Debian's chromium for the browser tests…"; \
+		(apt-get update -qq || sudo apt-get update -qq) && \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); }
+
+run: venv
+	DEBUG=1 $(PY) manage.py migrate --no-input
+	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: venv browser lint
+	$(VENV)/bin/pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) var

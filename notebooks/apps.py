@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class NotebooksConfig(AppConfig):
+    name = "notebooks"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
+        from . import checks, signals  # noqa: F401 - registers the system checks
+
+        post_migrate.connect(signals.after_migrate, sender=self)

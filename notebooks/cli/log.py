@@ -1,0 +1,246 @@
+"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge,
+verify, editor."""
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from notebooks import selectors, services, triggers
+from notebooks.errors import Invalid
+from notebooks.models import Notebook, Source
+from notebooks.verify import verify_chain
+
+WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
+
+
+def register(subparsers: Any, command: BaseCommand) -> None:
+    def sub(name: str, handler: Any, help: str) -> Any:
+        parser = subparsers.add_parser(name, help=help, description=help)
+        parser.set_defaults(handler=handler)
+        return parser
+
+    p = sub("create", create, "Start an empty notebook.")
+    p.add_argument("title")
+    p.add_argument("--by", default="cli", help="who creates it")
+
+    p = sub("import", import_, "Start a notebook from a JSON Lines file, all or nothing.")
+    p.add_argument("file", help="the JSONL file ('-' for standard input)")
+    p.add_argument("--title", required=True)
+    p.add_argument("--adopt-from", metavar="BACKUP", help="the file as it was before a hand rewrite")
+    p.add_argument("--by", default="import", help="who records the import (adopted rows carry this name)")
+
+    p = sub("export", export, "Print a notebook's rows as JSON Lines.")
+    p.add_argument("title")
+    p.add_argument("--until", help=WHEN_HELP)
+
+    p = sub("view", view, "Print the live lines.")
+    p.add_argument("title")
+    p.add_argument("--until", help=WHEN_HELP)
+    p.add_argument("--json", action="store_true")
+
+    p = sub("history", history, "Print every text a line has had, who changed it, when and why.")
+    p.add_argument("title")
+    p.add_argument("n", type=int)
+    p.add_argument("--json", action="store_true")
+
+    p = sub("turn", turn, "Print the text a play turn carries.")
+    p.add_argument("title")
+    p.add_argument("--until", help=WHEN_HELP)
+
+    p = sub("add", add, "Add a line.")
+    p.add_argument("title")
+    p.add_argument("words")
+    p.add_argument("--source", required=True, choices=Source.values)
+    _actor_args(p)
+
+    p = sub("edit", edit, "Give a line new words, keeping its number.")
+    p.add_argument("title")
+    p.add_argument("n", type=int)
+    p.add_argument("words")
+    p.add_argument("--expected", type=int, help="the seq of the line's last row as you saw it")
+    _actor_args(p)
+
+    p = sub("retire", retire, "Take a line out of view (a strike row; its history stays).")
+    p.add_argument("title")
+    p.add_argument("n", type=int)
+    p.add_argument("--into", type=int, help="the line that now says it")
+    _actor_args(p)
+
+    p = sub("merge", merge, "Write one line for several and retire them into it.")
+    p.add_argument("title")
+    p.add_argument("numbers", type=int, nargs="+")
+    p.add_argument("--text", required=True)
+    _actor_args(p)
+
+    p = sub("verify", verify, "Check every hash chain and that the append-only triggers are installed.")
+    p.add_argument("title", nargs="?")
+
+    p = sub("editor", editor, "Give a user the human editor's role (creates the user without a password if needed).")
+    p.add_argument("name")
+
+
+def _actor_args(parser: Any) -> None:
+    parser.add_argument("--by", required=True, help="the actor (a user with the editor role acts as the editor)")
+    parser.add_argument("--why", required=True, help="the reason")
+
+
+def _when(value: str | None) -> float | None:
+    return None if value is None else selectors.parse_when(value)
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).isoformat(timespec="seconds")
+
+
+def create(cmd: BaseCommand, o: dict) -> None:
+    nb = services.create_notebook(title=o["title"], by=o["by"])
+    cmd.stdout.write(f"created notebook {nb.title!r}")
+
+
+def _open(path: str) -> Any:
+    if path == "-":
+        return sys.stdin
+    try:
+        return Path(path).open(encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _count_lines(path: str) -> int | None:
+    if path == "-":
+        return None
+    with Path(path).open("rb") as f:
+        return sum(1 for _ in f)
+
+
+def import_(cmd: BaseCommand, o: dict) -> None:
+    total = _count_lines(o["file"])
+    show = total is not None and total >= 5000 and sys.stderr.isatty()
+
+    def progress(done: int) -> None:
+        if show:
+            width = 30
+            filled = int(width * done / total)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} rows checked")
+            sys.stderr.flush()
+
+    backup = None
+    try:
+        with _open(o["file"]) as f:
+            if o["adopt_from"]:
+                with _open(o["adopt_from"]) as b:
+                    backup = list(b)
+            result = services.import_notebook(
+                title=o["title"],
+                lines=f,
+                by=o["by"],
+                adopt_from=backup,
+                adopt_name=Path(o["adopt_from"]).name if o["adopt_from"] else "backup",
+                progress=progress,
+            )
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{o['file']} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    finally:
+        if show:
+            sys.stderr.write("\n")
+    extra = f", {result.adopted} adopted history rows" if result.adopted else ""
+    cmd.stdout.write(f"imported {result.rows} rows into {result.notebook.title!r}{extra}")
+
+
+def export(cmd: BaseCommand, o: dict) -> None:
+    nb = selectors.get_notebook(o["title"])
+    for line in selectors.export(nb, until=_when(o["until"])):
+        cmd.stdout.write(line)
+
+
+def view(cmd: BaseCommand, o: dict) -> None:
+    nb = selectors.get_notebook(o["title"])
+    lines = selectors.view(nb, until=_when(o["until"]))
+    if o["json"]:
+        cmd.stdout.write(json.dumps([line.as_dict() for line in lines], ensure_ascii=False, indent=1))
+        return
+    for line in lines:
+        cmd.stdout.write(f"#{line.n} [{line.source}] {line.text}")
+    if not lines:
+        cmd.stderr.write("(no live lines)")
+
+
+def history(cmd: BaseCommand, o: dict) -> None:
+    nb = selectors.get_notebook(o["title"])
+    entries = selectors.history(nb, o["n"])
+    if o["json"]:
+        cmd.stdout.write(json.dumps([e.as_dict() for e in entries], ensure_ascii=False, indent=1))
+        return
+    for e in entries:
+        when = _iso(e.was_at) if e.adopted and e.was_at is not None else _iso(e.at)
+        who = e.was_by if e.adopted and e.was_by else e.by
+        if e.op == "strike":
+            into = f" into #{e.into}" if e.into else ""
+            what = f"{e.how}{into}"
+        else:
+            what = f"[{e.source}] {e.text}"
+        tag = "adopted" if e.adopted else e.op
+        why = f"  (why: {e.why})" if e.why else ""
+        cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
+
+
+def turn(cmd: BaseCommand, o: dict) -> None:
+    nb = selectors.get_notebook(o["title"])
+    cmd.stdout.write(selectors.turn(nb, until=_when(o["until"])))
+
+
+def add(cmd: BaseCommand, o: dict) -> None:
+    w = services.add(notebook=o["title"], text=o["words"], source=o["source"], by=o["by"], why=o["why"])
+    cmd.stdout.write(f"added line #{w.n} (seq {w.seq})")
+
+
+def edit(cmd: BaseCommand, o: dict) -> None:
+    w = services.edit(notebook=o["title"], n=o["n"], to=o["words"], by=o["by"], why=o["why"], expected=o["expected"])
+    cmd.stdout.write(f"edited line #{w.n} (seq {w.seq})")
+
+
+def retire(cmd: BaseCommand, o: dict) -> None:
+    w = services.retire(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"], into=o["into"])
+    into = f" into #{o['into']}" if o["into"] else ""
+    cmd.stdout.write(f"retired line #{w.n}{into} (seq {w.seq})")
+
+
+def merge(cmd: BaseCommand, o: dict) -> None:
+    w = services.merge(notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"])
+    merged = ", ".join(f"#{x}" for x in o["numbers"])
+    cmd.stdout.write(f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]})")
+
+
+def verify(cmd: BaseCommand, o: dict) -> None:
+    problems = [f"append-only trigger missing: {name}" for name in triggers.missing()]
+    notebooks = [selectors.get_notebook(o["title"])] if o["title"] else list(Notebook.objects.all())
+    for nb in notebooks:
+        problems += verify_chain(nb)
+    for problem in problems:
+        cmd.stderr.write(problem)
+    if problems:
+        raise CommandError(f"{len(problems)} problem(s) found", returncode=1)
+    for nb in notebooks:
+        top = selectors.head(nb)
+        cmd.stdout.write(f"{nb.title}: {top.seq} rows, chain intact, head {top.hash}")
+    cmd.stdout.write("triggers installed; every chain verifies")
+
+
+def editor(cmd: BaseCommand, o: dict) -> None:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from notebooks.roles import EDITOR_GROUP
+
+    if not o["name"].strip():
+        raise Invalid("An editor needs a name.")
+    user, created = get_user_model().objects.get_or_create(username=o["name"])
+    if created:
+        user.set_unusable_password()
+        user.save()
+    user.groups.add(Group.objects.get_or_create(name=EDITOR_GROUP)[0])
+    cmd.stdout.write(f"{user.username} is an editor" + (" (new user, no password yet)" if created else ""))

@@ -1,0 +1,57 @@
+"""The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines.
+
+The interchange format is the seed's: add {op, n, text, source, at}, edit {op, n, to, by, why, at},
+strike {op, n, how, into, by, why, at}, with at in epoch seconds. Extra fields ride along.
+"""
+
+import hashlib
+import json
+from typing import Any
+
+GENESIS = "0" * 64
+GAME_ONLY = "Write only what the game taught you in this notebook; it is not the coordination log."
+
+# The field that carries a row's words, by op: an edit's words never ride under "text",
+# because an older reader takes any row with "text" as a new line.
+WORDS_FIELD = {"add": "text", "edit": "to", "adopt": "was"}
+
+HASHED_FIELDS = ("seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by")
+
+
+def digest_of(words: str) -> str:
+    return hashlib.sha256(words.encode("utf-8")).hexdigest()
+
+
+def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
+    """Hash of a row: its canonical content (words by digest only) chained to the previous row."""
+    content = {k: fields.get(k) for k in HASHED_FIELDS}
+    for k in ("digest", "source", "by", "why", "how", "was_by"):
+        content[k] = content[k] or ""
+    content["at"] = float(content["at"])
+    if content["was_at"] is not None:
+        content["was_at"] = float(content["was_at"])
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((prev_hash + canonical).encode("utf-8")).hexdigest()
+
+
+def export_row(row: dict[str, Any], words: str | None) -> dict[str, Any]:
+    """One row as its JSON Lines object, in the seed's field order with our extras after."""
+    op = row["op"]
+    out: dict[str, Any] = {"op": op, "n": row["n"]}
+    if op == "add":
+        out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
+    elif op == "edit":
+        out.update(to=words, source=row["source"], by=row["by"], why=row["why"])
+    elif op == "strike":
+        out.update(how=row["how"], into=row["into"], by=row["by"], why=row["why"])
+    elif op == "adopt":
+        out.update(was=words, source=row["source"], by=row["by"], why=row["why"])
+        out.update(was_at=row["was_at"], was_by=row["was_by"])
+    out["at"] = row["at"]
+    out["seq"] = row["seq"]
+    out["hash"] = row["hash"]
+    return out
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))

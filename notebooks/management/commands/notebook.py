@@ -1,0 +1,29 @@
+import importlib
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from notebooks.cli import MODULES
+from notebooks.errors import NotebookError
+
+
+class Command(BaseCommand):
+    help = "Read and write notebooks: create, import, export, view, history, turn, add, edit, retire, merge, verify…"
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        subparsers = parser.add_subparsers(dest="subcommand", required=True, parser_class=type(parser))
+        for name in MODULES:
+            importlib.import_module(name).register(subparsers, self)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            options["handler"](self, options)
+        except NotebookError as exc:
+            raise CommandError(exc.message, returncode=_exit_code(exc)) from None
+        except BrokenPipeError:
+            sys.stderr.close()
+
+
+def _exit_code(exc: NotebookError) -> int:
+    return {400: 2, 403: 3, 404: 4, 409: 5}.get(exc.status, 1)

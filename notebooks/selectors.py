@@ -1,0 +1,226 @@
+"""Reads of the log. Each is one SQL query or a fixed few, never one round trip per row."""
+
+import difflib
+import math
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import connection
+
+from . import log
+from .errors import Invalid, NotFound
+from .models import Notebook
+
+TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
+ALL = 2**62  # a seq past any head: "no cut"
+
+
+@dataclass(frozen=True)
+class Line:
+    n: int
+    text: str
+    source: str
+    by: str
+    at: float
+    seq: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Entry:
+    seq: int
+    op: str
+    text: str | None
+    source: str
+    by: str
+    at: float
+    why: str
+    how: str
+    into: int | None
+    adopted: bool
+    was_at: float | None
+    was_by: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Head:
+    seq: int
+    hash: str
+    at: float
+
+
+def get_notebook(title: str) -> Notebook:
+    try:
+        return Notebook.objects.get(title=title)
+    except Notebook.DoesNotExist:
+        titles = list(Notebook.objects.values_list("title", flat=True))
+        close = difflib.get_close_matches(title, titles, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise NotFound(f"No notebook is titled {title!r}.{hint}") from None
+
+
+def parse_when(value: "str | float | int | datetime") -> float:
+    """ISO 8601 (naive means UTC) or epoch seconds, as epoch seconds."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise Invalid(f"{value!r} is not a time")
+        return float(value)
+    else:
+        text = str(value).strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(seconds):
+                return seconds
+            raise Invalid(f"{value!r} is not a time")
+        try:
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise Invalid(f"{value!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def head(notebook: Notebook) -> Head:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1",
+            [notebook.pk],
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
+def cut_for(notebook: Notebook, until: float | None) -> int:
+    """The last seq recorded at or before `until` (rows' times never go backwards, so this is a prefix)."""
+    if until is None:
+        return ALL
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT MAX(seq) FROM notebooks_row WHERE notebook_id = %s AND at <= %s", [notebook.pk, until])
+        (seq,) = cursor.fetchone()
+    return seq or 0
+
+
+VIEW_SQL = """
+SELECT a.n, w.body, cur.source, cur."by", cur.at, cur.seq
+FROM notebooks_row a
+JOIN notebooks_row cur ON cur.notebook_id = a.notebook_id AND cur.n = a.n AND cur.seq = (
+    SELECT MAX(r.seq) FROM notebooks_row r
+    WHERE r.notebook_id = a.notebook_id AND r.n = a.n AND r.op IN ('add', 'edit') AND r.seq <= %(cut)s)
+LEFT JOIN notebooks_words w ON w.notebook_id = cur.notebook_id AND w.digest = cur.digest
+WHERE a.notebook_id = %(nb)s AND a.op = 'add' AND a.seq <= %(cut)s
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s
+    WHERE s.notebook_id = a.notebook_id AND s.n = a.n AND s.op = 'strike' AND s.seq <= %(cut)s)
+ORDER BY a.n
+"""
+
+
+def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
+    with connection.cursor() as cursor:
+        cursor.execute(VIEW_SQL, {"nb": notebook.pk, "cut": cut})
+        return [Line(n, text, source, by, at, seq) for n, text, source, by, at, seq in cursor.fetchall()]
+
+
+def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
+    """The live lines in number order; with `until`, exactly as the log stood at that time."""
+    return view_at_seq(notebook, cut_for(notebook, until))
+
+
+def in_turn_order(lines: list[Line]) -> list[Line]:
+    rank = {source: i for i, source in enumerate(TURN_ORDER)}
+    return sorted(lines, key=lambda line: (rank.get(line.source, len(rank)), line.n))
+
+
+def history(notebook: Notebook, n: int) -> list[Entry]:
+    """Every row of line n: adopted rows first by their own time, then the line's rows in log order."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by '
+            "FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
+            [notebook.pk, n],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
+    adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
+    entries = [
+        Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by)
+        for seq, op, words, src, by, at, why, how, into, was_at, was_by in adopted
+    ]
+    words_now: str | None = None
+    source_now = ""
+    for seq, op, words, src, by, at, why, how, into, was_at, was_by in rows:
+        if op == "adopt":
+            continue
+        if op in ("add", "edit"):
+            words_now, source_now = words, src
+        entries.append(Entry(seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by))
+    return entries
+
+
+def turn(notebook: Notebook, *, until: float | None = None) -> str:
+    """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
+    cut = cut_for(notebook, until)
+    lines = in_turn_order(view_at_seq(notebook, cut))
+    top = head(notebook) if cut == ALL else _row_at(notebook, cut)
+    stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
+    parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
+    parts += [f"[#{line.n} {line.source}] {line.text}" for line in lines]
+    parts.append(log.GAME_ONLY)
+    return "\n".join(parts)
+
+
+def _row_at(notebook: Notebook, seq: int) -> Head:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook.pk, seq]
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
+EXPORT_COLUMNS = (
+    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
+    "r.prev_hash, r.hash"
+)
+
+
+def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """Raw rows in log order as export objects (words included), streamed from one query."""
+    sql = (
+        f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
+    )
+    params: list[Any] = [notebook.pk, after, upto]
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    names = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(2000):
+            for values in batch:
+                row = dict(zip(names, values[:-1], strict=True))
+                yield log.export_row(row, values[-1])
+
+
+def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
+    """The notebook as JSON Lines, one row a line, in log order."""
+    for row in rows(notebook, upto=cut_for(notebook, until)):
+        yield log.dumps(row)

@@ -1,0 +1,341 @@
+"""Every write to a notebook. Each public function is one transaction; nothing else writes rows.
+
+All functions are keyword-only. A refusal raises a NotebookError subclass with nothing written.
+"""
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+
+from . import importing, log
+from .errors import Conflict, Forbidden, Invalid, NotFound
+from .models import Notebook, Row, Source, Words, title_validator
+from .roles import AGENT_SOURCES, Actor, as_actor
+from .selectors import Head, get_notebook, head
+
+SOURCES = frozenset(Source.values)
+
+
+@dataclass(frozen=True)
+class LineState:
+    n: int
+    source: str
+    words: str | None
+    last_seq: int
+    live: bool
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write appended: the line it concerns and the rows' seqs."""
+
+    n: int
+    seqs: tuple[int, ...]
+
+    @property
+    def seq(self) -> int:
+        return self.seqs[-1]
+
+
+# ----- checks shared by every write ---------------------------------------------------------------
+
+
+def check_words(words: Any, what: str = "words") -> str:
+    if not isinstance(words, str) or not words.strip():
+        raise Invalid(f"The {what} are empty: a line needs words.")
+    if len(words) > settings.NOTEBOOK_MAX_WORDS:
+        raise Invalid(f"The {what} are {len(words)} characters long; the limit is {settings.NOTEBOOK_MAX_WORDS}.")
+    if "\x00" in words:
+        raise Invalid(f"The {what} contain a NUL character.")
+    return words
+
+
+def check_reason(why: Any) -> str:
+    if not isinstance(why, str) or not why.strip():
+        raise Invalid("A reason is required: say why, in a few words.")
+    if len(why) > settings.NOTEBOOK_MAX_REASON:
+        raise Invalid(f"The reason is {len(why)} characters long; the limit is {settings.NOTEBOOK_MAX_REASON}.")
+    if "\x00" in why:
+        raise Invalid("The reason contains a NUL character.")
+    return why
+
+
+def check_source(source: Any) -> str:
+    if source not in SOURCES:
+        raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
+    return source
+
+
+def check_number(n: Any, what: str = "line number") -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise Invalid(f"The {what} {n!r} is not a positive whole number.")
+    return n
+
+
+def _may_change(actor: Actor, line: LineState, verb: str) -> None:
+    if not actor.editor and line.source not in AGENT_SOURCES:
+        raise Forbidden(
+            f"{actor.name} may not {verb} line #{line.n}: it is Dad's ({line.source}); only the human editor may."
+        )
+
+
+# ----- state read inside the write's transaction --------------------------------------------------
+
+
+def _lock(title: str) -> Notebook:
+    notebook = get_notebook(title)
+    # Serialises writers of one notebook on PostgreSQL; SQLite's IMMEDIATE transaction already does.
+    return Notebook.objects.select_for_update().get(pk=notebook.pk)
+
+
+def _line(notebook: Notebook, n: int) -> LineState:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.seq, r.op, r.source, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            "WHERE r.notebook_id = %s AND r.n = %s AND r.op <> 'adopt' ORDER BY r.seq",
+            [notebook.pk, n],
+        )
+        found = cursor.fetchall()
+    if not found:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
+    source, words, live = "", None, True
+    for _seq, op, src, body in found:
+        if op in ("add", "edit"):
+            source, words = src, body
+        elif op == "strike":
+            live = False
+    return LineState(n=n, source=source, words=words, last_seq=found[-1][0], live=live)
+
+
+def _live_line(notebook: Notebook, n: int) -> LineState:
+    line = _line(notebook, check_number(n))
+    if not line.live:
+        raise Conflict(f"Line #{n} is already retired; its history keeps its words.", current_seq=line.last_seq)
+    return line
+
+
+def _next_number(notebook: Notebook) -> int:
+    # Numbers are given once, for good: adopted rows of a dropped line hold their number too.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook.pk])
+        (top,) = cursor.fetchone()
+    return (top or 0) + 1
+
+
+def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None = None) -> list[Row]:
+    """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head)."""
+    top = top or head(notebook)
+    now = time.time()
+    seq, prev, last_at = top.seq, top.hash, top.at
+    words: dict[str, str] = {}
+    objs = []
+    for fields in new_rows:
+        seq += 1
+        line_no = fields.pop("line_no", None)
+        expect_hash = fields.pop("expect_hash", None)
+        body = fields.pop("words", None)
+        digest = log.digest_of(body) if body is not None else ""
+        if body is not None:
+            words[digest] = body
+        at = fields.pop("at", None)
+        at = max(now, last_at) if at is None else at
+        record = {"seq": seq, "digest": digest, "at": at, **fields}
+        record.setdefault("into", None)
+        record.setdefault("was_at", None)
+        digest_hash = log.row_hash(prev, record)
+        if expect_hash is not None and expect_hash != digest_hash:
+            raise Invalid(
+                f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
+                line=line_no,
+            )
+        objs.append(Row(notebook=notebook, prev_hash=prev, hash=digest_hash, **record))
+        prev, last_at = digest_hash, at
+    if words:
+        Words.objects.bulk_create(
+            [Words(notebook=notebook, digest=d, body=b) for d, b in words.items()],
+            ignore_conflicts=True,
+            batch_size=2000,
+        )
+    try:
+        Row.objects.bulk_create(objs, batch_size=2000)
+    except IntegrityError as exc:
+        raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
+    return objs
+
+
+# ----- the operations ----------------------------------------------------------------------------
+
+
+def create_notebook(*, title: str, by: str) -> Notebook:
+    try:
+        title_validator(title)
+    except ValidationError as exc:
+        raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
+    with transaction.atomic():
+        if Notebook.objects.filter(title=title).exists():
+            raise Conflict(f"A notebook titled {title!r} already exists.")
+        return Notebook.objects.create(title=title, created_by=by)
+
+
+def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
+    """A new line, with the next number. Returns its number and seq."""
+    actor = as_actor(by)
+    check_words(text)
+    check_reason(why)
+    check_source(source)
+    if not actor.editor and source not in AGENT_SOURCES:
+        raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
+    with transaction.atomic():
+        nb = _lock(notebook)
+        n = _next_number(nb)
+        (row,) = _append(nb, [{"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why}])
+    return Written(n=n, seqs=(row.seq,))
+
+
+def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> Written:
+    """New words for line n, under the same number. The human editor's edit makes it a dad_correction."""
+    actor = as_actor(by)
+    check_words(to)
+    check_reason(why)
+    with transaction.atomic():
+        nb = _lock(notebook)
+        line = _live_line(nb, n)
+        _may_change(actor, line, "edit")
+        if expected is not None and expected != line.last_seq:
+            raise Conflict(
+                f"Line #{n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
+                current=line.words,
+                current_seq=line.last_seq,
+            )
+        if to == line.words:
+            raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
+        source = Source.DAD_CORRECTION if actor.editor else line.source
+        (row,) = _append(nb, [{"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why}])
+    return Written(n=n, seqs=(row.seq,))
+
+
+def retire(
+    *, notebook: str, n: int, by: "Actor | str", why: str, into: int | None = None, expected: int | None = None
+) -> Written:
+    """Take line n out of view with a strike row; `into` names the line that now says it."""
+    actor = as_actor(by)
+    check_reason(why)
+    with transaction.atomic():
+        nb = _lock(notebook)
+        line = _live_line(nb, n)
+        _may_change(actor, line, "retire")
+        if expected is not None and expected != line.last_seq:
+            raise Conflict(
+                f"Line #{n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
+                current=line.words,
+                current_seq=line.last_seq,
+            )
+        if into is not None:
+            check_number(into, "'into' line number")
+            if into == n:
+                raise Invalid(f"Line #{n} cannot be retired into itself.")
+            target = _line(nb, into)
+            if not target.live:
+                raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
+        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why}
+        (row,) = _append(nb, [fields])
+    return Written(n=n, seqs=(row.seq,))
+
+
+def merge(
+    *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
+) -> Written:
+    """One new line saying what several said; each old line is struck, merged into it. All or nothing."""
+    actor = as_actor(by)
+    check_words(text)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or len(set(numbers)) < 2:
+        raise Invalid("A merge needs at least two different lines.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("A merge names each line once.")
+    with transaction.atomic():
+        nb = _lock(notebook)
+        lines = [_live_line(nb, x) for x in numbers]
+        for line in lines:
+            _may_change(actor, line, "merge")
+        if source is None:
+            if actor.editor:
+                source = Source.DAD if all(x.source == Source.DAD for x in lines) else Source.DAD_CORRECTION
+            else:
+                source = Source.SEEN if any(x.source == Source.SEEN for x in lines) else Source.GUESSED
+        check_source(source)
+        if not actor.editor and source not in AGENT_SOURCES:
+            raise Forbidden(f"{actor.name} is an agent and may write only seen or guessed lines, not {source}.")
+        new = _next_number(nb)
+        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why}]
+        fields += [
+            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why} for x in numbers
+        ]
+        written = _append(nb, fields)
+    return Written(n=new, seqs=tuple(r.seq for r in written))
+
+
+@dataclass(frozen=True)
+class Imported:
+    notebook: Notebook
+    rows: int
+    adopted: int
+
+
+def import_notebook(
+    *,
+    title: str,
+    lines: Iterable[str],
+    by: str,
+    adopt_from: Iterable[str] | None = None,
+    adopt_name: str = "backup",
+    progress: Callable[[int], None] | None = None,
+) -> Imported:
+    """A new notebook from JSON Lines, all or nothing. `adopt_from` recovers a hand rewrite's lost words."""
+    limits = {
+        "max_words": settings.NOTEBOOK_MAX_WORDS,
+        "max_reason": settings.NOTEBOOK_MAX_REASON,
+        "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
+    }
+    editors = _editor_names()
+    is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
+    rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, **limits)
+    adopted: list[dict[str, Any]] = []
+    if adopt_from is not None:
+        try:
+            _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
+        except Invalid as exc:
+            raise Invalid(f"{adopt_name}: {exc.message}") from None
+        adopted = importing.adoptions(fold, backup, backup_name=adopt_name)
+        for row in adopted:
+            row["by"] = by
+    if not rows and not adopted:
+        raise Invalid("The file holds no rows.")
+    with transaction.atomic():
+        nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
+        nb = Notebook.objects.select_for_update().get(pk=nb.pk)
+        top = head(nb)
+        if top.seq:
+            raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
+        _append(nb, rows + adopted, top)
+    return Imported(notebook=nb, rows=len(rows), adopted=len(adopted))
+
+
+def _editor_names() -> set[str]:
+    from django.contrib.auth import get_user_model
+    from django.db.models import Q
+
+    users = get_user_model().objects.filter(is_active=True)
+    editors = users.filter(
+        Q(is_superuser=True)
+        | Q(user_permissions__codename="edit_any_line")
+        | Q(groups__permissions__codename="edit_any_line")
+    )
+    return set(editors.values_list("username", flat=True))

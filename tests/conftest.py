@@ -1,0 +1,44 @@
+"""Shared fixtures, and a report of what ran that .ci/run reads (a skipped database or browser fails CI)."""
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+_outcomes: Counter = Counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        _outcomes[report.outcome] += 1
+        if "browser" in report.keywords and report.when == "call":
+            _outcomes[f"browser_{report.outcome}"] += 1
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    target = os.environ.get("NOTEBOOKS_TEST_REPORT")
+    if not target or hasattr(session.config, "workerinput"):
+        return
+    from django.db import connection
+
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text(json.dumps({"vendor": connection.vendor, "exitstatus": int(exitstatus), **_outcomes}))
+
+
+@pytest.fixture
+def dad(db):  # noqa: ANN001, ANN201
+    """The human editor: a user holding the editor role."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("dad", password="a-long-test-password")
+    user.groups.add(Group.objects.get(name="editors"))
+    return user
+
+
+@pytest.fixture
+def notebook(db):  # noqa: ANN001, ANN201
+    from notebooks import services
+
+    return services.create_notebook(title="zelda", by="test")
