@@ -12,13 +12,15 @@ from .errors import Invalid
 from .models import How, Source
 
 SOURCES = frozenset(Source.values)
-OPS = ("add", "edit", "strike", "adopt")
+OPS = ("add", "edit", "strike", "adopt", "redact")
+MAX_NUMBER = 2_147_483_647  # the database's integer column
+HEX = frozenset("0123456789abcdef")
 
 
 @dataclass
 class FoldedLine:
     source: str
-    words: str
+    words: str | None  # None once redacted
     live: bool = True
     texts: list[dict[str, Any]] = field(default_factory=list)  # every add/edit of the line, for adoption
 
@@ -31,6 +33,9 @@ class Fold:
     top_n: int = 0
     seq: int = 0
     at: float = 0.0
+    worded: dict[int, set[str]] = field(default_factory=dict)  # digests each line's rows carried
+    redacted: dict[str, int] = field(default_factory=dict)  # digest -> file line of the redact row naming it
+    absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
 
 
 def _fail(line_no: int, message: str) -> Invalid:
@@ -51,15 +56,41 @@ def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> s
         raise _fail(line_no, f"'{key}' is {len(value)} characters long; the limit is {limit}")
     if "\x00" in value:
         raise _fail(line_no, f"'{key}' contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _fail(line_no, f"'{key}' contains an unpaired surrogate (not valid Unicode)") from None
     return value
+
+
+def _digest(obj: dict, key: str, line_no: int) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or len(value) != 64 or not set(value) <= HEX:
+        raise _fail(line_no, f"'{key}' must be a sha256 digest (64 lowercase hex digits), not {value!r}")
+    return value
+
+
+def _words(obj: dict, key: str, line_no: int, fold: Fold, limit: int) -> tuple[str | None, str | None]:
+    """A row's words, or (None, digest) for words redacted before export ("digest" beside "[redacted: why]")."""
+    if "digest" in obj:
+        digest = _digest(obj, "digest", line_no)
+        fold.absent.setdefault(digest, line_no)
+        return None, digest
+    words = _text(obj, key, line_no, required=True, limit=limit)
+    if fold.redacted and log.digest_of(words) in fold.redacted:
+        raise _fail(
+            line_no,
+            f"these words were redacted on line {fold.redacted[log.digest_of(words)]}; they cannot be written again",
+        )
+    return words, None
 
 
 def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int | None:
     value = obj.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _fail(line_no, f"'{key}' must be a positive whole number, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBER:
+        raise _fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {value!r}")
     return value
 
 
@@ -101,13 +132,13 @@ def parse(
             raise _fail(line_no, "a row must be a JSON object")
         op = obj.get("op")
         if op not in OPS:
-            raise _fail(line_no, f"unknown op {op!r}: use add, edit, strike or adopt")
+            raise _fail(line_no, f"unknown op {op!r}: use add, edit, strike, adopt or redact")
         n = _number(obj, "n", line_no)
         at = _time(obj, "at", line_no)
         if at < fold.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {fold.at})")
-        by = _text(obj, "by", line_no, required=op in ("edit", "strike"), limit=80) or default_by
-        why = _text(obj, "why", line_no, required=op in ("edit", "strike"), limit=max_reason)
+        by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=80) or default_by
+        why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = fold.lines.get(n)
         if op == "add":
@@ -116,8 +147,8 @@ def parse(
             source = obj.get("source")
             if source not in SOURCES:
                 raise _fail(line_no, f"unknown source {source!r}")
-            words = _text(obj, "text", line_no, required=True, limit=max_words)
-            fields.update(words=words, source=source)
+            words, digest = _words(obj, "text", line_no, fold, max_words)
+            fields.update(words=words, digest=digest, source=source)
             fold.lines[n] = FoldedLine(source=source, words=words)
             fold.top_n = n
         elif op == "edit":
@@ -127,14 +158,14 @@ def parse(
                 raise _fail(line_no, f"edit of line #{n}, which is retired")
             if "text" in obj:
                 raise _fail(line_no, "an edit's words ride under 'to', never 'text'")
-            words = _text(obj, "to", line_no, required=True, limit=max_words)
+            words, digest = _words(obj, "to", line_no, fold, max_words)
             source = obj.get("source")
             allowed = {current.source, Source.DAD_CORRECTION}
             if source is None:
                 source = Source.DAD_CORRECTION if is_editor(by) else current.source
             elif source not in allowed:
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
-            fields.update(words=words, source=source)
+            fields.update(words=words, digest=digest, source=source)
             current.source, current.words = source, words
         elif op == "strike":
             if current is None:
@@ -153,18 +184,35 @@ def parse(
                     raise _fail(line_no, f"'into' names line #{into}, which is not a live line")
             fields.update(how=how, into=into)
             current.live = False
+        elif op == "redact":
+            if not is_editor(by):
+                raise _fail(line_no, f"a redact row must be by the human editor, not {by!r}")
+            digest = _digest(obj, "redacts", line_no)
+            if digest not in fold.worded.get(n, ()):
+                raise _fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
+            if digest in fold.redacted:
+                raise _fail(line_no, f"those words were already redacted on line {fold.redacted[digest]}")
+            fold.redacted[digest] = line_no
+            fields.update(redacts=digest)
+            for folded in fold.lines.values():
+                if folded.words is not None and log.digest_of(folded.words) == digest:
+                    folded.words = None
+            words = None
         else:  # adopt: history only, never in the view
-            words = _text(obj, "was", line_no, required=True, limit=max_words)
+            words, digest = _words(obj, "was", line_no, fold, max_words)
             source = obj.get("source") or ""
             if source and source not in SOURCES:
                 raise _fail(line_no, f"unknown source {source!r}")
             fields.update(
                 words=words,
+                digest=digest,
                 source=source,
                 was_at=_time(obj, "was_at", line_no, required=False),
                 was_by=_text(obj, "was_by", line_no, required=False, limit=80),
             )
             fold.top_n = max(fold.top_n, n)
+        if op in ("add", "edit", "adopt"):
+            fold.worded.setdefault(n, set()).add(digest or log.digest_of(words))
         if op in ("add", "edit"):
             fold.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
         fold.seq += 1
@@ -176,6 +224,10 @@ def parse(
             fields["expect_hash"] = obj["hash"]
         fold.at = at
         out.append(fields)
+    unnamed = {d: line for d, line in fold.absent.items() if d not in fold.redacted}
+    if unnamed:
+        digest, line_no = min(unnamed.items(), key=lambda item: item[1])
+        raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
     return out, fold
 
 
@@ -188,6 +240,9 @@ def adoptions(rewrite: Fold, backup: Fold, *, backup_name: str) -> list[dict[str
         if new is not None and new.words == old.words:
             continue
         for text in old.texts:
+            gone = text["words"] is None or log.digest_of(text["words"]) in backup.redacted.keys() | rewrite.redacted
+            if gone:
+                continue  # redacted words stay gone
             why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
             out.append(
                 {

@@ -16,6 +16,15 @@ GAME_ONLY = "Write only what the game taught you in this notebook; it is not the
 WORDS_FIELD = {"add": "text", "edit": "to", "adopt": "was"}
 
 HASHED_FIELDS = ("seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by")
+# Hashed only when set, so rows written before redaction existed keep their hashes.
+OPTIONAL_HASHED_FIELDS = ("redacts",)
+
+REDACTED_MARK = "[redacted: {why}]"
+
+
+def redacted_text(why: str) -> str:
+    """What view, history, turn and export show in place of redacted words."""
+    return REDACTED_MARK.format(why=why)
 
 
 def digest_of(words: str) -> str:
@@ -30,14 +39,23 @@ def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
     content["at"] = float(content["at"])
     if content["was_at"] is not None:
         content["was_at"] = float(content["was_at"])
+    for k in OPTIONAL_HASHED_FIELDS:
+        if fields.get(k):
+            content[k] = fields[k]
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((prev_hash + canonical).encode("utf-8")).hexdigest()
 
 
-def export_row(row: dict[str, Any], words: str | None) -> dict[str, Any]:
-    """One row as its JSON Lines object, in the seed's field order with our extras after."""
+def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
+    """One row as its JSON Lines object, in the seed's field order with our extras after.
+
+    Redacted words are exported as "[redacted: why]" with the words' digest beside them, so the row's hash
+    still checks when the file is imported again.
+    """
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}
+    if redacted_why is not None:
+        words = redacted_text(redacted_why)
     if op == "add":
         out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
     elif op == "edit":
@@ -47,6 +65,10 @@ def export_row(row: dict[str, Any], words: str | None) -> dict[str, Any]:
     elif op == "adopt":
         out.update(was=words, source=row["source"], by=row["by"], why=row["why"])
         out.update(was_at=row["was_at"], was_by=row["was_by"])
+    elif op == "redact":
+        out.update(redacts=row["redacts"], by=row["by"], why=row["why"])
+    if redacted_why is not None:
+        out.update(redacted=True, digest=row["digest"])
     out["at"] = row["at"]
     out["seq"] = row["seq"]
     out["hash"] = row["hash"]

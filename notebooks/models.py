@@ -15,6 +15,7 @@ class Op(models.TextChoices):
     EDIT = "edit"
     STRIKE = "strike"
     ADOPT = "adopt"
+    REDACT = "redact"
 
 
 class Source(models.TextChoices):
@@ -78,6 +79,8 @@ class Row(models.Model):
     was_by = models.CharField(max_length=80, blank=True, default="")
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    # A redact row names the digest of the words it removed; nullable so adding it never rebuilds the table.
+    redacts = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 
     class Meta:
         constraints = [
@@ -92,6 +95,7 @@ class Row(models.Model):
             models.Index(fields=["notebook", "n", "seq"], name="row_line_idx"),
             models.Index(fields=["notebook", "at"], name="row_at_idx"),
             models.Index(fields=["by"], name="row_by_idx"),
+            models.Index(fields=["notebook", "redacts"], name="row_redacts_idx"),
         ]
 
     def __str__(self) -> str:

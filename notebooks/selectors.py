@@ -25,6 +25,7 @@ class Line:
     by: str
     at: float
     seq: int
+    redacted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,6 +45,8 @@ class Entry:
     adopted: bool
     was_at: float | None
     was_by: str
+    redacts: str | None = None
+    redacted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,6 +57,21 @@ class Head:
     seq: int
     hash: str
     at: float
+
+
+def redacted_why_sql(r: str) -> str:
+    """The reason of the redaction that removed row `r`'s words (NULL unless they were redacted)."""
+    return (
+        f"CASE WHEN {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x WHERE x.notebook_id = {r}.notebook_id "
+        f"AND x.op = 'redact' AND x.redacts = {r}.digest ORDER BY x.seq LIMIT 1) END"
+    )
+
+
+def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | None, bool]:
+    """A row's words, or "[redacted: why]" when a redaction removed them."""
+    if redacted_why is not None:
+        return log.redacted_text(redacted_why), True
+    return body, False
 
 
 def get_notebook(title: str) -> Notebook:
@@ -103,6 +121,11 @@ def head(notebook: Notebook) -> Head:
     return Head(*found) if found else Head(0, log.GENESIS, 0.0)
 
 
+def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
+    """The head a reader pins: the last row (at or before `until`), its seq and hash."""
+    return head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+
+
 def cut_for(notebook: Notebook, until: float | None) -> int:
     """The last seq recorded at or before `until` (rows' times never go backwards, so this is a prefix)."""
     if until is None:
@@ -113,8 +136,8 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
     return seq or 0
 
 
-VIEW_SQL = """
-SELECT a.n, w.body, cur.source, cur."by", cur.at, cur.seq
+VIEW_SQL = f"""
+SELECT a.n, w.body, {redacted_why_sql("cur")}, cur.source, cur."by", cur.at, cur.seq
 FROM notebooks_row a
 JOIN notebooks_row cur ON cur.notebook_id = a.notebook_id AND cur.n = a.n AND cur.seq = (
     SELECT MAX(r.seq) FROM notebooks_row r
@@ -131,7 +154,12 @@ ORDER BY a.n
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
     with connection.cursor() as cursor:
         cursor.execute(VIEW_SQL, {"nb": notebook.pk, "cut": cut})
-        return [Line(n, text, source, by, at, seq) for n, text, source, by, at, seq in cursor.fetchall()]
+        found = cursor.fetchall()
+    lines = []
+    for n, body, gone, source, by, at, seq in found:
+        text, redacted = words_or_mark(body, gone)
+        lines.append(Line(n, text, source, by, at, seq, redacted))
+    return lines
 
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
@@ -145,10 +173,14 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
-    """Every row of line n: adopted rows first by their own time, then the line's rows in log order."""
+    """Every row of line n: adopted rows first by their own time, then the line's rows in log order.
+
+    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too.
+    """
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by '
+            'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
+            f"r.redacts, {redacted_why_sql('r')} "
             "FROM notebooks_row r LEFT JOIN notebooks_words w "
             "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
@@ -158,18 +190,27 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     if not rows:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
-    entries = [
-        Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by)
-        for seq, op, words, src, by, at, why, how, into, was_at, was_by in adopted
-    ]
+    entries = []
+    for seq, op, body, src, by, at, why, how, into, was_at, was_by, _redacts, gone in adopted:
+        words, redacted = words_or_mark(body, gone)
+        entries.append(Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, redacted))
     words_now: str | None = None
-    source_now = ""
-    for seq, op, words, src, by, at, why, how, into, was_at, was_by in rows:
+    source_now, redacted_now = "", False
+    for seq, op, body, src, by, at, why, how, into, was_at, was_by, redacts, gone in rows:
         if op == "adopt":
             continue
         if op in ("add", "edit"):
-            words_now, source_now = words, src
-        entries.append(Entry(seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by))
+            (words_now, redacted_now), source_now = words_or_mark(body, gone), src
+        if op == "redact":
+            entries.append(
+                Entry(
+                    seq, op, log.redacted_text(why), source_now, by, at, why, how, into, False, None, "", redacts, True
+                )
+            )
+            continue
+        entries.append(
+            Entry(seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by, None, redacted_now)
+        )
     return entries
 
 
@@ -196,14 +237,14 @@ def _row_at(notebook: Notebook, seq: int) -> Head:
 
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash"
+    "r.prev_hash, r.hash, r.redacts"
 )
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
     sql = (
-        f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r')}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
         "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
     )
@@ -216,8 +257,8 @@ def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | No
         cursor.execute(sql, params)
         while batch := cursor.fetchmany(2000):
             for values in batch:
-                row = dict(zip(names, values[:-1], strict=True))
-                yield log.export_row(row, values[-1])
+                row = dict(zip(names, values[:-2], strict=True))
+                yield log.export_row(row, values[-1], redacted_why=values[-2])
 
 
 def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:

@@ -88,9 +88,19 @@ def _may_change(actor: Actor, line: LineState, verb: str) -> None:
 
 
 def _lock(title: str) -> Notebook:
-    notebook = get_notebook(title)
-    # Serialises writers of one notebook on PostgreSQL; SQLite's IMMEDIATE transaction already does.
-    return Notebook.objects.select_for_update().get(pk=notebook.pk)
+    return _serialise(get_notebook(title))
+
+
+def _serialise(notebook: Notebook) -> Notebook:
+    """Serialise writers of one notebook until the transaction ends.
+
+    PostgreSQL: an advisory lock, because SELECT … FOR UPDATE would need UPDATE privilege and the app's role has
+    only SELECT and INSERT on the log (docs/POSTGRES.md). SQLite's IMMEDIATE transaction already serialises writers.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [notebook.pk])
+    return notebook
 
 
 def _line(notebook: Notebook, n: int) -> LineState:
@@ -128,8 +138,34 @@ def _next_number(notebook: Notebook) -> int:
     return (top or 0) + 1
 
 
-def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None = None) -> list[Row]:
-    """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head)."""
+def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, int]:
+    """Which of these digests a redact row of the notebook names, with that row's seq."""
+    found: dict[str, int] = {}
+    wanted = sorted(set(digests))
+    with connection.cursor() as cursor:
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            cursor.execute(
+                "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
+                f"AND redacts IN ({', '.join(['%s'] * len(chunk))})",
+                [notebook.pk, *chunk],
+            )
+            found.update(cursor.fetchall())
+    return found
+
+
+def _append(
+    notebook: Notebook,
+    new_rows: list[dict[str, Any]],
+    top: Head | None = None,
+    *,
+    redacted: frozenset[str] = frozenset(),
+) -> list[Row]:
+    """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
+
+    A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
+    are never stored.
+    """
     top = top or head(notebook)
     now = time.time()
     seq, prev, last_at = top.seq, top.hash, top.at
@@ -140,8 +176,9 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
         line_no = fields.pop("line_no", None)
         expect_hash = fields.pop("expect_hash", None)
         body = fields.pop("words", None)
-        digest = log.digest_of(body) if body is not None else ""
-        if body is not None:
+        digest = log.digest_of(body) if body is not None else fields.pop("digest", "")
+        fields.pop("digest", None)
+        if body is not None and digest not in redacted:
             words[digest] = body
         at = fields.pop("at", None)
         at = max(now, last_at) if at is None else at
@@ -157,6 +194,14 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
         objs.append(Row(notebook=notebook, prev_hash=prev, hash=digest_hash, **record))
         prev, last_at = digest_hash, at
     if words:
+        # Redacted words never come back: writing them again would undo the redaction (an empty notebook has none).
+        gone = _redacted_digests(notebook, words) if top.seq else {}
+        if gone:
+            digest, redact_seq = next(iter(gone.items()))
+            raise Invalid(
+                f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
+                "they cannot be written into it again."
+            )
         Words.objects.bulk_create(
             [Words(notebook=notebook, digest=d, body=b) for d, b in words.items()],
             ignore_conflicts=True,
@@ -180,7 +225,12 @@ def create_notebook(*, title: str, by: str) -> Notebook:
     with transaction.atomic():
         if Notebook.objects.filter(title=title).exists():
             raise Conflict(f"A notebook titled {title!r} already exists.")
-        return Notebook.objects.create(title=title, created_by=by)
+        try:
+            with transaction.atomic():
+                return Notebook.objects.create(title=title, created_by=by)
+        except IntegrityError:
+            # Another writer created it between the check and the insert.
+            raise Conflict(f"A notebook titled {title!r} already exists.") from None
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
@@ -282,6 +332,64 @@ def merge(
     return Written(n=new, seqs=tuple(r.seq for r in written))
 
 
+def redact(
+    *,
+    notebook: str,
+    n: int,
+    by: "Actor | str",
+    why: str,
+    seq: int | None = None,
+    digest: str | None = None,
+) -> Written:
+    """Remove words from the database for good: the human editor only, with a reason.
+
+    The target is the row `seq` of line n, or the words with `digest`, or else the line's current words. A redact
+    row naming the words' digest is appended and the words are deleted in the same transaction; every row that
+    carried them (same notebook, same words) then reads "[redacted: why]", and the hash chain still verifies
+    because rows hash only the digest.
+    """
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"{actor.name} may not redact: only the human editor may.")
+    check_number(n)
+    check_reason(why)
+    if seq is not None and digest is not None:
+        raise Invalid("Name the words to redact by seq or by digest, not both.")
+    with transaction.atomic():
+        nb = _lock(notebook)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq",
+                [nb.pk, n],
+            )
+            found = cursor.fetchall()
+        if not found:
+            raise NotFound(f"Notebook {nb.title!r} has no line #{n}.")
+        worded = [(s, op, d) for s, op, d in found if d]
+        if seq is not None:
+            match = [d for s, _op, d in worded if s == seq]
+            if not match:
+                raise Invalid(f"Seq {seq} is not a row of line #{n} that carries words.")
+            target = match[0]
+        elif digest is not None:
+            if digest not in {d for _s, _op, d in worded}:
+                raise Invalid(f"No row of line #{n} carries words with digest {digest!r}.")
+            target = digest
+        else:
+            current = [d for _s, op, d in worded if op in ("add", "edit")]
+            if not current:
+                raise Invalid(f"Line #{n} has no words of its own to redact; name an adopted row by its seq.")
+            target = current[-1]
+        already = _redacted_digests(nb, [target])
+        if already:
+            raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
+        (row,) = _append(nb, [{"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why}])
+        with connection.cursor() as cursor:
+            # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
+            cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
+    return Written(n=n, seqs=(row.seq,))
+
+
 @dataclass(frozen=True)
 class Imported:
     notebook: Notebook
@@ -320,11 +428,11 @@ def import_notebook(
         raise Invalid("The file holds no rows.")
     with transaction.atomic():
         nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
-        nb = Notebook.objects.select_for_update().get(pk=nb.pk)
+        nb = _serialise(nb)
         top = head(nb)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
-        _append(nb, rows + adopted, top)
+        _append(nb, rows + adopted, top, redacted=frozenset(fold.redacted))
     return Imported(notebook=nb, rows=len(rows), adopted=len(adopted))
 
 

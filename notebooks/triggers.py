@@ -7,15 +7,24 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 # Tables whose rows are never updated nor deleted.
 PROTECTED_TABLES = ("notebooks_notebook", "notebooks_row", "notebooks_words")
 
+# The one delete the log allows: a line's words, once a redact row of the same notebook names their digest.
+WORDS_TABLE = "notebooks_words"
+REDACTED = (
+    "EXISTS (SELECT 1 FROM notebooks_row r WHERE r.notebook_id = OLD.notebook_id "
+    "AND r.op = 'redact' AND r.redacts = OLD.digest)"
+)
+
 
 def _sqlite_sql(table: str) -> list[str]:
+    allow = f"WHEN NOT {REDACTED} " if table == WORDS_TABLE else ""
+    refused = "DELETE refused (only words named by a redact row may go)" if table == WORDS_TABLE else "DELETE refused"
     return [
         f"DROP TRIGGER IF EXISTS {table}_no_update",
         f"DROP TRIGGER IF EXISTS {table}_no_delete",
         f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
         f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE refused'); END",
-        f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
-        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE refused'); END",
+        f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} {allow}"
+        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: {refused}'); END",
     ]
 
 
@@ -28,13 +37,26 @@ END
 $$
 """
 
+PG_WORDS_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION notebooks_words_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' AND {REDACTED} THEN
+        RETURN OLD;
+    END IF;
+    RAISE EXCEPTION '% is append-only: % refused (only words named by a redact row may go)', TG_TABLE_NAME, TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$
+"""
+
 
 def _postgres_sql(table: str) -> list[str]:
+    row_function = "notebooks_words_guard" if table == WORDS_TABLE else "notebooks_refuse_change"
     return [
         f"DROP TRIGGER IF EXISTS {table}_no_change ON {table}",
         f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}",
         f"CREATE TRIGGER {table}_no_change BEFORE UPDATE OR DELETE ON {table} "
-        "FOR EACH ROW EXECUTE FUNCTION notebooks_refuse_change()",
+        f"FOR EACH ROW EXECUTE FUNCTION {row_function}()",
         f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
         "FOR EACH STATEMENT EXECUTE FUNCTION notebooks_refuse_change()",
     ]
@@ -49,7 +71,7 @@ def install(connection: BaseDatabaseWrapper = default_connection) -> None:
     """Drop and create every trigger; safe to run any number of times."""
     statements: list[str] = []
     if connection.vendor == "postgresql":
-        statements.append(PG_FUNCTION)
+        statements += [PG_FUNCTION, PG_WORDS_FUNCTION]
         for table in PROTECTED_TABLES:
             statements += _postgres_sql(table)
     elif connection.vendor == "sqlite":

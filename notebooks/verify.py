@@ -1,19 +1,41 @@
 """Checks that a notebook's log is what its writers wrote: contiguous seqs, an unbroken hash chain,
-words that match their digests, times that never go backwards."""
+words that match their digests (or were redacted by a redact row), times that never go backwards,
+and rows that obey the notebook's rules when replayed (numbers given once, edits of live lines…).
+
+Triggers stop mistakes, not the database's owner: these checks are how a change made behind the triggers'
+back is found. A chain rewritten from the changed row onwards is consistent again; a reader catches that by
+comparing the head hash it pinned earlier (`pinned`).
+"""
 
 from django.db import connection
 
-from . import log
+from . import importing, log
+from .errors import Invalid
 from .models import Notebook
 
+COLUMNS = (
+    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
+    "r.prev_hash, r.hash, r.redacts, w.body"
+)
 
-def verify_chain(notebook: Notebook) -> list[str]:
+
+def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool = True) -> list[str]:
+    """Every problem found in the notebook's log, as sentences; an empty list means it verifies.
+
+    `pinned` is a head hash a reader saw earlier: the chain must still hold a row with that hash.
+    With `rules`, the rows are also replayed through the importer's checks.
+    """
     problems: list[str] = []
     prev, expected_seq, last_at = log.GENESIS, 1, 0.0
+    carried: dict[int, set[str]] = {}  # digests each line's rows carried so far
+    missing: dict[str, int] = {}  # digest -> first seq whose words are gone
+    present: set[str] = set()
+    redacted: dict[str, int] = {}
+    hashes_seen_pinned = pinned is None
+    replay: list[str] = []
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-            "r.prev_hash, r.hash, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+            f"SELECT {COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
             "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s ORDER BY r.seq",
             [notebook.pk],
@@ -30,9 +52,50 @@ def verify_chain(notebook: Notebook) -> list[str]:
                     problems.append(f"{where}: does not follow the row before it (chain broken)")
                 if log.row_hash(row["prev_hash"], row) != row["hash"]:
                     problems.append(f"{where}: content does not match its hash (row changed)")
-                if row["digest"] and row["body"] is not None and log.digest_of(row["body"]) != row["digest"]:
-                    problems.append(f"{where}: words do not match their digest (words changed)")
                 if row["at"] < last_at:
                     problems.append(f"{where}: recorded before the row ahead of it (time went backwards)")
+                if row["hash"] == pinned:
+                    hashes_seen_pinned = True
+                digest = row["digest"]
+                if digest:
+                    carried.setdefault(row["n"], set()).add(digest)
+                    if row["body"] is None:
+                        missing.setdefault(digest, seq)
+                    else:
+                        present.add(digest)
+                        if log.digest_of(row["body"]) != digest:
+                            problems.append(f"{where}: words do not match their digest (words changed)")
+                if row["op"] == "redact":
+                    target = row["redacts"]
+                    if not target or target not in carried.get(row["n"], ()):
+                        problems.append(f"{where}: redacts words that no earlier row of line #{row['n']} carried")
+                    redacted.setdefault(target, seq)
+                if rules:
+                    replay.append(log.dumps(_for_replay(row)))
                 prev, expected_seq, last_at = row["hash"], seq + 1, row["at"]
+    for digest, seq in sorted(missing.items(), key=lambda item: item[1]):
+        if digest not in redacted:
+            problems.append(f"{notebook.title}: seq {seq}: its words are gone and no redact row names them")
+    for digest, seq in sorted(redacted.items(), key=lambda item: item[1]):
+        if digest in present:
+            problems.append(f"{notebook.title}: seq {seq}: redacted words are still in the database")
+    if not hashes_seen_pinned:
+        problems.append(
+            f"{notebook.title}: the pinned head {pinned[:16]}… is not in the chain (rows changed or removed since)"
+        )
+    if rules and replay:
+        try:
+            importing.parse(replay, is_editor=lambda name: True, max_words=10**9, max_reason=10**9)
+        except Invalid as exc:
+            where = f"row {exc.details['line']} in log order" if "line" in exc.details else "the log"
+            problems.append(f"{notebook.title}: {where} breaks the notebook's rules: {exc.message.split(': ', 1)[-1]}")
     return problems
+
+
+def _for_replay(row: dict) -> dict:
+    """The row as the importer reads it (words by digest when gone), without seq and hash: those are checked above."""
+    gone = "" if row["digest"] and row["body"] is None else None
+    out = log.export_row(row, row["body"], redacted_why=gone)
+    out.pop("seq", None)
+    out.pop("hash", None)
+    return out

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks import selectors, services, triggers
+from notebooks import log, selectors, services, triggers
 from notebooks.errors import Invalid
 from notebooks.models import Notebook, Source
 from notebooks.verify import verify_chain
@@ -78,6 +78,7 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
     p = sub("verify", verify, "Check every hash chain and that the append-only triggers are installed.")
     p.add_argument("title", nargs="?")
+    p.add_argument("--pinned", metavar="HASH", help="a head hash seen earlier: the chain must still hold it")
 
     p = sub("editor", editor, "Give a user the human editor's role (creates the user without a password if needed).")
     p.add_argument("name")
@@ -153,8 +154,12 @@ def import_(cmd: BaseCommand, o: dict) -> None:
 
 def export(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
-    for line in selectors.export(nb, until=_when(o["until"])):
-        cmd.stdout.write(line)
+    until = _when(o["until"])
+    top = selectors.head_at(nb, until=until)  # read first: the file ends exactly at the head it reports
+    for row in selectors.rows(nb, upto=top.seq):
+        cmd.stdout.write(log.dumps(row))
+    # The head on stderr keeps the file plain JSON Lines; pin it with `notebook verify TITLE --pinned HASH`.
+    cmd.stderr.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
 
 def view(cmd: BaseCommand, o: dict) -> None:
@@ -218,8 +223,10 @@ def merge(cmd: BaseCommand, o: dict) -> None:
 def verify(cmd: BaseCommand, o: dict) -> None:
     problems = [f"append-only trigger missing: {name}" for name in triggers.missing()]
     notebooks = [selectors.get_notebook(o["title"])] if o["title"] else list(Notebook.objects.all())
+    if o["pinned"] and not o["title"]:
+        raise Invalid("--pinned needs the notebook's title.")
     for nb in notebooks:
-        problems += verify_chain(nb)
+        problems += verify_chain(nb, pinned=o["pinned"])
     for problem in problems:
         cmd.stderr.write(problem)
     if problems:

@@ -1,0 +1,199 @@
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, connection, transaction
+
+from notebooks import log, selectors, services
+from notebooks.errors import Conflict, Forbidden, Invalid
+from notebooks.models import Notebook, Row, Words
+from notebooks.verify import verify_chain
+
+SECRET = "the admin password is hunter2"
+
+
+@pytest.fixture
+def leaked(dad, notebook):
+    services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it on the screen")
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="died twice")
+    return notebook
+
+
+def _redact(**kwargs):
+    return services.redact(notebook="zelda", n=1, by="dad", why="a password, not a lesson", **kwargs)
+
+
+def _export(nb: Notebook) -> list[str]:
+    return list(selectors.export(nb))
+
+
+def test_the_editor_redacts_a_line_and_its_row_stays(leaked):
+    written = _redact()
+    row = Row.objects.get(notebook=leaked, seq=written.seq)
+    assert (row.op, row.n, row.by, row.why) == ("redact", 1, "dad", "a password, not a lesson")
+    assert row.redacts == log.digest_of(SECRET)
+    assert Row.objects.filter(notebook=leaked, n=1, op="add").exists()
+
+
+def test_the_words_are_gone_from_the_database(leaked):
+    _redact()
+    assert not Words.objects.filter(body__contains="hunter2").exists()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM notebooks_words WHERE body LIKE %s", ["%hunter2%"])
+        assert cursor.fetchone()[0] == 0
+
+
+def test_an_agent_may_not_redact(leaked):
+    with pytest.raises(Forbidden, match="only the human editor"):
+        services.redact(notebook="zelda", n=1, by="pippa", why="oops")
+    assert Words.objects.filter(body=SECRET).exists()
+
+
+def test_a_redaction_needs_a_reason(leaked):
+    with pytest.raises(Invalid, match="reason"):
+        services.redact(notebook="zelda", n=1, by="dad", why=" ")
+
+
+def test_view_history_turn_and_export_show_the_reason(leaked):
+    _redact()
+    mark = "[redacted: a password, not a lesson]"
+    line = selectors.view(leaked)[0]
+    assert (line.n, line.text, line.redacted) == (1, mark, True)
+    entries = selectors.history(leaked, 1)
+    assert [e.op for e in entries] == ["add", "redact"]
+    assert all(e.text == mark for e in entries)
+    assert mark in selectors.turn(leaked)
+    exported = "\n".join(_export(leaked))
+    assert "hunter2" not in exported
+    first = json.loads(_export(leaked)[0])
+    assert (first["text"], first["redacted"], first["digest"]) == (mark, True, log.digest_of(SECRET))
+
+
+def test_the_view_before_the_redaction_shows_the_mark_too(leaked):
+    before = selectors.head(leaked).at
+    _redact()
+    assert selectors.view(leaked, until=before)[0].text == "[redacted: a password, not a lesson]"
+
+
+def test_the_chain_verifies_after_a_redaction(leaked):
+    head_before = selectors.head(leaked).hash
+    _redact()
+    assert verify_chain(leaked) == []
+    assert verify_chain(leaked, pinned=head_before) == []
+
+
+def test_a_redacted_notebook_round_trips_through_export_and_import(leaked):
+    _redact()
+    services.edit(notebook="zelda", n=2, to="roll after his second swing", by="dad", why="clearer")
+    lines = _export(leaked)
+    copy = services.import_notebook(title="zelda copy", lines=lines, by="test").notebook
+    assert selectors.head(copy).hash == selectors.head(leaked).hash
+    assert verify_chain(copy) == []
+    assert _export(copy) == lines
+    assert selectors.view(copy)[0].text == "[redacted: a password, not a lesson]"
+
+
+def test_redaction_by_seq_takes_an_older_text_and_leaves_the_current_one(leaked):
+    services.edit(notebook="zelda", n=1, to="the admin screen shows a password", by="dad", why="no secret")
+    _redact(seq=1)
+    assert selectors.view(leaked)[0].text == "the admin screen shows a password"
+    assert selectors.history(leaked, 1)[0].text == "[redacted: a password, not a lesson]"
+
+
+def test_a_seq_of_another_line_is_refused(leaked):
+    with pytest.raises(Invalid, match="Seq 2 is not a row of line #1"):
+        _redact(seq=2)
+
+
+def test_redacting_the_same_words_twice_is_a_conflict(leaked):
+    _redact()
+    with pytest.raises(Conflict, match="already redacted"):
+        _redact()
+
+
+def test_redacted_words_cannot_be_written_again(leaked):
+    _redact()
+    with pytest.raises(Invalid, match="redacted"):
+        services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it again")
+    assert not Words.objects.filter(body=SECRET).exists()
+
+
+def _delete_words(digest: str, notebook_id: int) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook_id, digest])
+
+
+def test_the_words_trigger_refuses_a_delete_without_a_redaction(leaked):
+    with pytest.raises(IntegrityError, match="append-only"):
+        _delete_words(log.digest_of(SECRET), leaked.pk)
+    assert Words.objects.filter(body=SECRET).exists()
+
+
+def test_a_redaction_frees_only_the_words_it_names(leaked):
+    _redact()
+    with pytest.raises(IntegrityError, match="append-only"):
+        _delete_words(log.digest_of("roll after the second swing"), leaked.pk)
+
+
+def test_a_redaction_in_one_notebook_frees_nothing_in_another(leaked):
+    services.create_notebook(title="metroid", by="test")
+    services.add(notebook="metroid", text=SECRET, source="seen", by="pippa", why="the same leak")
+    _redact()
+    other = Notebook.objects.get(title="metroid")
+    with pytest.raises(IntegrityError, match="append-only"):
+        _delete_words(log.digest_of(SECRET), other.pk)
+    assert selectors.view(other)[0].text == SECRET
+
+
+def test_the_words_trigger_still_refuses_an_update_of_redaction_words(leaked):
+    _redact()
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE notebooks_words SET body = 'x'")
+
+
+def _rows(*rows: dict) -> list[str]:
+    return [json.dumps(r) for r in rows]
+
+
+ADD = {"op": "add", "n": 1, "text": SECRET, "source": "seen", "by": "pippa", "at": 1.0}
+REDACT = {"op": "redact", "n": 1, "redacts": log.digest_of(SECRET), "by": "dad", "why": "a password", "at": 2.0}
+
+
+def test_an_import_stores_no_words_that_a_later_redact_row_names(db, dad):
+    nb = services.import_notebook(title="imported", lines=_rows(ADD, REDACT), by="test").notebook
+    assert not Words.objects.filter(body=SECRET).exists()
+    assert selectors.view(nb)[0].text == "[redacted: a password]"
+    assert verify_chain(nb) == []
+
+
+def test_an_import_refuses_words_marked_redacted_without_a_redact_row(db):
+    hidden = {**ADD, "text": "[redacted: x]", "digest": log.digest_of(SECRET)}
+    with pytest.raises(Invalid, match="line 1: .*no redact row names them"):
+        services.import_notebook(title="imported", lines=_rows(hidden), by="test")
+    assert not Notebook.objects.filter(title="imported").exists()
+
+
+def test_an_import_refuses_a_redact_row_by_an_agent(db):
+    with pytest.raises(Invalid, match="line 2: a redact row must be by the human editor"):
+        services.import_notebook(title="imported", lines=_rows(ADD, {**REDACT, "by": "pippa"}), by="test")
+
+
+def test_an_import_refuses_a_redact_row_naming_words_the_line_never_had(db):
+    wrong = {**REDACT, "redacts": log.digest_of("something else")}
+    with pytest.raises(Invalid, match="line 2: 'redacts' names words that no earlier row"):
+        services.import_notebook(title="imported", lines=_rows(ADD, wrong), by="test")
+
+
+def test_an_import_refuses_redacted_words_written_again(db):
+    again = {**ADD, "n": 2, "at": 3.0}
+    with pytest.raises(Invalid, match="line 3: these words were redacted on line 2"):
+        services.import_notebook(title="imported", lines=_rows(ADD, REDACT, again), by="test")
+
+
+def test_the_cli_redacts_and_says_so(leaked):
+    out = io.StringIO()
+    call_command("notebook", "redact", "zelda", "1", "--by", "dad", "--why", "a password", stdout=out)
+    assert "redacted words of line #1" in out.getvalue()
+    with pytest.raises(CommandError, match="only the human editor"):
+        call_command("notebook", "redact", "zelda", "2", "--by", "pippa", "--why", "x")
