@@ -7,6 +7,9 @@ back is found. A chain rewritten from the changed row onwards is consistent agai
 comparing the head hash it pinned earlier (`pinned`).
 """
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 from django.db import connection
 
 from . import importing, log
@@ -25,14 +28,10 @@ def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool =
     `pinned` is a head hash a reader saw earlier: the chain must still hold a row with that hash.
     With `rules`, the rows are also replayed through the importer's checks.
     """
-    problems: list[str] = []
-    prev, expected_seq, last_at = log.GENESIS, 1, 0.0
-    carried: dict[int, set[str]] = {}  # digests each line's rows carried so far
-    missing: dict[str, int] = {}  # digest -> first seq whose words are gone
-    present: set[str] = set()
-    redacted: dict[str, int] = {}
-    hashes_seen_pinned = pinned is None
-    replay: list[str] = []
+    return check_rows(notebook.title, _stored_rows(notebook), pinned=pinned, rules=rules)
+
+
+def _stored_rows(notebook: Notebook) -> Iterator[dict[str, Any]]:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
@@ -43,52 +42,65 @@ def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool =
         names = [c[0] for c in cursor.description]
         while batch := cursor.fetchmany(5000):
             for values in batch:
-                row = dict(zip(names, values, strict=True))
-                seq = row["seq"]
-                where = f"{notebook.title}: seq {seq}"
-                if seq != expected_seq:
-                    problems.append(f"{where}: expected seq {expected_seq} (a row is missing or inserted)")
-                if row["prev_hash"] != prev:
-                    problems.append(f"{where}: does not follow the row before it (chain broken)")
-                if log.row_hash(row["prev_hash"], row) != row["hash"]:
-                    problems.append(f"{where}: content does not match its hash (row changed)")
-                if row["at"] < last_at:
-                    problems.append(f"{where}: recorded before the row ahead of it (time went backwards)")
-                if row["hash"] == pinned:
-                    hashes_seen_pinned = True
-                digest = row["digest"]
-                if digest:
-                    carried.setdefault(row["n"], set()).add(digest)
-                    if row["body"] is None:
-                        missing.setdefault(digest, seq)
-                    else:
-                        present.add(digest)
-                        if log.digest_of(row["body"]) != digest:
-                            problems.append(f"{where}: words do not match their digest (words changed)")
-                if row["op"] == "redact":
-                    target = row["redacts"]
-                    if not target or target not in carried.get(row["n"], ()):
-                        problems.append(f"{where}: redacts words that no earlier row of line #{row['n']} carried")
-                    redacted.setdefault(target, seq)
-                if rules:
-                    replay.append(log.dumps(_for_replay(row)))
-                prev, expected_seq, last_at = row["hash"], seq + 1, row["at"]
+                yield dict(zip(names, values, strict=True))
+
+
+def check_rows(
+    title: str, rows: Iterable[dict[str, Any]], *, pinned: str | None = None, rules: bool = True
+) -> list[str]:
+    """The checks themselves, on rows in seq order (the stored columns plus `body`, the words or None)."""
+    problems: list[str] = []
+    prev, expected_seq, last_at = log.GENESIS, 1, 0.0
+    carried: dict[int, set[str]] = {}  # digests each line's rows carried so far
+    missing: dict[str, int] = {}  # digest -> first seq whose words are gone
+    present: set[str] = set()
+    redacted: dict[str, int] = {}
+    found_pinned = pinned is None
+    replay: list[str] = []
+    for row in rows:
+        seq = row["seq"]
+        where = f"{title}: seq {seq}"
+        if seq != expected_seq:
+            problems.append(f"{where}: expected seq {expected_seq} (a row is missing or inserted)")
+        if row["prev_hash"] != prev:
+            problems.append(f"{where}: does not follow the row before it (chain broken)")
+        if log.row_hash(row["prev_hash"], row) != row["hash"]:
+            problems.append(f"{where}: content does not match its hash (row changed)")
+        if row["at"] < last_at:
+            problems.append(f"{where}: recorded before the row ahead of it (time went backwards)")
+        if row["hash"] == pinned:
+            found_pinned = True
+        digest = row["digest"]
+        if digest:
+            carried.setdefault(row["n"], set()).add(digest)
+            if row["body"] is None:
+                missing.setdefault(digest, seq)
+            else:
+                present.add(digest)
+                if log.digest_of(row["body"]) != digest:
+                    problems.append(f"{where}: words do not match their digest (words changed)")
+        if row["op"] == "redact":
+            target = row.get("redacts")
+            if not target or target not in carried.get(row["n"], ()):
+                problems.append(f"{where}: redacts words that no earlier row of line #{row['n']} carried")
+            redacted.setdefault(target, seq)
+        if rules:
+            replay.append(log.dumps(_for_replay(row)))
+        prev, expected_seq, last_at = row["hash"], seq + 1, row["at"]
     for digest, seq in sorted(missing.items(), key=lambda item: item[1]):
         if digest not in redacted:
-            problems.append(f"{notebook.title}: seq {seq}: its words are gone and no redact row names them")
+            problems.append(f"{title}: seq {seq}: its words are gone and no redact row names them")
     for digest, seq in sorted(redacted.items(), key=lambda item: item[1]):
         if digest in present:
-            problems.append(f"{notebook.title}: seq {seq}: redacted words are still in the database")
-    if not hashes_seen_pinned:
-        problems.append(
-            f"{notebook.title}: the pinned head {pinned[:16]}… is not in the chain (rows changed or removed since)"
-        )
-    if rules and replay:
+            problems.append(f"{title}: seq {seq}: redacted words are still in the database")
+    if not found_pinned:
+        problems.append(f"{title}: the pinned head {pinned} is not in the chain (rows changed or removed since)")
+    if rules and replay and not any("words are gone" in p for p in problems):
         try:
             importing.parse(replay, is_editor=lambda name: True, max_words=10**9, max_reason=10**9)
         except Invalid as exc:
             where = f"row {exc.details['line']} in log order" if "line" in exc.details else "the log"
-            problems.append(f"{notebook.title}: {where} breaks the notebook's rules: {exc.message.split(': ', 1)[-1]}")
+            problems.append(f"{title}: {where} breaks the notebook's rules: {exc.message.split(': ', 1)[-1]}")
     return problems
 
 
