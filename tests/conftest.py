@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.databases"]  # scratch databases for tests that start other processes
+
 _outcomes: Counter = Counter()
 
 
