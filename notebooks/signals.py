@@ -11,6 +11,8 @@ def after_migrate(using: str = "default", **kwargs: Any) -> None:
     from .roles import EDITOR_GROUP
 
     triggers.install(connections[using])
+    if "auth_group" not in connections[using].introspection.table_names():
+        return  # a partial migrate before auth's tables exist
     group, _ = Group.objects.using(using).get_or_create(name=EDITOR_GROUP)
     permission = (
         Permission.objects.using(using).filter(codename="edit_any_line", content_type__app_label="notebooks").first()

@@ -70,12 +70,14 @@ def expected_triggers(vendor: str) -> set[str]:
 def install(connection: BaseDatabaseWrapper = default_connection) -> None:
     """Drop and create every trigger; safe to run any number of times."""
     statements: list[str] = []
+    # A partial migrate (`migrate auth`, `migrate notebooks 0002`) runs this before every table exists.
+    tables = [t for t in PROTECTED_TABLES if t in set(connection.introspection.table_names())]
     if connection.vendor == "postgresql":
         statements += [PG_FUNCTION, PG_WORDS_FUNCTION]
-        for table in PROTECTED_TABLES:
+        for table in tables:
             statements += _postgres_sql(table)
     elif connection.vendor == "sqlite":
-        for table in PROTECTED_TABLES:
+        for table in tables:
             statements += _sqlite_sql(table)
     else:
         raise NotImplementedError(
