@@ -145,7 +145,7 @@ def parse(
             if n != fold.top_n + 1:
                 raise _fail(line_no, f"a new line takes number {fold.top_n + 1}, not {n} (numbers are never reused)")
             source = obj.get("source")
-            if source not in SOURCES:
+            if not isinstance(source, str) or source not in SOURCES:
                 raise _fail(line_no, f"unknown source {source!r}")
             words, digest = _words(obj, "text", line_no, fold, max_words)
             fields.update(words=words, digest=digest, source=source)
@@ -163,7 +163,7 @@ def parse(
             allowed = {current.source, Source.DAD_CORRECTION}
             if source is None:
                 source = Source.DAD_CORRECTION if is_editor(by) else current.source
-            elif source not in allowed:
+            elif not isinstance(source, str) or source not in allowed:
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, source=source)
             current.source, current.words = source, words
@@ -201,7 +201,7 @@ def parse(
         else:  # adopt: history only, never in the view
             words, digest = _words(obj, "was", line_no, fold, max_words)
             source = obj.get("source") or ""
-            if source and source not in SOURCES:
+            if source and (not isinstance(source, str) or source not in SOURCES):
                 raise _fail(line_no, f"unknown source {source!r}")
             fields.update(
                 words=words,

@@ -75,6 +75,8 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
 
 
 def get_notebook(title: str) -> Notebook:
+    if not isinstance(title, str) or len(title) > 80 or "\x00" in title or not title.isprintable():
+        raise NotFound(f"No notebook is titled {title!r}.")
     try:
         return Notebook.objects.get(title=title)
     except Notebook.DoesNotExist:

@@ -52,7 +52,17 @@ def check_words(words: Any, what: str = "words") -> str:
         raise Invalid(f"The {what} are {len(words)} characters long; the limit is {settings.NOTEBOOK_MAX_WORDS}.")
     if "\x00" in words:
         raise Invalid(f"The {what} contain a NUL character.")
+    if not _encodable(words):
+        raise Invalid(f"The {what} contain an unpaired surrogate (not valid Unicode).")
     return words
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_reason(why: Any) -> str:
@@ -62,7 +72,18 @@ def check_reason(why: Any) -> str:
         raise Invalid(f"The reason is {len(why)} characters long; the limit is {settings.NOTEBOOK_MAX_REASON}.")
     if "\x00" in why:
         raise Invalid("The reason contains a NUL character.")
+    if not _encodable(why):
+        raise Invalid("The reason contains an unpaired surrogate (not valid Unicode).")
     return why
+
+
+def _actor(by: "Actor | str") -> Actor:
+    if not isinstance(by, Actor):
+        if not isinstance(by, str) or not by.strip():
+            raise Invalid("Say who writes: 'by' is empty.")
+        if len(by) > 80 or "\x00" in by or not _encodable(by):
+            raise Invalid("'by' must be a name of at most 80 characters.")
+    return as_actor(by)
 
 
 def check_source(source: Any) -> str:
@@ -235,7 +256,7 @@ def create_notebook(*, title: str, by: str) -> Notebook:
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
     """A new line, with the next number. Returns its number and seq."""
-    actor = as_actor(by)
+    actor = _actor(by)
     check_words(text)
     check_reason(why)
     check_source(source)
@@ -250,7 +271,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
 
 def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> Written:
     """New words for line n, under the same number. The human editor's edit makes it a dad_correction."""
-    actor = as_actor(by)
+    actor = _actor(by)
     check_words(to)
     check_reason(why)
     with transaction.atomic():
@@ -274,7 +295,7 @@ def retire(
     *, notebook: str, n: int, by: "Actor | str", why: str, into: int | None = None, expected: int | None = None
 ) -> Written:
     """Take line n out of view with a strike row; `into` names the line that now says it."""
-    actor = as_actor(by)
+    actor = _actor(by)
     check_reason(why)
     with transaction.atomic():
         nb = _lock(notebook)
@@ -302,7 +323,7 @@ def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
     """One new line saying what several said; each old line is struck, merged into it. All or nothing."""
-    actor = as_actor(by)
+    actor = _actor(by)
     check_words(text)
     check_reason(why)
     if not isinstance(numbers, list | tuple) or len(set(numbers)) < 2:
@@ -348,7 +369,7 @@ def redact(
     carried them (same notebook, same words) then reads "[redacted: why]", and the hash chain still verifies
     because rows hash only the digest.
     """
-    actor = as_actor(by)
+    actor = _actor(by)
     if not actor.editor:
         raise Forbidden(f"{actor.name} may not redact: only the human editor may.")
     check_number(n)
