@@ -223,7 +223,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
         )
         pending = _count_drift(nb, accounted, top)
         if pending:
-            note = "pending rows by others, recorded before base was fixed"
+            note = "pending rows written outside any session, recorded before base was fixed"
             _event(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
         _event(session, EventKind.TAKE, by=actor.name, head_seq=top, note=plan)
     return Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
@@ -267,7 +267,15 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
             )
         drift = _count_drift(nb, s.base, top)
         if drift:
-            _event(s, EventKind.DRIFT, by=actor.name, head_seq=top, after=s.base, rows=drift, note="rows by others")
+            _event(
+                s,
+                EventKind.DRIFT,
+                by=actor.name,
+                head_seq=top,
+                after=s.base,
+                rows=drift,
+                note="rows by others while the session was open",
+            )
         result = "landed" if own else "no-op"
         _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
     return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
@@ -284,7 +292,15 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
         top = head(nb).seq
         drift = _count_drift(nb, s.base, top)
         if drift:
-            _event(s, EventKind.DRIFT, by=actor.name, head_seq=top, after=s.base, rows=drift, note="rows by others")
+            _event(
+                s,
+                EventKind.DRIFT,
+                by=actor.name,
+                head_seq=top,
+                after=s.base,
+                rows=drift,
+                note="rows by others while the session was open",
+            )
         own = len(_own_rows(s))
         _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
     return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
