@@ -174,12 +174,11 @@ def _notebook(title: str) -> Notebook:
 
 
 def _number(raw: str, what: str = "line number") -> int:
-    if not re.fullmatch(r"[0-9]{1,19}", raw):
+    if not re.fullmatch(r"[0-9]+", raw):
         raise Invalid(f"The {what} {raw!r} is not a positive whole number.")
-    value = int(raw)
-    if not 1 <= value <= (MAX_LINE if what == "line number" else MAX_SEQ):
-        raise NotFound(f"There is no {what} {value}.")
-    return value
+    if len(raw) > 20 or not 1 <= int(raw) <= (MAX_LINE if what == "line number" else MAX_SEQ):
+        raise NotFound(f"There is no {what} {raw[:40]}.")
+    return int(raw)
 
 
 def _title_field(value: str) -> str:
@@ -208,26 +207,15 @@ def notebooks(request: HttpRequest, actor: Actor) -> JsonResponse:
     return JsonResponse({"notebooks": found})
 
 
-def _stands(nb: Notebook, until: float | None) -> dict[str, Any]:
-    """The seq and hash of the last row a reader sees: what a frozen benchmark cites."""
-    if until is None:
-        top = selectors.head(nb)
-        return {"seq": top.seq, "hash": top.hash}
-    cut = selectors.cut_for(nb, until)
-    row = next(selectors.rows(nb, after=cut - 1, upto=cut), None) if cut else None
-    return {"seq": cut, "hash": row["hash"] if row else None}
-
-
 @endpoint("GET", "POST")
 def lines(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
     if request.method == "POST":
         return _add(request, actor, title)
     nb = _notebook(title)
     until = _until(request)
-    stands = _stands(nb, until)
-    found = selectors.view_at_seq(nb, stands["seq"])
-    body = {"notebook": nb.title, "until": until, **stands, "lines": [line.as_dict() for line in found]}
-    return JsonResponse(body)
+    read = selectors.stand(nb, until=until)
+    lines = [line.as_dict() for line in read.lines]
+    return JsonResponse({"notebook": nb.title, "until": until, "seq": read.seq, "hash": read.hash, "lines": lines})
 
 
 @endpoint("GET")
