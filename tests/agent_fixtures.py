@@ -30,23 +30,23 @@ class Api:
         return self.client.post(path, data, content_type="application/json", **self._headers())
 
 
-@pytest.fixture
-def pippa(db) -> Api:  # noqa: ANN001
+@pytest.fixture(name="pippa")
+def pippa_fixture(db) -> Api:  # noqa: ANN001
     return Api(tokens.issue(actor="pippa").secret)
 
 
-@pytest.fixture
-def reflector(db) -> Api:  # noqa: ANN001
+@pytest.fixture(name="reflector")
+def reflector_fixture(db) -> Api:  # noqa: ANN001
     return Api(tokens.issue(actor="reflector").secret)
 
 
-@pytest.fixture
-def dad_api(dad) -> Api:  # noqa: ANN001
+@pytest.fixture(name="dad_api")
+def dad_api_fixture(dad) -> Api:  # noqa: ANN001
     return Api(tokens.issue(actor="dad", editor=True).secret)
 
 
-@pytest.fixture
-def zelda(notebook):  # noqa: ANN001, ANN201
+@pytest.fixture(name="zelda")
+def zelda_fixture(notebook):  # noqa: ANN001, ANN201
     """Notebook zelda with two lines of Pippa's (#1, #2) and one of Dad's (#3)."""
     services.add(notebook="zelda", text="the bridge guard swings twice", source="seen", by="pippa", why="seen")
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")

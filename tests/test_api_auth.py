@@ -1,7 +1,7 @@
 from notebooks import tokens
 from notebooks.models import Token
 
-from .agent_fixtures import Api, dad_api, pippa, zelda  # noqa: F401
+from .agent_fixtures import Api, dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
 
 
 def test_it_answers_401_without_a_token(zelda):

@@ -1,7 +1,7 @@
 from notebooks import services
 from notebooks.log import GAME_ONLY
 
-from .agent_fixtures import pippa, zelda  # noqa: F401
+from .agent_fixtures import pippa_fixture, zelda_fixture  # noqa: F401
 
 
 def test_it_lists_the_notebooks_with_their_heads(zelda, pippa):
