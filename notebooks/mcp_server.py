@@ -79,7 +79,8 @@ def build(actor: Actor) -> MCPServer:
 
     @server.tool(
         description="The text a play turn carries: a header naming the notebook and the time it stands at, then "
-        "Dad's corrections, his other lines, then yours, each tagged with its number and source."
+        "Dad's corrections, his other lines, then yours, each tagged with its number and source.",
+        structured_output=False,
     )
     @_tool
     def turn(notebook: str, until: str | None = None) -> str:

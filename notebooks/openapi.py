@@ -33,7 +33,9 @@ def _errors(*statuses: int) -> dict[str, Any]:
 
 
 def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
