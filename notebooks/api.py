@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -69,6 +69,8 @@ def endpoint(*methods: str, auth: bool = True) -> Callable:
                 return response
             except RequestDataTooBig:
                 return error_response(TooLarge("The request body is too large."))
+            except SuspiciousOperation as exc:  # e.g. too many query fields: Django's own 400, as JSON
+                return error_response(Invalid(f"The request was refused: {exc}"))
 
         return inner
 

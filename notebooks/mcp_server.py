@@ -6,17 +6,23 @@ closes its thread's database connection when done.
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
 from . import selectors, services, session_selectors, sessions
 from .errors import NotebookError
 from .log import GAME_ONLY
 from .models import Notebook
 from .roles import Actor
+
+# Bounds the database can hold: a larger number is refused as bad arguments, never sent to SQL.
+LineNumber = Annotated[int, Field(ge=1, le=2**31 - 1)]
+SessionId = Annotated[int, Field(ge=1, le=2**63 - 1)]
+Seq = Annotated[int, Field(ge=1, le=2**63 - 1)]
 
 
 def _tool(fn: Callable) -> Callable:
@@ -26,6 +32,9 @@ def _tool(fn: Callable) -> Callable:
     def inner(*args: Any, **kwargs: Any) -> Any:
         close_old_connections()
         try:
+            for name, value in kwargs.items():
+                if isinstance(value, str) and not _encodable(value):
+                    raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).")
             return fn(*args, **kwargs)
         except NotebookError as exc:
             raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
@@ -33,6 +42,14 @@ def _tool(fn: Callable) -> Callable:
             connections.close_all()
 
     return inner
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _until(value: str | None) -> float | None:
@@ -88,7 +105,7 @@ def build(actor: Actor) -> MCPServer:
 
     @server.tool(description="Every text line n has had, who changed it, when and why.")
     @_tool
-    def history(notebook: str, n: int) -> dict[str, Any]:
+    def history(notebook: str, n: LineNumber) -> dict[str, Any]:
         nb = selectors.get_notebook(notebook)
         return {"notebook": nb.title, "n": n, "entries": [e.as_dict() for e in selectors.history(nb, n)]}
 
@@ -106,7 +123,7 @@ def build(actor: Actor) -> MCPServer:
         "you read it (a stale edit is refused). Dad's lines are his to change. " + GAME_ONLY
     )
     @_tool
-    def edit(notebook: str, n: int, to: str, why: str, expected: int | None = None) -> dict[str, Any]:
+    def edit(notebook: str, n: LineNumber, to: str, why: str, expected: Seq | None = None) -> dict[str, Any]:
         written = services.edit(notebook=notebook, n=n, to=to, by=actor, why=why, expected=expected)
         return {"n": written.n, "seq": written.seq}
 
@@ -115,13 +132,13 @@ def build(actor: Actor) -> MCPServer:
         "now says it."
     )
     @_tool
-    def retire(notebook: str, n: int, why: str, into: int | None = None) -> dict[str, Any]:
+    def retire(notebook: str, n: LineNumber, why: str, into: LineNumber | None = None) -> dict[str, Any]:
         written = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into)
         return {"n": written.n, "seq": written.seq}
 
     @server.tool(description="Write one line for several and retire them into it. " + GAME_ONLY)
     @_tool
-    def merge(notebook: str, numbers: list[int], text: str, why: str) -> dict[str, Any]:
+    def merge(notebook: str, numbers: list[LineNumber], text: str, why: str) -> dict[str, Any]:
         written = services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why)
         return {"n": written.n, "seqs": list(written.seqs)}
 
@@ -136,7 +153,7 @@ def build(actor: Actor) -> MCPServer:
 
     @server.tool(description="Checkpoint an open session: recovery evidence only; it moves no base.")
     @_tool
-    def checkpoint(session: int, note: str) -> dict[str, Any]:
+    def checkpoint(session: SessionId, note: str) -> dict[str, Any]:
         done = sessions.checkpoint(session=session, note=note, by=actor)
         return {"id": done.id, "base": done.base, "head": done.head}
 
@@ -145,13 +162,13 @@ def build(actor: Actor) -> MCPServer:
         "gates compare with the base; a refused land stays open and says why."
     )
     @_tool
-    def land(session: int, summary: str | None = None) -> dict[str, Any]:
+    def land(session: SessionId, summary: str | None = None) -> dict[str, Any]:
         done = sessions.land(session=session, summary=summary, by=actor)
         return {"id": done.id, "result": done.result, "rows": done.rows, "drift": done.drift}
 
     @server.tool(description="Abandon a session without a semantic change; its rows stay in the log.")
     @_tool
-    def abandon(session: int, why: str) -> dict[str, Any]:
+    def abandon(session: SessionId, why: str) -> dict[str, Any]:
         done = sessions.abandon(session=session, why=why, by=actor)
         return {"id": done.id, "result": "abandoned", "rows": done.rows}
 

@@ -110,3 +110,10 @@ def test_it_answers_405_as_json_for_a_wrong_method(zelda, pippa):
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
     assert response["Allow"] == "GET, POST"
+
+
+def test_too_many_query_fields_is_a_json_400(zelda, pippa, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 3
+    response = pippa.get("/api/notebooks/zelda/rows", **{f"x{i}": "1" for i in range(10)})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"

@@ -73,6 +73,7 @@ async def _session_calls(database_url: str) -> dict:
             out["checkpoint"] = await call("checkpoint", session=out["took"]["id"], note="two rows in")
             out["landed"] = await call("land", session=out["took"]["id"], summary="the guard's timing")
             out["retired"] = await call("retire", notebook="metroid", n=1, why="nothing there")
+            out["huge"] = await call("history", notebook="zelda", n=2**40)
     return out
 
 
@@ -122,3 +123,17 @@ def test_an_unknown_line_is_a_tool_error_not_a_crash(calls):
     kind, text = calls["retired"]
     assert kind == "error" and "not_found (404)" in text
     assert json.dumps(calls["took"])  # structured results are plain JSON
+
+
+def test_bad_arguments_are_tool_errors(calls):
+    assert calls["huge"][0] == "error" and "less than or equal" in calls["huge"][1]
+
+
+def test_a_lone_surrogate_is_refused_before_the_database():
+    """The SDK's client cannot even send one; another client could."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from notebooks.mcp_server import _tool
+
+    with pytest.raises(ToolError, match="lone surrogate"):
+        _tool(lambda notebook: notebook)(notebook="\ud800")
