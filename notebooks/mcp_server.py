@@ -30,11 +30,9 @@ def _tool(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
+        check_text_arguments(kwargs)
         close_old_connections()
         try:
-            for name, value in kwargs.items():
-                if isinstance(value, str) and not _encodable(value):
-                    raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).")
             return fn(*args, **kwargs)
         except NotebookError as exc:
             raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
@@ -44,12 +42,14 @@ def _tool(fn: Callable) -> Callable:
     return inner
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def check_text_arguments(arguments: dict[str, Any]) -> None:
+    """Text the database could not store (a lone surrogate) is refused before any query."""
+    for name, value in arguments.items():
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).") from None
 
 
 def _until(value: str | None) -> float | None:

@@ -133,7 +133,8 @@ def test_a_lone_surrogate_is_refused_before_the_database():
     """The SDK's client cannot even send one; another client could."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from notebooks.mcp_server import _tool
+    from notebooks.mcp_server import check_text_arguments
 
+    check_text_arguments({"notebook": "zelda", "n": 2})
     with pytest.raises(ToolError, match="lone surrogate"):
-        _tool(lambda notebook: notebook)(notebook="\ud800")
+        check_text_arguments({"notebook": "\ud800"})
