@@ -17,6 +17,9 @@ TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
 
 
+REDACTION_FIELDS = ("redacted", "redacts")
+
+
 @dataclass(frozen=True)
 class Line:
     n: int
@@ -25,10 +28,10 @@ class Line:
     by: str
     at: float
     seq: int
-    redacted: bool = False
+    redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k not in REDACTION_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -46,10 +49,10 @@ class Entry:
     was_at: float | None
     was_by: str
     redacts: str | None = None
-    redacted: bool = False
+    redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k not in REDACTION_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -267,3 +270,18 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
     """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield log.dumps(row)
+
+
+@dataclass(frozen=True)
+class Stand:
+    """What a frozen reader read: the live lines as of one row, named by that row's seq and hash."""
+
+    seq: int
+    hash: str | None
+    lines: list[Line]
+
+
+def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
+    """The live lines at `until` (or now) with the seq and hash of the last row they include."""
+    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))

@@ -12,8 +12,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from . import importing, log
+from . import importing, log, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
+from .locks import lock_notebook
 from .models import Notebook, Row, Source, Words, title_validator
 from .roles import AGENT_SOURCES, Actor, as_actor
 from .selectors import Head, get_notebook, head
@@ -87,7 +88,7 @@ def _actor(by: "Actor | str") -> Actor:
 
 
 def check_source(source: Any) -> str:
-    if source not in SOURCES:
+    if not isinstance(source, str) or source not in SOURCES:
         raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
     return source
 
@@ -105,23 +106,16 @@ def _may_change(actor: Actor, line: LineState, verb: str) -> None:
         )
 
 
+def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
+    """The session the write's rows belong to (sessions.py); refuses a write an open session forbids."""
+    return {"session_id": sessions.claim_for_write(title=title, actor=actor)}
+
+
 # ----- state read inside the write's transaction --------------------------------------------------
 
 
 def _lock(title: str) -> Notebook:
-    return _serialise(get_notebook(title))
-
-
-def _serialise(notebook: Notebook) -> Notebook:
-    """Serialise writers of one notebook until the transaction ends.
-
-    PostgreSQL: an advisory lock, because SELECT … FOR UPDATE would need UPDATE privilege and the app's role has
-    only SELECT and INSERT on the log (docs/POSTGRES.md). SQLite's IMMEDIATE transaction already serialises writers.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [notebook.pk])
-    return notebook
+    return lock_notebook(get_notebook(title))
 
 
 def _line(notebook: Notebook, n: int) -> LineState:
@@ -244,6 +238,7 @@ def create_notebook(*, title: str, by: str) -> Notebook:
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
     with transaction.atomic():
+        sessions.refuse_new_notebook(title=title, by=by)
         if Notebook.objects.filter(title=title).exists():
             raise Conflict(f"A notebook titled {title!r} already exists.")
         try:
@@ -263,9 +258,11 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         n = _next_number(nb)
-        (row,) = _append(nb, [{"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why}])
+        fields = {"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why, **claim}
+        (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -275,6 +272,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "edit")
@@ -287,7 +285,8 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
         if to == line.words:
             raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
         source = Source.DAD_CORRECTION if actor.editor else line.source
-        (row,) = _append(nb, [{"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why}])
+        fields = {"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why, **claim}
+        (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -298,6 +297,7 @@ def retire(
     actor = _actor(by)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "retire")
@@ -314,7 +314,7 @@ def retire(
             target = _line(nb, into)
             if not target.live:
                 raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
-        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why}
+        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
         (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
@@ -332,6 +332,7 @@ def merge(
     if len(set(numbers)) != len(numbers):
         raise Invalid("A merge names each line once.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         lines = [_live_line(nb, x) for x in numbers]
         for line in lines:
@@ -345,9 +346,10 @@ def merge(
         if not actor.editor and source not in AGENT_SOURCES:
             raise Forbidden(f"{actor.name} is an agent and may write only seen or guessed lines, not {source}.")
         new = _next_number(nb)
-        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why}]
+        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why, **claim}]
         fields += [
-            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why} for x in numbers
+            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why, **claim}
+            for x in numbers
         ]
         written = _append(nb, fields)
     return Written(n=new, seqs=tuple(r.seq for r in written))
@@ -377,6 +379,7 @@ def redact(
     if seq is not None and digest is not None:
         raise Invalid("Name the words to redact by seq or by digest, not both.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         with connection.cursor() as cursor:
             cursor.execute(
@@ -404,7 +407,7 @@ def redact(
         already = _redacted_digests(nb, [target])
         if already:
             raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
-        (row,) = _append(nb, [{"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why}])
+        (row,) = _append(nb, [{"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why, **claim}])
         with connection.cursor() as cursor:
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
             cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
@@ -449,7 +452,7 @@ def import_notebook(
         raise Invalid("The file holds no rows.")
     with transaction.atomic():
         nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
-        nb = _serialise(nb)
+        nb = lock_notebook(nb)
         top = head(nb)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")

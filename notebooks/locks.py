@@ -1,0 +1,20 @@
+"""One lock per notebook, held until the transaction ends: every writer of a notebook's log takes it first.
+
+PostgreSQL: an advisory lock, because SELECT … FOR UPDATE needs UPDATE privilege and the app's role has only
+SELECT and INSERT on the log (docs/POSTGRES.md). SQLite: nothing to do, its IMMEDIATE transactions already
+serialise writers.
+"""
+
+from django.db import connection
+
+from .models import Notebook
+
+# The two-key form keeps these apart from single-key advisory locks (e.g. sessions' global lock).
+NOTEBOOK_LOCK_CLASS = 0x6E62  # "nb"
+
+
+def lock_notebook(notebook: Notebook) -> Notebook:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [NOTEBOOK_LOCK_CLASS, notebook.pk & 0x7FFFFFFF])
+    return notebook
