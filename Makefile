@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench clean
+.PHONY: run test lint venv browser bench clean reliability
 
 venv: $(VENV)/.installed
 
@@ -28,6 +28,10 @@ lint: venv
 
 test: venv browser lint
 	$(VENV)/bin/pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
+reliability: venv
+	bash .ci/reliability
 
 clean:
 	rm -rf $(VENV) var

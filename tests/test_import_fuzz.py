@@ -14,7 +14,7 @@ from notebooks.models import Notebook, Row, Words
 from notebooks.verify import verify_chain
 from tests.databases import heavy, record, scale
 
-EXAMPLES = scale(60, 3000)
+EXAMPLES = scale(60, 1500)
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -50,7 +50,7 @@ def _assert_nothing_lost(summary: dict, ops: int) -> None:
 
 
 def test_eight_processes_on_one_notebook_lose_nothing(scratch_db, tmp_path):
-    ops = scale(12, 400)
+    ops = scale(12, 250)
     summary = hammer(scratch_db(), tmp_path, ["zelda"], ops)
     _assert_nothing_lost(summary, ops)
     assert summary["notebooks"]["zelda"]["rows"] >= summary["landed"]
@@ -58,7 +58,7 @@ def test_eight_processes_on_one_notebook_lose_nothing(scratch_db, tmp_path):
 
 
 def test_eight_processes_on_several_notebooks_lose_nothing(scratch_db, tmp_path):
-    ops = scale(12, 400)
+    ops = scale(12, 250)
     summary = hammer(scratch_db(), tmp_path, ["zelda", "metroid", "celeste", "hades"], ops)
     _assert_nothing_lost(summary, ops)
     assert all(nb["rows"] > 0 for nb in summary["notebooks"].values())

@@ -50,7 +50,7 @@ def _check(db: Scratch, *logs) -> dict:
 
 def test_an_import_killed_midway_is_all_or_nothing(scratch_db, tmp_path):
     db = scratch_db()
-    rows = scale(10_000, 200_000)
+    rows = scale(10_000, 100_000)
     big = tmp_path / "big.jsonl"
     db.stress("generate", "--rows", str(rows), "--out", str(big), "--seed", "7")
     rng = random.Random(7)
