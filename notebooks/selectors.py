@@ -224,3 +224,180 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
     """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield log.dumps(row)
+
+
+# ----- reads for Dad's card (web) ----------------------------------------------------------------
+
+LINE_SQL = VIEW_SQL.replace("ORDER BY a.n", "AND a.n = %(n)s")  # the view's query, for one line
+
+
+def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
+    """Line n as the view shows it, or None when it is retired (or never was)."""
+    with connection.cursor() as cursor:
+        cursor.execute(LINE_SQL, {"nb": notebook.pk, "cut": cut, "n": n})
+        found = cursor.fetchone()
+    return Line(*found) if found else None
+
+
+def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Line]:
+    """The lines of one source and/or holding every word of the search (case-insensitive)."""
+    words = q.casefold().split()
+    return [
+        line
+        for line in lines
+        if (not source or line.source == source) and all(w in line.text.casefold() for w in words)
+    ]
+
+
+@dataclass(frozen=True)
+class NotebookSummary:
+    title: str
+    counts: dict[str, int]
+    rows: int
+    last_at: float | None
+
+    @property
+    def live(self) -> int:
+        return sum(self.counts.values())
+
+
+LIVE_BY_SOURCE_SQL = """
+SELECT cur.notebook_id, cur.source, COUNT(*)
+FROM notebooks_row cur
+WHERE cur.op IN ('add', 'edit')
+  AND cur.seq = (
+    SELECT MAX(r.seq) FROM notebooks_row r
+    WHERE r.notebook_id = cur.notebook_id AND r.n = cur.n AND r.op IN ('add', 'edit'))
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s WHERE s.notebook_id = cur.notebook_id AND s.n = cur.n AND s.op = 'strike')
+GROUP BY cur.notebook_id, cur.source
+"""
+
+HEADS_SQL = """
+SELECT nb.id, nb.title, h.seq, h.at
+FROM notebooks_notebook nb
+LEFT JOIN notebooks_row h ON h.notebook_id = nb.id
+  AND h.seq = (SELECT MAX(m.seq) FROM notebooks_row m WHERE m.notebook_id = nb.id)
+ORDER BY nb.title
+"""
+
+
+def notebook_summaries() -> list[NotebookSummary]:
+    """Every notebook with its live lines counted by source and the time of its last row (two queries)."""
+    with connection.cursor() as cursor:
+        cursor.execute(LIVE_BY_SOURCE_SQL)
+        counts: dict[int, dict[str, int]] = {}
+        for nb_id, source, count in cursor.fetchall():
+            counts.setdefault(nb_id, {})[source] = count
+        cursor.execute(HEADS_SQL)
+        heads = cursor.fetchall()
+    return [
+        NotebookSummary(title=title, counts=counts.get(nb_id, {}), rows=seq or 0, last_at=at)
+        for nb_id, title, seq, at in heads
+    ]
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: int  # days since 1970-01-01, UTC
+    source: str
+    count: int
+
+
+def added_per_day(notebook: Notebook, cut: int = ALL) -> list[DayCount]:
+    """Lines added (add rows, retired ones included) per UTC day and source, up to seq `cut`."""
+    if connection.vendor == "postgresql":
+        day = "CAST(FLOOR(at / 86400) AS BIGINT)"
+    else:
+        day = "CAST(at / 86400 AS INTEGER)"  # at is never negative, so truncation is floor
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {day} AS day, source, COUNT(*) FROM notebooks_row "
+            "WHERE notebook_id = %s AND op = 'add' AND seq <= %s GROUP BY day, source ORDER BY day, source",
+            [notebook.pk, cut],
+        )
+        return [DayCount(int(d), s, c) for d, s, c in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: int
+    notebook: str
+    seq: int
+    op: str
+    n: int
+    text: str | None
+    source: str
+    by: str
+    why: str
+    how: str
+    into: int | None
+    at: float
+    was_at: float | None
+    was_by: str
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    rows: list[AuditRow]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+def audit(
+    *,
+    notebook: str = "",
+    by: str = "",
+    op: str = "",
+    since: float | None = None,
+    until: float | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> AuditPage:
+    """Rows across every notebook, newest first (by insertion id: seqs are per notebook), filtered and paged."""
+    where, params = ["1 = 1"], []
+    if notebook:
+        where.append("nb.title = %s")
+        params.append(notebook)
+    if by:
+        where.append('r."by" = %s')
+        params.append(by)
+    if op:
+        where.append("r.op = %s")
+        params.append(op)
+    if since is not None:
+        where.append("r.at >= %s")
+        params.append(since)
+    if until is not None:
+        where.append("r.at <= %s")
+        params.append(until)
+    condition = " AND ".join(where)
+    page = max(1, page)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            f"WHERE {condition}",
+            params,
+        )
+        (total,) = cursor.fetchone()
+        cursor.execute(
+            'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
+            "r.was_at, r.was_by FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"WHERE {condition} ORDER BY r.id DESC LIMIT %s OFFSET %s",
+            [*params, per_page, (page - 1) * per_page],
+        )
+        found = [AuditRow(*values) for values in cursor.fetchall()]
+    return AuditPage(rows=found, total=total, page=page, per_page=per_page)
+
+
+def actors() -> list[str]:
+    """Every name that wrote a row, for the audit's filter."""
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')
+        return [name for (name,) in cursor.fetchall()]

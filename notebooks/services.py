@@ -248,6 +248,24 @@ def retire(
     return Written(n=n, seqs=(row.seq,))
 
 
+def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: str) -> Written:
+    """Retire several lines for one reason, all or nothing: if one may not be retired, nothing is written."""
+    actor = as_actor(by)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid("Select at least one line to retire.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("Name each line once.")
+    with transaction.atomic():
+        nb = _lock(notebook)
+        for line in [_live_line(nb, x) for x in numbers]:
+            _may_change(actor, line, "retire")
+        fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why} for x in numbers]
+        written = _append(nb, fields)
+    return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
+
+
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:

@@ -1,3 +1,22 @@
-from django.urls import path  # noqa: F401 - the card and the API add their routes here
+"""Dad's card: sign-in, the notebooks, one notebook's card with its inline actions, and the audit."""
 
-urlpatterns: list = []
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+app_name = "card"
+
+urlpatterns = [
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", views.index, name="index"),
+    path("audit/", views.audit, name="audit"),
+    path("notebooks/<str:title>/", views.card, name="notebook"),
+    path("notebooks/<str:title>/add/", views.add, name="add"),
+    path("notebooks/<str:title>/selected/", views.selected, name="selected"),
+    path("notebooks/<str:title>/lines/<int:n>/", views.line, name="line"),
+    path("notebooks/<str:title>/lines/<int:n>/edit/", views.edit, name="edit"),
+    path("notebooks/<str:title>/lines/<int:n>/retire/", views.retire, name="retire"),
+    path("notebooks/<str:title>/lines/<int:n>/history/", views.history, name="history"),
+]
