@@ -260,6 +260,12 @@ class NotebookSummary:
     def live(self) -> int:
         return sum(self.counts.values())
 
+    @property
+    def by_source(self) -> list[tuple[str, int]]:
+        """The counts in turn order, sources without live lines left out."""
+        rank = {source: i for i, source in enumerate(TURN_ORDER)}
+        return sorted(((s, c) for s, c in self.counts.items() if c), key=lambda sc: (rank.get(sc[0], 99), sc[0]))
+
 
 LIVE_BY_SOURCE_SQL = """
 SELECT cur.notebook_id, cur.source, COUNT(*)

@@ -133,7 +133,7 @@ def _retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
     """The notice a retired line leaves behind: how it went, and where its words now live."""
     entries = selectors.history(notebook, n)
     strike = next((e for e in reversed(entries) if e.op == "strike"), None)
-    return {"n": n, "line": None, "strike": strike}
+    return {"line": None, "strike": strike}
 
 
 def _line_or_panel(
@@ -184,7 +184,7 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
     retired = request.GET.get("retired", "")
     if retired.isdigit() and selectors.live_line(notebook, int(retired)) is None:
         try:
-            extra = {"panel": "retired", **_retired_context(notebook, int(retired))}
+            extra = {"panel": "retired", "n": int(retired), **_retired_context(notebook, int(retired))}
         except NotFound:
             pass
     context = _card_context(request, notebook, **extra)
