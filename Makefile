@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench clean
+.PHONY: run test lint venv browser bench clean screenshots
 
 venv: $(VENV)/.installed
 
@@ -29,6 +29,10 @@ lint: venv
 
 test: venv browser lint
 	$(VENV)/bin/pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# Redraw docs/card-wide.png and docs/card-narrow.png from a fresh demo notebook.
+screenshots: venv browser
+	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/test_browser_card.py -k fits_a_phone
 
 clean:
 	rm -rf $(VENV) var
