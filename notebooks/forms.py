@@ -18,6 +18,10 @@ class _Form(forms.Form):
     # The server gives every refusal in place, with or without JavaScript, so browsers must not pre-empt it.
     use_required_attribute = False
 
+    def top_errors(self) -> list[str]:
+        """What to say above the fields: errors of the whole form and of its hidden fields."""
+        return [*self.non_field_errors(), *(e for field in self.hidden_fields() for e in field.errors)]
+
     def full_clean(self) -> None:
         super().full_clean()
         # Focus goes to the first field to fix (htmx focuses [autofocus] in what it swaps in).

@@ -39,6 +39,16 @@ class Server:
     url: str
     password: str
     seeded_at: float
+    env: dict
+    manage: list
+
+    def run(self, *args: str) -> str:
+        """A manage.py command against the server's database, e.g. someone else's write."""
+        done = subprocess.run(
+            [*self.manage, *args], env=self.env, cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
 
 
 def _free_port() -> int:
@@ -59,12 +69,7 @@ def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "ALLOWED_HOSTS": "127.0.0.1",
     }
     manage = [sys.executable, str(ROOT / "manage.py")]
-
-    def run(*args: str) -> str:
-        done = subprocess.run([*manage, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-        return done.stdout
-
+    run = Server(url="", password="", seeded_at=0.0, env=env, manage=manage).run
     run("migrate", "--no-input")
     run("notebook", "first-editor", "--password-file", str(tmp / "pw.txt"))
     password = (tmp / "pw.txt").read_text().split("password: ")[1].strip()
@@ -88,7 +93,7 @@ def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 assert server.poll() is None, (tmp / "server.log").read_text()
                 assert time.time() < deadline, "the test server did not start"
                 time.sleep(0.2)
-        yield Server(url=url, password=password, seeded_at=seeded_at)
+        yield Server(url=url, password=password, seeded_at=seeded_at, env=env, manage=manage)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -114,10 +119,21 @@ def _sign_in(page, server: Server) -> None:  # noqa: ANN001
     page.wait_for_url(f"{server.url}/")
 
 
+@pytest.fixture(scope="session")
+def signed_in(browser, card_server, tmp_path_factory):  # noqa: ANN001, ANN201
+    """Dad's session cookie, signed in once (the password hash is deliberately slow) and reused by each test."""
+    path = tmp_path_factory.mktemp("card-session") / "state.json"
+    context = browser.new_context()
+    _sign_in(context.new_page(), card_server)
+    context.storage_state(path=str(path))
+    context.close()
+    return str(path)
+
+
 @pytest.fixture
-def page(browser, card_server):  # noqa: ANN001, ANN201
+def page(browser, card_server, signed_in):  # noqa: ANN001, ANN201
     """A signed-in page on the card; fails the test on any uncaught script error or any dialog."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=signed_in)
     page = context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
@@ -129,7 +145,6 @@ def page(browser, card_server):  # noqa: ANN001, ANN201
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    _sign_in(page, card_server)
     page.goto(f"{card_server.url}/notebooks/zelda/")
     page.evaluate("window.__same_page = true")  # gone if an action reloads the page instead of swapping
     yield page
@@ -187,6 +202,25 @@ def test_saving_without_a_reason_is_refused_in_place_and_keeps_the_draft(page, c
     expect(page.locator("#line-4 .words")).to_have_text("Torches burn out after a minute; light the next one in time.")
 
 
+def test_a_stale_edit_is_refused_with_the_current_words_and_the_draft_kept(page, card_server):
+    from playwright.sync_api import expect
+
+    line = page.locator("#line-5")
+    line.get_by_role("button", name="Edit").click()
+    line.get_by_label("Words").fill("Arrows are cheaper after the second dungeon.")
+    line.get_by_label("Reason").fill("she checked")
+    meanwhile = "Arrows cost 10 after dungeon 2."
+    card_server.run("notebook", "edit", "zelda", "5", meanwhile, "--by", "pippa", "--why", "saw")
+    line.get_by_role("button", name="Save").click()
+    expect(line.locator(".errors")).to_contain_text("changed since you read it")
+    expect(line.locator(".current .words")).to_have_text(meanwhile)
+    expect(line.get_by_label("Words")).to_have_value("Arrows are cheaper after the second dungeon.")
+    expect(line.get_by_label("Reason")).to_have_value("she checked")
+    line.get_by_role("button", name="Save").click()  # now knowingly replacing the current words
+    expect(line.locator(".words")).to_have_text("Arrows are cheaper after the second dungeon.")
+    assert _swapped_in_place(page)
+
+
 def test_retire_a_line_leaves_a_notice_linking_to_its_history(page):
     from playwright.sync_api import expect
 
@@ -221,13 +255,14 @@ def test_merge_selected_lines(page):
     page.get_by_label("Select line #8").check()
     page.get_by_label("Select line #9").check()
     form = page.locator("#select-form")
-    form.get_by_label("Words").fill("Keese circle in eights and rupees respawn: wait, then collect.")
+    merged = "Keese circle in eights and rupees respawn: wait, then collect."
+    form.get_by_label("Words").fill(merged)
     form.get_by_label("Reason").fill("two lines, one lesson")
     form.get_by_role("button", name="Merge", exact=True).click()
     expect(page.locator(".note")).to_contain_text("Merged #8, #9 into new line #")
     expect(page.locator("#line-8")).to_have_count(0)
     expect(page.locator("#line-9")).to_have_count(0)
-    expect(page.locator("li.fresh .words")).to_have_text("Keese circle in eights and rupees respawn: wait, then collect.")
+    expect(page.locator("li.fresh .words")).to_have_text(merged)
     assert _swapped_in_place(page)
 
 
@@ -309,14 +344,13 @@ def test_every_action_works_without_javascript(browser, card_server):
     context.close()
 
 
-def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, tmp_path):
+def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in, tmp_path):
     from playwright.sync_api import expect
 
     out = Path(os.environ.get("NOTEBOOKS_SCREENSHOTS") or tmp_path)
     for width, height, name in ((1280, 1000, "card-wide.png"), (390, 844, "card-narrow.png")):
-        context = browser.new_context(viewport={"width": width, "height": height})
+        context = browser.new_context(viewport={"width": width, "height": height}, storage_state=signed_in)
         page = context.new_page()
-        _sign_in(page, card_server)
         page.goto(f"{card_server.url}/notebooks/zelda/")
         if width > 1000:
             page.locator("#line-2").get_by_role("button", name="History").click()

@@ -103,3 +103,17 @@ def test_a_superuser_is_an_editor(client, lines):
     client.force_login(User.objects.create_superuser("root", password="a-long-test-password"))
     response = client.post(url(action="add"), {"words": "w", "reason": "r"}, **HX)
     assert response.status_code == 200
+
+
+def test_refusal_pages_carry_no_inline_style(client, agent_user, lines):
+    client.force_login(agent_user)
+    forbidden = client.post(url(action="add"), {"words": "w", "reason": "r"})
+    missing = client.get("/notebooks/nothing-here/")
+    assert forbidden.status_code == 403 and "Only the human editor" in forbidden.content.decode()
+    assert missing.status_code == 404 and "Not found" in missing.content.decode()
+    csrf = Client(enforce_csrf_checks=True)
+    csrf.force_login(agent_user)
+    refused = csrf.post(url(action="add"), {"words": "w", "reason": "r"})
+    assert refused.status_code == 403 and "nothing was changed" in refused.content.decode()
+    for response in (forbidden, missing, refused):
+        assert not re.search(r"<style|\sstyle=", response.content.decode())

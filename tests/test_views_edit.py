@@ -150,3 +150,16 @@ def test_the_cancel_link_brings_the_line_back(editor_client, lines):
     assert response.content.decode().lstrip().startswith('<li id="line-2" class="line src-guessed')
     plain = editor_client.get(url(2))
     assert plain.status_code == 302 and plain["Location"] == "/notebooks/zelda/#line-2"
+
+
+def test_a_tampered_expected_is_said_above_the_form(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(2, "edit"), {"words": "w", "reason": "r", "expected": "x"}, **HX)
+    assert response.status_code == 422
+    assert '<div class="errors" role="alert"><p>Enter a whole number.</p></div>' in response.content.decode()
+    assert rows() == before
+
+
+def test_a_field_error_draws_no_empty_error_box(editor_client, lines):
+    response = editor_client.post(url(2, "edit"), {"words": "w", "reason": "", "expected": 2}, **HX)
+    assert 'class="errors"' not in response.content.decode()
