@@ -86,8 +86,10 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
     values = sorted({0, top // 2, top}) if top >= 4 else sorted({0, top})
     ticks = [Mark(LEFT - 6, round(baseline - v / top * plot_h, 2), str(v)) for v in values]
     label_days = sorted({0, len(days) - 1, (len(days) - 1) // 2}) if len(days) > 2 else list(range(len(days)))
-    labels = [
-        Mark(round(LEFT + i * slot + slot / 2, 2), HEIGHT - 8, days[i].day.strftime("%b %-d")) for i in label_days
-    ]
+    labels = [Mark(round(LEFT + i * slot + slot / 2, 2), HEIGHT - 8, _short(days[i].day)) for i in label_days]
     totals = {s: sum(day.counts[s] for day in days) for s in SOURCES}
     return Chart(WIDTH, HEIGHT, bars, days, ticks, labels, totals, baseline, LEFT, WIDTH - RIGHT)
+
+
+def _short(day: date) -> str:
+    return f"{day:%b} {day.day}"

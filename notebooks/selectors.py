@@ -402,6 +402,13 @@ def audit(
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
 
 
+def titles() -> list[str]:
+    """Every notebook's title, for the audit's filter."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT title FROM notebooks_notebook ORDER BY title")
+        return [title for (title,) in cursor.fetchall()]
+
+
 def actors() -> list[str]:
     """Every name that wrote a row, for the audit's filter."""
     with connection.cursor() as cursor:

@@ -367,8 +367,7 @@ def _state(request: HttpRequest) -> dict[str, str]:
 @login_required
 @require_GET
 def audit(request: HttpRequest) -> HttpResponse:
-    titles = list(Notebook.objects.order_by("title").values_list("title", flat=True))
-    form = AuditForm(request.GET or None, titles=titles, actors=selectors.actors())
+    form = AuditForm(request.GET or None, titles=selectors.titles(), actors=selectors.actors())
     filters: dict[str, Any] = {}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data

@@ -109,3 +109,14 @@ def test_the_chart_draws_lines_added_per_day_by_source(editor_client, lines):
     assert '<svg class="bars"' in html
     assert html.count('class="bar bar-') >= 3
     assert "seen 1, guessed 1, Dad 1, Dad&#x27;s correction 0" in html
+
+
+def test_a_title_with_spaces_and_signs_has_working_links(editor_client, dad):
+    from notebooks import services
+
+    services.create_notebook(title="zelda 2.0+", by="test")
+    services.add(notebook="zelda 2.0+", text="a line", source="seen", by="pippa", why="s")
+    html = editor_client.get("/notebooks/zelda%202.0+/").content.decode()
+    assert 'hx-get="/notebooks/zelda%202.0+/lines/1/edit/"' in html
+    response = editor_client.post("/notebooks/zelda%202.0+/lines/1/edit/", {"words": "b", "reason": "r", "expected": 1})
+    assert response.status_code == 302 and response["Location"] == "/notebooks/zelda%202.0+/#line-1"
