@@ -226,6 +226,21 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
         yield log.dumps(row)
 
 
+@dataclass(frozen=True)
+class Stand:
+    """What a frozen reader read: the live lines as of one row, named by that row's seq and hash."""
+
+    seq: int
+    hash: str | None
+    lines: list[Line]
+
+
+def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
+    """The live lines at `until` (or now) with the seq and hash of the last row they include."""
+    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))
+
+
 # ----- reads for Dad's card (web) ----------------------------------------------------------------
 
 LINE_SQL = VIEW_SQL.replace("ORDER BY a.n", "AND a.n = %(n)s")  # the view's query, for one line

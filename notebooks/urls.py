@@ -1,9 +1,9 @@
-"""Dad's card: sign-in, the notebooks, one notebook's card with its inline actions, and the audit."""
+"""The web pages: sign-in, the notebooks, one notebook's card with its inline actions, the audit, the sessions."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import session_views, views
 
 app_name = "card"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.index, name="index"),
     path("audit/", views.audit, name="audit"),
+    path("sessions/", session_views.sessions_page, name="sessions"),
     path("notebooks/<str:title>/", views.card, name="notebook"),
     path("notebooks/<str:title>/add/", views.add, name="add"),
     path("notebooks/<str:title>/selected/", views.selected, name="selected"),

@@ -57,7 +57,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("card-browser")
     env = {
@@ -100,8 +100,10 @@ def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():  # noqa: ANN201
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread until it stops, which
+    would break later tests that start their own (asyncio.run, anyio)."""
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser)"
@@ -119,7 +121,7 @@ def _sign_in(page, server: Server) -> None:  # noqa: ANN001
     page.wait_for_url(f"{server.url}/")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def signed_in(browser, card_server, tmp_path_factory):  # noqa: ANN001, ANN201
     """Dad's session cookie, signed in once (the password hash is deliberately slow) and reused by each test."""
     path = tmp_path_factory.mktemp("card-session") / "state.json"

@@ -95,3 +95,19 @@ def test_retire_many_writes_nothing_when_one_line_cannot_go(lines):
     with pytest.raises(Invalid):
         services.retire_many(notebook="zelda", numbers=[1], by="dad", why=" ")
     assert selectors.head(lines).seq == head
+
+
+def test_retire_many_belongs_to_the_actors_open_session_like_every_write(lines):
+    import pytest
+
+    from notebooks import sessions
+    from notebooks.errors import Conflict
+    from notebooks.models import Row
+
+    services.create_notebook(title="tetris", by="test")
+    services.add(notebook="tetris", text="rotate", source="seen", by="pippa", why="s")
+    taken = sessions.take(notebook="zelda", plan="tidy", by="pippa")
+    with pytest.raises(Conflict, match="is refused while it is open"):
+        services.retire_many(notebook="tetris", numbers=[1], by="pippa", why="r")
+    services.retire_many(notebook="zelda", numbers=[1, 2], by="pippa", why="not about the game")
+    assert set(Row.objects.filter(op="strike").values_list("session_id", flat=True)) == {taken.id}
