@@ -5,7 +5,13 @@ from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Tables whose rows are never updated nor deleted.
-PROTECTED_TABLES = ("notebooks_notebook", "notebooks_row", "notebooks_words")
+PROTECTED_TABLES = (
+    "notebooks_notebook",
+    "notebooks_row",
+    "notebooks_words",
+    "notebooks_vaultalarm",
+    "notebooks_vaultalarmack",
+)
 
 
 def _sqlite_sql(table: str) -> list[str]:
@@ -48,12 +54,15 @@ def expected_triggers(vendor: str) -> set[str]:
 def install(connection: BaseDatabaseWrapper = default_connection) -> None:
     """Drop and create every trigger; safe to run any number of times."""
     statements: list[str] = []
+    # An early migration installs them before later migrations create their tables; post_migrate catches up.
+    present = set(connection.introspection.table_names())
+    tables = [t for t in PROTECTED_TABLES if t in present]
     if connection.vendor == "postgresql":
         statements.append(PG_FUNCTION)
-        for table in PROTECTED_TABLES:
+        for table in tables:
             statements += _postgres_sql(table)
     elif connection.vendor == "sqlite":
-        for table in PROTECTED_TABLES:
+        for table in tables:
             statements += _sqlite_sql(table)
     else:
         raise NotImplementedError(
