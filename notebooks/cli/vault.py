@@ -83,11 +83,14 @@ def sync(cmd: BaseCommand, o: dict) -> None:
 
 
 def watch(cmd: BaseCommand, o: dict) -> None:
+    if o["sweeps"] is not None and o["sweeps"] < 1:
+        raise CommandError("--sweeps is at least 1", returncode=2)
     vault = Vault(o["vault"])
     stop = threading.Event()
+    previous = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
+            previous[sig] = signal.signal(sig, lambda *_: stop.set())
     cmd.stdout.write(f"watching {vault.root} every {o['interval']}s (Ctrl-C stops)")
 
     def on_sweep(result: SweepResult) -> None:
@@ -97,12 +100,14 @@ def watch(cmd: BaseCommand, o: dict) -> None:
     def on_error(exc: Exception) -> None:
         cmd.stderr.write(f"sweep failed, trying again: {getattr(exc, 'message', exc)}")
 
-    if o["sweeps"] is not None and o["sweeps"] < 1:
-        raise CommandError("--sweeps is at least 1", returncode=2)
-    vault.ensure()
-    watch_vault(
-        vault=vault, interval=o["interval"], sweeps=o["sweeps"], stop=stop, on_sweep=on_sweep, on_error=on_error
-    )
+    try:
+        vault.ensure()
+        watch_vault(
+            vault=vault, interval=o["interval"], sweeps=o["sweeps"], stop=stop, on_sweep=on_sweep, on_error=on_error
+        )
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     cmd.stdout.write("stopped")
 
 

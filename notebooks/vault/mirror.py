@@ -36,6 +36,12 @@ class Tracked:
     hash: str  # the log's hash of row `rows`
     mtime_ns: int = 0
     ino: int = 0
+    seen_ns: int = 0  # when the file was last read and found to be this
+
+
+# A file's stat is trusted only if it was this much older than the moment it was last verified: a change
+# within the filesystem's timestamp granularity could otherwise keep size and mtime (git's "racily clean").
+RACY_NS = 2_000_000_000
 
 
 @dataclass
@@ -266,6 +272,7 @@ class Vault:
             and stat
             and head
             and (stat.st_size, stat.st_mtime_ns, stat.st_ino) == (tracked.size, tracked.mtime_ns, tracked.ino)
+            and tracked.mtime_ns < tracked.seen_ns - RACY_NS
             and (head.seq, head.hash) == (tracked.rows, tracked.hash)
         ):
             return result  # nothing moved on either side
@@ -372,6 +379,7 @@ class Vault:
             hash=_hash_of_row(nb, rows),
             mtime_ns=stat.st_mtime_ns,
             ino=stat.st_ino,
+            seen_ns=time.time_ns(),
         )
 
     def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
