@@ -3,7 +3,7 @@
 import threading
 from collections.abc import Callable
 
-from django.db import DatabaseError, close_old_connections
+from django.db import DatabaseError, close_old_connections, connection
 
 from notebooks.errors import NotebookError
 
@@ -24,7 +24,8 @@ def watch(
     stop = stop or threading.Event()
     done = 0
     while not stop.is_set() and (sweeps is None or done < sweeps):
-        close_old_connections()  # a long-running process must not hold a dead connection
+        if not connection.in_atomic_block:
+            close_old_connections()  # a long-running process must not hold a dead connection
         try:
             on_sweep(v.sweep())
         except (NotebookError, OSError, DatabaseError) as exc:
