@@ -1,5 +1,6 @@
 """Take, checkpoint and land in git: drift apart from the one semantic commit, the base never laundered."""
 
+import signal
 from io import StringIO
 
 import pytest
@@ -277,3 +278,46 @@ def test_the_vault_is_enabled_by_its_setting(settings):
     assert not vault_enabled()
     settings.NOTEBOOK_VAULT_ENABLED = True
     assert vault_enabled()
+
+
+# ----- for the sessions code: its own lock around take and land, and a land retried ------------------
+
+
+def _bounded(seconds: int):  # noqa: ANN202
+    """Fail instead of hanging if the vault's lock were not re-entrant."""
+
+    def expired(*_: object) -> None:
+        raise TimeoutError("the vault's lock deadlocked against itself")
+
+    signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+
+
+def test_take_and_land_run_inside_the_vaults_lock_held_by_the_caller(vault, zelda, claims):
+    vault.sweep()
+    _bounded(20)
+    try:
+        with vault.lock():  # what sessions.take does around its transaction
+            base = vault_take("zelda", session_id=7)
+            claims.add("zelda")
+            s1 = add("the session's line")
+            landed = land(base, [s1])
+    finally:
+        signal.alarm(0)
+    assert commits(vault)[0]["sha"] == landed.semantic
+
+
+def test_a_land_retried_after_it_reached_git_returns_the_same_commit(vault, taken):
+    s1 = add("the session's line")
+    first = land(taken, [s1])
+    head = commits(vault)[0]["sha"]
+    again = land(taken, [s1])
+    assert again.semantic == first.semantic and again.rows == (s1,)
+    assert commits(vault)[0]["sha"] == head
+
+
+def test_open_sessions_are_the_default_claims(vault, settings):
+    from notebooks.vault import claimed_titles
+
+    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
+    assert claimed_titles() == frozenset()  # no open session (and, before issue 4 is merged, no sessions at all)

@@ -10,10 +10,13 @@ def claimed_titles() -> frozenset[str]:
 
 
 def open_session_titles() -> set[str]:
-    """Titles with an open session.
+    """Titles with an open session (taken, neither landed nor abandoned), from the sessions module.
 
-    Sessions (issue 4) are not on main yet, so nothing is claimed through this default: until they are,
-    callers pass `claimed=` explicitly. Wiring: return the titles of the sessions that are open
-    (taken, neither landed nor abandoned), read with one query.
+    Until sessions (issue 4) are on main there is no such module and nothing is claimed this way; callers
+    and tests pass `claimed=` explicitly.
     """
-    return set()
+    try:
+        from notebooks.sessions import open_sessions
+    except ImportError:
+        return set()
+    return set(open_sessions().values_list("notebook__title", flat=True))

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ SUFFIX = ".jsonl"
 STATE_FILE = "notebooks-vault-state.json"
 LOCK_FILE = "notebooks-vault.lock"
 EVIDENCE_PREFIX = "refs/heads/evidence/"
+_HELD = threading.local()  # vault roots whose lock this thread holds, with its depth
 
 
 @dataclass
@@ -174,13 +176,27 @@ class Vault:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """One sweep, take, checkpoint or land at a time, across processes (the watcher and the web)."""
+        """One sweep, take, checkpoint or land at a time, across processes (the watcher and the web).
+
+        Re-entrant within a thread, so sessions can hold it around their own transaction and call take or land
+        inside: the order is always the vault's lock, then the database's, as in a sweep, so the two cannot deadlock.
+        """
         self.ensure()
-        with open(self.root / ".git" / LOCK_FILE, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        held = _HELD.__dict__.setdefault("roots", {})
+        if held.get(self.root):
+            held[self.root] += 1
             try:
                 yield
             finally:
+                held[self.root] -= 1
+            return
+        with open(self.root / ".git" / LOCK_FILE, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            held[self.root] = 1
+            try:
+                yield
+            finally:
+                held.pop(self.root, None)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _state_path(self) -> Path:
