@@ -2,13 +2,14 @@
 
 import signal
 from io import StringIO
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
 
 from notebooks import selectors, services
 from notebooks.errors import Conflict, Invalid
-from notebooks.vault import vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take
+from notebooks.vault import vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
 from tests.vaulttools import (
     add,
     append_to,
@@ -321,3 +322,34 @@ def test_open_sessions_are_the_default_claims(vault, settings):
 
     settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
     assert claimed_titles() == frozenset()  # no open session (and, before issue 4 is merged, no sessions at all)
+
+
+# ----- the hooks sessions.py calls (notebooks.vault.wiring), with a stand-in for its Session -------------
+
+
+def _session(base: str) -> SimpleNamespace:
+    return SimpleNamespace(pk=7, notebook=SimpleNamespace(title="zelda"), actor="pippa", plan="Tidy", vault_base=base)
+
+
+def test_the_hooks_do_nothing_without_a_vault(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_ENABLED = False
+    head = commits(vault)[0]["sha"]
+    with wiring.session_lock():
+        assert wiring.base_for_take("zelda") == ""
+    assert wiring.after_checkpoint(_session(""), "n") is None
+    assert wiring.land_in_git(_session(""), "s", []) is None
+    assert wiring.after_abandon(_session(""), "w") is None
+    assert commits(vault)[0]["sha"] == head
+
+
+def test_the_hooks_take_checkpoint_and_land_through_the_vault(vault, zelda, claims, settings):
+    settings.NOTEBOOK_VAULT_ENABLED = True
+    with wiring.session_lock():
+        base = wiring.base_for_take("zelda")
+    claims.add("zelda")
+    session = _session(base)
+    s1 = add("the session's line")
+    assert wiring.after_checkpoint(session, "halfway") == vault.git.rev("refs/checkpoints/7")
+    with wiring.session_lock():
+        landed = wiring.land_in_git(session, "One line.", [s1])
+    assert commits(vault)[0]["sha"] == landed.semantic and commits(vault)[0]["author"] == "pippa"
