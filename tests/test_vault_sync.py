@@ -291,3 +291,44 @@ def test_sync_reports_a_refusal_on_stderr_and_exits_non_zero(vault, zelda):
 def test_sync_takes_the_vault_directory_as_an_option(db, zelda, tmp_path):
     call_command("notebook", "vault", "sync", "--vault", str(tmp_path / "elsewhere"), stdout=StringIO())
     assert (tmp_path / "elsewhere" / "zelda.jsonl").read_bytes() == canonical()
+
+
+def test_a_file_that_changes_while_it_is_swept_is_left_for_the_next_sweep(vault, zelda, monkeypatch):
+    import notebooks.vault.mirror as mirror
+
+    vault.sweep(claimed=set())
+    append_to(vault, "zelda", "{a bad line")
+    late = outside(n=9, text="written late", source="seen")
+    real = mirror.canonical_bytes
+
+    def a_writer_strikes_meanwhile(nb):  # noqa: ANN001, ANN202 - between the sweep's read and its restore
+        append_to(vault, "zelda", late)
+        return real(nb)
+
+    monkeypatch.setattr(mirror, "canonical_bytes", a_writer_strikes_meanwhile)
+    result = vault.sweep(claimed=set())
+    assert result.files[0].waiting == "the file changed while it was being swept"
+    assert late.encode() in file_bytes(vault)  # not replaced under the writer
+    monkeypatch.undo()
+    result = vault.sweep(claimed=set())  # judged as it now is: refused, with the late row in the evidence
+    assert late.encode() in at(vault, result.problems[0].evidence_ref)
+    assert file_bytes(vault) == canonical()
+
+
+def test_rows_imported_before_the_file_could_be_rewritten_are_not_imported_twice(vault, zelda, monkeypatch):
+    import notebooks.vault.mirror as mirror
+
+    vault.sweep(claimed=set())
+    append_to(vault, "zelda", outside("edit", n=1, to="roll after the second swing, then block", by="pippa", why="x"))
+
+    def stopped(*args: object) -> None:
+        raise mirror._Moved  # as if the process stopped after the import, before the file was rewritten
+
+    monkeypatch.setattr(mirror.Vault, "_write", stopped)
+    assert vault.sweep(claimed=set()).files[0].waiting
+    assert selectors.head(zelda).seq == 4  # imported
+    monkeypatch.undo()
+    result = vault.sweep(claimed=set())
+    assert result.problems == [] and result.files[0].imported == ()
+    assert selectors.head(zelda).seq == 4  # not twice
+    assert file_bytes(vault) == canonical()

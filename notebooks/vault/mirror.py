@@ -160,6 +160,7 @@ class Vault:
         self.root = Path(root or settings.NOTEBOOK_VAULT).resolve()
         self.git = Git(self.root)
         self._partials: dict[str, str] = {}  # title → the file's blob when its last line was unfinished
+        self._read_stat: dict[str, tuple[int, int, int] | None] = {}  # title → the file's stat when it was read
 
     # ----- the directory and its bookkeeping ------------------------------------------------------
 
@@ -277,6 +278,24 @@ class Vault:
     ) -> FileResult:
         """One file against its notebook. With repair=False a file that is not an append is only reported."""
         result = FileResult(title)
+        try:
+            return self._reconcile(result, state, by_default=by_default, head=head, repair=repair)
+        except _Moved:
+            result.waiting = "the file changed while it was being swept"
+            return result
+        finally:
+            self._read_stat.pop(title, None)
+
+    def _reconcile(
+        self,
+        result: FileResult,
+        state: dict[str, Tracked],
+        *,
+        by_default: str,
+        head: "selectors.Head | None",
+        repair: bool,
+    ) -> FileResult:
+        title = result.title
         path = self.path(title)
         tracked = state.get(title)
         try:
@@ -293,6 +312,7 @@ class Vault:
         ):
             return result  # nothing moved on either side
         found = path.read_bytes() if stat else None
+        self._read_stat[title] = _stat_key(stat)
         nb = Notebook.objects.filter(title=title).first()
 
         # What is already known good: the bytes the last sweep left, while the log still holds those rows.
@@ -344,6 +364,10 @@ class Vault:
             outside = file_lines[k:]
             if outside and not any(line.strip() for line in outside):
                 outside = []  # only blank lines were added: nothing to import, the file is rewritten clean
+            already = 0
+            if outside and _already_in_log(outside, db_lines[k:]):
+                # Imported by an earlier sweep that could not rewrite the file (moved, or stopped): rewrite it only.
+                already, outside = len(outside), []
             if outside:
                 try:
                     appended = services.append_rows(
@@ -365,7 +389,7 @@ class Vault:
             if nb is None:
                 return result  # an empty file with no notebook: nothing to mirror yet
             missing = db_lines[k:]
-            result.appended = len(missing)
+            result.appended = len(missing) - already
             if len(file_lines) > k or (found and not found.endswith(b"\n")):
                 self._write(path, canonical_bytes(nb), state, title, nb)  # blank lines, or a last newline missing
             elif missing:
@@ -399,6 +423,8 @@ class Vault:
         )
 
     def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
+        if title in self._read_stat and _stat_key(_stat_or_none(path)) != self._read_stat[title]:
+            raise _Moved  # an outside writer reached the file after it was read: never replace what was not judged
         _write_atomic(path, content)
         self._track(state, title, nb, content)
 
@@ -521,6 +547,35 @@ class Vault:
         head_line = subject or "vault: " + ", ".join(counts)
         tail = {"Actors": ", ".join(sorted(actors)) or "none", **(trailers or {})}
         return head_line + "\n\n" + "\n".join(details) + "\n\n" + "".join(f"{k}: {v}\n" for k, v in tail.items())
+
+
+class _Moved(Exception):
+    """The file changed between the sweep's read and its write."""
+
+
+def _stat_or_none(path: Path) -> "os.stat_result | None":
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+
+
+def _stat_key(stat: "os.stat_result | None") -> tuple[int, int, int] | None:
+    return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _already_in_log(outside: list[bytes], tail: list[bytes]) -> bool:
+    """Whether these outside rows are the log's last rows already: every field they give matches (seq, hash aside)."""
+    if not outside or len(outside) > len(tail):
+        return False
+    for raw, logged in zip(outside, tail[len(tail) - len(outside) :], strict=True):
+        try:
+            mine, theirs = json.loads(raw), json.loads(logged)
+        except ValueError:
+            return False
+        if not isinstance(mine, dict) or any(theirs.get(k) != v for k, v in mine.items() if k not in ("seq", "hash")):
+            return False
+    return True
 
 
 def _row_summary(line: bytes) -> tuple[int | None, str]:
