@@ -299,3 +299,18 @@ def vault_alarms(*, include_acknowledged: bool = False, limit: int = 50) -> list
             [limit],
         )
         return [Alarm(*values) for values in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class Stand:
+    """What a frozen reader read: the live lines as of one row, named by that row's seq and hash."""
+
+    seq: int
+    hash: str | None
+    lines: list[Line]
+
+
+def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
+    """The live lines at `until` (or now) with the seq and hash of the last row they include."""
+    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from . import importing, log, selectors
+from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Notebook, Row, Source, VaultAlarm, VaultAlarmAck, Words, title_validator
 from .roles import AGENT_SOURCES, Actor, as_actor
@@ -82,6 +82,11 @@ def _may_change(actor: Actor, line: LineState, verb: str) -> None:
         raise Forbidden(
             f"{actor.name} may not {verb} line #{line.n}: it is Dad's ({line.source}); only the human editor may."
         )
+
+
+def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
+    """The session the write's rows belong to (sessions.py); refuses a write an open session forbids."""
+    return {"session_id": sessions.claim_for_write(title=title, actor=actor)}
 
 
 # ----- state read inside the write's transaction --------------------------------------------------
@@ -178,6 +183,7 @@ def create_notebook(*, title: str, by: str) -> Notebook:
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
     with transaction.atomic():
+        sessions.refuse_new_notebook(title=title, by=by)
         if Notebook.objects.filter(title=title).exists():
             raise Conflict(f"A notebook titled {title!r} already exists.")
         return Notebook.objects.create(title=title, created_by=by)
@@ -192,9 +198,11 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         n = _next_number(nb)
-        (row,) = _append(nb, [{"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why}])
+        fields = {"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why, **claim}
+        (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -204,6 +212,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "edit")
@@ -216,7 +225,8 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
         if to == line.words:
             raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
         source = Source.DAD_CORRECTION if actor.editor else line.source
-        (row,) = _append(nb, [{"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why}])
+        fields = {"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why, **claim}
+        (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -227,6 +237,7 @@ def retire(
     actor = as_actor(by)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "retire")
@@ -243,7 +254,7 @@ def retire(
             target = _line(nb, into)
             if not target.live:
                 raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
-        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why}
+        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
         (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
@@ -261,6 +272,7 @@ def merge(
     if len(set(numbers)) != len(numbers):
         raise Invalid("A merge names each line once.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         lines = [_live_line(nb, x) for x in numbers]
         for line in lines:
@@ -274,9 +286,10 @@ def merge(
         if not actor.editor and source not in AGENT_SOURCES:
             raise Forbidden(f"{actor.name} is an agent and may write only seen or guessed lines, not {source}.")
         new = _next_number(nb)
-        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why}]
+        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why, **claim}]
         fields += [
-            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why} for x in numbers
+            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why, **claim}
+            for x in numbers
         ]
         written = _append(nb, fields)
     return Written(n=new, seqs=tuple(r.seq for r in written))
@@ -388,8 +401,16 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         )
         if not rows:
             raise Invalid("No rows to append.")
+        claims: dict[str, int | None] = {}
         for fields in rows:
             _outside_row_allowed(fields, sources, is_editor)
+            by = fields["by"]
+            if by not in claims:
+                try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
+                    claims[by] = sessions.claim_for_write(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                except Conflict as exc:
+                    raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
+            fields["session_id"] = claims[by]
         written = _append(nb, rows, top)
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
 

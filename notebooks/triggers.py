@@ -11,6 +11,8 @@ PROTECTED_TABLES = (
     "notebooks_words",
     "notebooks_vaultalarm",
     "notebooks_vaultalarmack",
+    "notebooks_session",
+    "notebooks_sessionevent",
 )
 
 

@@ -88,3 +88,9 @@ def test_the_command_line_lists_and_acknowledges_alarms(refused, dad, vault):
     call_command("notebook", "vault", "alarms", stdout=StringIO(), stderr=err)
     assert "(no alarms)" in err.getvalue()
     assert file_bytes(vault).count(b"\n") == 3  # restored, all along
+
+
+def test_dads_pages_carry_the_banner(refused, dad, client):
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert "The vault refused 1 file" in html and refused.evidence_ref in html

@@ -321,7 +321,7 @@ def test_open_sessions_are_the_default_claims(vault, settings):
     from notebooks.vault import claimed_titles
 
     settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
-    assert claimed_titles() == frozenset()  # no open session (and, before issue 4 is merged, no sessions at all)
+    assert claimed_titles() == frozenset()  # no open session yet; test_vault_wiring covers an open one
 
 
 # ----- the hooks sessions.py calls (notebooks.vault.wiring), with a stand-in for its Session -------------

@@ -10,13 +10,7 @@ def claimed_titles() -> frozenset[str]:
 
 
 def open_session_titles() -> set[str]:
-    """Titles with an open session (taken, neither landed nor abandoned), from the sessions module.
+    """Titles with an open session (taken, neither landed nor abandoned)."""
+    from notebooks.sessions import open_sessions  # imported here: sessions imports the vault's wiring
 
-    Until sessions (issue 4) are on main there is no such module and nothing is claimed this way; callers
-    and tests pass `claimed=` explicitly.
-    """
-    try:
-        from notebooks.sessions import open_sessions
-    except ImportError:
-        return set()
     return set(open_sessions().values_list("notebook__title", flat=True))

@@ -5,7 +5,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notebooks', '0002_append_only_triggers'),
+        ('notebooks', '0003_tokens_sessions'),
     ]
 
     operations = [
