@@ -9,6 +9,8 @@ PROTECTED_TABLES = (
     "notebooks_notebook",
     "notebooks_row",
     "notebooks_words",
+    "notebooks_vaultalarm",
+    "notebooks_vaultalarmack",
     "notebooks_session",
     "notebooks_sessionevent",
 )
