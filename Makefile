@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench clean reliability
+.PHONY: run test lint venv browser bench clean screenshots reliability
 
 venv: $(VENV)/.installed
 
@@ -20,6 +20,7 @@ browser:
 
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
+	DEBUG=1 $(PY) manage.py notebook first-editor
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
 
 lint: venv
@@ -28,6 +29,10 @@ lint: venv
 
 test: venv browser lint
 	$(VENV)/bin/pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# Redraw docs/card-wide.png and docs/card-narrow.png from a fresh demo notebook.
+screenshots: venv browser
+	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/test_browser_card.py -k fits_a_phone
 
 # The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
 reliability: venv

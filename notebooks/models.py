@@ -104,6 +104,35 @@ class Row(models.Model):
         return f"{self.notebook_id}#{self.seq} {self.op} n={self.n}"
 
 
+class VaultAlarm(models.Model):
+    """A vault file that was not an append of the log: refused, kept as evidence, restored. Shown until acknowledged."""
+
+    at = models.FloatField(help_text="When the vault found it, epoch seconds.")
+    title = models.CharField(max_length=80)
+    problem = models.CharField(max_length=24)  # rewritten, truncated, deleted, refused_append
+    message = models.TextField()
+    evidence_ref = models.CharField(max_length=255, blank=True, default="")
+    evidence_sha = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["at"], name="vault_alarm_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.title}: {self.problem}"
+
+
+class VaultAlarmAck(models.Model):
+    """The editor has seen an alarm: a row of its own, since alarms are never updated."""
+
+    alarm = models.OneToOneField(VaultAlarm, on_delete=models.PROTECT, related_name="ack")
+    by = models.CharField(max_length=80)
+    why = models.TextField(blank=True, default="")
+    at = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"ack of {self.alarm_id} by {self.by}"
+
+
 class Role(models.TextChoices):
     AGENT = "agent"
     EDITOR = "editor"
@@ -134,6 +163,8 @@ class Session(models.Model):
     plan = models.TextField()
     base = models.PositiveBigIntegerField(help_text="The notebook's head seq at take; the final gates compare with it.")
     at = models.FloatField()
+    # The vault's commit at take (notebooks.vault.wiring); empty when no vault is configured.
+    vault_base = models.CharField(max_length=64, blank=True, default="")
 
     def __str__(self) -> str:
         return f"session {self.pk} {self.actor} on {self.notebook_id}"

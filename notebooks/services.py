@@ -12,10 +12,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from . import importing, log, sessions
+from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .locks import lock_notebook
-from .models import Notebook, Row, Source, Words, title_validator
+from .models import Notebook, Row, Source, VaultAlarm, VaultAlarmAck, Words, title_validator
 from .roles import AGENT_SOURCES, Actor, as_actor
 from .selectors import Head, get_notebook, head
 
@@ -319,6 +319,25 @@ def retire(
     return Written(n=n, seqs=(row.seq,))
 
 
+def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: str) -> Written:
+    """Retire several lines for one reason, all or nothing: if one may not be retired, nothing is written."""
+    actor = as_actor(by)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid("Select at least one line to retire.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("Name each line once.")
+    with transaction.atomic():
+        claim = _session_fields(notebook, actor)
+        nb = _lock(notebook)
+        for line in [_live_line(nb, x) for x in numbers]:
+            _may_change(actor, line, "retire")
+        fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
+        written = _append(nb, fields)
+    return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
+
+
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
@@ -471,3 +490,104 @@ def _editor_names() -> set[str]:
         | Q(groups__permissions__codename="edit_any_line")
     )
     return set(editors.values_list("username", flat=True))
+
+
+# ----- the vault ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Appended:
+    notebook: Notebook
+    created: bool
+    seqs: tuple[int, ...]
+    by: tuple[str, ...]  # each row's actor, in order
+
+
+def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
+    """Rows an outside writer appended to a notebook's file, continuing the log from its head. All or nothing.
+
+    Each row is checked as an import checks it, against the notebook as the database holds it, and keeps its
+    `by` (rows without one are by `by_default`). An agent's row may write and change only seen or guessed
+    lines, as through every other door. A refusal names the line of the file (`first_line` is the file's
+    line number of the first line given). A title with no notebook yet starts one.
+    """
+    try:
+        title_validator(notebook)
+    except ValidationError as exc:
+        raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
+    editors = _editor_names()
+    is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the same rule as import
+    lines = list(lines)
+    with transaction.atomic():
+        nb = Notebook.objects.filter(title=notebook).first()
+        created = nb is None
+        if created:
+            nb = create_notebook(title=notebook, by=by_default)
+        nb = lock_notebook(nb)
+        top = head(nb)
+        fold = selectors.fold_state(nb)
+        sources = {n: line.source for n, line in fold.lines.items()}
+        rows, after = importing.parse(
+            lines,
+            fold=fold,
+            default_by=by_default,
+            is_editor=is_editor,
+            max_words=settings.NOTEBOOK_MAX_WORDS,
+            max_reason=settings.NOTEBOOK_MAX_REASON,
+            max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
+            start=first_line,
+        )
+        if not rows:
+            raise Invalid("No rows to append.")
+        claims: dict[str, int | None] = {}
+        for fields in rows:
+            _outside_row_allowed(fields, sources, is_editor)
+            by = fields["by"]
+            if by not in claims:
+                try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
+                    claims[by] = sessions.claim_for_write(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                except Conflict as exc:
+                    raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
+            fields["session_id"] = claims[by]
+        written = _append(nb, rows, top, redacted=frozenset(after.redacted))
+    return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_editor: Callable[[str], bool]) -> None:
+    op, n, by = fields["op"], fields["n"], fields["by"]
+    if not is_editor(by):
+        agent = f"line {fields['line_no']}: {by} is an agent and may"
+        if op in ("edit", "strike") and sources.get(n) not in AGENT_SOURCES:
+            verb = "edit" if op == "edit" else "retire"
+            raise Forbidden(f"{agent} not {verb} line #{n}, which is Dad's ({sources.get(n)})")
+        if op in ("add", "edit") and fields["source"] not in AGENT_SOURCES:
+            raise Forbidden(f"{agent} write only seen or guessed lines, not {fields['source']}")
+    if op in ("add", "edit"):
+        sources[n] = fields["source"]
+
+
+def record_vault_alarm(
+    *, title: str, problem: str, message: str, evidence_ref: str = "", evidence_sha: str = ""
+) -> VaultAlarm:
+    """A file the vault refused: recorded for Dad's pages until he acknowledges it."""
+    return VaultAlarm.objects.create(
+        at=time.time(),
+        title=title[:80],
+        problem=problem,
+        message=message,
+        evidence_ref=evidence_ref,
+        evidence_sha=evidence_sha,
+    )
+
+
+def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> VaultAlarmAck:
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"{actor.name} may not acknowledge a vault alarm; only the human editor may.")
+    with transaction.atomic():
+        found = VaultAlarm.objects.filter(pk=alarm).first()
+        if found is None:
+            raise NotFound(f"No vault alarm #{alarm}.")
+        if VaultAlarmAck.objects.filter(alarm=found).exists():
+            raise Conflict(f"Vault alarm #{alarm} is already acknowledged.")
+        return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())

@@ -19,6 +19,7 @@ from .locks import lock_notebook
 from .models import EventKind, Notebook, Role, Session, SessionEvent
 from .roles import Actor, as_actor
 from .selectors import get_notebook, head, view_at_seq
+from .vault import wiring as vault
 
 CLOSING = (EventKind.LAND, EventKind.ABANDON)
 DAD_SOURCES = frozenset({"dad", "dad_correction"})
@@ -200,6 +201,13 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
     _check_text(plan, "plan", limit=settings.NOTEBOOK_MAX_WORDS)
+    with vault.session_lock():
+        get_notebook(notebook)
+        vault_base = vault.base_for_take(notebook)  # pending drift committed in git before base is fixed
+        return _take(notebook=notebook, plan=plan, actor=actor, vault_base=vault_base)
+
+
+def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
     with transaction.atomic():
         nb = _lock_notebook(get_notebook(notebook))
         holder = open_session_on(nb)
@@ -220,7 +228,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
         top = head(nb).seq
         accounted = _accounted(nb)
         session = Session.objects.create(
-            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=time.time()
+            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=time.time(), vault_base=vault_base
         )
         pending = _count_drift(nb, accounted, top)
         if pending:
@@ -240,6 +248,7 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
         _open_for(s, actor, "checkpoint")
         top = head(nb).seq
         _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
+    vault.after_checkpoint(s, note)
     return Checkpointed(id=s.pk, base=s.base, head=top)
 
 
@@ -252,7 +261,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     actor = as_actor(by)
     s = _session(session)
     _check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
-    with transaction.atomic():
+    with vault.session_lock(), transaction.atomic():
         nb = _lock_notebook(s.notebook)
         _open_for(s, actor, "land")
         top = head(nb).seq
@@ -266,6 +275,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
                 reasons=reasons,
                 session=s.pk,
             )
+        vault.land_in_git(s, summary, [row[0] for row in own])  # the vault's final gate may still refuse
         drift = _count_drift(nb, s.base, top)
         if drift:
             _event(
@@ -287,7 +297,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     actor = as_actor(by)
     s = _session(session)
     _check_text(why, "reason")
-    with transaction.atomic():
+    with vault.session_lock(), transaction.atomic():
         nb = _lock_notebook(s.notebook)
         _open_for(s, actor, "abandon", editor_may=True)
         top = head(nb).seq
@@ -304,6 +314,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
             )
         own = len(_own_rows(s))
         _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
+        vault.after_abandon(s, why)
     return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
 
 

@@ -9,6 +9,8 @@ PROTECTED_TABLES = (
     "notebooks_notebook",
     "notebooks_row",
     "notebooks_words",
+    "notebooks_vaultalarm",
+    "notebooks_vaultalarmack",
     "notebooks_session",
     "notebooks_sessionevent",
 )
@@ -21,9 +23,10 @@ REDACTED = (
 )
 
 
-def _sqlite_sql(table: str) -> list[str]:
-    allow = f"WHEN NOT {REDACTED} " if table == WORDS_TABLE else ""
-    refused = "DELETE refused (only words named by a redact row may go)" if table == WORDS_TABLE else "DELETE refused"
+def _sqlite_sql(table: str, redaction: bool = True) -> list[str]:
+    gated = table == WORDS_TABLE and redaction
+    allow = f"WHEN NOT {REDACTED} " if gated else ""
+    refused = "DELETE refused (only words named by a redact row may go)" if gated else "DELETE refused"
     return [
         f"DROP TRIGGER IF EXISTS {table}_no_update",
         f"DROP TRIGGER IF EXISTS {table}_no_delete",
@@ -56,8 +59,9 @@ $$
 """
 
 
-def _postgres_sql(table: str) -> list[str]:
-    row_function = "notebooks_words_guard" if table == WORDS_TABLE else "notebooks_refuse_change"
+def _postgres_sql(table: str, redaction: bool = True) -> list[str]:
+    gated = table == WORDS_TABLE and redaction
+    row_function = "notebooks_words_guard" if gated else "notebooks_refuse_change"
     return [
         f"DROP TRIGGER IF EXISTS {table}_no_change ON {table}",
         f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}",
@@ -78,14 +82,20 @@ def install(connection: BaseDatabaseWrapper = default_connection) -> None:
     # An early migration runs before later tables exist; the post_migrate pass covers them.
     existing = set(connection.introspection.table_names())
     tables = [t for t in PROTECTED_TABLES if t in existing]
+    # Before 0006_redaction there is no redacts column: a trigger naming it would break SQLite's table rebuilds.
+    redaction = False
+    if "notebooks_row" in existing:
+        with connection.cursor() as cursor:
+            columns = connection.introspection.get_table_description(cursor, "notebooks_row")
+        redaction = any(c.name == "redacts" for c in columns)
     statements: list[str] = []
     if connection.vendor == "postgresql":
         statements += [PG_FUNCTION, PG_WORDS_FUNCTION]
         for table in tables:
-            statements += _postgres_sql(table)
+            statements += _postgres_sql(table, redaction)
     elif connection.vendor == "sqlite":
         for table in tables:
-            statements += _sqlite_sql(table)
+            statements += _sqlite_sql(table, redaction)
     else:
         raise NotImplementedError(
             f"append-only triggers are written for SQLite and PostgreSQL, not {connection.vendor}"

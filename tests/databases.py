@@ -217,27 +217,32 @@ def record(test: str, **figures: Any) -> None:
         f.write(json.dumps({"test": test, "vendor": suite_vendor(), **figures}) + "\n")
 
 
-def serve_once(scratch: Scratch, path: str = "/") -> int:
-    """Start the server on the scratch database, wait for one answer to GET `path`, stop it; the status."""
+def serve_once(scratch: Scratch) -> dict:
+    """Start the server on the scratch database, read the notebooks through the API once, stop it; the answer."""
+    import json
     import socket
     import time
     import urllib.error
     import urllib.request
 
+    secret = scratch.manage("notebook", "token", "probe").stdout.strip().splitlines()[-1]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = scratch.start("manage.py", "runserver", f"127.0.0.1:{port}", "--noreload")
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/notebooks", headers={"Authorization": f"Bearer {secret}"}
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise AssertionError(f"the server exited {proc.returncode}: {proc.stderr.read()}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
-                    return response.status
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return json.loads(response.read())
             except urllib.error.HTTPError as exc:
-                return exc.code
+                raise AssertionError(f"the server answered {exc.code}: {exc.read()[:500]!r}") from None
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.2)
         raise AssertionError("the server did not answer within 60 s")
