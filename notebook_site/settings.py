@@ -47,6 +47,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "notebooks.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,6 +139,17 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+
+# Sign-in throttling (notebooks/security.py): failures per username+address, and per address, in a window.
+SIGNIN_MAX_FAILURES = int(os.environ.get("SIGNIN_MAX_FAILURES", "5"))
+SIGNIN_MAX_FAILURES_PER_ADDRESS = int(os.environ.get("SIGNIN_MAX_FAILURES_PER_ADDRESS", "50"))
+SIGNIN_WINDOW = int(os.environ.get("SIGNIN_WINDOW", "900"))
+# The throttle's counters: one process's memory, or files every worker process shares (CACHE_DIR).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": os.environ["CACHE_DIR"]}
+    if os.environ.get("CACHE_DIR")
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # The notebooks' own limits (README, "Limits").
 NOTEBOOK_MAX_WORDS = int(os.environ.get("NOTEBOOK_MAX_WORDS", "4000"))

@@ -4,11 +4,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from . import session_views, views
+from .security import ThrottledLoginView
 
 app_name = "card"
 
 urlpatterns = [
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", ThrottledLoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.index, name="index"),
     path("audit/", views.audit, name="audit"),
