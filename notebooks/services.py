@@ -15,10 +15,11 @@ from django.db import IntegrityError, connection, transaction
 from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Notebook, Row, Source, VaultAlarm, VaultAlarmAck, Words, title_validator
-from .roles import AGENT_SOURCES, Actor, as_actor
+from .roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from .selectors import Head, get_notebook, head
 
 SOURCES = frozenset(Source.values)
+MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ def check_words(words: Any, what: str = "words") -> str:
         raise Invalid(f"The {what} are {len(words)} characters long; the limit is {settings.NOTEBOOK_MAX_WORDS}.")
     if "\x00" in words:
         raise Invalid(f"The {what} contain a NUL character.")
+    if not is_storable(words):
+        raise Invalid(f"The {what} are not valid Unicode text.")
     return words
 
 
@@ -62,6 +65,8 @@ def check_reason(why: Any) -> str:
         raise Invalid(f"The reason is {len(why)} characters long; the limit is {settings.NOTEBOOK_MAX_REASON}.")
     if "\x00" in why:
         raise Invalid("The reason contains a NUL character.")
+    if not is_storable(why):
+        raise Invalid("The reason is not valid Unicode text.")
     return why
 
 
@@ -74,6 +79,8 @@ def check_source(source: Any) -> str:
 def check_number(n: Any, what: str = "line number") -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise Invalid(f"The {what} {n!r} is not a positive whole number.")
+    if n > MAX_NUMBER:
+        raise Invalid(f"The {what} {n} is beyond any line a notebook can have.")
     return n
 
 
@@ -178,15 +185,25 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
 
 
 def create_notebook(*, title: str, by: str) -> Notebook:
+    if not isinstance(title, str):
+        raise Invalid("A title is text.")
+    if title != title.rstrip():
+        # The pattern's `$` lets a trailing newline through; "zelda " would be a look-alike of "zelda".
+        raise Invalid(f"{title!r} is not a valid title: it ends in white space.")
     try:
         title_validator(title)
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
-    with transaction.atomic():
-        sessions.refuse_new_notebook(title=title, by=by)
-        if Notebook.objects.filter(title=title).exists():
-            raise Conflict(f"A notebook titled {title!r} already exists.")
-        return Notebook.objects.create(title=title, created_by=by)
+    check_name(by)
+    try:
+        with transaction.atomic():
+            sessions.refuse_new_notebook(title=title, by=by)
+            if Notebook.objects.filter(title=title).exists():
+                raise Conflict(f"A notebook titled {title!r} already exists.")
+            return Notebook.objects.create(title=title, created_by=by)
+    except IntegrityError:
+        # A concurrent create of the same title won the race.
+        raise Conflict(f"A notebook titled {title!r} already exists.") from None
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
@@ -336,6 +353,7 @@ def import_notebook(
         "max_reason": settings.NOTEBOOK_MAX_REASON,
         "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
     }
+    check_name(by)
     editors = _editor_names()
     is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
     rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, **limits)
