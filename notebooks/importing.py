@@ -2,7 +2,6 @@
 anything is written, and a refusal names the file's line number. No database access here."""
 
 import json
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +12,8 @@ from .models import How, Source
 
 SOURCES = frozenset(Source.values)
 OPS = ("add", "edit", "strike", "adopt", "redact")
-MAX_NUMBER = 2_147_483_647  # the database's integer column
+MAX_NUMBER = 2**31 - 1  # the n column's limit on every database
+MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
 HEX = frozenset("0123456789abcdef")
 
 
@@ -59,7 +59,7 @@ def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> s
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise _fail(line_no, f"'{key}' contains an unpaired surrogate (not valid Unicode)") from None
+        raise _fail(line_no, f"'{key}' holds a lone surrogate, which is not text") from None
     return value
 
 
@@ -98,8 +98,8 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True) -> float 
     value = obj.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise _fail(line_no, f"'{key}' must be a time in epoch seconds, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
+        raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {value!r}")
     return float(value)
 
 

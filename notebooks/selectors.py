@@ -12,6 +12,7 @@ from django.db import connection
 from . import importing, log
 from .errors import Invalid, NotFound
 from .models import Notebook
+from .roles import is_storable
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
@@ -78,7 +79,8 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
 
 
 def get_notebook(title: str) -> Notebook:
-    if not isinstance(title, str) or len(title) > 80 or "\x00" in title or not title.isprintable():
+    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
+        # Such a title was never created, and the databases cannot even compare it.
         raise NotFound(f"No notebook is titled {title!r}.")
     try:
         return Notebook.objects.get(title=title)
@@ -182,6 +184,8 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
     Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too.
     """
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < 2**31:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '

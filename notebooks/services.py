@@ -16,10 +16,11 @@ from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .locks import lock_notebook
 from .models import Notebook, Row, Source, VaultAlarm, VaultAlarmAck, Words, title_validator
-from .roles import AGENT_SOURCES, Actor, as_actor
+from .roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from .selectors import Head, get_notebook, head
 
 SOURCES = frozenset(Source.values)
+MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,9 @@ def check_words(words: Any, what: str = "words") -> str:
         raise Invalid(f"The {what} are {len(words)} characters long; the limit is {settings.NOTEBOOK_MAX_WORDS}.")
     if "\x00" in words:
         raise Invalid(f"The {what} contain a NUL character.")
-    if not _encodable(words):
-        raise Invalid(f"The {what} contain an unpaired surrogate (not valid Unicode).")
+    if not is_storable(words):
+        raise Invalid(f"The {what} are not valid Unicode text.")
     return words
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def check_reason(why: Any) -> str:
@@ -73,18 +66,9 @@ def check_reason(why: Any) -> str:
         raise Invalid(f"The reason is {len(why)} characters long; the limit is {settings.NOTEBOOK_MAX_REASON}.")
     if "\x00" in why:
         raise Invalid("The reason contains a NUL character.")
-    if not _encodable(why):
-        raise Invalid("The reason contains an unpaired surrogate (not valid Unicode).")
+    if not is_storable(why):
+        raise Invalid("The reason is not valid Unicode text.")
     return why
-
-
-def _actor(by: "Actor | str") -> Actor:
-    if not isinstance(by, Actor):
-        if not isinstance(by, str) or not by.strip():
-            raise Invalid("Say who writes: 'by' is empty.")
-        if len(by) > 80 or "\x00" in by or not _encodable(by):
-            raise Invalid("'by' must be a name of at most 80 characters.")
-    return as_actor(by)
 
 
 def check_source(source: Any) -> str:
@@ -96,6 +80,8 @@ def check_source(source: Any) -> str:
 def check_number(n: Any, what: str = "line number") -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise Invalid(f"The {what} {n!r} is not a positive whole number.")
+    if n > MAX_NUMBER:
+        raise Invalid(f"The {what} {n} is beyond any line a notebook can have.")
     return n
 
 
@@ -233,25 +219,30 @@ def _append(
 
 
 def create_notebook(*, title: str, by: str) -> Notebook:
+    if not isinstance(title, str):
+        raise Invalid("A title is text.")
+    if title != title.rstrip():
+        # The pattern's `$` lets a trailing newline through; "zelda " would be a look-alike of "zelda".
+        raise Invalid(f"{title!r} is not a valid title: it ends in white space.")
     try:
         title_validator(title)
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
-    with transaction.atomic():
-        sessions.refuse_new_notebook(title=title, by=by)
-        if Notebook.objects.filter(title=title).exists():
-            raise Conflict(f"A notebook titled {title!r} already exists.")
-        try:
-            with transaction.atomic():
-                return Notebook.objects.create(title=title, created_by=by)
-        except IntegrityError:
-            # Another writer created it between the check and the insert.
-            raise Conflict(f"A notebook titled {title!r} already exists.") from None
+    check_name(by)
+    try:
+        with transaction.atomic():
+            sessions.refuse_new_notebook(title=title, by=by)
+            if Notebook.objects.filter(title=title).exists():
+                raise Conflict(f"A notebook titled {title!r} already exists.")
+            return Notebook.objects.create(title=title, created_by=by)
+    except IntegrityError:
+        # A concurrent create of the same title won the race.
+        raise Conflict(f"A notebook titled {title!r} already exists.") from None
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
     """A new line, with the next number. Returns its number and seq."""
-    actor = _actor(by)
+    actor = as_actor(by)
     check_words(text)
     check_reason(why)
     check_source(source)
@@ -268,7 +259,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
 
 def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> Written:
     """New words for line n, under the same number. The human editor's edit makes it a dad_correction."""
-    actor = _actor(by)
+    actor = as_actor(by)
     check_words(to)
     check_reason(why)
     with transaction.atomic():
@@ -294,7 +285,7 @@ def retire(
     *, notebook: str, n: int, by: "Actor | str", why: str, into: int | None = None, expected: int | None = None
 ) -> Written:
     """Take line n out of view with a strike row; `into` names the line that now says it."""
-    actor = _actor(by)
+    actor = as_actor(by)
     check_reason(why)
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
@@ -342,7 +333,7 @@ def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
     """One new line saying what several said; each old line is struck, merged into it. All or nothing."""
-    actor = _actor(by)
+    actor = as_actor(by)
     check_words(text)
     check_reason(why)
     if not isinstance(numbers, list | tuple) or len(set(numbers)) < 2:
@@ -390,7 +381,7 @@ def redact(
     carried them (same notebook, same words) then reads "[redacted: why]", and the hash chain still verifies
     because rows hash only the digest.
     """
-    actor = _actor(by)
+    actor = as_actor(by)
     if not actor.editor:
         raise Forbidden(f"{actor.name} may not redact: only the human editor may.")
     check_number(n)
@@ -455,6 +446,7 @@ def import_notebook(
         "max_reason": settings.NOTEBOOK_MAX_REASON,
         "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
     }
+    check_name(by)
     editors = _editor_names()
     is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
     rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, **limits)

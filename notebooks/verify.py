@@ -95,7 +95,8 @@ def check_rows(
             problems.append(f"{title}: seq {seq}: redacted words are still in the database")
     if not found_pinned:
         problems.append(f"{title}: the pinned head {pinned} is not in the chain (rows changed or removed since)")
-    if rules and replay and not any("words are gone" in p for p in problems):
+    # Only a chain that holds together is replayed: a broken one's rule breaks are echoes of the break itself.
+    if rules and replay and not problems:
         try:
             importing.parse(replay, is_editor=lambda name: True, max_words=10**9, max_reason=10**9)
         except Invalid as exc:
