@@ -77,8 +77,14 @@ def expected_triggers(vendor: str, tables: "tuple[str, ...] | set[str]" = PROTEC
     return {f"{t}_{s}" for t in tables for s in suffixes}
 
 
-def install(connection: BaseDatabaseWrapper = default_connection) -> None:
-    """Drop and create every trigger; safe to run any number of times."""
+def install(connection: BaseDatabaseWrapper = default_connection, *, gate_redactions: bool = False) -> None:
+    """Drop and create every trigger; safe to run any number of times.
+
+    SQLite: the words' DELETE trigger that lets redacted words go names notebooks_row, and SQLite refuses to
+    rename a rebuilt table while any trigger names a table that is briefly missing. So that gated trigger is
+    put in only after migrate (post_migrate passes gate_redactions) and taken out before it (pre_migrate:
+    ungate); in between, words refuse every delete.
+    """
     # An early migration runs before later tables exist; the post_migrate pass covers them.
     existing = set(connection.introspection.table_names())
     tables = [t for t in PROTECTED_TABLES if t in existing]
@@ -95,7 +101,7 @@ def install(connection: BaseDatabaseWrapper = default_connection) -> None:
             statements += _postgres_sql(table, redaction)
     elif connection.vendor == "sqlite":
         for table in tables:
-            statements += _sqlite_sql(table, redaction)
+            statements += _sqlite_sql(table, redaction and gate_redactions)
     else:
         raise NotImplementedError(
             f"append-only triggers are written for SQLite and PostgreSQL, not {connection.vendor}"
@@ -103,6 +109,15 @@ def install(connection: BaseDatabaseWrapper = default_connection) -> None:
     with connection.cursor() as cursor:
         for sql in statements:
             cursor.execute(sql)  # no params: PL/pgSQL's % must not be taken for placeholders
+
+
+def ungate(connection: BaseDatabaseWrapper = default_connection) -> None:
+    """SQLite, before migrate: the words refuse every delete, naming no other table, so rebuilds can rename."""
+    if connection.vendor != "sqlite" or WORDS_TABLE not in connection.introspection.table_names():
+        return
+    with connection.cursor() as cursor:
+        for sql in _sqlite_sql(WORDS_TABLE, redaction=False):
+            cursor.execute(sql)
 
 
 def installed(connection: BaseDatabaseWrapper = default_connection) -> set[str]:
