@@ -9,5 +9,5 @@ print("| test | database | figures |")
 print("|---|---|---|")
 for row in rows:
     test, vendor = row.pop("test"), row.pop("vendor")
-    figures = ", ".join(f"{k}: {v}" for k, v in row.items())
+    figures = ", ".join(f"{k}: {v}" for k, v in row.items()).replace("|", "/")  # a pipe would end the cell
     print(f"| {test} | {vendor} | {figures} |")

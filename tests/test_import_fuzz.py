@@ -171,8 +171,9 @@ def test_mutated_exports_are_taken_whole_or_refused_with_a_reason(db, dad, data)
     if not Notebook.objects.filter(title="base").exists():
         _valid_export()
     base = list(selectors.export(Notebook.objects.get(title="base")))
+    file_lines = data.draw(mutated(base))
     tried["mutated"] += 1
-    _import(data.draw(mutated(base)))
+    _import(file_lines)
 
 
 def test_the_untouched_export_imports(db, dad):
