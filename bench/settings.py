@@ -1,0 +1,8 @@
+"""Settings for the benchmarks: the project's own, plus the simple-history peer (never shipped by the product)."""
+
+from notebook_site.settings import *  # noqa: F403
+
+INSTALLED_APPS = [*INSTALLED_APPS, "simple_history", "bench.peer"]  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
+DEBUG = False
