@@ -2,9 +2,13 @@
 
 import difflib
 import math
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from django.db import connection
@@ -113,25 +117,136 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
     return seq or 0
 
 
+# The live lines at a cut, in one query: group the line's rows (an index-only scan of row_fold_idx) to find its
+# current add/edit and whether a strike took it out, then fetch that row and its words. CROSS JOIN keeps
+# SQLite from scanning the rows first and searching the groups (its planner has no statistics to go by).
 VIEW_SQL = """
-SELECT a.n, w.body, cur.source, cur."by", cur.at, cur.seq
-FROM notebooks_row a
-JOIN notebooks_row cur ON cur.notebook_id = a.notebook_id AND cur.n = a.n AND cur.seq = (
-    SELECT MAX(r.seq) FROM notebooks_row r
-    WHERE r.notebook_id = a.notebook_id AND r.n = a.n AND r.op IN ('add', 'edit') AND r.seq <= %(cut)s)
-LEFT JOIN notebooks_words w ON w.notebook_id = cur.notebook_id AND w.digest = cur.digest
-WHERE a.notebook_id = %(nb)s AND a.op = 'add' AND a.seq <= %(cut)s
-  AND NOT EXISTS (
-    SELECT 1 FROM notebooks_row s
-    WHERE s.notebook_id = a.notebook_id AND s.n = a.n AND s.op = 'strike' AND s.seq <= %(cut)s)
-ORDER BY a.n
+SELECT r.n, w.body, r.source, r."by", r.at, r.seq
+FROM (
+    SELECT n, MAX(CASE WHEN op <> 'strike' THEN seq END) AS cur
+    FROM notebooks_row
+    WHERE notebook_id = %(nb)s AND seq <= %(cut)s AND op <> 'adopt'
+    GROUP BY n
+    HAVING MAX(CASE WHEN op = 'strike' THEN 1 ELSE 0 END) = 0
+) g
+CROSS JOIN notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.seq = g.cur
+ORDER BY g.n
 """
 
 
-def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
+def _view_sql(notebook: Notebook, cut: int) -> list[Line]:
     with connection.cursor() as cursor:
         cursor.execute(VIEW_SQL, {"nb": notebook.pk, "cut": cut})
         return [Line(n, text, source, by, at, seq) for n, text, source, by, at, seq in cursor.fetchall()]
+
+
+# ----- the live view, kept folded in memory ------------------------------------------------------------
+# Every read of the live view checks the log: one indexed query returns the row the fold last saw and
+# any rows after it. The fold is used only if that row's hash is the one it saw (the hash chains every
+# row before it, so the log up to there is exactly what was folded), and the new rows are folded in
+# after checking that each links to the one before. Otherwise it is rebuilt from the log. Nothing
+# in the database holds a copy of the view.
+
+FOLD_STEP = 2000  # rows read past the fold in one go; more than that and the fold is rebuilt by VIEW_SQL
+FOLDS_KEPT = 256  # notebooks whose fold is kept (least recently read dropped first)
+
+FOLD_SQL = """
+SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, w.body
+FROM notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.op IN ('add', 'edit')
+WHERE r.notebook_id = %s AND r.seq >= %s
+ORDER BY r.seq
+LIMIT %s
+"""
+
+
+@dataclass
+class _Fold:
+    """The live view as the log stood at row `seq` (whose hash is `hash`): lines in number order."""
+
+    seq: int
+    hash: str
+    at: float
+    lines: list[Line]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_folds: OrderedDict[tuple[str, str, int], _Fold] = OrderedDict()
+_folds_lock = threading.Lock()
+
+
+def _fold_key(notebook: Notebook) -> tuple[str, str, int]:
+    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+
+
+def forget_folds() -> None:
+    """Drop every kept fold (the next read of each live view rebuilds it from the log)."""
+    with _folds_lock:
+        _folds.clear()
+
+
+def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
+    """Fold rows after fold.seq into it; False (and the fold unchanged) if they do not continue its chain."""
+    prev_seq, prev_hash = fold.seq, fold.hash
+    for seq, _op, _n, _source, _by, _at, row_prev, row_hash, _body in rows:
+        if seq != prev_seq + 1 or row_prev != prev_hash:
+            return False
+        prev_seq, prev_hash = seq, row_hash
+    lines = fold.lines
+    by_n = attrgetter("n")
+    for seq, op, n, source, by, at, _prev, _hash, body in rows:
+        if op == "adopt":
+            continue
+        i = bisect_left(lines, n, key=by_n)
+        found = i < len(lines) and lines[i].n == n
+        if op == "strike":
+            if found:
+                del lines[i]
+        elif op == "add" or found:  # an edit of a retired line stays retired, as in VIEW_SQL
+            line = Line(n, body, source, by, at, seq)
+            if found:
+                lines[i] = line
+            else:
+                lines.insert(i, line)
+    last = rows[-1]
+    fold.seq, fold.at, fold.hash = last[0], last[5], last[7]
+    return True
+
+
+def _live(notebook: Notebook) -> tuple[list[Line], Head]:
+    """The live lines and the head they stand at, from the kept fold when the log still backs it."""
+    key = _fold_key(notebook)
+    with _folds_lock:
+        fold = _folds.get(key)
+        if fold is not None:
+            _folds.move_to_end(key)
+    if fold is not None:
+        with fold.lock:
+            with connection.cursor() as cursor:
+                cursor.execute(FOLD_SQL, [notebook.pk, max(fold.seq, 1), FOLD_STEP + 1])
+                found = cursor.fetchall()
+            if fold.seq == 0:
+                found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, None))
+            if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
+                if len(found) == 1 or _fold_forward(fold, found[1:]):
+                    return list(fold.lines), Head(fold.seq, fold.hash, fold.at)
+    top = head(notebook)
+    fold = _Fold(top.seq, top.hash, top.at, _view_sql(notebook, top.seq))
+    with _folds_lock:
+        _folds[key] = fold
+        _folds.move_to_end(key)
+        while len(_folds) > FOLDS_KEPT:
+            _folds.popitem(last=False)
+    return list(fold.lines), top
+
+
+def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
+    """The live lines as the log stood at row `cut`; without a cut, the live view now (kept folded)."""
+    if cut >= ALL:
+        return _live(notebook)[0]
+    return _view_sql(notebook, cut)
 
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
@@ -176,8 +291,11 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
     """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
     cut = cut_for(notebook, until)
-    lines = in_turn_order(view_at_seq(notebook, cut))
-    top = head(notebook) if cut == ALL else _row_at(notebook, cut)
+    if cut >= ALL:
+        live, top = _live(notebook)
+    else:
+        live, top = _view_sql(notebook, cut), _row_at(notebook, cut)
+    lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
     parts += [f"[#{line.n} {line.source}] {line.text}" for line in lines]
