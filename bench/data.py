@@ -144,3 +144,22 @@ def fold(rows_: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:
         elif row["op"] == "strike":
             del lines[row["n"]]
     return lines
+
+
+def with_live(live: int, *, seed: int = 6) -> list[dict[str, Any]]:
+    """A realistic notebook with exactly `live` live lines: generated rows, then topped up with adds
+    or trimmed with retirements."""
+    rows_ = list(rows(max(10, int(live / 0.157)), seed=seed))
+    lines = fold(rows_)
+    at = rows_[-1]["at"]
+    top = max(r["n"] for r in rows_)
+    rng = random.Random(seed)
+    for n in rng.sample(sorted(lines), max(0, len(lines) - live)):
+        at += 60
+        rows_.append({"op": "strike", "n": n, "how": "retired", "into": None, "by": "dad", "why": "trim", "at": at})
+    for _ in range(live - len(lines)):
+        at += 60
+        top += 1
+        rows_.append({"op": "add", "n": top, "text": f"topped up line {top}", "source": "seen", "by": "pippa",
+                      "why": "bench", "at": at})  # fmt: skip
+    return rows_
