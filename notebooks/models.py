@@ -91,7 +91,8 @@ class Row(models.Model):
         indexes = [
             # A line's rows in order, with op: VIEW_SQL groups them by an index-only scan (also serves history).
             models.Index(fields=["notebook", "n", "seq", "op"], name="row_fold_idx"),
-            models.Index(fields=["notebook", "at"], name="row_at_idx"),
+            # The last row at or before a time, by a seek (times never go backwards within a notebook).
+            models.Index(fields=["notebook", "at", "seq"], name="row_cut_idx"),
             models.Index(fields=["by"], name="row_by_idx"),
         ]
 

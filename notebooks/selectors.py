@@ -112,20 +112,29 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
     if until is None:
         return ALL
     with connection.cursor() as cursor:
-        cursor.execute("SELECT MAX(seq) FROM notebooks_row WHERE notebook_id = %s AND at <= %s", [notebook.pk, until])
-        (seq,) = cursor.fetchone()
-    return seq or 0
+        cursor.execute(CUT_BY_TIME.replace("%(nb)s", "%s").replace("%(until)s", "%s"), [notebook.pk, until])
+        found = cursor.fetchone()
+    return found[0] if found else 0
 
 
-# The live lines at a cut, in one query: group the line's rows (an index-only scan of row_fold_idx) to find its
-# current add/edit and whether a strike took it out, then fetch that row and its words. CROSS JOIN keeps
-# SQLite from scanning the rows first and searching the groups (its planner has no statistics to go by).
+# The row a view stands at. Times never go backwards, so the last row by (at, seq) at or before a time is
+# the last by seq: a seek on row_cut_idx, not a scan of every row before it.
+CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
+CUT_BY_TIME = (
+    "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND at <= %(until)s ORDER BY at DESC, seq DESC LIMIT 1"
+)
+
+# The live lines at a cut, and the row they stand at, in one query (one round trip): group each line's rows
+# (an index-only scan of row_fold_idx) to find its current add/edit and whether a strike took it out, then
+# fetch that row and its words. CROSS JOIN keeps SQLite from scanning the rows first and searching the groups
+# (its planner has no statistics to go by).
 VIEW_SQL = """
-SELECT r.n, w.body, r.source, r."by", r.at, r.seq
-FROM (
+SELECT r.n, w.body, r.source, r."by", r.at, r.seq, h.seq, h.hash, h.at
+FROM (SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %(nb)s AND seq = ({cut})) h
+CROSS JOIN (
     SELECT n, MAX(CASE WHEN op <> 'strike' THEN seq END) AS cur
     FROM notebooks_row
-    WHERE notebook_id = %(nb)s AND seq <= %(cut)s AND op <> 'adopt'
+    WHERE notebook_id = %(nb)s AND seq <= ({cut}) AND op <> 'adopt'
     GROUP BY n
     HAVING MAX(CASE WHEN op = 'strike' THEN 1 ELSE 0 END) = 0
 ) g
@@ -134,12 +143,21 @@ LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.di
 WHERE r.notebook_id = %(nb)s AND r.seq = g.cur
 ORDER BY g.n
 """
+VIEW_BY_SEQ = VIEW_SQL.format(cut=CUT_BY_SEQ)
+VIEW_BY_TIME = VIEW_SQL.format(cut=CUT_BY_TIME)
 
 
-def _view_sql(notebook: Notebook, cut: int) -> list[Line]:
+def _view_sql(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -> tuple[list[Line], Head]:
+    """The live lines as the log stood at row `cut` (or at time `until`), and the row they stand at."""
     with connection.cursor() as cursor:
-        cursor.execute(VIEW_SQL, {"nb": notebook.pk, "cut": cut})
-        return [Line(n, text, source, by, at, seq) for n, text, source, by, at, seq in cursor.fetchall()]
+        if until is None:
+            cursor.execute(VIEW_BY_SEQ, {"nb": notebook.pk, "cut": cut})
+        else:
+            cursor.execute(VIEW_BY_TIME, {"nb": notebook.pk, "until": until})
+        found = cursor.fetchall()
+    if not found:  # no live lines, so no row named the cut: ask for it alone
+        return [], _row_at(notebook, cut if until is None else cut_for(notebook, until))
+    return [Line(*row[:6]) for row in found], Head(*found[0][6:])
 
 
 # ----- the live view, kept folded in memory ------------------------------------------------------------
@@ -232,8 +250,8 @@ def _live(notebook: Notebook) -> tuple[list[Line], Head]:
             if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
                 if len(found) == 1 or _fold_forward(fold, found[1:]):
                     return list(fold.lines), Head(fold.seq, fold.hash, fold.at)
-    top = head(notebook)
-    fold = _Fold(top.seq, top.hash, top.at, _view_sql(notebook, top.seq))
+    lines, top = _view_sql(notebook)
+    fold = _Fold(top.seq, top.hash, top.at, lines)
     with _folds_lock:
         _folds[key] = fold
         _folds.move_to_end(key)
@@ -246,12 +264,14 @@ def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
     """The live lines as the log stood at row `cut`; without a cut, the live view now (kept folded)."""
     if cut >= ALL:
         return _live(notebook)[0]
-    return _view_sql(notebook, cut)
+    return _view_sql(notebook, cut)[0]
 
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
     """The live lines in number order; with `until`, exactly as the log stood at that time."""
-    return view_at_seq(notebook, cut_for(notebook, until))
+    if until is None:
+        return _live(notebook)[0]
+    return _view_sql(notebook, until=until)[0]
 
 
 def in_turn_order(lines: list[Line]) -> list[Line]:
@@ -290,11 +310,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
     """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
-    cut = cut_for(notebook, until)
-    if cut >= ALL:
-        live, top = _live(notebook)
-    else:
-        live, top = _view_sql(notebook, cut), _row_at(notebook, cut)
+    live, top = _live(notebook) if until is None else _view_sql(notebook, until=until)
     lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
@@ -304,9 +320,11 @@ def turn(notebook: Notebook, *, until: float | None = None) -> str:
 
 
 def _row_at(notebook: Notebook, seq: int) -> Head:
+    """The last row at or before seq (the head, for ALL)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook.pk, seq]
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq <= %s ORDER BY seq DESC LIMIT 1",
+            [notebook.pk, seq],
         )
         found = cursor.fetchone()
     return Head(*found) if found else Head(0, log.GENESIS, 0.0)

@@ -19,7 +19,7 @@ def _no_folds_between_tests():
 
 
 def by_log(notebook) -> list:  # noqa: ANN001
-    return selectors._view_sql(notebook, ALL)
+    return selectors._view_sql(notebook, ALL)[0]
 
 
 def texts(lines: list) -> dict[int, str]:
@@ -126,3 +126,24 @@ def test_an_import_keeps_each_words_once_and_a_chain_that_verifies(db):
     assert Words.objects.filter(notebook=nb).count() == 7
     assert verify.verify_chain(nb) == []
     assert len(selectors.view(nb)) == 300
+
+
+def test_a_notebook_whose_lines_are_all_retired_still_names_its_head(notebook, dad):
+    services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
+    w = services.retire(notebook="zelda", n=1, by="dad", why="not about the game")
+    assert selectors.view(notebook) == []
+    assert f"(seq {w.seq}, " in selectors.turn(notebook)
+    selectors.forget_folds()
+    assert f"(seq {w.seq}, " in selectors.turn(notebook)
+    assert selectors.turn(notebook, until=0).startswith("# Notebook 'zelda' as it stood at its start (seq 0,")
+
+
+def test_a_view_by_time_is_the_view_at_the_last_row_recorded_by_then(db):
+    rows = list(data.rows(200, seed=3))
+    nb = services.import_notebook(title="timed", lines=data.jsonl(200, seed=3), by="test").notebook
+    for i in (0, 1, 57, 120, 199):
+        at = rows[i]["at"]
+        assert selectors.view(nb, until=at) == selectors.view_at_seq(nb, i + 1)
+        assert selectors.view(nb, until=at + 0.5) == selectors.view_at_seq(nb, i + 1)
+        assert selectors.cut_for(nb, at) == i + 1
+    assert selectors.view(nb, until=rows[0]["at"] - 1) == []
