@@ -45,9 +45,25 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
+BATCH = 0.05  # seconds: a round repeats a fast case for at least this long and takes the mean
+
+
+def batched(fn: Callable[[], Any]) -> float:
+    """Seconds per call: one call, or the mean of as many as fill BATCH (a single call of a fast case is
+    mostly the scheduler's noise on a shared machine)."""
+    first = timed(fn)[0]
+    if first >= BATCH:
+        return first
+    calls, spent = 0, 0.0
+    while spent < BATCH:
+        spent += timed(fn)[0]
+        calls += 1
+    return spent / calls
+
+
 def interleaved(cases: dict[str, Callable[[], Any]], reps: int, slow: dict[str, int] | None = None) -> dict:
-    """Median seconds of each case over `reps` rounds; each round runs every case once, in a rotated order,
-    so that a burst of load from elsewhere on the machine falls on all of them alike."""
+    """Median seconds of each case over `reps` rounds; each round runs every case (batched), in a rotated
+    order, so that a burst of load from elsewhere on the machine falls on all of them alike."""
     slow = slow or {}
     times: dict[str, list[float]] = {name: [] for name in cases}
     names = list(cases)
@@ -57,7 +73,7 @@ def interleaved(cases: dict[str, Callable[[], Any]], reps: int, slow: dict[str, 
             if rep >= slow.get(name, reps):
                 continue
             gc.collect()
-            times[name].append(timed(cases[name])[0])
+            times[name].append(batched(cases[name]))
     return {name: {"median": statistics.median(ts), "runs": ts} for name, ts in times.items()}
 
 
