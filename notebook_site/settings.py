@@ -150,3 +150,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# The vault (README, "The vault"): every notebook mirrored as its JSONL file in a git repository.
+NOTEBOOK_VAULT = os.environ.get("NOTEBOOK_VAULT") or str(BASE_DIR / "var" / "vault")
+# Sessions' take/checkpoint/land write git commits only when a vault is configured.
+NOTEBOOK_VAULT_ENABLED = env_bool("NOTEBOOK_VAULT_ENABLED", bool(os.environ.get("NOTEBOOK_VAULT")))
+# Who an outside writer's row is by when it does not say (the older harness wrote adds without `by`).
+NOTEBOOK_VAULT_DEFAULT_BY = os.environ.get("NOTEBOOK_VAULT_DEFAULT_BY", "harness")
+# The titles claimed by open sessions: the watcher writes their files but leaves committing them to land.
+NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"

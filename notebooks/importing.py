@@ -82,11 +82,15 @@ def parse(
     max_reason: int = 2000,
     max_rows: int = 2_000_000,
     progress: Callable[[int], None] | None = None,
+    start: int = 1,
 ) -> tuple[list[dict[str, Any]], Fold]:
-    """Check rows against the fold and return them as fields for the log, with the fold after them."""
+    """Check rows against the fold and return them as fields for the log, with the fold after them.
+
+    `start` is the file's line number of the first line given, so a refusal names the line in the file.
+    """
     fold = fold or Fold()
     out: list[dict[str, Any]] = []
-    for line_no, raw in enumerate(lines, start=1):
+    for line_no, raw in enumerate(lines, start=start):
         if progress and line_no % 1000 == 0:
             progress(line_no)
         if not raw.strip():

@@ -78,6 +78,8 @@ class Row(models.Model):
     was_by = models.CharField(max_length=80, blank=True, default="")
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    # The take/land session the row was written in (sessions.py): provenance kept beside the row, not hashed.
+    session = models.ForeignKey("Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows")
 
     class Meta:
         constraints = [
@@ -98,3 +100,98 @@ class Row(models.Model):
 
     def __str__(self) -> str:
         return f"{self.notebook_id}#{self.seq} {self.op} n={self.n}"
+
+
+class VaultAlarm(models.Model):
+    """A vault file that was not an append of the log: refused, kept as evidence, restored. Shown until acknowledged."""
+
+    at = models.FloatField(help_text="When the vault found it, epoch seconds.")
+    title = models.CharField(max_length=80)
+    problem = models.CharField(max_length=24)  # rewritten, truncated, deleted, refused_append
+    message = models.TextField()
+    evidence_ref = models.CharField(max_length=255, blank=True, default="")
+    evidence_sha = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["at"], name="vault_alarm_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.title}: {self.problem}"
+
+
+class VaultAlarmAck(models.Model):
+    """The editor has seen an alarm: a row of its own, since alarms are never updated."""
+
+    alarm = models.OneToOneField(VaultAlarm, on_delete=models.PROTECT, related_name="ack")
+    by = models.CharField(max_length=80)
+    why = models.TextField(blank=True, default="")
+    at = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"ack of {self.alarm_id} by {self.by}"
+
+
+class Role(models.TextChoices):
+    AGENT = "agent"
+    EDITOR = "editor"
+
+
+class Token(models.Model):
+    """An API bearer token. Only the sha256 of its secret is kept; revoking sets revoked_at."""
+
+    actor = models.CharField(max_length=80)
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.AGENT)
+    digest = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16, help_text="The secret's first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.CharField(max_length=80, blank=True, default="")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_why = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.hint}… {self.actor} ({self.role})"
+
+
+class Session(models.Model):
+    """A take/land session: one actor's claim on one notebook. Its state comes from its events (append-only)."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="sessions")
+    actor = models.CharField(max_length=80)
+    role = models.CharField(max_length=8, choices=Role.choices)
+    plan = models.TextField()
+    base = models.PositiveBigIntegerField(help_text="The notebook's head seq at take; the final gates compare with it.")
+    at = models.FloatField()
+    # The vault's commit at take (notebooks.vault.wiring); empty when no vault is configured.
+    vault_base = models.CharField(max_length=64, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"session {self.pk} {self.actor} on {self.notebook_id}"
+
+
+class EventKind(models.TextChoices):
+    TAKE = "take"
+    DRIFT = "drift"
+    CHECKPOINT = "checkpoint"
+    LAND = "land"
+    ABANDON = "abandon"
+
+
+class SessionEvent(models.Model):
+    """One step of a session, in order. Drift covers the rows by others in (after, head]."""
+
+    session = models.ForeignKey(Session, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=12, choices=EventKind.choices)
+    by = models.CharField(max_length=80)
+    at = models.FloatField()
+    head = models.PositiveBigIntegerField(help_text="The notebook's head seq when the event was recorded.")
+    after = models.PositiveBigIntegerField(null=True, blank=True)
+    note = models.TextField(blank=True, default="")
+    result = models.CharField(max_length=12, blank=True, default="")
+    rows = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "seq"], name="session_event_seq_once")]
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} #{self.seq} {self.kind}"

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import connection
 
-from . import log
+from . import importing, log
 from .errors import Invalid, NotFound
 from .models import Notebook
 
@@ -156,7 +156,7 @@ def _view_sql(notebook: Notebook, cut: int = ALL, *, until: float | None = None)
             cursor.execute(VIEW_BY_TIME, {"nb": notebook.pk, "until": until})
         found = cursor.fetchall()
     if not found:  # no live lines, so no row named the cut: ask for it alone
-        return [], _row_at(notebook, cut if until is None else cut_for(notebook, until))
+        return [], _row_before(notebook, cut if until is None else cut_for(notebook, until))
     return [Line(*row[:6]) for row in found], Head(*found[0][6:])
 
 
@@ -320,6 +320,15 @@ def turn(notebook: Notebook, *, until: float | None = None) -> str:
 
 
 def _row_at(notebook: Notebook, seq: int) -> Head:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook.pk, seq]
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
+def _row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -360,3 +369,93 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
     """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield log.dumps(row)
+
+
+# ----- the vault ----------------------------------------------------------------------------------
+
+
+def heads() -> dict[str, Head]:
+    """Every notebook's head, by title, in one query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+            "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id)"
+        )
+        return {
+            title: Head(seq, hash, at) if seq is not None else Head(0, log.GENESIS, 0.0)
+            for title, seq, hash, at in cursor.fetchall()
+        }
+
+
+def row_hash(notebook: Notebook, seq: int) -> str | None:
+    """The hash of row `seq`, or None when the notebook has no such row."""
+    found = _row_at(notebook, seq)
+    return found.hash if found.seq else None
+
+
+def fold_state(notebook: Notebook) -> importing.Fold:
+    """The notebook as the importer's fold: enough to judge rows appended after its head."""
+    fold = importing.Fold()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, op, n, source, at FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [notebook.pk]
+        )
+        while batch := cursor.fetchmany(5000):
+            for seq, op, n, source, at in batch:
+                line = fold.lines.get(n)
+                if op in ("add", "edit"):
+                    if line is None:
+                        fold.lines[n] = importing.FoldedLine(source=source, words="")
+                    else:
+                        line.source = source
+                elif op == "strike" and line is not None:
+                    line.live = False
+                fold.top_n = max(fold.top_n, n)
+                fold.seq, fold.at = seq, at
+    return fold
+
+
+@dataclass(frozen=True)
+class Alarm:
+    id: int
+    at: float
+    title: str
+    problem: str
+    message: str
+    evidence_ref: str
+    evidence_sha: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def when(self) -> datetime:
+        return datetime.fromtimestamp(self.at, tz=UTC)
+
+
+def vault_alarms(*, include_acknowledged: bool = False, limit: int = 50) -> list[Alarm]:
+    """The vault's alarms, newest first: files it refused, kept as evidence and restored."""
+    where = "" if include_acknowledged else "WHERE k.id IS NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.id, a.at, a.title, a.problem, a.message, a.evidence_ref, a.evidence_sha "
+            "FROM notebooks_vaultalarm a LEFT JOIN notebooks_vaultalarmack k ON k.alarm_id = a.id "
+            f"{where} ORDER BY a.id DESC LIMIT %s",
+            [limit],
+        )
+        return [Alarm(*values) for values in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class Stand:
+    """What a frozen reader read: the live lines as of one row, named by that row's seq and hash."""
+
+    seq: int
+    hash: str | None
+    lines: list[Line]
+
+
+def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
+    """The live lines at `until` (or now) with the seq and hash of the last row they include."""
+    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))

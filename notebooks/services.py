@@ -13,9 +13,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from . import importing, log
+from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
-from .models import Notebook, Source, title_validator
+from .models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
 from .roles import AGENT_SOURCES, Actor, as_actor
 from .selectors import Head, get_notebook, head
 
@@ -85,6 +85,11 @@ def _may_change(actor: Actor, line: LineState, verb: str) -> None:
         )
 
 
+def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
+    """The session the write's rows belong to (sessions.py); refuses a write an open session forbids."""
+    return {"session_id": sessions.claim_for_write(title=title, actor=actor)}
+
+
 # ----- state read inside the write's transaction --------------------------------------------------
 
 
@@ -152,17 +157,18 @@ def _tip(notebook: Notebook) -> tuple[Head, int]:
 
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
-    "prev_hash", "hash",
+    "prev_hash", "hash", "session_id",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class Appended:
-    """A row as it was written (what the callers of _append read back)."""
+class RowWritten:
+    """A row as _append wrote it (what its callers read back)."""
 
     seq: int
     op: str
     n: int
+    by: str
     at: float
     prev_hash: str
     hash: str
@@ -197,7 +203,7 @@ def _insert_sql(table: str, columns: tuple[str, ...], suffix: str = "") -> str:
     return f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))}){suffix}"
 
 
-def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None = None) -> list[Appended]:
+def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None = None) -> list[RowWritten]:
     """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
 
     One prepared INSERT run over all rows (executemany): building a model instance per row made a
@@ -208,7 +214,7 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
     seq, prev, last_at = top.seq, top.hash, top.at
     words: dict[str, str] = {}
     values: list[tuple[Any, ...]] = []
-    written: list[Appended] = []
+    written: list[RowWritten] = []
     for fields in new_rows:
         seq += 1
         line_no = fields.pop("line_no", None)
@@ -232,9 +238,9 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
         values.append(
             (notebook.pk, seq, record["op"], record["n"], digest, get("source") or "", record["by"],
              get("why") or "", get("how") or "", get("into"), float(at), get("was_at"), get("was_by") or "",
-             prev, digest_hash)
+             prev, digest_hash, get("session_id"))
         )  # fmt: skip
-        written.append(Appended(seq, record["op"], record["n"], at, prev, digest_hash))
+        written.append(RowWritten(seq, record["op"], record["n"], record["by"], at, prev, digest_hash))
         prev, last_at = digest_hash, at
     try:
         with connection.cursor() as cursor:
@@ -261,6 +267,7 @@ def create_notebook(*, title: str, by: str) -> Notebook:
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
     with transaction.atomic():
+        sessions.refuse_new_notebook(title=title, by=by)
         if Notebook.objects.filter(title=title).exists():
             raise Conflict(f"A notebook titled {title!r} already exists.")
         return Notebook.objects.create(title=title, created_by=by)
@@ -275,9 +282,10 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         top, n = _tip(nb)
-        fields = {"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why}
+        fields = {"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why, **claim}
         (row,) = _append(nb, [fields], top)
     return Written(n=n, seqs=(row.seq,))
 
@@ -288,6 +296,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "edit")
@@ -300,7 +309,8 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
         if to == line.words:
             raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
         source = Source.DAD_CORRECTION if actor.editor else line.source
-        (row,) = _append(nb, [{"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why}])
+        fields = {"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why, **claim}
+        (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -311,6 +321,7 @@ def retire(
     actor = as_actor(by)
     check_reason(why)
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         line = _live_line(nb, n)
         _may_change(actor, line, "retire")
@@ -327,7 +338,7 @@ def retire(
             target = _line(nb, into)
             if not target.live:
                 raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
-        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why}
+        fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
         (row,) = _append(nb, [fields])
     return Written(n=n, seqs=(row.seq,))
 
@@ -345,6 +356,7 @@ def merge(
     if len(set(numbers)) != len(numbers):
         raise Invalid("A merge names each line once.")
     with transaction.atomic():
+        claim = _session_fields(notebook, actor)
         nb = _lock(notebook)
         lines = [_live_line(nb, x) for x in numbers]
         for line in lines:
@@ -358,9 +370,10 @@ def merge(
         if not actor.editor and source not in AGENT_SOURCES:
             raise Forbidden(f"{actor.name} is an agent and may write only seen or guessed lines, not {source}.")
         new = _next_number(nb)
-        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why}]
+        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why, **claim}]
         fields += [
-            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why} for x in numbers
+            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why, **claim}
+            for x in numbers
         ]
         written = _append(nb, fields)
     return Written(n=new, seqs=tuple(r.seq for r in written))
@@ -432,3 +445,104 @@ def _editor_names() -> set[str]:
         | Q(groups__permissions__codename="edit_any_line")
     )
     return set(editors.values_list("username", flat=True))
+
+
+# ----- the vault ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Appended:
+    notebook: Notebook
+    created: bool
+    seqs: tuple[int, ...]
+    by: tuple[str, ...]  # each row's actor, in order
+
+
+def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
+    """Rows an outside writer appended to a notebook's file, continuing the log from its head. All or nothing.
+
+    Each row is checked as an import checks it, against the notebook as the database holds it, and keeps its
+    `by` (rows without one are by `by_default`). An agent's row may write and change only seen or guessed
+    lines, as through every other door. A refusal names the line of the file (`first_line` is the file's
+    line number of the first line given). A title with no notebook yet starts one.
+    """
+    try:
+        title_validator(notebook)
+    except ValidationError as exc:
+        raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
+    editors = _editor_names()
+    is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the same rule as import
+    lines = list(lines)
+    with transaction.atomic():
+        nb = Notebook.objects.filter(title=notebook).first()
+        created = nb is None
+        if created:
+            nb = create_notebook(title=notebook, by=by_default)
+        nb = Notebook.objects.select_for_update().get(pk=nb.pk)
+        top = head(nb)
+        fold = selectors.fold_state(nb)
+        sources = {n: line.source for n, line in fold.lines.items()}
+        rows, _ = importing.parse(
+            lines,
+            fold=fold,
+            default_by=by_default,
+            is_editor=is_editor,
+            max_words=settings.NOTEBOOK_MAX_WORDS,
+            max_reason=settings.NOTEBOOK_MAX_REASON,
+            max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
+            start=first_line,
+        )
+        if not rows:
+            raise Invalid("No rows to append.")
+        claims: dict[str, int | None] = {}
+        for fields in rows:
+            _outside_row_allowed(fields, sources, is_editor)
+            by = fields["by"]
+            if by not in claims:
+                try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
+                    claims[by] = sessions.claim_for_write(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                except Conflict as exc:
+                    raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
+            fields["session_id"] = claims[by]
+        written = _append(nb, rows, top)
+    return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_editor: Callable[[str], bool]) -> None:
+    op, n, by = fields["op"], fields["n"], fields["by"]
+    if not is_editor(by):
+        agent = f"line {fields['line_no']}: {by} is an agent and may"
+        if op in ("edit", "strike") and sources.get(n) not in AGENT_SOURCES:
+            verb = "edit" if op == "edit" else "retire"
+            raise Forbidden(f"{agent} not {verb} line #{n}, which is Dad's ({sources.get(n)})")
+        if op in ("add", "edit") and fields["source"] not in AGENT_SOURCES:
+            raise Forbidden(f"{agent} write only seen or guessed lines, not {fields['source']}")
+    if op in ("add", "edit"):
+        sources[n] = fields["source"]
+
+
+def record_vault_alarm(
+    *, title: str, problem: str, message: str, evidence_ref: str = "", evidence_sha: str = ""
+) -> VaultAlarm:
+    """A file the vault refused: recorded for Dad's pages until he acknowledges it."""
+    return VaultAlarm.objects.create(
+        at=time.time(),
+        title=title[:80],
+        problem=problem,
+        message=message,
+        evidence_ref=evidence_ref,
+        evidence_sha=evidence_sha,
+    )
+
+
+def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> VaultAlarmAck:
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"{actor.name} may not acknowledge a vault alarm; only the human editor may.")
+    with transaction.atomic():
+        found = VaultAlarm.objects.filter(pk=alarm).first()
+        if found is None:
+            raise NotFound(f"No vault alarm #{alarm}.")
+        if VaultAlarmAck.objects.filter(alarm=found).exists():
+            raise Conflict(f"Vault alarm #{alarm} is already acknowledged.")
+        return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())

@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401 - the card and the API add their routes here
+from django.urls import path
 
-urlpatterns: list = []
+from . import session_views
+
+urlpatterns: list = [
+    path("sessions/", session_views.sessions_page, name="sessions"),
+]

@@ -153,6 +153,10 @@ def import_(cmd: BaseCommand, o: dict) -> None:
 
 def export(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
+    out = getattr(cmd.stdout, "_out", None)
+    if out is sys.stdout and hasattr(out, "reconfigure"):
+        # The file format is UTF-8 with \n endings, whatever the locale: the same bytes as the vault's file.
+        out.reconfigure(encoding="utf-8", newline="\n")
     for line in selectors.export(nb, until=_when(o["until"])):
         cmd.stdout.write(line)
 

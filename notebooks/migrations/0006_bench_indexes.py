@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notebooks', '0002_append_only_triggers'),
+        ('notebooks', '0005_session_vault_base'),
     ]
 
     operations = [

@@ -1,0 +1,19 @@
+"""Dad's Sessions page: each session with its semantic change and its drift side by side."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from . import session_selectors
+
+STATES = ("open", "landed", "no-op", "abandoned")
+
+
+@require_GET
+@login_required
+def sessions_page(request: HttpRequest) -> HttpResponse:
+    state = request.GET.get("state")
+    state = state if state in STATES else None
+    views = session_selectors.recent(limit=50, state=state, rows=True, row_limit=100)
+    return render(request, "notebooks/sessions.html", {"views": views, "state": state, "states": STATES})

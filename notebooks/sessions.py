@@ -1,0 +1,382 @@
+"""Take/land sessions, after the second seed document. Writes, keyword-only, each one transaction.
+
+take records pending drift first, then fixes base = the notebook's head; checkpoint is recovery evidence and moves
+nothing; land puts the session's rows in one semantic change and others' rows apart as drift, after final gates that
+compare with the original base, never a checkpoint. Sessions and their events are append-only (triggers.py): a
+session's state is read from its events.
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Exists, Max, OuterRef
+
+from .errors import Conflict, Forbidden, Invalid, NotFound
+from .models import EventKind, Notebook, Role, Session, SessionEvent
+from .roles import Actor, as_actor
+from .selectors import get_notebook, head, view_at_seq
+from .vault import wiring as vault
+
+CLOSING = (EventKind.LAND, EventKind.ABANDON)
+DAD_SOURCES = frozenset({"dad", "dad_correction"})
+# An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
+MAX_DROPPED_SHARE = 0.5
+MAX_ID = 2**63 - 1
+
+
+class GateRefused(Conflict):
+    code = "gate_refused"
+
+
+@dataclass(frozen=True)
+class Taken:
+    id: int
+    notebook: str
+    base: int
+    drift: int  # pending rows by others recorded as drift before base was fixed
+
+
+@dataclass(frozen=True)
+class Checkpointed:
+    id: int
+    base: int
+    head: int
+
+
+@dataclass(frozen=True)
+class Landed:
+    id: int
+    result: str  # "landed" or "no-op"
+    base: int
+    head: int
+    rows: int  # the session's rows: its semantic change
+    drift: int  # rows by others since base, recorded apart
+
+
+@dataclass(frozen=True)
+class Abandoned:
+    id: int
+    head: int
+    rows: int
+    drift: int
+
+
+# ----- reads the rules need ----------------------------------------------------------------------
+
+
+def _closed() -> Exists:
+    return Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=CLOSING))
+
+
+def open_sessions() -> Any:
+    """Sessions with neither a land nor an abandon event, as a queryset."""
+    return Session.objects.alias(closed=_closed()).filter(closed=False).select_related("notebook")
+
+
+def open_session_of(actor_name: str) -> Session | None:
+    return open_sessions().filter(actor=actor_name).order_by("pk").first()
+
+
+def open_session_on(notebook: Notebook) -> Session | None:
+    return open_sessions().filter(notebook=notebook).order_by("pk").first()
+
+
+def is_open(session: Session) -> bool:
+    return not SessionEvent.objects.filter(session=session, kind__in=CLOSING).exists()
+
+
+def claim_for_write(*, title: str, actor: Actor) -> int | None:
+    """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
+
+    An actor's open session owns its writes: a write under any other title is refused (the seed's bug of lines
+    written under a heading, each into a notebook of its own). Another agent's write to a claimed notebook is
+    refused; the editor's stays allowed and is recorded as drift at land.
+    """
+    mine = open_session_of(actor.name)
+    if mine is not None:
+        if mine.notebook.title != title:
+            raise Conflict(
+                f"{actor.name} holds session #{mine.pk} on notebook {mine.notebook.title!r}; a write under {title!r} "
+                f"is refused while it is open. Write into {mine.notebook.title!r}, or land or abandon the session.",
+                session=mine.pk,
+                notebook=mine.notebook.title,
+            )
+        return mine.pk
+    holder = open_sessions().filter(notebook__title=title).order_by("pk").first()
+    if holder is not None and not actor.editor:
+        raise Conflict(
+            f"Notebook {title!r} is claimed by {holder.actor}'s session #{holder.pk}; only {holder.actor} "
+            "(or the human editor) may write to it until that session lands or is abandoned.",
+            session=holder.pk,
+            holder=holder.actor,
+        )
+    return None
+
+
+def refuse_new_notebook(*, title: str, by: str) -> None:
+    """Creating a notebook is a write under another title: refused while `by` holds an open session."""
+    mine = open_session_of(by)
+    if mine is not None:
+        raise Conflict(
+            f"{by} holds session #{mine.pk} on notebook {mine.notebook.title!r}; starting notebook {title!r} is "
+            "refused while it is open.",
+            session=mine.pk,
+            notebook=mine.notebook.title,
+        )
+
+
+# ----- checks ------------------------------------------------------------------------------------
+
+
+def _check_text(value: Any, what: str, *, limit: int | None = None, required: bool = True) -> str:
+    limit = limit or settings.NOTEBOOK_MAX_REASON
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise Invalid(f"A {what} is required: say it in a few words.")
+    if len(value) > limit:
+        raise Invalid(f"The {what} is {len(value)} characters long; the limit is {limit}.")
+    if "\x00" in value:
+        raise Invalid(f"The {what} contains a NUL character.")
+    return value
+
+
+def _session(session_id: Any) -> Session:
+    if isinstance(session_id, bool) or not isinstance(session_id, int) or not 1 <= session_id <= MAX_ID:
+        raise Invalid(f"The session id {session_id!r} is not a positive whole number.")
+    found = Session.objects.select_related("notebook").filter(pk=session_id).first()
+    if found is None:
+        raise NotFound(f"There is no session #{session_id}.")
+    return found
+
+
+def _lock_notebook(notebook: Notebook) -> Notebook:
+    if connection.vendor == "postgresql":
+        # One lock for every take: "one open session per notebook and per actor" cannot race.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('notebooks.sessions'))")
+    return Notebook.objects.select_for_update().get(pk=notebook.pk)
+
+
+def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = False) -> None:
+    if session.actor != actor.name and not (editor_may and actor.editor):
+        raise Forbidden(f"Session #{session.pk} is {session.actor}'s; {actor.name} may not {verb} it.")
+    closing = SessionEvent.objects.filter(session=session, kind__in=CLOSING).first()
+    if closing is not None:
+        state = "abandoned" if closing.kind == EventKind.ABANDON else "landed"
+        raise Conflict(f"Session #{session.pk} is already {state}; take a new one.", state=state)
+
+
+def _event(session: Session, kind: str, *, by: str, head_seq: int, **fields: Any) -> SessionEvent:
+    top = SessionEvent.objects.filter(session=session).aggregate(top=Max("seq"))["top"] or 0
+    return SessionEvent.objects.create(
+        session=session, seq=top + 1, kind=kind, by=by, at=time.time(), head=head_seq, **fields
+    )
+
+
+def _count_drift(notebook: Notebook, after: int, upto: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s "
+            "AND session_id IS NULL",
+            [notebook.pk, after, upto],
+        )
+        return cursor.fetchone()[0]
+
+
+def _accounted(notebook: Notebook) -> int:
+    """The head up to which the notebook's rows are accounted for: where its last session closed."""
+    top = SessionEvent.objects.filter(session__notebook=notebook, kind__in=CLOSING).aggregate(top=Max("head"))
+    return top["top"] or 0
+
+
+# ----- the verbs ---------------------------------------------------------------------------------
+
+
+def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
+    """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
+    actor = as_actor(by)
+    _check_text(plan, "plan", limit=settings.NOTEBOOK_MAX_WORDS)
+    with vault.session_lock():
+        get_notebook(notebook)
+        vault_base = vault.base_for_take(notebook)  # pending drift committed in git before base is fixed
+        return _take(notebook=notebook, plan=plan, actor=actor, vault_base=vault_base)
+
+
+def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
+    with transaction.atomic():
+        nb = _lock_notebook(get_notebook(notebook))
+        holder = open_session_on(nb)
+        if holder is not None:
+            raise Conflict(
+                f"Notebook {nb.title!r} is already claimed by {holder.actor} (session #{holder.pk}); "
+                "it is free again once that session lands or is abandoned.",
+                holder=holder.actor,
+                session=holder.pk,
+            )
+        mine = open_session_of(actor.name)
+        if mine is not None:
+            raise Conflict(
+                f"{actor.name} already holds session #{mine.pk} on {mine.notebook.title!r}; land or abandon it first.",
+                session=mine.pk,
+                notebook=mine.notebook.title,
+            )
+        top = head(nb).seq
+        accounted = _accounted(nb)
+        session = Session.objects.create(
+            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=time.time(), vault_base=vault_base
+        )
+        pending = _count_drift(nb, accounted, top)
+        if pending:
+            note = "pending rows written outside any session, recorded before base was fixed"
+            _event(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
+        _event(session, EventKind.TAKE, by=actor.name, head_seq=top, note=plan)
+    return Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
+
+
+def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
+    """Recovery evidence only: records the head. It moves no base and grants nothing."""
+    actor = as_actor(by)
+    s = _session(session)
+    _check_text(note, "note")
+    with transaction.atomic():
+        nb = _lock_notebook(s.notebook)
+        _open_for(s, actor, "checkpoint")
+        top = head(nb).seq
+        _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
+    vault.after_checkpoint(s, note)
+    return Checkpointed(id=s.pk, base=s.base, head=top)
+
+
+def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
+    """The session's rows since base become one semantic change; others' rows are recorded apart as drift.
+
+    A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons and
+    leaves the session open.
+    """
+    actor = as_actor(by)
+    s = _session(session)
+    _check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
+    with vault.session_lock(), transaction.atomic():
+        nb = _lock_notebook(s.notebook)
+        _open_for(s, actor, "land")
+        top = head(nb).seq
+        own = _own_rows(s)
+        if own and not (summary or "").strip():
+            raise Invalid("A land needs a summary: say what the session changed, in a few words.")
+        reasons = gates(s, own, top)
+        if reasons:
+            raise GateRefused(
+                f"Land refused for session #{s.pk}; it stays open: " + " ".join(reasons),
+                reasons=reasons,
+                session=s.pk,
+            )
+        vault.land_in_git(s, summary, [row[0] for row in own])  # the vault's final gate may still refuse
+        drift = _count_drift(nb, s.base, top)
+        if drift:
+            _event(
+                s,
+                EventKind.DRIFT,
+                by=actor.name,
+                head_seq=top,
+                after=s.base,
+                rows=drift,
+                note="rows by others while the session was open",
+            )
+        result = "landed" if own else "no-op"
+        _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
+    return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+
+
+def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
+    """Close a session without a semantic change. Its rows stay in the log (nothing is erased); the editor may too."""
+    actor = as_actor(by)
+    s = _session(session)
+    _check_text(why, "reason")
+    with vault.session_lock(), transaction.atomic():
+        nb = _lock_notebook(s.notebook)
+        _open_for(s, actor, "abandon", editor_may=True)
+        top = head(nb).seq
+        drift = _count_drift(nb, s.base, top)
+        if drift:
+            _event(
+                s,
+                EventKind.DRIFT,
+                by=actor.name,
+                head_seq=top,
+                after=s.base,
+                rows=drift,
+                note="rows by others while the session was open",
+            )
+        own = len(_own_rows(s))
+        _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
+        vault.after_abandon(s, why)
+    return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
+
+
+# ----- the final gates ---------------------------------------------------------------------------
+
+
+def _own_rows(session: Session) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE session_id = %s ORDER BY seq',
+            [session.pk],
+        )
+        return cursor.fetchall()
+
+
+def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, list[tuple[int, str]]]:
+    """Each line's (seq, source) after every add or edit, in log order."""
+    if not numbers:
+        return {}
+    found: dict[int, list[tuple[int, str]]] = {n: [] for n in numbers}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
+            "AND op IN ('add', 'edit') ORDER BY seq",
+            [notebook.pk, upto],
+        )
+        for n, seq, source in cursor.fetchall():
+            if n in found:
+                found[n].append((seq, source))
+    return found
+
+
+def _source_before(history: list[tuple[int, str]], seq: int) -> str:
+    before = [source for s, source in history if s < seq]
+    return before[-1] if before else ""
+
+
+def gates(session: Session, own: list[tuple], top: int) -> list[str]:
+    """Why the session may not land, compared with its original base (a checkpoint never moves it)."""
+    reasons: list[str] = []
+    for seq, op, n, _how, _into, why in own:
+        if op == "strike" and not (why or "").strip():
+            reasons.append(f"Line #{n} was retired without a reason (seq {seq}).")
+    if session.role == Role.EDITOR:
+        return reasons
+    nb = session.notebook
+    touched = {(seq, n) for seq, op, n, *_ in own if op in ("edit", "strike")}
+    history = _sources_of(nb, {n for _, n in touched}, top)
+    dads = set()
+    for seq, n in sorted(touched):
+        at_base = _source_before(history[n], session.base + 1)
+        at_touch = _source_before(history[n], seq)
+        if n not in dads and (at_base in DAD_SOURCES or at_touch in DAD_SOURCES):
+            dads.add(n)
+            reasons.append(f"Line #{n} is Dad's ({at_base or at_touch}); the session changed it (seq {seq}).")
+    live_at_base = {line.n for line in view_at_seq(nb, session.base)}
+    dropped = {n for _seq, op, n, how, into, _why in own if op == "strike" and how == "retired" and into is None}
+    dropped &= live_at_base
+    if len(dropped) > 1 and len(dropped) > MAX_DROPPED_SHARE * len(live_at_base):
+        numbers = ", ".join(f"#{n}" for n in sorted(dropped))
+        reasons.append(
+            f"The session retired {len(dropped)} of the {len(live_at_base)} lines live at its base without a "
+            f"successor ({numbers}): more than {MAX_DROPPED_SHARE:.0%}, which reads as a rewrite by hand. Retire "
+            "into the line that says it, merge, or abandon the session and ask Dad."
+        )
+    return reasons

@@ -1,0 +1,74 @@
+"""API bearer tokens: issued once in clear, kept as the sha256 of the secret, revocable. Writes are keyword-only."""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from .errors import Forbidden, Invalid, NotFound
+from .models import Role, Token
+from .roles import Actor, actor_named
+
+PREFIX = "nbk_"
+MAX_TOKEN_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class Issued:
+    token: Token
+    secret: str  # shown once; only its digest is kept
+
+
+def digest_of(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def issue(*, actor: str, editor: bool = False, by: str = "cli") -> Issued:
+    """A new token naming an actor and its role. The editor's role must already be recorded for that actor."""
+    if not isinstance(actor, str) or not actor.strip() or len(actor) > 80 or "\x00" in actor:
+        raise Invalid("A token names an actor: 1-80 characters.")
+    if editor and not actor_named(actor).editor:
+        raise Forbidden(
+            f"{actor} does not hold the human editor's role, so an editor token cannot be issued "
+            f"(give it first with: notebook editor {actor})."
+        )
+    secret = PREFIX + secrets.token_urlsafe(32)
+    role = Role.EDITOR if editor else Role.AGENT
+    token = Token.objects.create(actor=actor, role=role, digest=digest_of(secret), hint=secret[:12], created_by=by)
+    return Issued(token=token, secret=secret)
+
+
+def revoke(*, token: str | None = None, actor: str | None = None, why: str = "") -> list[Token]:
+    """Revoke one token (by its secret, its hint or its id) or every live token of an actor."""
+    with transaction.atomic():
+        live = Token.objects.select_for_update().filter(revoked_at__isnull=True)
+        if actor is not None:
+            found = list(live.filter(actor=actor))
+        elif token is not None:
+            found = list(
+                live.filter(digest=digest_of(token))
+                or live.filter(hint=token)
+                or (live.filter(pk=int(token)) if token.isdigit() and len(token) < 19 else [])
+            )
+        else:
+            raise Invalid("Name a token (its secret, hint or id) or an actor.")
+        if not found:
+            raise NotFound("No live token matches.")
+        now = timezone.now()
+        for t in found:
+            t.revoked_at, t.revoked_why = now, why
+            t.save(update_fields=["revoked_at", "revoked_why"])
+    return found
+
+
+def authenticate(secret: str) -> Actor | None:
+    """The actor a live token speaks for; an editor token acts as editor only while the role is still recorded."""
+    if not secret or len(secret) > MAX_TOKEN_LENGTH or not secret.isascii():
+        return None
+    token = Token.objects.filter(digest=digest_of(secret), revoked_at__isnull=True).first()
+    if token is None:
+        return None
+    editor = token.role == Role.EDITOR and actor_named(token.actor).editor
+    return Actor(name=token.actor, editor=editor)

@@ -1,0 +1,16 @@
+"""Which notebooks are claimed by an open session: the watcher writes their files but commits them only at land."""
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+
+def claimed_titles() -> frozenset[str]:
+    """The titles claimed now, from the function settings.NOTEBOOK_VAULT_CLAIMS names."""
+    return frozenset(import_string(settings.NOTEBOOK_VAULT_CLAIMS)())
+
+
+def open_session_titles() -> set[str]:
+    """Titles with an open session (taken, neither landed nor abandoned)."""
+    from notebooks.sessions import open_sessions  # imported here: sessions imports the vault's wiring
+
+    return set(open_sessions().values_list("notebook__title", flat=True))

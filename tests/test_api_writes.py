@@ -1,0 +1,123 @@
+import pytest
+
+from notebooks.models import Row
+
+from .agent_fixtures import dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
+
+LINES = "/api/notebooks/zelda/lines"
+
+
+def test_it_adds_a_line_and_answers_201_with_its_number_and_seq(zelda, pippa):
+    response = pippa.post(LINES, {"text": "roll after the second swing", "source": "seen", "why": "died twice"})
+    assert response.status_code == 201
+    assert response.json() == {"n": 4, "seq": 4}
+
+
+def test_it_edits_a_line(zelda, pippa):
+    response = pippa.post(f"{LINES}/2/edit", {"to": "block first", "why": "learned", "expected": 2})
+    assert response.status_code == 200
+    assert response.json() == {"n": 2, "seq": 4}
+
+
+def test_a_stale_edit_is_a_409_carrying_the_current_words(zelda, pippa):
+    pippa.post(f"{LINES}/2/edit", {"to": "block first", "why": "learned"})
+    response = pippa.post(f"{LINES}/2/edit", {"to": "parry", "why": "again", "expected": 2})
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "conflict" and error["current"] == "block first" and error["current_seq"] == 4
+
+
+def test_it_retires_a_line_into_another(zelda, pippa):
+    response = pippa.post(f"{LINES}/2/retire", {"why": "said by #1", "into": 1})
+    assert response.status_code == 200
+    assert [line["n"] for line in pippa.get(LINES).json()["lines"]] == [1, 3]
+
+
+def test_retiring_a_retired_line_is_a_409(zelda, pippa):
+    pippa.post(f"{LINES}/2/retire", {"why": "wrong"})
+    assert pippa.post(f"{LINES}/2/retire", {"why": "wrong"}).status_code == 409
+
+
+def test_it_merges_lines_and_answers_201(zelda, pippa):
+    response = pippa.post("/api/notebooks/zelda/merge", {"numbers": [1, 2], "text": "one line", "why": "same"})
+    assert response.status_code == 201
+    assert response.json() == {"n": 4, "seqs": [4, 5, 6]}
+
+
+def test_a_write_to_an_unknown_line_is_a_404(zelda, pippa):
+    assert pippa.post(f"{LINES}/42/edit", {"to": "x", "why": "y"}).status_code == 404
+    assert pippa.post(f"{LINES}/42/retire", {"why": "y"}).status_code == 404
+
+
+def test_a_write_to_an_unknown_notebook_is_a_404(zelda, pippa):
+    body = {"text": "x", "source": "seen", "why": "y"}
+    assert pippa.post("/api/notebooks/zeldo/lines", body).status_code == 404
+
+
+BAD_BODIES = [
+    ("not json", "{text: 1"),
+    ("not an object", "[1, 2]"),
+    ("null", "null"),
+    ("empty", ""),
+    ("unknown field", {"text": "x", "source": "seen", "why": "y", "by": "dad"}),
+    ("missing why", {"text": "x", "source": "seen"}),
+    ("text not a string", {"text": 7, "source": "seen", "why": "y"}),
+    ("blank text", {"text": "   ", "source": "seen", "why": "y"}),
+    ("blank why", {"text": "x", "source": "seen", "why": ""}),
+    ("unknown source", {"text": "x", "source": "hearsay", "why": "y"}),
+    ("source not a string", {"text": "x", "source": ["seen"], "why": "y"}),
+    ("too long", {"text": "x" * 5000, "source": "seen", "why": "y"}),
+    ("NUL", {"text": "a\x00b", "source": "seen", "why": "y"}),
+    ("lone surrogate", '{"text": "\\ud800", "source": "seen", "why": "y"}'),
+    ("huge number", '{"text": 1' + "0" * 5000 + ', "source": "seen", "why": "y"}'),
+    ("deep nesting", '{"text": ' + "[" * 100000 + "]" * 100000 + ', "source": "seen", "why": "y"}'),
+    ("NaN", '{"text": NaN, "source": "seen", "why": "y"}'),
+]
+
+
+@pytest.mark.parametrize(("case", "body"), BAD_BODIES, ids=[c for c, _ in BAD_BODIES])
+def test_bad_input_to_add_is_a_400_and_writes_nothing(zelda, pippa, case, body):
+    response = pippa.post(LINES, body)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "invalid"
+    assert Row.objects.count() == 3
+
+
+BAD_NUMBERS = [
+    ("edit", {"to": "x", "why": "y", "expected": 2**64}),
+    ("edit", {"to": "x", "why": "y", "expected": "2"}),
+    ("edit", {"to": "x", "why": "y", "expected": True}),
+    ("edit", {"to": "x", "why": "y", "expected": 1.5}),
+    ("retire", {"why": "y", "into": 2**40}),
+    ("retire", {"why": "y", "into": -1}),
+    ("retire", {"why": "y", "into": "1"}),
+]
+
+
+@pytest.mark.parametrize(("verb", "body"), BAD_NUMBERS)
+def test_wrong_or_huge_numbers_are_a_400(zelda, pippa, verb, body):
+    response = pippa.post(f"{LINES}/2/{verb}", body)
+    assert response.status_code == 400, response.content
+    assert Row.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "numbers", [[1], [1, 1], "1,2", [1, "2"], [1, 2**40], list(range(1, 1003)), [1, None]], ids=str
+)
+def test_a_bad_merge_list_is_a_400(zelda, pippa, numbers):
+    response = pippa.post("/api/notebooks/zelda/merge", {"numbers": numbers, "text": "x", "why": "y"})
+    assert response.status_code == 400
+    assert Row.objects.count() == 3
+
+
+def test_a_body_over_the_upload_limit_is_a_413(zelda, pippa, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    response = pippa.post(LINES, {"text": "x" * 200, "source": "seen", "why": "y"})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+
+
+def test_the_api_needs_no_csrf_token(zelda, pippa):
+    pippa.client = type(pippa.client)(enforce_csrf_checks=True)
+    response = pippa.post(LINES, {"text": "dodge", "source": "seen", "why": "seen"})
+    assert response.status_code == 201

@@ -1,0 +1,75 @@
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from notebooks import tokens
+from notebooks.models import Token
+
+from .agent_fixtures import zelda_fixture  # noqa: F401
+
+
+def _run(*args: str) -> str:
+    out = StringIO()
+    call_command("notebook", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_token_prints_a_working_token_on_its_last_line(db):
+    secret = _run("token", "pippa").strip().splitlines()[-1]
+    actor = tokens.authenticate(secret)
+    assert actor.name == "pippa" and not actor.editor
+
+
+def test_an_editor_token_needs_the_editor_role(dad):
+    secret = _run("token", "dad", "--editor").strip().splitlines()[-1]
+    assert tokens.authenticate(secret).editor
+    with pytest.raises(CommandError) as refused:
+        _run("token", "pippa", "--editor")
+    assert refused.value.returncode == 3
+
+
+def test_token_revoke_by_secret_and_by_actor(db):
+    first = _run("token", "pippa").strip().splitlines()[-1]
+    second = _run("token", "pippa").strip().splitlines()[-1]
+    assert "revoked token" in _run("token-revoke", first, "--why", "leaked")
+    assert tokens.authenticate(first) is None and tokens.authenticate(second) is not None
+    _run("token-revoke", "--actor", "pippa")
+    assert tokens.authenticate(second) is None
+    assert Token.objects.filter(revoked_at__isnull=True).count() == 0
+
+
+def test_token_revoke_of_nothing_is_not_found(db):
+    with pytest.raises(CommandError) as refused:
+        _run("token-revoke", "nbk_nothing")
+    assert refused.value.returncode == 4
+
+
+def test_tokens_lists_without_secrets(db):
+    secret = _run("token", "pippa").strip().splitlines()[-1]
+    listing = _run("tokens")
+    assert "pippa agent" in listing and secret not in listing
+
+
+def test_take_checkpoint_land_from_the_command_line(zelda):
+    took = _run("take", "zelda", "--plan", "tidy", "--by", "pippa")
+    sid = took.split("#")[1].split()[0]
+    assert "base seq 3" in took
+    _run("add", "zelda", "roll", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert "base stays 3" in _run("checkpoint", sid, "--note", "one in", "--by", "pippa")
+    assert "1 rows as one change" in _run("land", sid, "--summary", "a line", "--by", "pippa")
+    assert "landed" in _run("sessions")
+
+
+def test_a_second_take_exits_with_the_conflict_code(zelda):
+    _run("take", "zelda", "--plan", "tidy", "--by", "pippa")
+    with pytest.raises(CommandError) as refused:
+        _run("take", "zelda", "--plan", "mine", "--by", "reflector")
+    assert refused.value.returncode == 5 and "pippa" in str(refused.value)
+
+
+def test_abandon_and_a_no_op_land_from_the_command_line(zelda):
+    first = _run("take", "zelda", "--plan", "tidy", "--by", "pippa").split("#")[1].split()[0]
+    assert "no-op" in _run("land", first, "--by", "pippa")
+    second = _run("take", "zelda", "--plan", "again", "--by", "pippa").split("#")[1].split()[0]
+    assert "abandoned" in _run("abandon", second, "--why", "wrong plan", "--by", "pippa")

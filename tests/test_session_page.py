@@ -1,0 +1,43 @@
+from notebooks import services, sessions
+
+from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
+
+
+def test_it_sends_an_anonymous_visitor_to_sign_in(client, db):
+    response = client.get("/sessions/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_it_shows_each_session_with_its_change_beside_its_drift(client, dad, zelda):
+    taken = sessions.take(notebook="zelda", plan="tidy the bridge lines", by="pippa")
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text="rest at every camp", source="dad", by=DAD, why="hint")
+    sessions.land(session=taken.id, summary="the guard's timing", by="pippa")
+    client.force_login(dad)
+    response = client.get("/sessions/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    change, drift = html.split('class="change"')[1].split('class="drift"')
+    assert "roll after the second swing" in change and "rest at every camp" not in change
+    assert "rest at every camp" in drift
+    assert "tidy the bridge lines" in html and "the guard&#x27;s timing" in html and "landed" in html
+
+
+def test_it_filters_by_state(client, dad, zelda):
+    taken = sessions.take(notebook="zelda", plan="an open plan", by="pippa")
+    client.force_login(dad)
+    assert "an open plan" in client.get("/sessions/", {"state": "open"}).content.decode()
+    assert "an open plan" not in client.get("/sessions/", {"state": "landed"}).content.decode()
+    assert taken.id
+
+
+def test_it_escapes_what_agents_wrote(client, dad, zelda):
+    sessions.take(notebook="zelda", plan="<script>alert(1)</script>", by="pippa")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+
+
+def test_it_rejects_post(client, dad):
+    client.force_login(dad)
+    assert client.post("/sessions/").status_code == 405
