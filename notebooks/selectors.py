@@ -457,5 +457,5 @@ class Stand:
 
 def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
     """The live lines at `until` (or now) with the seq and hash of the last row they include."""
-    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
-    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))
+    lines, top = _live(notebook) if until is None else _view_sql(notebook, until=until)
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
