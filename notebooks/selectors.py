@@ -5,11 +5,11 @@ import math
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -19,6 +19,7 @@ from .models import Notebook
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,16 @@ class Head:
 
 
 def get_notebook(title: str) -> Notebook:
-    try:
-        return Notebook.objects.get(title=title)
-    except Notebook.DoesNotExist:
-        titles = list(Notebook.objects.values_list("title", flat=True))
-        close = difflib.get_close_matches(title, titles, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise NotFound(f"No notebook is titled {title!r}.{hint}") from None
+    # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
+        found = cursor.fetchone()
+    if found is not None:
+        return Notebook.from_db(connection.alias, ["id", "title"], found)
+    titles = list(Notebook.objects.values_list("title", flat=True))
+    close = difflib.get_close_matches(title, titles, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise NotFound(f"No notebook is titled {title!r}.{hint}")
 
 
 def parse_when(value: "str | float | int | datetime") -> float:
@@ -189,6 +193,7 @@ class _Fold:
     at: float
     lines: list[Line]
     lock: threading.Lock = field(default_factory=threading.Lock)
+    turn: str | None = None  # the turn text at this head, made on the first turn read
 
 
 _folds: OrderedDict[tuple[str, str, int], _Fold] = OrderedDict()
@@ -229,12 +234,12 @@ def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
             else:
                 lines.insert(i, line)
     last = rows[-1]
-    fold.seq, fold.at, fold.hash = last[0], last[5], last[7]
+    fold.seq, fold.at, fold.hash, fold.turn = last[0], last[5], last[7], None
     return True
 
 
-def _live(notebook: Notebook) -> tuple[list[Line], Head]:
-    """The live lines and the head they stand at, from the kept fold when the log still backs it."""
+def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
+    """`use` applied to the notebook's fold, brought up to the log's head (or rebuilt from the log), under its lock."""
     key = _fold_key(notebook)
     with _folds_lock:
         fold = _folds.get(key)
@@ -249,7 +254,7 @@ def _live(notebook: Notebook) -> tuple[list[Line], Head]:
                 found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, None))
             if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
                 if len(found) == 1 or _fold_forward(fold, found[1:]):
-                    return list(fold.lines), Head(fold.seq, fold.hash, fold.at)
+                    return use(fold)
     lines, top = _view_sql(notebook)
     fold = _Fold(top.seq, top.hash, top.at, lines)
     with _folds_lock:
@@ -257,7 +262,13 @@ def _live(notebook: Notebook) -> tuple[list[Line], Head]:
         _folds.move_to_end(key)
         while len(_folds) > FOLDS_KEPT:
             _folds.popitem(last=False)
-    return list(fold.lines), top
+    with fold.lock:
+        return use(fold)
+
+
+def _live(notebook: Notebook) -> tuple[list[Line], Head]:
+    """The live lines and the head they stand at, from the kept fold when the log still backs it."""
+    return _with_fold(notebook, lambda fold: (list(fold.lines), Head(fold.seq, fold.hash, fold.at)))
 
 
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
@@ -310,7 +321,18 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
     """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
-    live, top = _live(notebook) if until is None else _view_sql(notebook, until=until)
+    if until is None:
+        return _with_fold(notebook, lambda fold: _kept_turn(notebook, fold))
+    return _turn_text(notebook, *_view_sql(notebook, until=until))
+
+
+def _kept_turn(notebook: Notebook, fold: _Fold) -> str:
+    if fold.turn is None:
+        fold.turn = _turn_text(notebook, fold.lines, Head(fold.seq, fold.hash, fold.at))
+    return fold.turn
+
+
+def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
     lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]

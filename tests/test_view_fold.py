@@ -147,3 +147,19 @@ def test_a_view_by_time_is_the_view_at_the_last_row_recorded_by_then(db):
         assert selectors.view(nb, until=at + 0.5) == selectors.view_at_seq(nb, i + 1)
         assert selectors.cut_for(nb, at) == i + 1
     assert selectors.view(nb, until=rows[0]["at"] - 1) == []
+
+
+def test_a_warm_turn_is_one_query_and_changes_with_the_log(notebook, django_assert_num_queries):
+    services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
+    before = selectors.turn(notebook)
+    with django_assert_num_queries(1):
+        assert selectors.turn(notebook) == before
+    services.edit(notebook="zelda", n=1, to="first, better", by="pippa", why="clearer")
+    assert "[#1 seen] first, better" in selectors.turn(notebook)
+
+
+def test_get_notebook_reads_the_fields_it_did_not_fetch_on_demand(notebook):
+    found = selectors.get_notebook("zelda")
+    assert (found.pk, found.title, found.created_by, found.created_at) == (
+        notebook.pk, "zelda", "test", notebook.created_at,
+    )  # fmt: skip
