@@ -7,7 +7,7 @@ import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -161,9 +161,8 @@ ROW_COLUMNS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class RowWritten:
-    """A row as _append wrote it (what its callers read back)."""
+class RowWritten(NamedTuple):
+    """A row as _append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
 
     seq: int
     op: str
