@@ -83,10 +83,12 @@ def parse(
     max_rows: int = 2_000_000,
     progress: Callable[[int], None] | None = None,
     start: int = 1,
+    keep_texts: bool = True,
 ) -> tuple[list[dict[str, Any]], Fold]:
     """Check rows against the fold and return them as fields for the log, with the fold after them.
 
     `start` is the file's line number of the first line given, so a refusal names the line in the file.
+    `keep_texts=False` skips keeping every text of every line (only a backup's are needed, for adoption).
     """
     fold = fold or Fold()
     out: list[dict[str, Any]] = []
@@ -169,7 +171,7 @@ def parse(
                 was_by=_text(obj, "was_by", line_no, required=False, limit=80),
             )
             fold.top_n = max(fold.top_n, n)
-        if op in ("add", "edit"):
+        if keep_texts and op in ("add", "edit"):
             fold.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
         fold.seq += 1
         if "seq" in obj and obj["seq"] != fold.seq:

@@ -402,7 +402,7 @@ def import_notebook(
     }
     editors = _editor_names()
     is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
-    rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, **limits)
+    rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, keep_texts=False, **limits)
     adopted: list[dict[str, Any]] = []
     if adopt_from is not None:
         try:
