@@ -189,6 +189,29 @@ def plot(results: dict[str, dict], path: Path) -> None:
     plt.close(fig)
 
 
+NOTES = (
+    "- Notebooks are generated (bench/data.py): about 47% adds, 21% edits, 32% strikes (retirements, and",
+    "  merges of 2-3 lines), so about 15.8% of the lines stay live; imported through services.import_notebook.",
+    "- **warm**: selectors.view on a notebook already read (the card and every turn); **cold**: the same read",
+    "  after dropping the kept fold (the first read after start); **after one new row**: the read right after",
+    "  services.add (the add not timed); **frozen**: selectors.view(until=the time of the middle row).",
+    "- **floor: live-lines table**: one SQL query reading the peer's table, which holds exactly the live lines;",
+    "  **floor: every row**: one bare SQL query reading every column of every row of the log.",
+    "- **naive ORM fold**: Row objects in seq order, folded in Python (words from one dict query).",
+    "- **peer**: django-simple-history on a model with one record per line (bench/peer): created on add,",
+    "  saved on edit, deleted on retirement or merge, each at the row's own time. At 1k rows it is built",
+    "  through the model; above, its records are written in bulk, checked identical to the model's at 1k.",
+    "  Every way is checked to read the same lines before anything is timed.",
+    "- A round runs every way once, in a rotated order; a fast case is repeated for 50 ms and averaged;",
+    "  the figure is the median of the rounds (7 by default). PostgreSQL gets VACUUM ANALYZE after each load,",
+    "  as autovacuum would. Memory is tracemalloc's peak during one read.",
+    "- One writer: services.add in a loop, by an actor resolved once (as the API resolves its token), each",
+    "  add its own durable transaction; the bare commit floor beside it is a one-row INSERT per transaction",
+    "  on the same database. Four writers: four processes adding to one notebook at once; every number must",
+    "  be given exactly once and the chain must verify.",
+)
+
+
 def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: str, plot_name: str) -> str:
     box = machine()
     any_env = next(iter(results.values()))["env"]
@@ -215,6 +238,10 @@ def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: s
         "  better than absolute times).",
         "",
         f"![time against rows, log-log]({plot_name})",
+        "",
+        "## How it is measured",
+        "",
+        *NOTES,
     ]
     for vendor, res in results.items():
         env = res["env"]
