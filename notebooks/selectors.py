@@ -148,19 +148,15 @@ WHERE r.notebook_id = %(nb)s AND r.seq = g.cur
 ORDER BY g.n
 """
 VIEW_BY_SEQ = VIEW_SQL.format(cut=CUT_BY_SEQ)
-VIEW_BY_TIME = VIEW_SQL.format(cut=CUT_BY_TIME)
 
 
-def _view_sql(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -> tuple[list[Line], Head]:
-    """The live lines as the log stood at row `cut` (or at time `until`), and the row they stand at."""
+def _view_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
+    """The live lines as the log stood at row `cut`, and the row they stand at."""
     with connection.cursor() as cursor:
-        if until is None:
-            cursor.execute(VIEW_BY_SEQ, {"nb": notebook.pk, "cut": cut})
-        else:
-            cursor.execute(VIEW_BY_TIME, {"nb": notebook.pk, "until": until})
+        cursor.execute(VIEW_BY_SEQ, {"nb": notebook.pk, "cut": cut})
         found = cursor.fetchall()
     if not found:  # no live lines, so no row named the cut: ask for it alone
-        return [], _row_before(notebook, cut if until is None else cut_for(notebook, until))
+        return [], _row_before(notebook, cut)
     return [Line(*row[:6]) for row in found], Head(*found[0][6:])
 
 
@@ -196,7 +192,7 @@ class _Fold:
     turn: str | None = None  # the turn text at this head, made on the first turn read
 
 
-_folds: OrderedDict[tuple[str, str, int], _Fold] = OrderedDict()
+_folds: OrderedDict[tuple, _Fold] = OrderedDict()  # (alias, name, notebook[, cut seq]) -> fold
 _folds_lock = threading.Lock()
 
 
@@ -257,13 +253,17 @@ def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
                     return use(fold)
     lines, top = _view_sql(notebook)
     fold = _Fold(top.seq, top.hash, top.at, lines)
+    _keep(key, fold)
+    with fold.lock:
+        return use(fold)
+
+
+def _keep(key: tuple, fold: _Fold) -> None:
     with _folds_lock:
         _folds[key] = fold
         _folds.move_to_end(key)
         while len(_folds) > FOLDS_KEPT:
             _folds.popitem(last=False)
-    with fold.lock:
-        return use(fold)
 
 
 def _live(notebook: Notebook) -> tuple[list[Line], Head]:
@@ -271,18 +271,35 @@ def _live(notebook: Notebook) -> tuple[list[Line], Head]:
     return _with_fold(notebook, lambda fold: (list(fold.lines), Head(fold.seq, fold.hash, fold.at)))
 
 
+def _frozen(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -> _Fold:
+    """The view as the log stood at row `cut` (or at time `until`). A past view never changes, so it is kept
+    too, under the seq of the row it stands at, and used while that row still carries the hash it had."""
+    top = _row_before(notebook, cut) if until is None else _row_by_time(notebook, until)
+    key = (*_fold_key(notebook), top.seq)
+    with _folds_lock:
+        fold = _folds.get(key)
+        if fold is not None:
+            _folds.move_to_end(key)
+    if fold is not None and fold.hash == top.hash:
+        return fold
+    lines, found = _view_sql(notebook, top.seq)
+    fold = _Fold(found.seq, found.hash, found.at, lines)
+    _keep(key, fold)
+    return fold
+
+
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
     """The live lines as the log stood at row `cut`; without a cut, the live view now (kept folded)."""
     if cut >= ALL:
         return _live(notebook)[0]
-    return _view_sql(notebook, cut)[0]
+    return list(_frozen(notebook, cut).lines)
 
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
     """The live lines in number order; with `until`, exactly as the log stood at that time."""
     if until is None:
         return _live(notebook)[0]
-    return _view_sql(notebook, until=until)[0]
+    return list(_frozen(notebook, until=until).lines)
 
 
 def in_turn_order(lines: list[Line]) -> list[Line]:
@@ -323,7 +340,7 @@ def turn(notebook: Notebook, *, until: float | None = None) -> str:
     """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
     if until is None:
         return _with_fold(notebook, lambda fold: _kept_turn(notebook, fold))
-    return _turn_text(notebook, *_view_sql(notebook, until=until))
+    return _kept_turn(notebook, _frozen(notebook, until=until))
 
 
 def _kept_turn(notebook: Notebook, fold: _Fold) -> str:
@@ -345,6 +362,18 @@ def _row_at(notebook: Notebook, seq: int) -> Head:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook.pk, seq]
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
+def _row_by_time(notebook: Notebook, until: float) -> Head:
+    """The last row recorded at or before `until` (a seek on row_cut_idx)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND at <= %s "
+            "ORDER BY at DESC, seq DESC LIMIT 1",
+            [notebook.pk, until],
         )
         found = cursor.fetchone()
     return Head(*found) if found else Head(0, log.GENESIS, 0.0)
@@ -479,5 +508,9 @@ class Stand:
 
 def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
     """The live lines at `until` (or now) with the seq and hash of the last row they include."""
-    lines, top = _live(notebook) if until is None else _view_sql(notebook, until=until)
+    if until is None:
+        lines, top = _live(notebook)
+    else:
+        fold = _frozen(notebook, until=until)
+        lines, top = list(fold.lines), Head(fold.seq, fold.hash, fold.at)
     return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from bench import data
 from notebooks import selectors, services, verify
-from notebooks.models import Words
+from notebooks.models import Row, Words
 from notebooks.selectors import ALL
 
 
@@ -163,3 +163,24 @@ def test_get_notebook_reads_the_fields_it_did_not_fetch_on_demand(notebook):
     assert (found.pk, found.title, found.created_by, found.created_at) == (
         notebook.pk, "zelda", "test", notebook.created_at,
     )  # fmt: skip
+
+
+def test_a_frozen_view_read_again_is_one_query_and_still_what_the_log_says(notebook, django_assert_num_queries):
+    first = services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
+    services.edit(notebook="zelda", n=1, to="first, later words", by="pippa", why="clearer")
+    at = Row.objects.get(notebook=notebook, seq=first.seq).at
+    assert texts(selectors.view(notebook, until=at)) == {1: "first"}
+    with django_assert_num_queries(1):
+        assert texts(selectors.view(notebook, until=at)) == {1: "first"}
+    assert selectors.turn(notebook, until=at) == selectors.turn(notebook, until=at)
+    assert "[#1 seen] first" in selectors.turn(notebook, until=at)
+
+
+def test_a_kept_frozen_view_is_not_used_once_its_row_is_not_the_logs(notebook):
+    with transaction.atomic():
+        sid = transaction.savepoint()
+        services.add(notebook="zelda", text="rolled back", source="seen", by="pippa", why="saw it")
+        assert texts(selectors.view_at_seq(notebook, 1)) == {1: "rolled back"}
+        transaction.savepoint_rollback(sid)
+    services.add(notebook="zelda", text="kept", source="seen", by="pippa", why="saw it")
+    assert texts(selectors.view_at_seq(notebook, 1)) == {1: "kept"}
