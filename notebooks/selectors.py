@@ -168,7 +168,8 @@ def _view_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
 # in the database holds a copy of the view.
 
 FOLD_STEP = 2000  # rows read past the fold in one go; more than that and the fold is rebuilt by VIEW_SQL
-FOLDS_KEPT = 256  # notebooks whose fold is kept (least recently read dropped first)
+FOLDS_KEPT = 256  # folds kept, live and past (least recently read dropped first)…
+FOLD_LINES_KEPT = 200_000  # …and no more lines than this in all of them (about 100 MB)
 
 FOLD_SQL = """
 SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, w.body
@@ -262,8 +263,10 @@ def _keep(key: tuple, fold: _Fold) -> None:
     with _folds_lock:
         _folds[key] = fold
         _folds.move_to_end(key)
-        while len(_folds) > FOLDS_KEPT:
-            _folds.popitem(last=False)
+        lines = sum(len(kept.lines) for kept in _folds.values())
+        while len(_folds) > 1 and (len(_folds) > FOLDS_KEPT or lines > FOLD_LINES_KEPT):
+            _, dropped = _folds.popitem(last=False)
+            lines -= len(dropped.lines)
 
 
 def _live(notebook: Notebook) -> tuple[list[Line], Head]:

@@ -184,3 +184,14 @@ def test_a_kept_frozen_view_is_not_used_once_its_row_is_not_the_logs(notebook):
         transaction.savepoint_rollback(sid)
     services.add(notebook="zelda", text="kept", source="seen", by="pippa", why="saw it")
     assert texts(selectors.view_at_seq(notebook, 1)) == {1: "kept"}
+
+
+def test_it_keeps_no_more_lines_than_its_bound(notebook, monkeypatch):
+    monkeypatch.setattr(selectors, "FOLD_LINES_KEPT", 3)
+    for i in range(3):
+        services.add(notebook="zelda", text=f"line {i}", source="seen", by="pippa", why="saw it")
+    selectors.view_at_seq(notebook, 1)
+    selectors.view_at_seq(notebook, 2)
+    selectors.view(notebook)  # 3 lines: the past views (1 and 2 lines) are dropped to make room
+    assert [len(fold.lines) for fold in selectors._folds.values()] == [3]
+    assert texts(selectors.view_at_seq(notebook, 2)) == {1: "line 0", 2: "line 1"}
