@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench bench-quick clean
+.PHONY: run test lint venv browser bench bench-quick clean screenshots
 
 venv: $(VENV)/.installed
 
@@ -20,6 +20,7 @@ browser:
 
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
+	DEBUG=1 $(PY) manage.py notebook first-editor
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
 
 lint: venv
@@ -39,6 +40,10 @@ bench: $(VENV)/.bench-installed
 
 bench-quick: $(VENV)/.bench-installed
 	$(PY) -m bench --quick $(ARGS)
+
+# Redraw docs/card-wide.png and docs/card-narrow.png from a fresh demo notebook.
+screenshots: venv browser
+	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/test_browser_card.py -k fits_a_phone
 
 clean:
 	rm -rf $(VENV) var

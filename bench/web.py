@@ -13,7 +13,7 @@ from notebooks import api_urls, urls
 
 Request = Callable[[], object]
 # URL names the card page may have (with a `title` or `notebook` argument): the first that resolves is timed.
-CARD_NAMES = ("card", "notebook", "notebooks:card", "notebooks:notebook", "notebook-card")
+CARD_NAMES = ("card:notebook", "notebooks:card", "notebooks:notebook")
 
 
 def _first_url(names: tuple[str, ...], title: str) -> str | None:

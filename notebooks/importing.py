@@ -2,7 +2,6 @@
 anything is written, and a refusal names the file's line number. No database access here."""
 
 import json
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +12,8 @@ from .models import How, Source
 
 SOURCES = frozenset(Source.values)
 OPS = ("add", "edit", "strike", "adopt")
+MAX_NUMBER = 2**31 - 1  # the n column's limit on every database
+MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
 
 
 @dataclass
@@ -51,6 +52,10 @@ def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> s
         raise _fail(line_no, f"'{key}' is {len(value)} characters long; the limit is {limit}")
     if "\x00" in value:
         raise _fail(line_no, f"'{key}' contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _fail(line_no, f"'{key}' holds a lone surrogate, which is not text") from None
     return value
 
 
@@ -58,8 +63,8 @@ def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int 
     value = obj.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _fail(line_no, f"'{key}' must be a positive whole number, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBER:
+        raise _fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {value!r}")
     return value
 
 
@@ -67,8 +72,8 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True) -> float 
     value = obj.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise _fail(line_no, f"'{key}' must be a time in epoch seconds, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
+        raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {value!r}")
     return float(value)
 
 

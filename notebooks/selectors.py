@@ -16,6 +16,7 @@ from django.db import connection
 from . import importing, log
 from .errors import Invalid, NotFound
 from .models import Notebook
+from .roles import is_storable
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
@@ -62,6 +63,9 @@ class Head:
 
 
 def get_notebook(title: str) -> Notebook:
+    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
+        # Such a title was never created, and the databases cannot even compare it.
+        raise NotFound(f"No notebook is titled {title!r}.")
     # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
@@ -312,6 +316,8 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
     """Every row of line n: adopted rows first by their own time, then the line's rows in log order."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < 2**31:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by '
@@ -517,3 +523,212 @@ def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
         fold = _frozen(notebook, until=until)
         lines, top = list(fold.lines), Head(fold.seq, fold.hash, fold.at)
     return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
+
+
+# ----- reads for Dad's card (web) ----------------------------------------------------------------
+
+# One line as the view shows it at a cut: its last add/edit, if it was added and never struck.
+LINE_SQL = """
+SELECT r.n, w.body, r.source, r."by", r.at, r.seq
+FROM notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.n = %(n)s AND r.seq = (
+    SELECT MAX(x.seq) FROM notebooks_row x
+    WHERE x.notebook_id = %(nb)s AND x.n = %(n)s AND x.op IN ('add', 'edit') AND x.seq <= %(cut)s)
+  AND EXISTS (
+    SELECT 1 FROM notebooks_row a WHERE a.notebook_id = %(nb)s AND a.n = %(n)s AND a.op = 'add' AND a.seq <= %(cut)s)
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s WHERE s.notebook_id = %(nb)s AND s.n = %(n)s AND s.op = 'strike' AND s.seq <= %(cut)s)
+"""
+
+
+def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
+    """Line n as the view shows it, or None when it is retired (or never was)."""
+    if cut >= ALL:  # from the kept fold: one query, then a binary search by number
+        return _with_fold(notebook, lambda fold: _find(fold.lines, n))
+    with connection.cursor() as cursor:
+        cursor.execute(LINE_SQL, {"nb": notebook.pk, "cut": cut, "n": n})
+        found = cursor.fetchone()
+    return Line(*found) if found else None
+
+
+def _find(lines: list[Line], n: int) -> Line | None:
+    i = bisect_left(lines, n, key=attrgetter("n"))
+    return lines[i] if i < len(lines) and lines[i].n == n else None
+
+
+def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Line]:
+    """The lines of one source and/or holding every word of the search (case-insensitive)."""
+    words = q.casefold().split()
+    return [
+        line
+        for line in lines
+        if (not source or line.source == source) and all(w in line.text.casefold() for w in words)
+    ]
+
+
+@dataclass(frozen=True)
+class NotebookSummary:
+    title: str
+    counts: dict[str, int]
+    rows: int
+    last_at: float | None
+
+    @property
+    def live(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def by_source(self) -> list[tuple[str, int]]:
+        """The counts in turn order, sources without live lines left out."""
+        rank = {source: i for i, source in enumerate(TURN_ORDER)}
+        return sorted(((s, c) for s, c in self.counts.items() if c), key=lambda sc: (rank.get(sc[0], 99), sc[0]))
+
+
+LIVE_BY_SOURCE_SQL = """
+SELECT cur.notebook_id, cur.source, COUNT(*)
+FROM notebooks_row cur
+WHERE cur.op IN ('add', 'edit')
+  AND cur.seq = (
+    SELECT MAX(r.seq) FROM notebooks_row r
+    WHERE r.notebook_id = cur.notebook_id AND r.n = cur.n AND r.op IN ('add', 'edit'))
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s WHERE s.notebook_id = cur.notebook_id AND s.n = cur.n AND s.op = 'strike')
+GROUP BY cur.notebook_id, cur.source
+"""
+
+HEADS_SQL = """
+SELECT nb.id, nb.title, h.seq, h.at
+FROM notebooks_notebook nb
+LEFT JOIN notebooks_row h ON h.notebook_id = nb.id
+  AND h.seq = (SELECT MAX(m.seq) FROM notebooks_row m WHERE m.notebook_id = nb.id)
+ORDER BY nb.title
+"""
+
+
+def notebook_summaries() -> list[NotebookSummary]:
+    """Every notebook with its live lines counted by source and the time of its last row (two queries)."""
+    with connection.cursor() as cursor:
+        cursor.execute(LIVE_BY_SOURCE_SQL)
+        counts: dict[int, dict[str, int]] = {}
+        for nb_id, source, count in cursor.fetchall():
+            counts.setdefault(nb_id, {})[source] = count
+        cursor.execute(HEADS_SQL)
+        heads = cursor.fetchall()
+    return [
+        NotebookSummary(title=title, counts=counts.get(nb_id, {}), rows=seq or 0, last_at=at)
+        for nb_id, title, seq, at in heads
+    ]
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: int  # days since 1970-01-01, UTC
+    source: str
+    count: int
+
+
+def added_per_day(notebook: Notebook, cut: int = ALL) -> list[DayCount]:
+    """Lines added (add rows, retired ones included) per UTC day and source, up to seq `cut`."""
+    if connection.vendor == "postgresql":
+        day = "CAST(FLOOR(at / 86400) AS BIGINT)"
+    else:
+        day = "CAST(at / 86400 AS INTEGER)"  # at is never negative, so truncation is floor
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {day} AS day, source, COUNT(*) FROM notebooks_row "
+            "WHERE notebook_id = %s AND op = 'add' AND seq <= %s GROUP BY day, source ORDER BY day, source",
+            [notebook.pk, cut],
+        )
+        return [DayCount(int(d), s, c) for d, s, c in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: int
+    notebook: str
+    seq: int
+    op: str
+    n: int
+    text: str | None
+    source: str
+    by: str
+    why: str
+    how: str
+    into: int | None
+    at: float
+    was_at: float | None
+    was_by: str
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    rows: list[AuditRow]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+def audit(
+    *,
+    notebook: str = "",
+    by: str = "",
+    op: str = "",
+    since: float | None = None,
+    until: float | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> AuditPage:
+    """Rows across every notebook, newest first (by insertion id: seqs are per notebook), filtered and paged."""
+    where, params = ["1 = 1"], []
+    if notebook:
+        where.append("nb.title = %s")
+        params.append(notebook)
+    if by:
+        where.append('r."by" = %s')
+        params.append(by)
+    if op:
+        where.append("r.op = %s")
+        params.append(op)
+    if since is not None:
+        where.append("r.at >= %s")
+        params.append(since)
+    if until is not None:
+        where.append("r.at <= %s")
+        params.append(until)
+    condition = " AND ".join(where)
+    page = max(1, page)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            f"WHERE {condition}",
+            params,
+        )
+        (total,) = cursor.fetchone()
+        cursor.execute(
+            'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
+            "r.was_at, r.was_by FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"WHERE {condition} ORDER BY r.id DESC LIMIT %s OFFSET %s",
+            [*params, per_page, (page - 1) * per_page],
+        )
+        found = [AuditRow(*values) for values in cursor.fetchall()]
+    return AuditPage(rows=found, total=total, page=page, per_page=per_page)
+
+
+def titles() -> list[str]:
+    """Every notebook's title, for the audit's filter."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT title FROM notebooks_notebook ORDER BY title")
+        return [title for (title,) in cursor.fetchall()]
+
+
+def actors() -> list[str]:
+    """Every name that wrote a row, for the audit's filter."""
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')
+        return [name for (name,) in cursor.fetchall()]

@@ -16,10 +16,11 @@ from django.db import IntegrityError, connection, transaction
 from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
-from .roles import AGENT_SOURCES, Actor, as_actor
+from .roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from .selectors import Head, get_notebook, head
 
 SOURCES = frozenset(Source.values)
+MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def check_words(words: Any, what: str = "words") -> str:
         raise Invalid(f"The {what} are {len(words)} characters long; the limit is {settings.NOTEBOOK_MAX_WORDS}.")
     if "\x00" in words:
         raise Invalid(f"The {what} contain a NUL character.")
+    if not is_storable(words):
+        raise Invalid(f"The {what} are not valid Unicode text.")
     return words
 
 
@@ -63,6 +66,8 @@ def check_reason(why: Any) -> str:
         raise Invalid(f"The reason is {len(why)} characters long; the limit is {settings.NOTEBOOK_MAX_REASON}.")
     if "\x00" in why:
         raise Invalid("The reason contains a NUL character.")
+    if not is_storable(why):
+        raise Invalid("The reason is not valid Unicode text.")
     return why
 
 
@@ -75,6 +80,8 @@ def check_source(source: Any) -> str:
 def check_number(n: Any, what: str = "line number") -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise Invalid(f"The {what} {n!r} is not a positive whole number.")
+    if n > MAX_NUMBER:
+        raise Invalid(f"The {what} {n} is beyond any line a notebook can have.")
     return n
 
 
@@ -261,15 +268,25 @@ def _append(notebook: Notebook, new_rows: list[dict[str, Any]], top: Head | None
 
 
 def create_notebook(*, title: str, by: str) -> Notebook:
+    if not isinstance(title, str):
+        raise Invalid("A title is text.")
+    if title != title.rstrip():
+        # The pattern's `$` lets a trailing newline through; "zelda " would be a look-alike of "zelda".
+        raise Invalid(f"{title!r} is not a valid title: it ends in white space.")
     try:
         title_validator(title)
     except ValidationError as exc:
         raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
-    with transaction.atomic():
-        sessions.refuse_new_notebook(title=title, by=by)
-        if Notebook.objects.filter(title=title).exists():
-            raise Conflict(f"A notebook titled {title!r} already exists.")
-        return Notebook.objects.create(title=title, created_by=by)
+    check_name(by)
+    try:
+        with transaction.atomic():
+            sessions.refuse_new_notebook(title=title, by=by)
+            if Notebook.objects.filter(title=title).exists():
+                raise Conflict(f"A notebook titled {title!r} already exists.")
+            return Notebook.objects.create(title=title, created_by=by)
+    except IntegrityError:
+        # A concurrent create of the same title won the race.
+        raise Conflict(f"A notebook titled {title!r} already exists.") from None
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
@@ -342,6 +359,25 @@ def retire(
     return Written(n=n, seqs=(row.seq,))
 
 
+def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: str) -> Written:
+    """Retire several lines for one reason, all or nothing: if one may not be retired, nothing is written."""
+    actor = as_actor(by)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid("Select at least one line to retire.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("Name each line once.")
+    with transaction.atomic():
+        claim = _session_fields(notebook, actor)
+        nb = _lock(notebook)
+        for line in [_live_line(nb, x) for x in numbers]:
+            _may_change(actor, line, "retire")
+        fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
+        written = _append(nb, fields)
+    return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
+
+
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
@@ -400,6 +436,7 @@ def import_notebook(
         "max_reason": settings.NOTEBOOK_MAX_REASON,
         "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
     }
+    check_name(by)
     editors = _editor_names()
     is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
     rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, keep_texts=False, **limits)

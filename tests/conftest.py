@@ -42,3 +42,31 @@ def notebook(db):  # noqa: ANN001, ANN201
     from notebooks import services
 
     return services.create_notebook(title="zelda", by="test")
+
+
+# ----- the card's fixtures -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def agent_user(db):  # noqa: ANN001, ANN201
+    """A signed-in person without the editor role: may read, may not write."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("pippa-reader", password="a-long-test-password")
+
+
+@pytest.fixture
+def editor_client(client, dad):  # noqa: ANN001, ANN201
+    client.force_login(dad)
+    return client
+
+
+@pytest.fixture
+def lines(notebook, dad):  # noqa: ANN001, ANN201
+    """zelda with #1 seen, #2 guessed (hers) and #3 dad."""
+    from notebooks import services
+
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a guess")
+    services.add(notebook="zelda", text="write only what the game taught you", source="dad", by="dad", why="rule")
+    return notebook

@@ -10,7 +10,6 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks import selectors, services, triggers
-from notebooks.errors import Invalid
 from notebooks.models import Notebook, Source
 from notebooks.verify import verify_chain
 
@@ -113,8 +112,11 @@ def _open(path: str) -> Any:
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
-    with Path(path).open("rb") as f:
-        return sum(1 for _ in f)
+    try:
+        with Path(path).open("rb") as f:
+            return sum(1 for _ in f)
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def import_(cmd: BaseCommand, o: dict) -> None:
@@ -129,11 +131,14 @@ def import_(cmd: BaseCommand, o: dict) -> None:
             sys.stderr.flush()
 
     backup = None
+    if o["adopt_from"]:
+        try:
+            with _open(o["adopt_from"]) as b:
+                backup = list(b)
+        except UnicodeDecodeError as exc:
+            raise CommandError(f"{o['adopt_from']} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         with _open(o["file"]) as f:
-            if o["adopt_from"]:
-                with _open(o["adopt_from"]) as b:
-                    backup = list(b)
             result = services.import_notebook(
                 title=o["title"],
                 lines=f,
@@ -238,10 +243,9 @@ def editor(cmd: BaseCommand, o: dict) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from notebooks.roles import EDITOR_GROUP
+    from notebooks.roles import EDITOR_GROUP, check_name
 
-    if not o["name"].strip():
-        raise Invalid("An editor needs a name.")
+    check_name(o["name"])
     user, created = get_user_model().objects.get_or_create(username=o["name"])
     if created:
         user.set_unusable_password()

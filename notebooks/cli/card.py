@@ -1,0 +1,64 @@
+"""The card's subcommands: first-editor (`make run` calls it so a fresh machine ends with a way to sign in), demo."""
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+DEFAULT_PASSWORD_FILE = "var/editor-password.txt"
+
+
+def register(subparsers: Any, command: BaseCommand) -> None:
+    p = subparsers.add_parser(
+        "first-editor",
+        help="When no editor can sign in, create the editor 'dad' with a random password (printed and saved).",
+        description="When no editor can sign in, create the editor 'dad' with a random password (printed and saved).",
+    )
+    p.add_argument("--username", default="dad")
+    p.add_argument("--password-file", default=None, help=f"where to save it (default {DEFAULT_PASSWORD_FILE})")
+    p.set_defaults(handler=first_editor)
+
+    p = subparsers.add_parser("demo", help="Create a small demo notebook.", description="Create a small demo notebook.")
+    p.add_argument("--title", default="zelda-demo")
+    p.set_defaults(handler=demo)
+
+
+def demo(cmd: BaseCommand, o: dict) -> None:
+    from notebooks import demo as demo_rows
+    from notebooks import services
+
+    result = services.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
+    cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")
+
+
+def first_editor(cmd: BaseCommand, o: dict) -> None:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from notebooks.roles import EDITOR_GROUP, user_is_editor
+
+    path = Path(o["password_file"] or settings.BASE_DIR / DEFAULT_PASSWORD_FILE)
+    users = get_user_model().objects.filter(is_active=True)
+    able = [u for u in users.filter(is_superuser=True) if u.has_usable_password()]
+    able += [u for u in users.filter(groups__name=EDITOR_GROUP) if u.has_usable_password() and user_is_editor(u)]
+    if able:
+        names = ", ".join(sorted({u.get_username() for u in able}))
+        saved = f" (a password made here is in {path})" if path.exists() else ""
+        cmd.stdout.write(f"Sign in at /accounts/login/ as an editor: {names}{saved}.")
+        return
+    user, _ = get_user_model().objects.get_or_create(username=o["username"])
+    password = secrets.token_urlsafe(12)
+    user.set_password(password)
+    user.is_active = True
+    user.save()
+    user.groups.add(Group.objects.get_or_create(name=EDITOR_GROUP)[0])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(f"username: {user.get_username()}\npassword: {password}\n")
+    cmd.stdout.write(
+        f"Created the editor {user.get_username()!r}. Sign in at /accounts/login/ with\n"
+        f"    username: {user.get_username()}\n    password: {password}\n"
+        f"(saved in {path}; change it with: python manage.py changepassword {user.get_username()})"
+    )

@@ -1,0 +1,156 @@
+"""Forms of Dad's card. They check shape only; the services judge the rest (and say why)."""
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from .models import Op, Source
+
+REASON_REQUIRED = "A reason is required: say why, in a few words."
+WORDS_REQUIRED = "The words are empty: a line needs words."
+SOURCE_CHOICES = [("", "All sources"), *Source.choices]
+LOCAL_TIME = {"type": "datetime-local"}
+ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
+
+
+class _Form(forms.Form):
+    # The server gives every refusal in place, with or without JavaScript, so browsers must not pre-empt it.
+    use_required_attribute = False
+
+    def top_errors(self) -> list[str]:
+        """What to say above the fields: errors of the whole form and of its hidden fields."""
+        return [*self.non_field_errors(), *(e for field in self.hidden_fields() for e in field.errors)]
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        # Focus goes to the first field to fix (htmx focuses [autofocus] in what it swaps in).
+        first = next((name for name in self.fields if name in self._errors), None)
+        if first is not None:
+            for field in self.fields.values():
+                field.widget.attrs.pop("autofocus", None)
+            self.fields[first].widget.attrs["autofocus"] = True
+
+
+def _words(label: str = "Words") -> forms.CharField:
+    return forms.CharField(
+        label=label,
+        max_length=settings.NOTEBOOK_MAX_WORDS,
+        error_messages={"required": WORDS_REQUIRED},
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+
+def _reason() -> forms.CharField:
+    return forms.CharField(
+        label="Reason",
+        max_length=settings.NOTEBOOK_MAX_REASON,
+        error_messages={"required": REASON_REQUIRED},
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+
+
+class _LineForm(_Form):
+    """A form inside one line: its ids carry the line's number, so several can be open at once."""
+
+    focus = ""
+
+    def __init__(self, *args: Any, n: int, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id=f"{self.prefix_id}-{n}-%s", **kwargs)
+        self.fields[self.focus].widget.attrs["autofocus"] = True
+
+
+class EditForm(_LineForm):
+    prefix_id, focus = "edit", "words"
+    words = _words()
+    reason = _reason()
+    expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class RetireForm(_LineForm):
+    prefix_id, focus = "retire", "reason"
+    reason = _reason()
+    into = forms.IntegerField(label="Now said by line #", min_value=1, required=False)
+    expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class AddForm(_Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id="add-%s", **kwargs)
+
+    words = _words()
+    reason = _reason()
+
+
+class NumbersField(forms.Field):
+    """The numbers of the lines ticked on the card (checkboxes named `n`)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[int]:
+        if not value:
+            return []
+        try:
+            numbers = [int(v) for v in value]
+        except (TypeError, ValueError):
+            raise forms.ValidationError("A selected line is not a line number.") from None
+        if any(n < 1 for n in numbers):
+            raise forms.ValidationError("A selected line is not a line number.")
+        return list(dict.fromkeys(numbers))
+
+
+class SelectionForm(_Form):
+    n = NumbersField(error_messages={"required": "Select the lines first: tick the box beside each."})
+    words = forms.CharField(
+        label="Words",
+        required=False,
+        max_length=settings.NOTEBOOK_MAX_WORDS,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="For Merge: the one line that says them all.",
+    )
+    reason = _reason()
+    action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected")])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id="sel-%s", **kwargs)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("action") == "merge":
+            if not data.get("words", "").strip():
+                self.add_error("words", "Write the one line that says them all.")
+            if len(data.get("n") or []) == 1:
+                self.add_error("n", "A merge needs at least two lines.")
+        return data
+
+
+class CardViewForm(_Form):
+    """How the card is shown: order, source filter, search, and a past time to freeze it at."""
+
+    order = forms.ChoiceField(choices=ORDER_CHOICES, required=False, widget=forms.RadioSelect)
+    source = forms.ChoiceField(label="Source", choices=SOURCE_CHOICES, required=False)
+    q = forms.CharField(
+        label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search"})
+    )
+    as_of = forms.DateTimeField(
+        label="As of",
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id="view-%s", **kwargs)
+
+
+class AuditForm(_Form):
+    notebook = forms.ChoiceField(label="Notebook", required=False)
+    by = forms.ChoiceField(label="Actor", required=False)
+    op = forms.ChoiceField(label="Op", choices=[("", "Every op"), *Op.choices], required=False)
+    since = forms.DateTimeField(label="From", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
+    until = forms.DateTimeField(label="To", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
+    page = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, titles: list[str], actors: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["notebook"].choices = [("", "Every notebook"), *((t, t) for t in titles)]
+        self.fields["by"].choices = [("", "Everyone"), *((a, a) for a in actors)]

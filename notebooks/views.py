@@ -1,0 +1,383 @@
+"""Dad's Notebook card: short views that check access, validate, call a service or a selector, and render.
+
+An htmx request gets back the fragment it swaps; a plain form POST redirects, so every action works without
+JavaScript. A form refused in place answers 422 (bad input) or 409 (the line changed meanwhile), with the form and
+its message; base.html tells htmx to swap those two statuses like a 200.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from . import chart, selectors, services
+from .errors import Conflict, Forbidden, NotebookError, NotFound
+from .forms import AddForm, AuditForm, CardViewForm, EditForm, RetireForm, SelectionForm
+from .models import Notebook
+from .roles import Actor, user_is_editor
+
+CARD = "notebooks/card.html"
+INVALID, CONFLICT = 422, 409
+FULL_PAGE_SLOT = {"edit-form": "editing", "retire-form": "retiring", "history": "history_of"}
+
+View = Callable[..., HttpResponse]
+
+
+def _editor_required(view: View) -> View:
+    """Writes need the human editor's role; reading needs only a sign-in."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not user_is_editor(request.user):
+            raise PermissionDenied("Only the human editor may change a notebook.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(name=request.user.get_username(), editor=True)
+
+
+def _notebook(title: str) -> Notebook:
+    try:
+        return selectors.get_notebook(title)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+
+
+def _render(request: HttpRequest, template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    response = render(request, template, context, status=status)
+    patch_vary_headers(response, ["HX-Request", "HX-Target"])
+    return response
+
+
+def _card_url(notebook: Notebook, state: dict[str, str] | None = None, anchor: str = "", **query: Any) -> str:
+    params = {k: v for k, v in {**(state or {}), **query}.items() if v and not (k == "order" and v == "turn")}
+    url = reverse("card:notebook", args=[notebook.title])
+    return url + (f"?{urlencode(params)}" if params else "") + (f"#{anchor}" if anchor else "")
+
+
+def _refusal_status(exc: NotebookError) -> int:
+    if isinstance(exc, Forbidden):
+        raise PermissionDenied(exc.message)
+    if isinstance(exc, NotFound):
+        raise Http404(exc.message)
+    return CONFLICT if isinstance(exc, Conflict) else INVALID
+
+
+# ----- what the card shows ---------------------------------------------------------------------
+
+
+def _groups(lines: list[selectors.Line], order: str) -> list[tuple[str, list[selectors.Line]]]:
+    if order == "number":
+        return [("", lines)] if lines else []
+    groups: list[tuple[str, list[selectors.Line]]] = []
+    for line in selectors.in_turn_order(lines):
+        if not groups or groups[-1][0] != line.source:
+            groups.append((line.source, []))
+        groups[-1][1].append(line)
+    return groups
+
+
+def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | None = None, **extra: Any) -> dict:
+    data = (request.GET if data is None else data).copy()
+    data.setdefault("order", "turn")
+    view = CardViewForm(data)
+    view.is_valid()
+    state = {
+        "order": view.cleaned_data.get("order") or "turn",
+        "source": view.cleaned_data.get("source") or "",
+        "q": view.cleaned_data.get("q") or "",
+    }
+    as_of = view.cleaned_data.get("as_of")
+    cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
+    lines = selectors.view_at_seq(notebook, cut)
+    shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
+    frozen = as_of is not None
+    top = selectors.head(notebook)
+    counted = Counter(line.source for line in lines)
+    context = {
+        "notebook": notebook,
+        "view_form": view,
+        "state": state,
+        "as_of": as_of,
+        "frozen": frozen,
+        "head_seq": cut if frozen else top.seq,
+        "head_at": top.at if top.seq else None,
+        "groups": _groups(shown, state["order"]),
+        "shown": len(shown),
+        "total": len(lines),
+        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
+        "chart": chart.build(selectors.added_per_day(notebook, cut)),
+        "can_edit": user_is_editor(request.user) and not frozen,
+        "add_form": AddForm(),
+        "selection_form": SelectionForm(),
+        "selected": (),
+    }
+    context.update(extra)
+    return context
+
+
+def _retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
+    """The notice a retired line leaves behind: how it went, and where its words now live."""
+    entries = selectors.history(notebook, n)
+    strike = next((e for e in reversed(entries) if e.op == "strike"), None)
+    return {"line": None, "strike": strike}
+
+
+def _line_or_panel(
+    request: HttpRequest, notebook: Notebook, partial: str, n: int, *, status: int = 200, **context: Any
+) -> HttpResponse:
+    """One line's fragment for htmx; otherwise the whole card with that line (or a panel) showing it."""
+    context.setdefault("line", selectors.live_line(notebook, n))
+    context["n"] = n
+    if request.htmx:
+        can_edit = user_is_editor(request.user)
+        return _render(request, f"{CARD}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status)
+    if partial in FULL_PAGE_SLOT:
+        context[FULL_PAGE_SLOT[partial]] = n
+    if context["line"] is None:
+        context["panel"] = partial  # the line is not in the list, so its fragment stands above it
+    return _render(request, CARD, _card_context(request, notebook, **context), status)
+
+
+def _region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **context: Any) -> HttpResponse:
+    """The card's list region (lines, selection, add form, chart), for htmx; else the whole card."""
+    full = _card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
+    template = f"{CARD}#region" if request.htmx else CARD
+    return _render(request, template, full, status)
+
+
+def _gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
+    """Asked to change a line that is retired: say so where the line stood."""
+    if not request.htmx:
+        messages.info(request, f"Line #{n} is already retired; its history keeps its words.")
+        return HttpResponseRedirect(_card_url(notebook, retired=n))
+    return _line_or_panel(request, notebook, "retired", n, status=CONFLICT, **_retired_context(notebook, n))
+
+
+# ----- pages ----------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    return _render(request, "notebooks/index.html", {"notebooks": selectors.notebook_summaries()})
+
+
+@login_required
+@require_GET
+def card(request: HttpRequest, title: str) -> HttpResponse:
+    notebook = _notebook(title)
+    extra: dict[str, Any] = {}
+    retired = request.GET.get("retired", "")
+    if retired.isdigit() and selectors.live_line(notebook, int(retired)) is None:
+        try:
+            extra = {"panel": "retired", "n": int(retired), **_retired_context(notebook, int(retired))}
+        except NotFound:
+            pass
+    context = _card_context(request, notebook, **extra)
+    partial = request.htmx and request.htmx.target == "lines-region"
+    return _render(request, f"{CARD}#region" if partial else CARD, context)
+
+
+@login_required
+@require_GET
+def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = _notebook(title)
+    if not request.htmx:
+        return HttpResponseRedirect(_card_url(notebook, anchor=f"line-{n}"))
+    if selectors.live_line(notebook, n) is None:
+        try:
+            return _line_or_panel(request, notebook, "retired", n, **_retired_context(notebook, n))
+        except NotFound as exc:
+            raise Http404(exc.message) from None
+    return _line_or_panel(request, notebook, "line", n)
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = _notebook(title)
+    try:
+        entries = selectors.history(notebook, n)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    return _line_or_panel(request, notebook, "history", n, entries=entries)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@_editor_required
+def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = _notebook(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            return _gone(request, notebook, n)
+        form = EditForm(initial={"words": current.text, "expected": current.seq}, n=n)
+        return _line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form)
+    form = EditForm(request.POST, n=n)
+    if not form.is_valid():
+        return _line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form, status=INVALID)
+    data = form.cleaned_data
+    try:
+        services.edit(
+            notebook=notebook.title,
+            n=n,
+            to=data["words"],
+            by=_actor(request),
+            why=data["reason"],
+            expected=data["expected"],
+        )
+    except NotebookError as exc:
+        status = _refusal_status(exc)
+        stale = "current" in exc.details
+        if stale:
+            # Keep the draft and the reason; a second Save now knowingly replaces the current words.
+            form = EditForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+        form.add_error(None, exc.message)
+        current = selectors.live_line(notebook, n)
+        return _line_or_panel(
+            request, notebook, "edit-form", n, line=current, edit_form=form, stale=stale, status=status
+        )
+    if not request.htmx:
+        messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
+        return HttpResponseRedirect(_card_url(notebook, anchor=f"line-{n}"))
+    return _line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@_editor_required
+def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = _notebook(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            return _gone(request, notebook, n)
+        form = RetireForm(initial={"expected": current.seq}, n=n)
+        return _line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form)
+    form = RetireForm(request.POST, n=n)
+    if not form.is_valid():
+        return _line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
+    data = form.cleaned_data
+    try:
+        services.retire(
+            notebook=notebook.title,
+            n=n,
+            by=_actor(request),
+            why=data["reason"],
+            into=data["into"],
+            expected=data["expected"],
+        )
+    except NotebookError as exc:
+        status = _refusal_status(exc)
+        stale = "current" in exc.details
+        if stale:
+            form = RetireForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+        form.add_error(None, exc.message)
+        current = selectors.live_line(notebook, n)
+        return _line_or_panel(
+            request, notebook, "retire-form", n, line=current, retire_form=form, stale=stale, status=status
+        )
+    if not request.htmx:
+        return HttpResponseRedirect(_card_url(notebook, retired=n))
+    return _line_or_panel(request, notebook, "retired", n, **_retired_context(notebook, n))
+
+
+@login_required
+@require_POST
+@_editor_required
+def add(request: HttpRequest, title: str) -> HttpResponse:
+    notebook = _notebook(title)
+    form = AddForm(request.POST)
+    if form.is_valid():
+        try:
+            written = services.add(
+                notebook=notebook.title,
+                text=form.cleaned_data["words"],
+                source="dad",
+                by=_actor(request),
+                why=form.cleaned_data["reason"],
+            )
+        except NotebookError as exc:
+            status = _refusal_status(exc)
+            form.add_error(None, exc.message)
+        else:
+            note = f"Added line #{written.n}."
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(_card_url(notebook, _state(request), anchor=f"line-{written.n}"))
+            return _region(request, notebook, note=note, fresh=(written.n,))
+    else:
+        status = INVALID
+    return _region(request, notebook, add_form=form, status=status, add_open=True)
+
+
+@login_required
+@require_POST
+@_editor_required
+def selected(request: HttpRequest, title: str) -> HttpResponse:
+    """Merge the selected lines into one, or retire them all for one reason: all or nothing."""
+    notebook = _notebook(title)
+    form = SelectionForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        numbers = data["n"]
+        listed = ", ".join(f"#{x}" for x in numbers)
+        try:
+            if data["action"] == "merge":
+                written = services.merge(
+                    notebook=notebook.title, numbers=numbers, text=data["words"], by=_actor(request), why=data["reason"]
+                )
+                note, fresh = f"Merged {listed} into new line #{written.n}.", (written.n,)
+            else:
+                services.retire_many(notebook=notebook.title, numbers=numbers, by=_actor(request), why=data["reason"])
+                note, fresh = f"Retired {listed}.", ()
+        except NotebookError as exc:
+            status = _refusal_status(exc)
+            form.add_error(None, f"Nothing was changed. {exc.message}")
+        else:
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(_card_url(notebook, _state(request)))
+            return _region(request, notebook, note=note, fresh=fresh, retired_now=() if fresh else numbers)
+    else:
+        status = INVALID
+    chosen = {str(x) for x in request.POST.getlist("n")}
+    return _region(request, notebook, selection_form=form, selected=chosen, status=status)
+
+
+def _state(request: HttpRequest) -> dict[str, str]:
+    return {k: request.POST.get(k, "") for k in ("order", "source", "q")}
+
+
+@login_required
+@require_GET
+def audit(request: HttpRequest) -> HttpResponse:
+    form = AuditForm(request.GET or None, titles=selectors.titles(), actors=selectors.actors())
+    filters: dict[str, Any] = {}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        filters = {
+            "notebook": data["notebook"],
+            "by": data["by"],
+            "op": data["op"],
+            "since": data["since"].timestamp() if data["since"] else None,
+            "until": data["until"].timestamp() if data["until"] else None,
+            "page": data["page"] or 1,
+        }
+    page = selectors.audit(**filters)
+    return _render(request, "notebooks/audit.html", {"form": form, "page": page})

@@ -1,0 +1,69 @@
+"""The audit: every row across notebooks, newest first, filtered by notebook, actor, op and time, paginated."""
+
+import re
+import time
+from datetime import UTC, datetime
+
+from notebooks import services
+
+
+def _ops(html: str) -> list[str]:
+    return re.findall(r'<tr class="op-(\w+)">', html)
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def test_it_lists_every_row_newest_first(editor_client, lines):
+    services.create_notebook(title="tetris", by="test")
+    services.add(notebook="tetris", text="rotate early", source="seen", by="pippa", why="seen")
+    services.retire(notebook="zelda", n=2, by="dad", why="not about the game")
+    html = editor_client.get("/audit/").content.decode()
+    assert _ops(html) == ["strike", "add", "add", "add", "add"]
+    assert html.index("not about the game") < html.index("rotate early") < html.index("write only what the game")
+    assert "5 rows" in html
+
+
+def test_it_filters_by_notebook_actor_and_op(editor_client, lines):
+    services.create_notebook(title="tetris", by="test")
+    services.add(notebook="tetris", text="rotate early", source="seen", by="pippa", why="seen")
+    services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="clearer")
+    assert _ops(editor_client.get("/audit/", {"notebook": "tetris"}).content.decode()) == ["add"]
+    assert _ops(editor_client.get("/audit/", {"by": "dad"}).content.decode()) == ["edit", "add"]
+    assert _ops(editor_client.get("/audit/", {"op": "edit"}).content.decode()) == ["edit"]
+
+
+def test_it_filters_by_time(editor_client, lines):
+    cut = time.time()
+    time.sleep(0.01)
+    services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="clearer")
+    later = _ops(editor_client.get("/audit/", {"since": _iso(cut + 1)}).content.decode())
+    assert later == []
+    earlier = _ops(editor_client.get("/audit/", {"until": _iso(cut - 60)}).content.decode())
+    assert earlier == []
+    around = _ops(editor_client.get("/audit/", {"since": _iso(cut - 60)}).content.decode())
+    assert around == ["edit", "add", "add", "add"]
+
+
+def test_it_pages_the_rows(editor_client, notebook, dad):
+    for i in range(55):
+        services.add(notebook="zelda", text=f"line {i}", source="seen", by="pippa", why="seen")
+    first = editor_client.get("/audit/").content.decode()
+    assert len(_ops(first)) == 50 and "page 1 of 2" in first
+    assert "line 54" in first and "line 4<" not in first
+    assert 'href="?page=2"' in first and ">Older<" in first
+    second = editor_client.get("/audit/", {"page": 2}).content.decode()
+    assert len(_ops(second)) == 5 and "line 4<" in second and ">Newer<" in second
+
+
+def test_an_unknown_filter_value_is_said_not_a_500(editor_client, lines):
+    response = editor_client.get("/audit/", {"op": "drop", "page": "x"})
+    assert response.status_code == 200
+    assert "Select a valid choice." in response.content.decode()
+
+
+def test_markup_in_a_row_is_text(editor_client, notebook, dad):
+    services.add(notebook="zelda", text="<script>alert(1)</script>", source="seen", by="pippa", why="<i>x</i>")
+    html = editor_client.get("/audit/").content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;i&gt;x&lt;/i&gt;" in html

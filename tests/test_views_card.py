@@ -1,0 +1,122 @@
+"""The Notebook card: every live line whole, with number and source tag, in turn or number order, filtered, searched,
+frozen as of a past time, and safe with markup."""
+
+import re
+import time
+
+from notebooks import services
+from tests.card_helpers import HX, url
+
+
+def _order(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<li id="line-(\d+)"', html)]
+
+
+def test_it_shows_every_live_line_in_turn_order_by_default(editor_client, lines):
+    services.edit(notebook="zelda", n=1, to="roll after the second swing, always", by="dad", why="clearer")
+    html = editor_client.get(url()).content.decode()
+    assert _order(html) == [1, 3, 2]  # Dad's correction, his line, then hers
+    assert "Dad&#x27;s corrections" in html and "Dad&#x27;s lines" in html and "Hers: guessed" in html
+
+
+def test_it_switches_to_number_order(editor_client, lines):
+    services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="clearer")
+    html = editor_client.get(url(), {"order": "number"}).content.decode()
+    assert _order(html) == [1, 2, 3]
+
+
+def test_it_filters_by_source_and_searches_the_words(editor_client, lines):
+    assert _order(editor_client.get(url(), {"source": "guessed"}).content.decode()) == [2]
+    assert _order(editor_client.get(url(), {"q": "SECOND swing"}).content.decode()) == [1]
+    assert "No line matches." in editor_client.get(url(), {"q": "zzz"}).content.decode()
+
+
+def test_the_toolbar_gets_just_the_region_for_htmx(editor_client, lines):
+    response = editor_client.get(url(), {"q": "attack"}, HTTP_HX_TARGET="lines-region", **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="lines-region"')
+    assert _order(html) == [2]
+    assert "HX-Request" in response["Vary"]
+
+
+def test_a_line_is_shown_whole_however_long(editor_client, notebook, dad):
+    long = "word " * 700
+    services.add(notebook="zelda", text=long.strip(), source="seen", by="pippa", why="long")
+    assert long.strip() in editor_client.get(url()).content.decode()
+
+
+def test_markup_in_a_line_is_shown_as_text(editor_client, notebook, dad):
+    services.add(notebook="zelda", text="<script>alert(1)</script>", source="seen", by="pippa", why="x")
+    services.add(notebook="zelda", text='<img src=x onerror="alert(2)">', source="seen", by="pippa", why="<b>x</b>")
+    html = editor_client.get(url()).content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in html
+    assert "<script>alert" not in html and "<img src=x" not in html
+    history = editor_client.get(url(2, "history"), **HX).content.decode()
+    assert "&lt;b&gt;x&lt;/b&gt;" in history
+
+
+def test_the_pages_carry_no_inline_script_style_or_handler(editor_client, lines):
+    for page in (url(), url(1, "edit"), url(1, "history"), "/", "/audit/", url(action="") + "?as_of=2000-01-01T00:00"):
+        html = editor_client.get(page).content.decode()
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), page
+        assert not re.search(r"\sstyle=", html), page
+        assert not re.search(r"\son[a-z]+=", html), page
+    assert '"includeIndicatorStyles": false' in html
+
+
+def test_csrf_is_sent_once_through_hx_headers_on_body(editor_client, lines):
+    html = editor_client.get(url()).content.decode()
+    assert re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"[A-Za-z0-9]+\"\}'>", html)
+    assert 'src="/static/django_htmx/htmx-2.min.js"' in html
+
+
+def test_as_of_shows_the_notebook_frozen_and_read_only(editor_client, lines):
+    before = time.time()
+    time.sleep(0.01)
+    services.edit(notebook="zelda", n=2, to="block first", by="dad", why="later")
+    services.add(notebook="zelda", text="a later line", source="seen", by="pippa", why="later")
+    from datetime import UTC, datetime
+
+    when = datetime.fromtimestamp(before, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    html = editor_client.get(url(), {"as_of": when}).content.decode()
+    assert "Frozen view: read-only." in html
+    assert "always attack first" in html and "block first" not in html and "a later line" not in html
+    assert ">Edit</button>" not in html and ">Add line</button>" not in html and 'form="select-form"' not in html
+    assert "Back to now" in html
+
+
+def test_an_unreadable_as_of_is_said_and_not_frozen(editor_client, lines):
+    html = editor_client.get(url(), {"as_of": "yesterday-ish"}).content.decode()
+    assert "Enter a valid date/time." in html
+    assert "Frozen view" not in html
+
+
+def test_it_answers_404_for_an_unknown_notebook(editor_client, lines):
+    response = editor_client.get("/notebooks/zeldaa/")
+    assert response.status_code == 404
+
+
+def test_a_reader_sees_the_card_without_edit_controls(client, agent_user, lines):
+    client.force_login(agent_user)
+    html = client.get(url()).content.decode()
+    assert "roll after the second swing" in html
+    assert ">Edit</button>" not in html and ">Add line</button>" not in html and ">History</button>" in html
+
+
+def test_the_chart_draws_lines_added_per_day_by_source(editor_client, lines):
+    html = editor_client.get(url()).content.decode()
+    assert '<svg class="bars"' in html
+    assert html.count('class="bar bar-') >= 3
+    assert "seen 1, guessed 1, Dad 1, Dad&#x27;s correction 0" in html
+
+
+def test_a_title_with_spaces_and_signs_has_working_links(editor_client, dad):
+    from notebooks import services
+
+    services.create_notebook(title="zelda 2.0+", by="test")
+    services.add(notebook="zelda 2.0+", text="a line", source="seen", by="pippa", why="s")
+    html = editor_client.get("/notebooks/zelda%202.0+/").content.decode()
+    assert 'hx-get="/notebooks/zelda%202.0+/lines/1/edit/"' in html
+    response = editor_client.post("/notebooks/zelda%202.0+/lines/1/edit/", {"words": "b", "reason": "r", "expected": 1})
+    assert response.status_code == 302 and response["Location"] == "/notebooks/zelda%202.0+/#line-1"

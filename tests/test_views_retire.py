@@ -1,0 +1,84 @@
+"""Retire: a required Reason, optionally "now said by #m"; the line leaves the view with a notice linking to history."""
+
+from notebooks import selectors, services
+from tests.card_helpers import HX, rows, url
+
+
+def test_it_opens_the_retire_form_inline(editor_client, lines):
+    response = editor_client.get(url(1, "retire"), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<li id="line-1"')
+    assert '<label for="retire-1-reason">Reason</label>' in html
+    assert "Now said by line #" in html
+    assert ">Retire</button>" in html
+
+
+def test_it_retires_with_a_reason_and_leaves_a_notice_linking_to_history(editor_client, lines):
+    response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2}, **HX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'class="line retired-notice"' in html
+    assert "Line #2 is retired" in html
+    assert 'href="/notebooks/zelda/lines/2/history/"' in html
+    assert "not about the game" in html
+    assert selectors.live_line(lines, 2) is None
+    strike = selectors.history(lines, 2)[-1]
+    assert (strike.op, strike.how, strike.by, strike.why) == ("strike", "retired", "dad", "not about the game")
+    assert strike.text == "always attack first"  # the words stay in history
+
+
+def test_it_retires_into_another_line(editor_client, lines):
+    response = editor_client.post(url(2, "retire"), {"reason": "said better", "into": 1, "expected": 2}, **HX)
+    assert response.status_code == 200
+    assert "line #1 now says it" in response.content.decode()
+    assert selectors.history(lines, 2)[-1].into == 1
+
+
+def test_it_retires_and_redirects_to_a_notice_without_javascript(editor_client, lines):
+    response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2})
+    assert response.status_code == 302
+    assert response["Location"] == "/notebooks/zelda/?retired=2"
+    page = editor_client.get(response["Location"]).content.decode()
+    assert "Line #2 is retired" in page and 'href="/notebooks/zelda/lines/2/history/"' in page
+    assert "always attack first" not in page
+
+
+def test_it_refuses_a_missing_reason(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(2, "retire"), {"reason": "", "expected": 2}, **HX)
+    assert response.status_code == 422
+    assert "A reason is required" in response.content.decode()
+    plain = editor_client.post(url(2, "retire"), {"reason": "", "expected": 2})
+    assert plain.status_code == 422 and "<html" in plain.content.decode()
+    assert rows() == before
+
+
+def test_it_refuses_an_into_line_that_is_retired_or_itself(editor_client, lines):
+    services.retire(notebook="zelda", n=3, by="dad", why="x")
+    before = rows()
+    response = editor_client.post(url(2, "retire"), {"reason": "r", "into": 3, "expected": 2}, **HX)
+    assert response.status_code == 422
+    assert "is retired, so it cannot say" in response.content.decode()
+    itself = editor_client.post(url(2, "retire"), {"reason": "r", "into": 2, "expected": 2}, **HX)
+    assert itself.status_code == 422 and "into itself" in itself.content.decode()
+    assert rows() == before
+
+
+def test_it_refuses_a_line_already_retired(editor_client, lines):
+    services.retire(notebook="zelda", n=2, by="dad", why="gone")
+    before = rows()
+    response = editor_client.post(url(2, "retire"), {"reason": "again", "expected": 2}, **HX)
+    assert response.status_code == 409
+    assert "already retired" in response.content.decode()
+    assert rows() == before
+
+
+def test_a_stale_retire_shows_the_current_words_and_asks_again(editor_client, lines):
+    services.edit(notebook="zelda", n=2, to="dodge first", by="pippa", why="learned")
+    before = rows()
+    response = editor_client.post(url(2, "retire"), {"reason": "my reason", "expected": 2}, **HX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "dodge first" in html and 'value="my reason"' in html and "Retire again to confirm" in html
+    assert rows() == before

@@ -1,0 +1,90 @@
+"""Merge selected and Retire selected: several lines, one reason, one action, all or nothing."""
+
+from notebooks import selectors, services
+from tests.card_helpers import HX, rows, url
+
+
+def test_it_merges_the_selected_lines_into_one_new_line(editor_client, lines):
+    data = {"n": ["1", "2"], "words": "roll after his second swing, never attack first", "reason": "one thing"}
+    response = editor_client.post(url(action="selected"), {**data, "action": "merge"}, **HX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Merged #1, #2 into new line #4." in html
+    new = selectors.live_line(lines, 4)
+    assert new.text == data["words"] and new.source == "dad_correction"
+    assert selectors.live_line(lines, 1) is None and selectors.live_line(lines, 2) is None
+    strike = selectors.history(lines, 1)[-1]
+    assert (strike.how, strike.into, strike.why) == ("merged", 4, "one thing")
+
+
+def test_it_retires_the_selected_lines_for_one_reason(editor_client, lines):
+    response = editor_client.post(
+        url(action="selected"), {"n": ["1", "2"], "reason": "not about the game", "action": "retire"}, **HX
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Retired #1, #2." in html
+    assert 'href="/notebooks/zelda/lines/1/history/"' in html
+    assert [line.n for line in selectors.view(lines)] == [3]
+    for n in (1, 2):
+        strike = selectors.history(lines, n)[-1]
+        assert (strike.op, strike.how, strike.why, strike.by) == ("strike", "retired", "not about the game", "dad")
+
+
+def test_it_works_without_javascript_and_redirects(editor_client, lines):
+    response = editor_client.post(url(action="selected"), {"n": ["1", "2"], "reason": "r", "action": "retire"})
+    assert response.status_code == 302
+    assert response["Location"] == "/notebooks/zelda/"
+    assert [line.n for line in selectors.view(lines)] == [3]
+
+
+def test_retire_selected_writes_nothing_when_one_line_cannot_be_retired(editor_client, lines):
+    services.retire(notebook="zelda", n=2, by="dad", why="gone")
+    before = rows()
+    response = editor_client.post(
+        url(action="selected"), {"n": ["1", "2"], "reason": "not about the game", "action": "retire"}, **HX
+    )
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Nothing was changed." in html and "already retired" in html
+    assert rows() == before
+    assert selectors.live_line(lines, 1) is not None
+    assert 'value="1" form="select-form" id="pick-1" aria-label="Select line #1" checked' in html
+
+
+def test_it_refuses_a_missing_reason_and_keeps_the_selection(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"n": ["1", "3"], "reason": "", "action": "retire"}, **HX)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "A reason is required" in html
+    assert 'id="pick-1" aria-label="Select line #1" checked' in html
+    assert 'id="pick-3" aria-label="Select line #3" checked' in html
+    assert 'id="pick-2" aria-label="Select line #2">' in html
+    assert rows() == before
+
+
+def test_it_refuses_when_nothing_is_selected(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"reason": "r", "action": "retire"}, **HX)
+    assert response.status_code == 422
+    assert "Select the lines first" in response.content.decode()
+    assert rows() == before
+
+
+def test_a_merge_needs_words_and_two_lines(editor_client, lines):
+    before = rows()
+    no_words = editor_client.post(url(action="selected"), {"n": ["1", "2"], "reason": "r", "action": "merge"}, **HX)
+    assert no_words.status_code == 422
+    assert "Write the one line that says them all." in no_words.content.decode()
+    one = editor_client.post(url(action="selected"), {"n": ["1"], "words": "w", "reason": "r", "action": "merge"}, **HX)
+    assert one.status_code == 422 and "at least two lines" in one.content.decode()
+    assert rows() == before
+
+
+def test_it_refuses_a_selection_that_is_not_a_number(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"n": ["x"], "reason": "r", "action": "retire"}, **HX)
+    assert response.status_code == 422
+    assert "not a line number" in response.content.decode()
+    assert rows() == before
