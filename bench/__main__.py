@@ -63,6 +63,7 @@ def main() -> int:
     parser.add_argument("--writes", type=int, help="adds by the one writer (default 2000, quick 300)")
     parser.add_argument("--vendors", default="sqlite,postgresql")
     parser.add_argument("--out", help="folder for RESULTS.md and speed.png (default bench/, quick var/bench/)")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run's JSON")
     args = parser.parse_args()
     args.sizes = args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")
     args.reps = args.reps or (3 if args.quick else 7)
@@ -74,7 +75,7 @@ def main() -> int:
 
     results: dict[str, dict] = {}
     for vendor in args.vendors.split(","):
-        got = run_vendor(vendor, args, work)
+        got = json.loads((work / f"{vendor}.json").read_text()) if args.report_only else run_vendor(vendor, args, work)
         if got is not None:
             results[got["env"]["vendor"]] = got
     if not results:
