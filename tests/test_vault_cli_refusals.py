@@ -30,12 +30,24 @@ def test_sync_refuses_a_vault_path_it_cannot_create(db, tmp_path):
     assert refused.value.returncode == 1 and "cannot use" in str(refused.value)
 
 
-@pytest.mark.parametrize("interval", ["0", "-1", "nan", "inf", "soon"])
-def test_watch_refuses_an_interval_that_is_not_seconds_above_zero(db, tmp_path, interval):
+@pytest.mark.parametrize("interval", ["-1", "nan", "inf", "soon"])
+def test_watch_refuses_an_interval_that_is_not_seconds(db, tmp_path, interval):
     with pytest.raises(CommandError) as refused:
         _run("watch", "--vault", str(tmp_path / "vault"), "--interval", interval, "--sweeps", "1")
-    assert "seconds above 0" in str(refused.value)
+    assert "is not a number of seconds, 0 or more" in str(refused.value)
     assert not (tmp_path / "vault").exists()
+
+
+def test_watch_refuses_no_pause_without_an_end(db, tmp_path):
+    with pytest.raises(CommandError) as refused:
+        _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0")
+    assert refused.value.returncode == 2 and "--interval 0 needs --sweeps N" in str(refused.value)
+    assert not (tmp_path / "vault").exists()
+
+
+def test_watch_may_sweep_a_fixed_number_of_times_without_pause(db, tmp_path):
+    out = _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0", "--sweeps", "2")
+    assert out.rstrip().endswith("stopped")
 
 
 def test_watch_accepts_a_fraction_of_a_second(db, tmp_path):

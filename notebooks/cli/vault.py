@@ -65,13 +65,13 @@ def _vault_args(parser: Any) -> None:
 
 
 def _seconds(raw: str) -> float:
-    """A wait between sweeps: 0 or less would sweep in a tight loop, using a whole core."""
+    """A wait between sweeps, in seconds: finite and not negative."""
     try:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of seconds above 0 (like 2 or 0.5)")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of seconds, 0 or more (like 2 or 0.5)")
     return value
 
 
@@ -110,6 +110,9 @@ def sync(cmd: BaseCommand, o: dict) -> None:
 def watch(cmd: BaseCommand, o: dict) -> None:
     if o["sweeps"] is not None and o["sweeps"] < 1:
         raise CommandError("--sweeps is at least 1", returncode=2)
+    if o["interval"] == 0 and o["sweeps"] is None:
+        # Without pause and without end, the watcher would keep a whole core busy.
+        raise CommandError("--interval 0 needs --sweeps N; a watcher that runs until stopped must wait", returncode=2)
     vault = _vault(o)
     stop = threading.Event()
     previous = {}
