@@ -219,8 +219,8 @@ NOTES = (
 WHY_FAILS = {
     "cold view ≥ 10x faster than the naive": (
         "**Cold view against the naive fold.** The view as the card and every turn read it (warm) is thousands "
-        "of times faster than the naive fold; the first read after start is 7-12x across runs here (12x in a "
-        "run at load 6, less when the naive fold got a quieter moment). Its cost at 100k rows: grouping 100k "
+        "of times faster than the naive fold; the first read after start measured 7-13x across runs here, on "
+        "both databases. Its cost at 100k rows: grouping 100k "
         "index entries (about a sixth), two index probes per live line for its row and its words (more than "
         "half), and building 15.8k Line objects (about a tenth). Going further needs the words beside the row "
         "or a covering index holding every column of a row: not done."
@@ -234,15 +234,19 @@ WHY_FAILS = {
         "the head, and an ORM insert)."
     ),
     "import of": (
-        "**Import on PostgreSQL.** Rows go in by COPY; the server then maintains the row table's eight indexes "
-        "and checks the deferred foreign keys at commit, and the import ends with ANALYZE (0.5 s) so the new "
-        "notebook is planned right. Measured alone: 8.6-9.2 s; more under the run's load. SQLite: about 7 s."
+        "**Import.** Parsing and checking each row, hashing it into the chain and inserting it (one prepared "
+        "INSERT on SQLite, COPY on PostgreSQL) is about 7 s of work for 100k rows on SQLite and 8.6-9.2 s on "
+        "PostgreSQL measured alone (the server maintains the row table's eight indexes, checks the deferred "
+        "foreign keys at commit, and the import ends with ANALYZE, 0.5 s, so the new notebook is planned "
+        "right). Across full runs here it measured 6.9-10.4 s on SQLite and 10.7-13.4 s on PostgreSQL: the "
+        "margin is smaller than this shared machine's load swings. It was 20 s (SQLite) and 23 s "
+        "(PostgreSQL) before this work, when rows went in through the ORM."
     ),
     "frozen view at mid-log": (
-        "**Frozen view against as_of().** 2.1-6x across sizes and runs; a single size dipping under 2x on "
-        "PostgreSQL moves between runs (1.6x at 100k in one, 1.8x at 10k in another): at these sizes the two "
-        "differ by tens of milliseconds on a server shared with other sessions. A frozen view read again is "
-        "kept (see the figures)."
+        "**Frozen view against as_of().** On SQLite 2.7-6x at every size in every run. On PostgreSQL 1.6-2.6x: "
+        "at 100k rows its first read spends most of its time on two index probes per live line (the row, then "
+        "its words), where as_of() scans one table; the size that dips under 2x moved between runs (100k in "
+        "two, 10k in one). A frozen view read again is kept and takes under a millisecond (see the figures)."
     ),
 }
 
