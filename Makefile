@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench clean screenshots reliability
+.PHONY: run test lint venv browser bench bench-quick clean screenshots reliability
 
 venv: $(VENV)/.installed
 
@@ -29,6 +29,17 @@ lint: venv
 
 test: venv browser lint
 	$(VENV)/bin/pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# Benchmarks (never part of `make test`): SQLite and PostgreSQL side by side; see bench/RESULTS.md.
+$(VENV)/.bench-installed: $(VENV)/.installed requirements-bench.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	touch $@
+
+bench: $(VENV)/.bench-installed
+	$(PY) -m bench $(ARGS)
+
+bench-quick: $(VENV)/.bench-installed
+	$(PY) -m bench --quick $(ARGS)
 
 # Redraw docs/card-wide.png and docs/card-narrow.png from a fresh demo notebook.
 screenshots: venv browser

@@ -77,12 +77,10 @@ def _words(obj: dict, key: str, line_no: int, fold: Fold, limit: int) -> tuple[s
         fold.absent.setdefault(digest, line_no)
         return None, digest
     words = _text(obj, key, line_no, required=True, limit=limit)
-    if fold.redacted and log.digest_of(words) in fold.redacted:
-        raise _fail(
-            line_no,
-            f"these words were redacted on line {fold.redacted[log.digest_of(words)]}; they cannot be written again",
-        )
-    return words, None
+    digest = log.digest_of(words)  # once, here: the log keeps it (services._append)
+    if digest in fold.redacted:
+        raise _fail(line_no, f"these words were redacted on line {fold.redacted[digest]}; they cannot be written again")
+    return words, digest
 
 
 def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int | None:
@@ -114,10 +112,12 @@ def parse(
     max_rows: int = 2_000_000,
     progress: Callable[[int], None] | None = None,
     start: int = 1,
+    keep_texts: bool = True,
 ) -> tuple[list[dict[str, Any]], Fold]:
     """Check rows against the fold and return them as fields for the log, with the fold after them.
 
     `start` is the file's line number of the first line given, so a refusal names the line in the file.
+    `keep_texts=False` skips keeping every text of every line (only a backup's are needed, for adoption).
     """
     fold = fold or Fold()
     out: list[dict[str, Any]] = []
@@ -198,9 +198,6 @@ def parse(
                 raise _fail(line_no, f"those words were already redacted on line {fold.redacted[digest]}")
             fold.redacted[digest] = line_no
             fields.update(redacts=digest)
-            for folded in fold.lines.values():
-                if folded.words is not None and log.digest_of(folded.words) == digest:
-                    folded.words = None
             words = None
         else:  # adopt: history only, never in the view
             words, digest = _words(obj, "was", line_no, fold, max_words)
@@ -216,8 +213,8 @@ def parse(
             )
             fold.top_n = max(fold.top_n, n)
         if op in ("add", "edit", "adopt"):
-            fold.worded.setdefault(n, set()).add(digest or log.digest_of(words))
-        if op in ("add", "edit"):
+            fold.worded.setdefault(n, set()).add(digest)
+        if keep_texts and op in ("add", "edit"):
             fold.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
         fold.seq += 1
         if "seq" in obj and obj["seq"] != fold.seq:

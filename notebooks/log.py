@@ -31,19 +31,39 @@ def digest_of(words: str) -> str:
     return hashlib.sha256(words.encode("utf-8")).hexdigest()
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """Hash of a row: its canonical content (words by digest only) chained to the previous row."""
-    content = {k: fields.get(k) for k in HASHED_FIELDS}
-    for k in ("digest", "source", "by", "why", "how", "was_by"):
-        content[k] = content[k] or ""
-    content["at"] = float(content["at"])
-    if content["was_at"] is not None:
-        content["was_at"] = float(content["was_at"])
-    for k in OPTIONAL_HASHED_FIELDS:
-        if fields.get(k):
-            content[k] = fields[k]
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256((prev_hash + canonical).encode("utf-8")).hexdigest()
+    """Hash of a row: its canonical content (words by digest only) chained to the previous row.
+
+    The canonical content is HASHED_FIELDS as one JSON object with sorted keys. The dict is written in that
+    order and encoded by one kept encoder: the same bytes as json.dumps(..., sort_keys=True), at a third of
+    the cost (a 100k-row import hashes every row).
+    """
+    get = fields.get
+    was_at = get("was_at")
+    content = {
+        "at": float(get("at")),
+        "by": get("by") or "",
+        "digest": get("digest") or "",
+        "how": get("how") or "",
+        "into": get("into"),
+        "n": get("n"),
+        "op": get("op"),
+        "seq": get("seq"),
+        "source": get("source") or "",
+        "was_at": None if was_at is None else float(was_at),
+        "was_by": get("was_by") or "",
+        "why": get("why") or "",
+    }
+    redacts = get("redacts")
+    if redacts:  # hashed only when set, so rows from before redaction keep their hashes; in sorted key order
+        content = {k: content[k] for k in ("at", "by", "digest", "how", "into", "n", "op")} | {
+            "redacts": redacts,
+            **{k: content[k] for k in ("seq", "source", "was_at", "was_by", "why")},
+        }
+    return hashlib.sha256((prev_hash + _ENCODE(content)).encode("utf-8")).hexdigest()
 
 
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:

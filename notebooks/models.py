@@ -94,8 +94,10 @@ class Row(models.Model):
             models.CheckConstraint(condition=models.Q(n__gte=1), name="row_n_positive"),
         ]
         indexes = [
-            models.Index(fields=["notebook", "n", "seq"], name="row_line_idx"),
-            models.Index(fields=["notebook", "at"], name="row_at_idx"),
+            # A line's rows in order, with op: VIEW_SQL groups them by an index-only scan (also serves history).
+            models.Index(fields=["notebook", "n", "seq", "op"], name="row_fold_idx"),
+            # The last row at or before a time, by a seek (times never go backwards within a notebook).
+            models.Index(fields=["notebook", "at", "seq"], name="row_cut_idx"),
             models.Index(fields=["by"], name="row_by_idx"),
             models.Index(fields=["notebook", "redacts"], name="row_redacts_idx"),
         ]

@@ -2,10 +2,14 @@
 
 import difflib
 import math
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from operator import attrgetter
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -16,8 +20,7 @@ from .roles import is_storable
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
-
-
+T = TypeVar("T")
 REDACTION_FIELDS = ("redacted", "redacts")
 
 
@@ -63,11 +66,15 @@ class Head:
     at: float
 
 
-def redacted_why_sql(r: str) -> str:
-    """The reason of the redaction that removed row `r`'s words (NULL unless they were redacted)."""
+def redacted_why_sql(r: str, w: str) -> str:
+    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted).
+
+    Looked up only when the words are missing, so a view of kept words pays nothing for it.
+    """
     return (
-        f"CASE WHEN {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x WHERE x.notebook_id = {r}.notebook_id "
-        f"AND x.op = 'redact' AND x.redacts = {r}.digest ORDER BY x.seq LIMIT 1) END"
+        f"CASE WHEN {w}.body IS NULL AND {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x "
+        f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
+        "ORDER BY x.seq LIMIT 1) END"
     )
 
 
@@ -82,13 +89,16 @@ def get_notebook(title: str) -> Notebook:
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
         # Such a title was never created, and the databases cannot even compare it.
         raise NotFound(f"No notebook is titled {title!r}.")
-    try:
-        return Notebook.objects.get(title=title)
-    except Notebook.DoesNotExist:
-        titles = list(Notebook.objects.values_list("title", flat=True))
-        close = difflib.get_close_matches(title, titles, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise NotFound(f"No notebook is titled {title!r}.{hint}") from None
+    # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
+        found = cursor.fetchone()
+    if found is not None:
+        return Notebook.from_db(connection.alias, ["id", "title"], found)
+    titles = list(Notebook.objects.values_list("title", flat=True))
+    close = difflib.get_close_matches(title, titles, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise NotFound(f"No notebook is titled {title!r}.{hint}")
 
 
 def parse_when(value: "str | float | int | datetime") -> float:
@@ -130,7 +140,7 @@ def head(notebook: Notebook) -> Head:
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
     """The head a reader pins: the last row (at or before `until`), its seq and hash."""
-    return head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
+    return head(notebook) if until is None else _row_by_time(notebook, until)
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
@@ -138,24 +148,38 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
     if until is None:
         return ALL
     with connection.cursor() as cursor:
-        cursor.execute("SELECT MAX(seq) FROM notebooks_row WHERE notebook_id = %s AND at <= %s", [notebook.pk, until])
-        (seq,) = cursor.fetchone()
-    return seq or 0
+        cursor.execute(CUT_BY_TIME.replace("%(nb)s", "%s").replace("%(until)s", "%s"), [notebook.pk, until])
+        found = cursor.fetchone()
+    return found[0] if found else 0
 
 
-VIEW_SQL = f"""
-SELECT a.n, w.body, {redacted_why_sql("cur")}, cur.source, cur."by", cur.at, cur.seq
-FROM notebooks_row a
-JOIN notebooks_row cur ON cur.notebook_id = a.notebook_id AND cur.n = a.n AND cur.seq = (
-    SELECT MAX(r.seq) FROM notebooks_row r
-    WHERE r.notebook_id = a.notebook_id AND r.n = a.n AND r.op IN ('add', 'edit') AND r.seq <= %(cut)s)
-LEFT JOIN notebooks_words w ON w.notebook_id = cur.notebook_id AND w.digest = cur.digest
-WHERE a.notebook_id = %(nb)s AND a.op = 'add' AND a.seq <= %(cut)s
-  AND NOT EXISTS (
-    SELECT 1 FROM notebooks_row s
-    WHERE s.notebook_id = a.notebook_id AND s.n = a.n AND s.op = 'strike' AND s.seq <= %(cut)s)
-ORDER BY a.n
+# The row a view stands at. Times never go backwards, so the last row by (at, seq) at or before a time is
+# the last by seq: a seek on row_cut_idx, not a scan of every row before it.
+CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
+CUT_BY_TIME = (
+    "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND at <= %(until)s ORDER BY at DESC, seq DESC LIMIT 1"
+)
+
+# The live lines at a cut, and the row they stand at, in one query (one round trip): group each line's rows
+# (an index-only scan of row_fold_idx) to find its current add/edit and whether a strike took it out, then
+# fetch that row and its words. CROSS JOIN keeps SQLite from scanning the rows first and searching the groups
+# (its planner has no statistics to go by).
+VIEW_SQL = """
+SELECT r.n, w.body, {why}, r.source, r."by", r.at, r.seq, h.seq, h.hash, h.at
+FROM (SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %(nb)s AND seq = ({cut})) h
+CROSS JOIN (
+    SELECT n, MAX(CASE WHEN op IN ('add', 'edit') THEN seq END) AS cur
+    FROM notebooks_row
+    WHERE notebook_id = %(nb)s AND seq <= ({cut}) AND op <> 'adopt'
+    GROUP BY n
+    HAVING MAX(CASE WHEN op = 'strike' THEN 1 ELSE 0 END) = 0
+) g
+CROSS JOIN notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.seq = g.cur
+ORDER BY g.n
 """
+VIEW_BY_SEQ = VIEW_SQL.format(cut=CUT_BY_SEQ, why=redacted_why_sql("r", "w"))
 
 
 def _view_line(n: int, body: str | None, gone: str | None, source: str, by: str, at: float, seq: int) -> Line:
@@ -163,15 +187,170 @@ def _view_line(n: int, body: str | None, gone: str | None, source: str, by: str,
     return Line(n, text, source, by, at, seq, redacted)
 
 
-def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
+def _view_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
+    """The live lines as the log stood at row `cut`, and the row they stand at."""
     with connection.cursor() as cursor:
-        cursor.execute(VIEW_SQL, {"nb": notebook.pk, "cut": cut})
-        return [_view_line(*found) for found in cursor.fetchall()]
+        cursor.execute(VIEW_BY_SEQ, {"nb": notebook.pk, "cut": cut})
+        found = cursor.fetchall()
+    if not found:  # no live lines, so no row named the cut: ask for it alone
+        return [], _row_before(notebook, cut)
+    return [_view_line(*row[:7]) for row in found], Head(*found[0][7:])
+
+
+# ----- the live view, kept folded in memory ------------------------------------------------------------
+# Every read of the live view checks the log: one indexed query returns the row the fold last saw and
+# any rows after it. The fold is used only if that row's hash is the one it saw (the hash chains every
+# row before it, so the log up to there is exactly what was folded), and the new rows are folded in
+# after checking that each links to the one before. Otherwise it is rebuilt from the log. Nothing
+# in the database holds a copy of the view.
+
+FOLD_STEP = 2000  # rows read past the fold in one go; more than that and the fold is rebuilt by VIEW_SQL
+FOLDS_KEPT = 256  # folds kept, live and past (least recently read dropped first)…
+FOLD_LINES_KEPT = 200_000  # …and no more lines than this in all of them (about 100 MB)
+
+FOLD_SQL = """
+SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, w.body
+FROM notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.op IN ('add', 'edit')
+WHERE r.notebook_id = %s AND r.seq >= %s
+ORDER BY r.seq
+LIMIT %s
+"""
+
+
+@dataclass
+class _Fold:
+    """The live view as the log stood at row `seq` (whose hash is `hash`): lines in number order."""
+
+    seq: int
+    hash: str
+    at: float
+    lines: list[Line]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    turn: str | None = None  # the turn text at this head, made on the first turn read
+    redactions: int = 0  # redact rows in the notebook when folded: a past view holds words a later one removed
+
+
+_folds: OrderedDict[tuple, _Fold] = OrderedDict()  # (alias, name, notebook[, cut seq]) -> fold
+_folds_lock = threading.Lock()
+
+
+def _fold_key(notebook: Notebook) -> tuple[str, str, int]:
+    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+
+
+def forget_folds() -> None:
+    """Drop every kept fold (the next read of each live view rebuilds it from the log)."""
+    with _folds_lock:
+        _folds.clear()
+
+
+def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
+    """Fold rows after fold.seq into it; False (and the fold unchanged) if they do not continue its chain."""
+    prev_seq, prev_hash = fold.seq, fold.hash
+    for seq, op, _n, _source, _by, _at, row_prev, row_hash, _body in rows:
+        if seq != prev_seq + 1 or row_prev != prev_hash or op == "redact":  # a redaction: rebuild, words go
+            return False
+        prev_seq, prev_hash = seq, row_hash
+    lines = fold.lines
+    by_n = attrgetter("n")
+    for seq, op, n, source, by, at, _prev, _hash, body in rows:
+        if op == "adopt":
+            continue
+        i = bisect_left(lines, n, key=by_n)
+        found = i < len(lines) and lines[i].n == n
+        if op == "strike":
+            if found:
+                del lines[i]
+        elif op == "add" or found:  # an edit of a retired line stays retired, as in VIEW_SQL
+            line = Line(n, body, source, by, at, seq)
+            if found:
+                lines[i] = line
+            else:
+                lines.insert(i, line)
+    last = rows[-1]
+    fold.seq, fold.at, fold.hash, fold.turn = last[0], last[5], last[7], None
+    return True
+
+
+def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
+    """`use` applied to the notebook's fold, brought up to the log's head (or rebuilt from the log), under its lock."""
+    key = _fold_key(notebook)
+    with _folds_lock:
+        fold = _folds.get(key)
+        if fold is not None:
+            _folds.move_to_end(key)
+    if fold is not None:
+        with fold.lock:
+            with connection.cursor() as cursor:
+                cursor.execute(FOLD_SQL, [notebook.pk, max(fold.seq, 1), FOLD_STEP + 1])
+                found = cursor.fetchall()
+            if fold.seq == 0:
+                found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, None))
+            if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
+                if len(found) == 1 or _fold_forward(fold, found[1:]):
+                    return use(fold)
+    lines, top = _view_sql(notebook)
+    fold = _Fold(top.seq, top.hash, top.at, lines, redactions=_redactions(notebook))
+    _keep(key, fold)
+    with fold.lock:
+        return use(fold)
+
+
+def _redactions(notebook: Notebook) -> int:
+    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook.pk]
+        )
+        return cursor.fetchone()[0]
+
+
+def _keep(key: tuple, fold: _Fold) -> None:
+    with _folds_lock:
+        _folds[key] = fold
+        _folds.move_to_end(key)
+        lines = sum(len(kept.lines) for kept in _folds.values())
+        while len(_folds) > 1 and (len(_folds) > FOLDS_KEPT or lines > FOLD_LINES_KEPT):
+            _, dropped = _folds.popitem(last=False)
+            lines -= len(dropped.lines)
+
+
+def _live(notebook: Notebook) -> tuple[list[Line], Head]:
+    """The live lines and the head they stand at, from the kept fold when the log still backs it."""
+    return _with_fold(notebook, lambda fold: (list(fold.lines), Head(fold.seq, fold.hash, fold.at)))
+
+
+def _frozen(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -> _Fold:
+    """The view as the log stood at row `cut` (or at time `until`). A past view never changes, so it is kept
+    too, under the seq of the row it stands at, and used while that row still carries the hash it had."""
+    top = _row_before(notebook, cut) if until is None else _row_by_time(notebook, until)
+    key = (*_fold_key(notebook), top.seq)
+    with _folds_lock:
+        fold = _folds.get(key)
+        if fold is not None:
+            _folds.move_to_end(key)
+    redactions = _redactions(notebook)
+    if fold is not None and fold.hash == top.hash and fold.redactions == redactions:
+        return fold
+    lines, found = _view_sql(notebook, top.seq)
+    fold = _Fold(found.seq, found.hash, found.at, lines, redactions=redactions)
+    _keep(key, fold)
+    return fold
+
+
+def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
+    """The live lines as the log stood at row `cut`; without a cut, the live view now (kept folded)."""
+    if cut >= ALL:
+        return _live(notebook)[0]
+    return list(_frozen(notebook, cut).lines)
 
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
     """The live lines in number order; with `until`, exactly as the log stood at that time."""
-    return view_at_seq(notebook, cut_for(notebook, until))
+    if until is None:
+        return _live(notebook)[0]
+    return list(_frozen(notebook, until=until).lines)
 
 
 def in_turn_order(lines: list[Line]) -> list[Line]:
@@ -189,7 +368,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-            f"r.redacts, {redacted_why_sql('r')} "
+            f"r.redacts, {redacted_why_sql('r', 'w')} "
             "FROM notebooks_row r LEFT JOIN notebooks_words w "
             "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
@@ -225,9 +404,19 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
     """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
-    cut = cut_for(notebook, until)
-    lines = in_turn_order(view_at_seq(notebook, cut))
-    top = head(notebook) if cut == ALL else _row_at(notebook, cut)
+    if until is None:
+        return _with_fold(notebook, lambda fold: _kept_turn(notebook, fold))
+    return _kept_turn(notebook, _frozen(notebook, until=until))
+
+
+def _kept_turn(notebook: Notebook, fold: _Fold) -> str:
+    if fold.turn is None:
+        fold.turn = _turn_text(notebook, fold.lines, Head(fold.seq, fold.hash, fold.at))
+    return fold.turn
+
+
+def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
+    lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
     parts += [f"[#{line.n} {line.source}] {line.text}" for line in lines]
@@ -244,6 +433,29 @@ def _row_at(notebook: Notebook, seq: int) -> Head:
     return Head(*found) if found else Head(0, log.GENESIS, 0.0)
 
 
+def _row_by_time(notebook: Notebook, until: float) -> Head:
+    """The last row recorded at or before `until` (a seek on row_cut_idx)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND at <= %s "
+            "ORDER BY at DESC, seq DESC LIMIT 1",
+            [notebook.pk, until],
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
+def _row_before(notebook: Notebook, seq: int) -> Head:
+    """The last row at or before seq (the head, for ALL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq <= %s ORDER BY seq DESC LIMIT 1",
+            [notebook.pk, seq],
+        )
+        found = cursor.fetchone()
+    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+
+
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
     "r.prev_hash, r.hash, r.redacts"
@@ -253,7 +465,8 @@ EXPORT_COLUMNS = (
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
     sql = (
-        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r')}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
         "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
     )
@@ -367,21 +580,44 @@ class Stand:
 
 def stand(notebook: Notebook, *, until: float | None = None) -> Stand:
     """The live lines at `until` (or now) with the seq and hash of the last row they include."""
-    top = head(notebook) if until is None else _row_at(notebook, cut_for(notebook, until))
-    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=view_at_seq(notebook, top.seq))
+    if until is None:
+        lines, top = _live(notebook)
+    else:
+        fold = _frozen(notebook, until=until)
+        lines, top = list(fold.lines), Head(fold.seq, fold.hash, fold.at)
+    return Stand(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
 
 
 # ----- reads for Dad's card (web) ----------------------------------------------------------------
 
-LINE_SQL = VIEW_SQL.replace("ORDER BY a.n", "AND a.n = %(n)s")  # the view's query, for one line
+# One line as the view shows it at a cut: its last add/edit, if it was added and never struck.
+LINE_SQL = """
+SELECT r.n, w.body, {why}, r.source, r."by", r.at, r.seq
+FROM notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.n = %(n)s AND r.seq = (
+    SELECT MAX(x.seq) FROM notebooks_row x
+    WHERE x.notebook_id = %(nb)s AND x.n = %(n)s AND x.op IN ('add', 'edit') AND x.seq <= %(cut)s)
+  AND EXISTS (
+    SELECT 1 FROM notebooks_row a WHERE a.notebook_id = %(nb)s AND a.n = %(n)s AND a.op = 'add' AND a.seq <= %(cut)s)
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s WHERE s.notebook_id = %(nb)s AND s.n = %(n)s AND s.op = 'strike' AND s.seq <= %(cut)s)
+""".replace("{why}", redacted_why_sql("r", "w"))
 
 
 def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
     """Line n as the view shows it, or None when it is retired (or never was)."""
+    if cut >= ALL:  # from the kept fold: one query, then a binary search by number
+        return _with_fold(notebook, lambda fold: _find(fold.lines, n))
     with connection.cursor() as cursor:
         cursor.execute(LINE_SQL, {"nb": notebook.pk, "cut": cut, "n": n})
         found = cursor.fetchone()
     return _view_line(*found) if found else None
+
+
+def _find(lines: list[Line], n: int) -> Line | None:
+    i = bisect_left(lines, n, key=attrgetter("n"))
+    return lines[i] if i < len(lines) and lines[i].n == n else None
 
 
 def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Line]:
@@ -538,12 +774,16 @@ def audit(
         (total,) = cursor.fetchone()
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
-            "r.was_at, r.was_by FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            f"r.was_at, r.was_by, {redacted_why_sql('r', 'w')} "
+            "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
             "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             f"WHERE {condition} ORDER BY r.id DESC LIMIT %s OFFSET %s",
             [*params, per_page, (page - 1) * per_page],
         )
-        found = [AuditRow(*values) for values in cursor.fetchall()]
+        found = [
+            AuditRow(*values[:5], words_or_mark(values[5], values[-1])[0], *values[6:-1])
+            for values in cursor.fetchall()
+        ]
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
 
 

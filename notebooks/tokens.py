@@ -4,7 +4,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from .errors import Forbidden, Invalid, NotFound
@@ -67,8 +67,14 @@ def authenticate(secret: str) -> Actor | None:
     """The actor a live token speaks for; an editor token acts as editor only while the role is still recorded."""
     if not secret or len(secret) > MAX_TOKEN_LENGTH or not secret.isascii():
         return None
-    token = Token.objects.filter(digest=digest_of(secret), revoked_at__isnull=True).first()
-    if token is None:
+    # Plain SQL: it runs on every API request, and compiling the ORM query cost more than running it.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT actor, role FROM notebooks_token WHERE digest = %s AND revoked_at IS NULL", [digest_of(secret)]
+        )
+        found = cursor.fetchone()
+    if found is None:
         return None
-    editor = token.role == Role.EDITOR and actor_named(token.actor).editor
-    return Actor(name=token.actor, editor=editor)
+    name, role = found
+    editor = role == Role.EDITOR and actor_named(name).editor
+    return Actor(name=name, editor=editor)

@@ -88,7 +88,7 @@ def install(connection: BaseDatabaseWrapper = default_connection, *, gate_redact
     # An early migration runs before later tables exist; the post_migrate pass covers them.
     existing = set(connection.introspection.table_names())
     tables = [t for t in PROTECTED_TABLES if t in existing]
-    # Before 0006_redaction there is no redacts column: a trigger naming it would break SQLite's table rebuilds.
+    # Before 0007_redaction there is no redacts column: a trigger naming it would break SQLite's table rebuilds.
     redaction = False
     if "notebooks_row" in existing:
         with connection.cursor() as cursor:

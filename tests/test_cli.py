@@ -197,7 +197,7 @@ def test_import_adopt_from_recovers_a_hand_rewrite(zelda, tmp_path):
     rewrite = tmp_path / "zelda.jsonl"
     rewrite.write_text(json.dumps({"op": "add", "n": 1, "text": "clean", "source": "seen", "at": 1}) + "\n")
     out, _ = notebook("import", str(rewrite), "--title", "clean", "--adopt-from", str(backup), "--by", "dad")
-    assert out == "imported 1 rows into 'clean', 3 adopted history rows\n"
+    assert out == "imported 1 row into 'clean', 3 adopted history rows\n"
     history = json.loads(notebook("history", "clean", "1", "--json")[0])
     assert [(e["op"], e["text"], e["adopted"]) for e in history] == [
         ("adopt", "the bridge guard swings twice", True),

@@ -57,7 +57,7 @@ def test_take_checkpoint_land_from_the_command_line(zelda):
     assert "base seq 3" in took
     _run("add", "zelda", "roll", "--source", "seen", "--by", "pippa", "--why", "seen")
     assert "base stays 3" in _run("checkpoint", sid, "--note", "one in", "--by", "pippa")
-    assert "1 rows as one change" in _run("land", sid, "--summary", "a line", "--by", "pippa")
+    assert "1 row as one change, 0 rows of drift" in _run("land", sid, "--summary", "a line", "--by", "pippa")
     assert "landed" in _run("sessions")
 
 
@@ -73,3 +73,9 @@ def test_abandon_and_a_no_op_land_from_the_command_line(zelda):
     assert "no-op" in _run("land", first, "--by", "pippa")
     second = _run("take", "zelda", "--plan", "again", "--by", "pippa").split("#")[1].split()[0]
     assert "abandoned" in _run("abandon", second, "--why", "wrong plan", "--by", "pippa")
+
+
+def test_counts_of_one_read_as_one_row(zelda):
+    assert "recorded 3 pending rows as drift" in _run("take", "zelda", "--plan", "p", "--by", "pippa")
+    _run("add", "zelda", "roll after the second swing", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert ": 1 row of change," in _run("sessions")

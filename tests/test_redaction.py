@@ -218,3 +218,21 @@ def test_a_table_rebuild_inside_migrate_keeps_redaction_working(leaked):
     assert verify_chain(leaked) == []
     with pytest.raises(IntegrityError, match="append-only"):
         _delete_words(log.digest_of("roll after the second swing"), leaked.pk)
+
+
+def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):
+    """The live view, a past view and the turn are kept folded in memory; a redaction must reach them all."""
+    before = selectors.head(leaked).at
+    assert selectors.view(leaked)[0].text == SECRET
+    assert selectors.view(leaked, until=before)[0].text == SECRET
+    assert SECRET in selectors.turn(leaked)
+    assert selectors.live_line(leaked, 1).text == SECRET
+    _redact()
+    mark = "[redacted: a password, not a lesson]"
+    assert selectors.view(leaked)[0].text == mark
+    assert selectors.view(leaked, until=before)[0].text == mark
+    assert SECRET not in selectors.turn(leaked) and mark in selectors.turn(leaked)
+    assert selectors.live_line(leaked, 1).text == mark
+    assert selectors.stand(leaked, until=before).lines[0].text == mark
+    assert all(SECRET != row.text for row in selectors.audit().rows)
+    assert mark in {row.text for row in selectors.audit().rows}

@@ -1,4 +1,4 @@
-"""0006_redaction on a database that already holds rows: no table rebuild, rows and hashes kept, triggers kept."""
+"""0007_redaction on a database that already holds rows: no table rebuild, rows and hashes kept, triggers kept."""
 
 import json
 
@@ -56,7 +56,7 @@ def test_the_redaction_migration_keeps_existing_rows_and_triggers(scratch_templa
     )
     db.run(str(script), json.dumps(rows))
     if db.vendor == "sqlite":
-        sql = db.manage("sqlmigrate", "notebooks", "0006").stdout
+        sql = db.manage("sqlmigrate", "notebooks", "0007").stdout
         assert "ALTER TABLE" in sql and "CREATE TABLE" not in sql  # no rebuild that would drop the triggers
     db.manage("migrate", "--no-input", "-v", "0")
     db.manage("notebook", "editor", "dad")

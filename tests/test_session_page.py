@@ -1,3 +1,5 @@
+import re
+
 from notebooks import services, sessions
 
 from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
@@ -41,3 +43,23 @@ def test_it_escapes_what_agents_wrote(client, dad, zelda):
 def test_it_rejects_post(client, dad):
     client.force_login(dad)
     assert client.post("/sessions/").status_code == 405
+
+
+def test_its_title_names_the_site_once_and_it_carries_no_inline_style(client, dad, zelda):
+    sessions.take(notebook="zelda", plan="a plan", by="pippa")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert "<title>Sessions · Notebooks</title>" in html
+    assert "<style" not in html and not re.search(r"\sstyle=", html)
+    assert 'href="/static/notebooks/card.css"' in html
+
+
+def test_it_links_each_session_to_its_notebook_and_tags_each_row_by_source(client, dad, zelda):
+    taken = sessions.take(notebook="zelda", plan="a plan", by="pippa")
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    change = html.split('class="change"')[1].split('class="drift"')[0]
+    assert 'href="/notebooks/zelda/"' in html
+    assert 'class="tag tag-seen"' in change
+    assert f'id="session-{taken.id}"' in html

@@ -120,3 +120,15 @@ def test_a_title_with_spaces_and_signs_has_working_links(editor_client, dad):
     assert 'hx-get="/notebooks/zelda%202.0+/lines/1/edit/"' in html
     response = editor_client.post("/notebooks/zelda%202.0+/lines/1/edit/", {"words": "b", "reason": "r", "expected": 1})
     assert response.status_code == 302 and response["Location"] == "/notebooks/zelda%202.0+/#line-1"
+
+
+def test_an_empty_notebook_offers_add_line_but_no_merge_or_retire_selected(editor_client, notebook):
+    html = editor_client.get(url()).content.decode()
+    assert "No live lines." in html and ">Add line</button>" in html
+    assert 'id="select-form"' not in html and "0 lines, in turn order" not in html
+
+
+def test_the_selection_form_comes_back_with_the_first_line(editor_client, notebook):
+    editor_client.post(url(action="add"), {"words": "save before the boss door", "reason": "a rule"})
+    html = editor_client.get(url()).content.decode()
+    assert 'id="select-form"' in html and re.search(r"1 line,\s+in turn order", html)

@@ -7,3 +7,8 @@ MODULES = [
     "notebooks.cli.card",
     "notebooks.cli.reliability",
 ]
+
+
+def rows(count: int, noun: str = "row") -> str:
+    """'1 row', '2 rows': the CLI's counts read as English."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from notebooks import session_selectors, sessions, tokens
+from notebooks.cli import rows
 from notebooks.errors import Forbidden
 from notebooks.models import Token
 from notebooks.roles import Actor, actor_named
@@ -77,7 +78,7 @@ def tokens_list(cmd: BaseCommand, o: dict) -> None:
 
 def take(cmd: BaseCommand, o: dict) -> None:
     taken = sessions.take(notebook=o["title"], plan=o["plan"], by=o["by"])
-    drift = f"; recorded {taken.drift} pending rows as drift" if taken.drift else ""
+    drift = f"; recorded {rows(taken.drift, 'pending row')} as drift" if taken.drift else ""
     cmd.stdout.write(f"took session #{taken.id} on {taken.notebook!r} at base seq {taken.base}{drift}")
 
 
@@ -89,14 +90,14 @@ def checkpoint(cmd: BaseCommand, o: dict) -> None:
 def land(cmd: BaseCommand, o: dict) -> None:
     done = sessions.land(session=o["session"], summary=o["summary"], by=o["by"])
     if done.result == "no-op":
-        cmd.stdout.write(f"session #{done.id}: no-op (it wrote nothing); {done.drift} rows of drift recorded")
+        cmd.stdout.write(f"session #{done.id}: no-op (it wrote nothing); {rows(done.drift)} of drift recorded")
     else:
-        cmd.stdout.write(f"landed session #{done.id}: {done.rows} rows as one change, {done.drift} rows of drift")
+        cmd.stdout.write(f"landed session #{done.id}: {rows(done.rows)} as one change, {rows(done.drift)} of drift")
 
 
 def abandon(cmd: BaseCommand, o: dict) -> None:
     done = sessions.abandon(session=o["session"], why=o["why"], by=o["by"])
-    cmd.stdout.write(f"abandoned session #{done.id}; its {done.rows} rows stay in the log")
+    cmd.stdout.write(f"abandoned session #{done.id}; its {rows(done.rows)} stay in the log")
 
 
 def sessions_list(cmd: BaseCommand, o: dict) -> None:
@@ -108,7 +109,7 @@ def sessions_list(cmd: BaseCommand, o: dict) -> None:
         s = v.session
         cmd.stdout.write(
             f"#{s.pk} {v.state:<9} {s.notebook.title!r} by {s.actor} base {s.base}: "
-            f"{v.change_total} rows of change, {v.drift_total} of drift; plan: {s.plan}"
+            f"{rows(v.change_total)} of change, {v.drift_total} of drift; plan: {s.plan}"
         )
 
 

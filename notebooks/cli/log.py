@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks import log, selectors, services, triggers
+from notebooks.cli import rows
 from notebooks.errors import Invalid
 from notebooks.models import Notebook, Source
 from notebooks.verify import verify_chain
@@ -154,8 +155,8 @@ def import_(cmd: BaseCommand, o: dict) -> None:
     finally:
         if show:
             sys.stderr.write("\n")
-    extra = f", {result.adopted} adopted history rows" if result.adopted else ""
-    cmd.stdout.write(f"imported {result.rows} rows into {result.notebook.title!r}{extra}")
+    extra = f", {rows(result.adopted, 'adopted history row')}" if result.adopted else ""
+    cmd.stdout.write(f"imported {rows(result.rows)} into {result.notebook.title!r}{extra}")
 
 
 def export(cmd: BaseCommand, o: dict) -> None:
@@ -243,7 +244,7 @@ def verify(cmd: BaseCommand, o: dict) -> None:
         raise CommandError(f"{len(problems)} problem(s) found", returncode=1)
     for nb in notebooks:
         top = selectors.head(nb)
-        cmd.stdout.write(f"{nb.title}: {top.seq} rows, chain intact, head {top.hash}")
+        cmd.stdout.write(f"{nb.title}: {rows(top.seq)}, chain intact, head {top.hash}")
     cmd.stdout.write("triggers installed; every chain verifies")
 
 

@@ -1,6 +1,8 @@
 """`notebook vault sync|watch|alarms|ack`: the notebooks mirrored as JSONL files in a git repository."""
 
+import argparse
 import json
+import math
 import signal
 import threading
 from datetime import UTC, datetime
@@ -31,7 +33,7 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
     p = verbs.add_parser("watch", help="Sweep every few seconds until stopped.", description=WATCH_HELP)
     _vault_args(p)
-    p.add_argument("--interval", type=float, default=2.0, help="seconds between sweeps (default 2)")
+    p.add_argument("--interval", type=_seconds, default=2.0, help="seconds between sweeps (default 2)")
     p.add_argument("--sweeps", type=int, help="stop after this many sweeps")
     p.set_defaults(handler=watch)
 
@@ -62,6 +64,29 @@ def _vault_args(parser: Any) -> None:
     parser.add_argument("--by", help="whom an appended row is by when it does not say (default: harness)")
 
 
+def _seconds(raw: str) -> float:
+    """A wait between sweeps, in seconds: finite and not negative."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of seconds, 0 or more (like 2 or 0.5)")
+    return value
+
+
+def _vault(o: dict) -> Vault:
+    """The vault, created if absent; a path that cannot hold one is a one-line refusal, not a traceback."""
+    vault = Vault(o["vault"])
+    if vault.root.exists() and not vault.root.is_dir():
+        raise CommandError(f"cannot use {vault.root} as the vault: it is a file, not a directory", returncode=1)
+    try:
+        vault.ensure()
+    except OSError as exc:
+        raise CommandError(f"cannot use {vault.root} as the vault: {exc.strerror or exc}", returncode=1) from None
+    return vault
+
+
 def _report(cmd: BaseCommand, result: SweepResult) -> None:
     for line in result.report():
         cmd.stdout.write(line)
@@ -73,7 +98,7 @@ def _report(cmd: BaseCommand, result: SweepResult) -> None:
 
 
 def sync(cmd: BaseCommand, o: dict) -> None:
-    vault = Vault(o["vault"])
+    vault = _vault(o)
     result = vault.sweep(by_default=o["by"])
     _report(cmd, result)
     if result.problems:
@@ -85,7 +110,10 @@ def sync(cmd: BaseCommand, o: dict) -> None:
 def watch(cmd: BaseCommand, o: dict) -> None:
     if o["sweeps"] is not None and o["sweeps"] < 1:
         raise CommandError("--sweeps is at least 1", returncode=2)
-    vault = Vault(o["vault"])
+    if o["interval"] == 0 and o["sweeps"] is None:
+        # Without pause and without end, the watcher would keep a whole core busy.
+        raise CommandError("--interval 0 needs --sweeps N; a watcher that runs until stopped must wait", returncode=2)
+    vault = _vault(o)
     stop = threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():

@@ -1,8 +1,13 @@
 """Small filters for the card's templates: how a source is named and marked, and epoch seconds as a time."""
 
+import functools
 from datetime import UTC, datetime
+from html import escape  # what django.utils.html.escape does, without its lazy-string wrapper
 
 from django import template
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.utils.timezone import template_localtime
 
 register = template.Library()
 
@@ -38,3 +43,59 @@ def epoch(seconds: float | None) -> datetime | None:
     if seconds is None:
         return None
     return datetime.fromtimestamp(float(seconds), tz=UTC)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lines_url(title: str) -> str:
+    """The URL every line's own URLs start with (the URLconf does not change while the process runs)."""
+    return reverse("card:line", args=[title, 1]).removesuffix("1/")
+
+
+@register.simple_tag(takes_context=True)
+def line_item(context: template.Context) -> str:
+    """The card's `line` partial for a line with no note and no open history, written in Python: a card of
+    1,000 lines took a second through the template's tags (six URL reversals and two dates a line)."""
+    return mark_safe(_line_html(context, context["n"], context["line"]))  # every value in it was escaped
+
+
+@register.simple_tag(takes_context=True)
+def line_items(context: template.Context, lines: list) -> str:
+    """Every line of a group as line_item writes it: the template's loop, with, if and partial tags cost
+    more than the lines themselves."""
+    return mark_safe("\n".join(_line_html(context, line.n, line) for line in lines))  # escaped, as above
+
+
+def _line_html(context: template.Context, n: int, line: object) -> str:
+    can_edit, frozen = context.get("can_edit"), context.get("frozen")
+    source = escape(line.source)
+    fresh = " fresh" if n in (context.get("fresh") or ()) else ""
+    when = template_localtime(epoch(line.at), use_tz=context.use_tz)
+    out = f'<li id="line-{n}" class="line src-{source}{fresh}">\n  <div class="line-top">\n    '
+    if can_edit:
+        checked = " checked" if str(n) in (context.get("selected") or ()) else ""
+        out += (
+            f'<input class="pick" type="checkbox" name="n" value="{n}" form="select-form" id="pick-{n}" '
+            f'aria-label="Select line #{n}"{checked}>'
+        )
+    out += (
+        f'\n    <span class="num">#{n}</span>\n    <span class="tag tag-{source}">'
+        f'<span class="tag-icon" aria-hidden="true">{escape(source_icon(line.source))}</span>'
+        f"{escape(source_label(line.source))}</span>\n  </div>\n"
+        f'  <p class="words">{escape(line.text)}</p>\n  <div class="line-foot">\n'
+        f'    <span class="meta muted">{escape(line.by)} · <time datetime="{when.isoformat()}">'
+        f"{when.strftime('%Y-%m-%d %H:%M')}</time></span>\n"
+    )
+    if not frozen:
+        url = escape(f"{_lines_url(context['notebook'].title)}{n}/")
+        out += '    <form class="actions" method="get">\n'
+        for verb, label in (("edit", "Edit"), ("retire", "Retire")) if can_edit else ():
+            out += (
+                f'      <button type="submit" formaction="{url}{verb}/" hx-get="{url}{verb}/" hx-target="#line-{n}" '
+                f'hx-swap="outerHTML">{label}</button>\n'
+            )
+        out += (
+            f'      <button type="submit" formaction="{url}history/" hx-get="{url}history/" hx-target="#history-{n}" '
+            'hx-swap="innerHTML">History</button>\n    </form>\n'
+        )
+    out += f'  </div>\n  <div class="history-slot" id="history-{n}"></div>\n</li>'
+    return out

@@ -13,7 +13,7 @@ def install(apps, schema_editor):  # noqa: ANN001, ANN201
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("notebooks", "0005_session_vault_base"),
+        ("notebooks", "0006_bench_indexes"),
     ]
 
     operations = [

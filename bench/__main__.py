@@ -1,0 +1,101 @@
+"""`python -m bench [--quick]`: run the suite on SQLite and PostgreSQL, print the targets, write the results.
+
+A full run writes bench/RESULTS.md and bench/speed.png; --quick (1k and 10k rows, fewer repetitions, about
+a minute) writes them under var/bench/ instead, so a quick look never replaces the recorded results.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import report
+
+ROOT = Path(__file__).resolve().parent.parent
+PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+
+
+def psql(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def run_vendor(vendor: str, args: argparse.Namespace, work: Path) -> dict | None:
+    out = work / f"{vendor}.json"
+    out.unlink(missing_ok=True)
+    if vendor == "sqlite":
+        db = work / "bench.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        url = f"sqlite:///{db}"
+    else:
+        name = f"bench_run_{os.getpid()}"
+        try:
+            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            psql(f"CREATE DATABASE {name}")
+        except Exception as exc:  # noqa: BLE001 - any failure to reach the server is reported, not raised
+            print(f"PostgreSQL not reachable at {PG}: {exc}; skipped", file=sys.stderr)
+            return None
+        url = f"{PG}/{name}"
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bench.settings", "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "bench.suite", "--sizes", args.sizes, "--reps", str(args.reps),
+           "--writes", str(args.writes), "--out", str(out)]  # fmt: skip
+    started = time.time()
+    try:
+        subprocess.run(cmd, env=env, cwd=ROOT, check=True)
+    finally:
+        if vendor == "postgresql":
+            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    print(f"[{vendor}] done in {time.time() - started:.0f} s", file=sys.stderr)
+    return json.loads(out.read_text())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="1k and 10k rows, 3 repetitions, fewer writes")
+    parser.add_argument("--sizes", help="comma-separated row counts (default 1000,10000,100000)")
+    parser.add_argument("--reps", type=int, help="repetitions per figure (default 7, quick 3)")
+    parser.add_argument("--writes", type=int, help="adds by the one writer (default 2000, quick 300)")
+    parser.add_argument("--vendors", default="sqlite,postgresql")
+    parser.add_argument("--out", help="folder for RESULTS.md and speed.png (default bench/, quick var/bench/)")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run's JSON")
+    args = parser.parse_args()
+    args.sizes = args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")
+    args.reps = args.reps or (3 if args.quick else 7)
+    args.writes = args.writes or (300 if args.quick else 2000)
+    work = ROOT / "var" / "bench"
+    work.mkdir(parents=True, exist_ok=True)
+    dest = Path(args.out) if args.out else (work if args.quick else ROOT / "bench")
+    dest.mkdir(parents=True, exist_ok=True)
+
+    results: dict[str, dict] = {}
+    for vendor in args.vendors.split(","):
+        got = json.loads((work / f"{vendor}.json").read_text()) if args.report_only else run_vendor(vendor, args, work)
+        if got is not None:
+            results[got["env"]["vendor"]] = got
+    if not results:
+        print("nothing was measured", file=sys.stderr)
+        return 2
+
+    verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}
+    for vendor, res in results.items():
+        print(f"\n== {res['env']['version']} ({res['env']['durability']}): every figure")
+        print("\n".join(report.figures_table(res)))
+        report.print_targets(res["env"]["version"], verdicts[vendor])
+    plot = dest / "speed.png"
+    report.plot(results, plot)
+    args_line = "make bench" + (" ARGS=--quick" if args.quick else "")
+    (dest / "RESULTS.md").write_text(report.results_md(results, verdicts, args_line, plot.name))
+    print(f"\nwrote {dest / 'RESULTS.md'} and {plot}")
+    failed = [t for rows in verdicts.values() for t in rows if t[4] == "FAIL"]
+    print(f"{len(failed)} target(s) FAIL" if failed else "every target checked PASSES")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

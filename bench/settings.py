@@ -1,0 +1,9 @@
+"""Settings for the benchmarks: the project's own, plus the simple-history peer (never shipped by the product)."""
+
+from notebook_site.settings import *  # noqa: F403
+
+INSTALLED_APPS = [*INSTALLED_APPS, "simple_history", "bench.peer"]  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
+DEBUG = False
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 - the test client, for the card and the API

@@ -1,0 +1,423 @@
+"""One database's measurements, run in its own process by `python -m bench` (bench/__main__.py), which
+gives it DATABASE_URL and reads back the JSON it writes. Every figure is wall time in seconds."""
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from bench import data, web  # noqa: E402
+from bench.peer import build  # noqa: E402
+from bench.peer.models import PeerLine  # noqa: E402
+from notebooks import selectors, services, verify  # noqa: E402
+from notebooks.models import Notebook, Row, Words  # noqa: E402
+from notebooks.roles import Actor  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def say(*parts: Any) -> None:
+    print(f"[{connection.vendor}]", *parts, file=sys.stderr, flush=True)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+FIRST_READS = {"cold", "frozen_mid"}  # cases that drop the kept folds themselves; every other is timed warm
+BATCH = 0.05  # seconds: a round repeats a fast case for at least this long and takes the mean
+
+
+def batched(fn: Callable[[], Any]) -> float:
+    """Seconds per call: one call, or the mean of as many as fill BATCH (a single call of a fast case is
+    mostly the scheduler's noise on a shared machine)."""
+    first = timed(fn)[0]
+    if first >= BATCH:
+        return first
+    calls, spent = 0, 0.0
+    while spent < BATCH:
+        spent += timed(fn)[0]
+        calls += 1
+    return spent / calls
+
+
+def interleaved(cases: dict[str, Callable[[], Any]], reps: int, slow: dict[str, int] | None = None) -> dict:
+    """Median seconds of each case over `reps` rounds; each round runs every case (batched), in a rotated
+    order, so that a burst of load from elsewhere on the machine falls on all of them alike."""
+    slow = slow or {}
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    names = list(cases)
+    for rep in range(reps):
+        order = names[rep % len(names) :] + names[: rep % len(names)]
+        for name in order:
+            if rep >= slow.get(name, reps):
+                continue
+            if name not in FIRST_READS:
+                cases[name]()  # a read again is timed again: warm it, since a first read before it dropped the folds
+            gc.collect()
+            times[name].append(batched(cases[name]))
+    return {name: {"median": statistics.median(ts), "runs": ts} for name, ts in times.items()}
+
+
+# ----- the ways of reading a notebook, side by side --------------------------------------------------------
+
+
+def floor_live_table(title: str) -> Callable[[], list]:
+    """What simple-history's users read for the current state: a plain table of exactly the live lines."""
+
+    def read() -> list:
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT n, text, source, "by" FROM peer_peerline WHERE notebook = %s ORDER BY n', [title])
+            return cursor.fetchall()
+
+    return read
+
+
+def floor_every_row(nb: Notebook) -> Callable[[], list]:
+    """One bare SQL query reading every row of the log."""
+    columns = 'seq, op, n, digest, source, "by", why, how, "into", at, was_at, was_by, prev_hash, hash'
+
+    def read() -> list:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {columns} FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [nb.pk])
+            return cursor.fetchall()
+
+    return read
+
+
+def naive_fold(nb: Notebook) -> Callable[[], dict]:
+    """The naive way: an ORM loop over Row objects, folded in Python."""
+
+    def read() -> dict:
+        words = dict(Words.objects.filter(notebook=nb).values_list("digest", "body"))
+        lines: dict[int, tuple] = {}
+        for row in Row.objects.filter(notebook=nb).order_by("seq"):
+            if row.op in ("add", "edit") and (row.op == "add" or row.n in lines):
+                lines[row.n] = (words.get(row.digest), row.source, row.by, row.at, row.seq)
+            elif row.op == "strike":
+                lines.pop(row.n, None)
+        return dict(sorted(lines.items()))
+
+    return read
+
+
+def peer_as_of(title: str, at: float) -> Callable[[], list]:
+    def read() -> list:
+        return list(PeerLine.history.as_of(build.when(at)).filter(notebook=title))
+
+    return read
+
+
+def cold_view(nb: Notebook) -> Callable[[], list]:
+    def read() -> list:
+        selectors.forget_folds()
+        return selectors.view(nb)
+
+    return read
+
+
+def first_frozen(nb: Notebook, until: float) -> Callable[[], list]:
+    """A frozen view read for the first time (past views are kept once read)."""
+
+    def read() -> list:
+        selectors.forget_folds()
+        return selectors.view(nb, until=until)
+
+    return read
+
+
+def peak_memory(fn: Callable[[], Any]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del result
+    return peak
+
+
+def lines_of(view: list) -> dict[int, tuple[str, str]]:
+    return {line.n: (line.text, line.source) for line in view}
+
+
+def check(condition: bool, what: str) -> None:
+    if not condition:
+        raise SystemExit(f"[{connection.vendor}] the benchmark's own check failed: {what}")
+
+
+# ----- one size ---------------------------------------------------------------------------------------------
+
+
+def load(size: int, index: int) -> dict[str, Any]:
+    title = f"bench-{size}"
+    rows = list(data.rows(size, seed=size))
+    text = [json.dumps(r, separators=(",", ":")) for r in rows]
+    say(f"{size:,} rows: importing")
+    import_s, imported = timed(lambda: services.import_notebook(title=title, lines=text, by="bench"))
+    nb = imported.notebook
+    if size <= 1000:
+        build.through_the_model(title, rows)
+        # The bulk writer must write exactly what simple-history writes: compare on this small notebook.
+        build.in_bulk(f"{title}-bulk", rows, first_id=9_000_000_000)
+        check(build.records(title) == build.records(f"{title}-bulk"), "the bulk peer writes what the model writes")
+        peer_how = "through the model"
+    else:
+        build.in_bulk(title, rows, first_id=(index + 1) * 1_000_000_000)
+        peer_how = "in bulk (the records the model writes)"
+    analyze()
+    return {"title": title, "rows": rows, "text": text, "nb": nb, "import_s": import_s, "peer_how": peer_how}
+
+
+def analyze() -> None:
+    """PostgreSQL's autovacuum would do this after a big load; done now so plans don't depend on its timing."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+
+
+def measure_size(size: int, index: int, reps: int) -> dict[str, Any]:
+    got = load(size, index)
+    title, rows, nb = got["title"], got["rows"], got["nb"]
+    mid = len(rows) // 2
+    mid_at = rows[mid - 1]["at"]
+    live = data.fold(rows)
+    # Every way must read the same notebook: ours, the naive fold, and the peer, now and at mid-log.
+    check(lines_of(selectors.view(nb)) == live, "the live view is the fold of the rows")
+    check(lines_of(selectors.view(nb, until=mid_at)) == data.fold(rows[:mid]), "the frozen view is the fold")
+    check({n: (t, s) for n, t, s, _ in floor_live_table(title)()} == live, "the peer's table holds the live lines")
+    check({x.n: (x.text, x.source) for x in peer_as_of(title, mid_at)()} == data.fold(rows[:mid]), "peer as_of")
+    check({n: v[:2] for n, v in naive_fold(nb)().items()} == live, "the naive fold")
+
+    per_line = Counter(r["n"] for r in rows)
+    busy = max(live, key=lambda n: (per_line[n], -n))  # the live line with the longest history
+    say(f"{size:,} rows: reading ({len(live):,} live lines)")
+    selectors.view(nb)  # warm the fold
+    cases = {
+        "floor_live_table": floor_live_table(title),
+        "floor_every_row": floor_every_row(nb),
+        "warm": lambda: selectors.view(nb),
+        "cold": cold_view(nb),
+        "frozen_mid": first_frozen(nb, mid_at),
+        "frozen_mid_kept": lambda: selectors.view(nb, until=mid_at),
+        "peer_as_of_mid": peer_as_of(title, mid_at),
+        "peer_as_of_now": peer_as_of(title, rows[-1]["at"]),
+        "peer_orm_live": lambda: list(PeerLine.objects.filter(notebook=title).order_by("n")),
+        "naive": naive_fold(nb),
+        "history": lambda: selectors.history(nb, busy),
+        "peer_history": lambda: list(PeerLine.history.filter(notebook=title, n=busy).order_by("history_date")),
+        "turn": lambda: selectors.turn(nb),
+    }
+    slow = {"naive": 3, "peer_as_of_now": 3, "peer_as_of_mid": max(3, reps)} if size >= 100_000 else None
+    result = interleaved(cases, reps, slow)
+    selectors.view(nb)
+    warm_again = interleaved({"warm": lambda: selectors.view(nb)}, reps)["warm"]
+
+    # The read right after one new row (the add itself not timed).
+    after = []
+    for i in range(max(15, 2 * reps)):  # one call each: more of them than rounds, for a steadier median
+        selectors.view(nb)
+        services.add(notebook=title, text=f"one more line {i}", source="seen", by="pippa", why="bench")
+        after.append(timed(lambda: selectors.view(nb))[0])
+    result["after_one"] = {"median": statistics.median(after), "runs": after}
+    result["warm_again"] = warm_again
+
+    say(f"{size:,} rows: export and memory")
+    out = ROOT / "var" / "bench" / f"export-{connection.vendor}-{size}.jsonl"
+
+    def export() -> None:
+        with out.open("w") as f:
+            for line in selectors.export(nb):
+                f.write(line + "\n")
+
+    result["export"] = {"median": timed(export)[0]}
+    out.unlink()
+    memory = {"cold_view": peak_memory(cold_view(nb)), "warm_view": peak_memory(lambda: selectors.view(nb))}
+    if size >= 100_000 or size == max_size:
+        memory["naive"] = peak_memory(naive_fold(nb))
+        memory["compact_cold_view"], memory["compact_live"] = compact_memory(nb, size)
+    return {
+        "rows": len(rows),
+        "live": len(live),
+        "ops": {
+            op: sum(1 for r in rows if (r.get("how") or r["op"]) == op) for op in ("add", "edit", "retired", "merged")
+        },
+        "import_s": got["import_s"],
+        "peer_built": got["peer_how"],
+        "history_rows": per_line[busy],
+        "times": result,
+        "memory": memory,
+    }
+
+
+def compact_memory(nb: Notebook, size: int) -> tuple[int, int]:
+    """A notebook holding only the big one's live lines (one add each): the view's memory should match."""
+    lines = selectors.view(nb)
+    text = [
+        json.dumps({"op": "add", "n": i, "text": x.text, "source": x.source, "by": x.by, "at": data.START + i})
+        for i, x in enumerate(lines, start=1)
+    ]
+    compact = services.import_notebook(title=f"compact-{size}", lines=text, by="bench").notebook
+    analyze()
+    peak_memory(cold_view(compact))  # the first read warms the database's own caches
+    return peak_memory(cold_view(compact)), len(lines)
+
+
+# ----- writes -----------------------------------------------------------------------------------------------
+
+
+def one_writer(count: int) -> dict[str, Any]:
+    services.create_notebook(title="writes-1", by="bench")
+    say(f"one writer: {count} adds, each its own transaction")
+    agent = Actor("pippa")  # resolved once, as a request's or a session's actor is
+
+    def write() -> list[int]:
+        return [
+            services.add(notebook="writes-1", text=f"line {i} roll after the second swing", source="seen",
+                         by=agent, why="bench").n
+            for i in range(count)
+        ]  # fmt: skip
+
+    seconds, numbers = timed(write)
+    check(numbers == list(range(1, count + 1)), "one writer's numbers")
+    return {"rows": count, "seconds": seconds, "rows_per_s": count / seconds, "commits_per_s": bare_commits(count)}
+
+
+def bare_commits(count: int) -> float:
+    """The floor for writes: durable commits per second of a one-row INSERT into a scratch table, same settings."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE bench_commit (id integer PRIMARY KEY, body text)")
+    start = time.perf_counter()
+    for i in range(count):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("INSERT INTO bench_commit (id, body) VALUES (%s, %s)", [i, "roll after the second swing"])
+    return count / (time.perf_counter() - start)
+
+
+def four_writers(count: int) -> dict[str, Any]:
+    title = "writes-4"
+    services.create_notebook(title=title, by="bench")
+    say(f"4 writer processes: {count} adds each, one notebook")
+    start_at = time.time() + 4.0  # every process is set up before any writes
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bench.writer", title, str(count), str(start_at), f"w{i}"],
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+            env=os.environ,
+        )
+        for i in range(4)
+    ]
+    reports = [json.loads(p.communicate()[0]) for p in procs]
+    check(all(p.returncode == 0 for p in procs), "every writer exited cleanly")
+    numbers = [n for r in reports for n in r["numbers"]]
+    nb = Notebook.objects.get(title=title)
+    total = 4 * count
+    in_log = sorted(Row.objects.filter(notebook=nb, op="add").values_list("n", flat=True))
+    seconds = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    return {
+        "rows": total,
+        "seconds": seconds,
+        "rows_per_s": total / seconds,
+        "retries": sum(r["retries"] for r in reports),
+        "lost_or_doubled": len(numbers) != total
+        or sorted(numbers) != list(range(1, total + 1))
+        or in_log != list(range(1, total + 1)),
+        "chain_problems": len(verify.verify_chain(nb)),
+    }
+
+
+# ----- the card and the API (built by other branches; measured where they exist) ----------------------------
+
+
+def web_pages(reps: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    api_rows = data.with_live(200, seed=200)
+    services.import_notebook(title="api-200", lines=[json.dumps(r) for r in api_rows], by="bench")
+    card_rows = data.with_live(1000, seed=1000)
+    services.import_notebook(title="card-1000", lines=[json.dumps(r) for r in card_rows], by="bench")
+    nb200 = Notebook.objects.get(title="api-200")
+    selectors.turn(nb200)
+    out["turn_200"] = interleaved({"t": lambda: selectors.turn(nb200)}, max(reps, 20))["t"]
+    for name, title, fn in (("api_turn_200", "api-200", web.api_turn), ("card_1000", "card-1000", web.card_page)):
+        client = Client()
+        request = fn(client, title)
+        if isinstance(request, str):
+            out[name] = {"missing": request}
+            continue
+        request()  # a first request warms the fold and Django's template loader
+        out[name] = interleaved({"t": request}, max(reps, 20))["t"]
+    return out
+
+
+def environment() -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT sqlite_version()")
+            version = f"SQLite {cursor.fetchone()[0]}"
+            cursor.execute("PRAGMA synchronous")
+            sync = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[cursor.fetchone()[0]]
+            cursor.execute("PRAGMA journal_mode")
+            durability = f"journal_mode={cursor.fetchone()[0].upper()}, synchronous={sync}"
+        else:
+            cursor.execute("SHOW server_version")
+            version = f"PostgreSQL {cursor.fetchone()[0]}"
+            cursor.execute("SHOW synchronous_commit")
+            sync = cursor.fetchone()[0]
+            cursor.execute("SHOW fsync")
+            durability = f"synchronous_commit={sync}, fsync={cursor.fetchone()[0]}"
+    return {
+        "vendor": connection.vendor,
+        "version": version,
+        "durability": durability,
+        "python": platform.python_version(),
+    }
+
+
+max_size = 0
+
+
+def main() -> None:
+    global max_size
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--writes", type=int, default=2000)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    max_size = max(sizes)
+    call_command("migrate", verbosity=0)
+    result: dict[str, Any] = {"env": environment(), "load_before": os.getloadavg(), "sizes": {}}
+    for index, size in enumerate(sizes):
+        result["sizes"][size] = measure_size(size, index, args.reps)
+    result["web"] = web_pages(args.reps)
+    result["one_writer"] = one_writer(args.writes)
+    result["four_writers"] = four_writers(max(50, args.writes // 4))
+    result["load_after"] = os.getloadavg()
+    Path(args.out).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

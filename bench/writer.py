@@ -1,0 +1,39 @@
+"""One of the concurrent writers (run by bench/suite.py): adds lines to one notebook, each add its own
+transaction, and prints the numbers it was given as JSON."""
+
+import json
+import os
+import sys
+import time
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+django.setup()
+
+from notebooks import services  # noqa: E402
+from notebooks.errors import Conflict  # noqa: E402
+from notebooks.roles import Actor  # noqa: E402
+
+
+def main() -> None:
+    title, count, start_at, name = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+    agent = Actor(name)
+    numbers: list[int] = []
+    retries = 0
+    time.sleep(max(0.0, start_at - time.time()))
+    start = time.time()
+    for i in range(count):
+        while True:
+            try:
+                written = services.add(notebook=title, text=f"{name} line {i}", source="seen", by=agent, why="bench")
+                break
+            except Conflict:
+                retries += 1
+        numbers.append(written.n)
+    end = time.time()
+    print(json.dumps({"numbers": numbers, "start": start, "end": end, "retries": retries}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The vault's commands refuse a bad path or interval in one line, before sweeping anything."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+
+def _run(*args: str) -> str:
+    out = StringIO()
+    call_command("notebook", "vault", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_sync_refuses_a_vault_path_that_is_a_file(db, tmp_path):
+    a_file = tmp_path / "not-a-directory"
+    a_file.write_text("hello\n")
+    with pytest.raises(CommandError) as refused:
+        _run("sync", "--vault", str(a_file))
+    assert refused.value.returncode == 1
+    assert "it is a file, not a directory" in str(refused.value)
+    assert a_file.read_text() == "hello\n"
+
+
+def test_sync_refuses_a_vault_path_it_cannot_create(db, tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    with pytest.raises(CommandError) as refused:
+        _run("sync", "--vault", str(a_file / "vault"))
+    assert refused.value.returncode == 1 and "cannot use" in str(refused.value)
+
+
+@pytest.mark.parametrize("interval", ["-1", "nan", "inf", "soon"])
+def test_watch_refuses_an_interval_that_is_not_seconds(db, tmp_path, interval):
+    with pytest.raises(CommandError) as refused:
+        _run("watch", "--vault", str(tmp_path / "vault"), "--interval", interval, "--sweeps", "1")
+    assert "is not a number of seconds, 0 or more" in str(refused.value)
+    assert not (tmp_path / "vault").exists()
+
+
+def test_watch_refuses_no_pause_without_an_end(db, tmp_path):
+    with pytest.raises(CommandError) as refused:
+        _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0")
+    assert refused.value.returncode == 2 and "--interval 0 needs --sweeps N" in str(refused.value)
+    assert not (tmp_path / "vault").exists()
+
+
+def test_watch_may_sweep_a_fixed_number_of_times_without_pause(db, tmp_path):
+    out = _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0", "--sweeps", "2")
+    assert out.rstrip().endswith("stopped")
+
+
+def test_watch_accepts_a_fraction_of_a_second(db, tmp_path):
+    out = _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0.05", "--sweeps", "1")
+    assert "every 0.05s" in out and out.rstrip().endswith("stopped")
