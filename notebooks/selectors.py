@@ -323,20 +323,36 @@ def _live(notebook: Notebook) -> tuple[list[Line], Head]:
 
 def _frozen(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -> _Fold:
     """The view as the log stood at row `cut` (or at time `until`). A past view never changes, so it is kept
-    too, under the seq of the row it stands at, and used while that row still carries the hash it had."""
-    top = _row_before(notebook, cut) if until is None else _row_by_time(notebook, until)
+    too, under the seq of the row it stands at, and used while that row still carries the hash it had and no
+    redaction came since (a redaction removes words from past views too)."""
+    top, redactions = _frozen_top(notebook, cut, until)
     key = (*_fold_key(notebook), top.seq)
     with _folds_lock:
         fold = _folds.get(key)
         if fold is not None:
             _folds.move_to_end(key)
-    redactions = _redactions(notebook)
     if fold is not None and fold.hash == top.hash and fold.redactions == redactions:
         return fold
     lines, found = _view_sql(notebook, top.seq)
     fold = _Fold(found.seq, found.hash, found.at, lines, redactions=redactions)
     _keep(key, fold)
     return fold
+
+
+def _frozen_top(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
+    """The row a past view stands at (the last at or before seq `cut`, or time `until`) and the notebook's count
+    of redact rows, in one query."""
+    where, bound = (
+        ("seq <= %s ORDER BY seq DESC", cut) if until is None else ("at <= %s ORDER BY at DESC, seq DESC", until)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at, (SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %s "
+            f"AND x.redacts IS NOT NULL) FROM notebooks_row WHERE notebook_id = %s AND {where} LIMIT 1",
+            [notebook.pk, notebook.pk, bound],
+        )
+        found = cursor.fetchone()
+    return (Head(*found[:3]), found[3]) if found else (Head(0, log.GENESIS, 0.0), 0)
 
 
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:

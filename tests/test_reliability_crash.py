@@ -8,37 +8,58 @@ import random
 import signal
 import time
 
-from tests.databases import Scratch, pg_execute, record, scale, serve_once
+from tests.databases import Scratch, pg_admin, record, scale, serve_once
 
 
-def _writing(db: Scratch, wal_before: int) -> bool:
-    """True once the import's transaction is inserting rows (not merely reading the file)."""
-    if db.vendor == "sqlite":
-        wal = db.path.with_name(db.path.name + "-wal")
-        return wal.exists() and wal.stat().st_size > wal_before + 256 * 1024
-    found = pg_execute(
-        f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{db.name}' AND state = 'active' "
-        "AND query ILIKE 'INSERT INTO \"notebooks_%'"
-    )
-    return found[0][0] > 0
+class Watch:
+    """Tells when an import's transaction is inserting rows (not merely reading the file): SQLite's WAL file is
+    growing, or PostgreSQL shows an INSERT or COPY into the log's tables (asked on one kept connection)."""
+
+    def __init__(self, db: Scratch) -> None:
+        self.db = db
+        self.conn = None
+        if db.vendor == "sqlite":
+            self.wal = db.path.with_name(db.path.name + "-wal")
+            self.wal_before = self.wal.stat().st_size if self.wal.exists() else 0
+        else:
+            import psycopg
+
+            a = pg_admin()
+            self.conn = psycopg.connect(dbname="postgres", autocommit=True, **{k: v for k, v in a.items() if v})
+
+    def writing(self) -> bool:
+        if self.conn is None:
+            return self.wal.exists() and self.wal.stat().st_size > self.wal_before + 256 * 1024
+        found = self.conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND state = 'active' "
+            "AND (query ILIKE 'INSERT INTO %%notebooks_%%' OR query ILIKE 'COPY notebooks_%%')",
+            [self.db.name],
+        ).fetchone()
+        return found[0] > 0
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
 
 
 def _kill_while_writing(db: Scratch, proc, rng: random.Random) -> bool:
     """Kill -9 the process a little after it starts writing; False if it finished first."""
-    wal = db.path.with_name(db.path.name + "-wal") if db.vendor == "sqlite" else None
-    wal_before = wal.stat().st_size if wal and wal.exists() else 0
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None:
-        if _writing(db, wal_before):
-            time.sleep(rng.uniform(0, 0.3))
-            if proc.poll() is not None:
-                break
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return True
-        time.sleep(0.01)
-    proc.wait()
-    return False
+    watch = Watch(db)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if watch.writing():
+                time.sleep(rng.uniform(0, 0.05))  # a PostgreSQL COPY of the whole file takes a fraction of a second
+                if proc.poll() is not None:
+                    break
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait()
+                return True
+            time.sleep(0.002)
+        proc.wait()
+        return False
+    finally:
+        watch.close()
 
 
 def _check(db: Scratch, *logs) -> dict:
