@@ -106,6 +106,7 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
     shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
     frozen = as_of is not None
     top = selectors.head(notebook)
+    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
     counted = Counter(line.source for line in lines)
     context = {
         "notebook": notebook,
@@ -115,6 +116,7 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
         "frozen": frozen,
         "head_seq": cut if frozen else top.seq,
         "head_at": top.at if top.seq else None,
+        "head_hash": pinned.hash if pinned.seq else "",
         "groups": _groups(shown, state["order"]),
         "shown": len(shown),
         "total": len(lines),

@@ -132,3 +132,15 @@ def test_the_selection_form_comes_back_with_the_first_line(editor_client, notebo
     editor_client.post(url(action="add"), {"words": "save before the boss door", "reason": "a rule"})
     html = editor_client.get(url()).content.decode()
     assert 'id="select-form"' in html and re.search(r"1 line,\s+in turn order", html)
+
+
+def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook):
+    from notebooks import selectors
+
+    top = selectors.head(notebook)
+    body = editor_client.get(url()).content.decode()
+    assert top.hash[:16] in body
+    services.add(notebook=notebook.title, text="one more", source="dad", by="dad", why="moves the head")
+    moved = selectors.head(notebook)
+    assert moved.hash[:16] in editor_client.get(url()).content.decode()
+    assert moved.hash != top.hash
