@@ -199,3 +199,27 @@ class SessionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.session_id} #{self.seq} {self.kind}"
+
+
+class Snapshot(models.Model):
+    """The live view as the log stood at row `seq`, so a first read folds only the rows after it (snapshots.py).
+
+    Derived, never the source of truth: a reader uses it only while row `seq` still carries `hash`, the notebook's
+    count of redactions is still `redactions`, and `mac` (keyed by SECRET_KEY) matches. Deleting one only makes
+    reads slower; a redaction deletes the notebook's snapshots and makes them again without the words.
+    """
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
+    seq = models.PositiveBigIntegerField()
+    hash = models.CharField(max_length=64)
+    at = models.FloatField()
+    live = models.PositiveIntegerField(help_text="How many lines the snapshot holds.")
+    redactions = models.PositiveIntegerField(default=0)
+    lines = models.BinaryField()
+    mac = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["notebook", "seq"], name="snapshot_seq_once")]
+
+    def __str__(self) -> str:
+        return f"snapshot {self.notebook_id}@{self.seq}"

@@ -8,13 +8,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from operator import attrgetter
 from typing import Any, TypeVar
 
 from django.db import connection
 
-from . import importing, log
+from . import importing, log, snapshots
 from .errors import Invalid, NotFound
+from .lines import Head, Line
 from .models import Notebook
 from .roles import is_storable
 
@@ -22,20 +24,6 @@ TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
 T = TypeVar("T")
 REDACTION_FIELDS = ("redacted", "redacts")
-
-
-@dataclass(frozen=True)
-class Line:
-    n: int
-    text: str
-    source: str
-    by: str
-    at: float
-    seq: int
-    redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k not in REDACTION_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -57,13 +45,6 @@ class Entry:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k not in REDACTION_FIELDS}
-
-
-@dataclass(frozen=True)
-class Head:
-    seq: int
-    hash: str
-    at: float
 
 
 def redacted_why_sql(r: str, w: str) -> str:
@@ -197,6 +178,31 @@ def _view_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
     return [_view_line(*row[:7]) for row in found], Head(*found[0][7:])
 
 
+def _computed(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
+    """The view at row `cut` from the nearest snapshot and the rows after it, or else from the whole log."""
+    with snapshots.quiet_gc():
+        return _computed_now(notebook, cut)
+
+
+def _computed_now(notebook: Notebook, cut: int) -> tuple[list[Line], Head]:
+    start = snapshots.nearest(notebook.pk, cut)
+    if start is not None and (cut >= ALL or cut - start[0].seq <= FORWARD_MAX):
+        top, lines = start
+        folder = snapshots.Folder(lines, seq=top.seq, pace=False)
+        try:
+            # Past this many rows one query over the log beats folding them in Python.
+            rows = list(islice(snapshots.rows_after(notebook.pk, top.seq, cut, top.hash), FORWARD_MAX + 1))
+        except ValueError:
+            rows = None  # the chain is broken after the snapshot: the log decides, through VIEW_SQL
+        if rows is not None and len(rows) <= FORWARD_MAX:
+            folder.feed(rows)
+            if rows:
+                last = rows[-1]
+                top = Head(last[0], last[6], last[5])
+            return folder.view(), top
+    return _view_sql(notebook, cut)
+
+
 # ----- the live view, kept folded in memory ------------------------------------------------------------
 # Every read of the live view checks the log: one indexed query returns the row the fold last saw and
 # any rows after it. The fold is used only if that row's hash is the one it saw (the hash chains every
@@ -205,6 +211,7 @@ def _view_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
 # in the database holds a copy of the view.
 
 FOLD_STEP = 2000  # rows read past the fold in one go; more than that and the fold is rebuilt by VIEW_SQL
+FORWARD_MAX = 20_000  # rows folded forward from a snapshot; more than that and VIEW_SQL reads the view
 FOLDS_KEPT = 256  # folds kept, live and past (least recently read dropped first)…
 FOLD_LINES_KEPT = 200_000  # …and no more lines than this in all of them (about 100 MB)
 
@@ -290,7 +297,7 @@ def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
             if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
                 if len(found) == 1 or _fold_forward(fold, found[1:]):
                     return use(fold)
-    lines, top = _view_sql(notebook)
+    lines, top = _computed(notebook)
     fold = _Fold(top.seq, top.hash, top.at, lines, redactions=_redactions(notebook))
     _keep(key, fold)
     with fold.lock:
@@ -333,7 +340,7 @@ def _frozen(notebook: Notebook, cut: int = ALL, *, until: float | None = None) -
             _folds.move_to_end(key)
     if fold is not None and fold.hash == top.hash and fold.redactions == redactions:
         return fold
-    lines, found = _view_sql(notebook, top.seq)
+    lines, found = _computed(notebook, top.seq)
     fold = _Fold(found.seq, found.hash, found.at, lines, redactions=redactions)
     _keep(key, fold)
     return fold

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from . import importing, log, selectors, sessions
+from . import importing, log, selectors, sessions, snapshots
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .locks import lock_notebook
 from .models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
@@ -295,7 +295,22 @@ def _append(
                 cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), values)
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
+    _snapshot(notebook, top.seq, values, words)
     return written
+
+
+def _snapshot(notebook: Notebook, before: int, values: list[tuple[Any, ...]], words: dict[str, str]) -> None:
+    """Make the snapshots the rows just written reached (snapshots.py), in the same transaction."""
+    after = values[-1][1] if values else before
+    if after // snapshots.EVERY == before // snapshots.EVERY:
+        return
+    if before == 0 and not any(v[2] == "redact" or (v[4] and v[4] not in words) for v in values):
+        # A new notebook whose rows all carry their words (an import without redactions): fold them from memory.
+        snapshots.from_rows(
+            notebook.pk, ((v[1], v[2], v[3], v[5], v[6], v[10], v[14], words.get(v[4]), False) for v in values)
+        )
+    else:
+        snapshots.catch_up(notebook.pk, after)
 
 
 # ----- the operations ----------------------------------------------------------------------------
@@ -504,7 +519,15 @@ def redact(
         with connection.cursor() as cursor:
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
             cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
+        snapshots.rebuild(nb.pk)  # they held the words too: made again, with the redaction's mark
     return Written(n=n, seqs=(row.seq,))
+
+
+def rebuild_snapshots(*, notebook: str) -> int:
+    """Make the notebook's view snapshots again from its log (snapshots.py); returns how many."""
+    with transaction.atomic():
+        nb = _lock(notebook)
+        return snapshots.rebuild(nb.pk)
 
 
 @dataclass(frozen=True)

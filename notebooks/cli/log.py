@@ -1,5 +1,5 @@
 """The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge,
-verify, editor."""
+verify, snapshots, editor."""
 
 import json
 import sys
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks import log, selectors, services, triggers
+from notebooks import log, selectors, services, snapshots, triggers
 from notebooks.cli import rows
 from notebooks.errors import Invalid
 from notebooks.models import Notebook, Source
@@ -80,6 +80,9 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p = sub("verify", verify, "Check every hash chain and that the append-only triggers are installed.")
     p.add_argument("title", nargs="?")
     p.add_argument("--pinned", metavar="HASH", help="a head hash seen earlier: the chain must still hold it")
+
+    p = sub("snapshots", snapshots_, "Make a notebook's view snapshots again from its log (all notebooks if no title).")
+    p.add_argument("title", nargs="?")
 
     p = sub("editor", editor, "Give a user the human editor's role (creates the user without a password if needed).")
     p.add_argument("name")
@@ -238,6 +241,7 @@ def verify(cmd: BaseCommand, o: dict) -> None:
         raise Invalid("--pinned needs the notebook's title.")
     for nb in notebooks:
         problems += verify_chain(nb, pinned=o["pinned"])
+        problems += [f"{nb.title}: {problem}" for problem in snapshots.problems(nb.pk)]
     for problem in problems:
         cmd.stderr.write(problem)
     if problems:
@@ -246,6 +250,13 @@ def verify(cmd: BaseCommand, o: dict) -> None:
         top = selectors.head(nb)
         cmd.stdout.write(f"{nb.title}: {rows(top.seq)}, chain intact, head {top.hash}")
     cmd.stdout.write("triggers installed; every chain verifies")
+
+
+def snapshots_(cmd: BaseCommand, o: dict) -> None:
+    notebooks = [selectors.get_notebook(o["title"])] if o["title"] else list(Notebook.objects.all())
+    for nb in notebooks:
+        made = services.rebuild_snapshots(notebook=nb.title)
+        cmd.stdout.write(f"{nb.title}: {made} snapshot(s) made from {rows(selectors.head(nb).seq)}")
 
 
 def editor(cmd: BaseCommand, o: dict) -> None:
