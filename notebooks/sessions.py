@@ -288,17 +288,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
                 session=s.pk,
             )
         vault.land_in_git(s, summary, [row[0] for row in own])  # the vault's final gate may still refuse
-        drift = _count_drift(nb, s.base, top)
-        if drift:
-            _event(
-                s,
-                EventKind.DRIFT,
-                by=actor.name,
-                head_seq=top,
-                after=s.base,
-                rows=drift,
-                note="rows by others while the session was open",
-            )
+        drift = _record_drift(s, nb, top, by=actor.name)
         result = "landed" if own else "no-op"
         _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
     return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
@@ -313,21 +303,22 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
         nb = _lock_notebook(s.notebook)
         _open_for(s, actor, "abandon", editor_may=True)
         top = head(nb).seq
-        drift = _count_drift(nb, s.base, top)
-        if drift:
-            _event(
-                s,
-                EventKind.DRIFT,
-                by=actor.name,
-                head_seq=top,
-                after=s.base,
-                rows=drift,
-                note="rows by others while the session was open",
-            )
+        drift = _record_drift(s, nb, top, by=actor.name)
         own = len(_own_rows(s))
         _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
         vault.after_abandon(s, why)
     return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
+
+
+def _record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
+    """How many rows others wrote while the session was open, recorded as its drift event when there are any."""
+    drift = _count_drift(nb, s.base, top)
+    if drift:
+        _event(
+            s, EventKind.DRIFT, by=by, head_seq=top, after=s.base, rows=drift,
+            note="rows by others while the session was open",
+        )  # fmt: skip
+    return drift
 
 
 # ----- the final gates ---------------------------------------------------------------------------

@@ -244,20 +244,27 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
             expected=data["expected"],
         )
     except NotebookError as exc:
-        status = _refusal_status(exc)
-        stale = "current" in exc.details
-        if stale:
-            # Keep the draft and the reason; a second Save now knowingly replaces the current words.
-            form = EditForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
-        form.add_error(None, exc.message)
-        current = selectors.live_line(notebook, n)
-        return _line_or_panel(
-            request, notebook, "edit-form", n, line=current, edit_form=form, stale=stale, status=status
-        )
+        return _refused(request, notebook, n, exc, form, "edit")
     if not request.htmx:
         messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
         return HttpResponseRedirect(_card_url(notebook, anchor=f"line-{n}"))
     return _line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
+
+
+def _refused(
+    request: HttpRequest, notebook: Notebook, n: int, exc: NotebookError, form: "EditForm | RetireForm", verb: str
+) -> HttpResponse:
+    """An edit or retirement the log refused: its form again, with the refusal, over the line as it is now. When
+    the line changed meanwhile, the draft and reason are kept and a second submit knowingly replaces it."""
+    stale = "current" in exc.details
+    if stale:
+        form = type(form)({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+    form.add_error(None, exc.message)
+    current = selectors.live_line(notebook, n)
+    return _line_or_panel(
+        request, notebook, f"{verb}-form", n, line=current, stale=stale, status=_refusal_status(exc),
+        **{f"{verb}_form": form},
+    )  # fmt: skip
 
 
 @login_required
@@ -285,15 +292,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
             expected=data["expected"],
         )
     except NotebookError as exc:
-        status = _refusal_status(exc)
-        stale = "current" in exc.details
-        if stale:
-            form = RetireForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
-        form.add_error(None, exc.message)
-        current = selectors.live_line(notebook, n)
-        return _line_or_panel(
-            request, notebook, "retire-form", n, line=current, retire_form=form, stale=stale, status=status
-        )
+        return _refused(request, notebook, n, exc, form, "retire")
     if not request.htmx:
         return HttpResponseRedirect(_card_url(notebook, retired=n))
     return _line_or_panel(request, notebook, "retired", n, **_retired_context(notebook, n))

@@ -72,3 +72,21 @@ def lines(notebook, dad):  # noqa: ANN001, ANN201
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a guess")
     services.add(notebook="zelda", text="write only what the game taught you", source="dad", by="dad", why="rule")
     return notebook
+
+
+# ----- the browser tests' Chromium ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():  # noqa: ANN201
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread until it stops, which
+    would break later tests that start their own (asyncio.run, anyio)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_support import ARGS, CHROMIUM
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()

@@ -6,11 +6,9 @@ never skip, when Chromium or Playwright is missing.
 """
 
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,18 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser_support import free_port, wait_for_server
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCRIPT_LINE = "<script>alert(1)</script>"
 IMG_LINE = '<img src=x onerror="window.__pwned = 1; alert(2)">'
 
@@ -49,12 +40,6 @@ class Server:
         )
         assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
         return done.stdout
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -77,40 +62,19 @@ def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     seeded_at = time.time()
     for words in (SCRIPT_LINE, IMG_LINE):  # lines 18 and 19
         run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "markup must stay text")
-    port = _free_port()
+    port = free_port()
     log = (tmp / "server.log").open("w")
     server = subprocess.Popen(
         [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/accounts/login/", timeout=2)
-                break
-            except OSError:
-                assert server.poll() is None, (tmp / "server.log").read_text()
-                assert time.time() < deadline, "the test server did not start"
-                time.sleep(0.2)
+        wait_for_server(f"{url}/accounts/login/", server, (tmp / "server.log").read_text)
         yield Server(url=url, password=password, seeded_at=seeded_at, env=env, manage=manage)
     finally:
         server.terminate()
         server.wait(timeout=10)
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
-    """Module-scoped: Playwright's sync API keeps an event loop running in this thread until it stops, which
-    would break later tests that start their own (asyncio.run, anyio)."""
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def _sign_in(page, server: Server) -> None:  # noqa: ANN001

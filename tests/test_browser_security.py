@@ -5,25 +5,15 @@ blocks nothing the app itself needs (no violation on any page, htmx swaps includ
 The card's own browser tests cover editing markup lines in place; these cover every other page that shows them.
 """
 
-import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
+from tests.browser_support import free_port, wait_for_server
 from tests.databases import Scratch, Templates
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PAYLOADS = [
     "<script>window.__pwned = 1</script>",
     '<img src=x onerror="window.__pwned = 2">',
@@ -57,37 +47,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Scratch, st
     db.manage("notebook", "edit", "zelda", "1", PAYLOADS[1] + " edited", "--by", "dad", "--why", PAYLOADS[2])
     db.manage("notebook", "retire", "zelda", "2", "--by", "dad", "--why", PAYLOADS[3])
     db.manage("notebook", "take", "zelda", "--plan", PAYLOADS[0], "--by", "pippa")
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = db.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1")  # DEBUG: runserver serves the static files
     server = db.start("manage.py", "runserver", "--noreload", f"127.0.0.1:{port}", env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/accounts/login/", timeout=2)
-            break
-        except OSError:
-            assert server.poll() is None, server.stderr.read()
-            assert time.time() < deadline, "the server did not start"
-            time.sleep(0.2)
+    wait_for_server(f"{url}/accounts/login/", server, lambda: server.stderr.read())
     try:
         yield db, url
     finally:
         templates.cleanup()
-
-
-@pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

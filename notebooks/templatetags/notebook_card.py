@@ -7,7 +7,7 @@ from html import escape  # what django.utils.html.escape does, without its lazy-
 from django import template
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.utils.timezone import template_localtime
+from django.utils.timezone import get_current_timezone_name, template_localtime
 
 register = template.Library()
 
@@ -66,13 +66,26 @@ def line_items(context: template.Context, lines: list) -> str:
 
 
 def _line_html(context: template.Context, n: int, line: object) -> str:
-    can_edit, frozen = context.get("can_edit"), context.get("frozen")
+    fresh = n in (context.get("fresh") or ())
+    checked = str(n) in (context.get("selected") or ())
+    args = (
+        context["notebook"].title, n, line, bool(context.get("can_edit")), bool(context.get("frozen")), fresh, checked,
+        get_current_timezone_name() if context.use_tz else None,
+    )  # fmt: skip
+    try:
+        return _kept_line_html(*args)
+    except TypeError:  # a line that is not a (hashable) Line tuple: made each time
+        return _render_line(*args)
+
+
+def _render_line(
+    title: str, n: int, line: object, can_edit: bool, frozen: bool, fresh: bool, checked: bool, tz: str | None
+) -> str:
     source = escape(line.source)
-    fresh = " fresh" if n in (context.get("fresh") or ()) else ""
-    when = template_localtime(epoch(line.at), use_tz=context.use_tz)
-    out = f'<li id="line-{n}" class="line src-{source}{fresh}">\n  <div class="line-top">\n    '
+    when = template_localtime(epoch(line.at), use_tz=tz is not None)
+    out = f'<li id="line-{n}" class="line src-{source}{" fresh" if fresh else ""}">\n  <div class="line-top">\n    '
     if can_edit:
-        checked = " checked" if str(n) in (context.get("selected") or ()) else ""
+        checked = " checked" if checked else ""
         out += (
             f'<input class="pick" type="checkbox" name="n" value="{n}" form="select-form" id="pick-{n}" '
             f'aria-label="Select line #{n}"{checked}>'
@@ -86,7 +99,7 @@ def _line_html(context: template.Context, n: int, line: object) -> str:
         f"{when.strftime('%Y-%m-%d %H:%M')}</time></span>\n"
     )
     if not frozen:
-        url = escape(f"{_lines_url(context['notebook'].title)}{n}/")
+        url = escape(f"{_lines_url(title)}{n}/")
         out += '    <form class="actions" method="get">\n'
         for verb, label in (("edit", "Edit"), ("retire", "Retire")) if can_edit else ():
             out += (
@@ -99,3 +112,7 @@ def _line_html(context: template.Context, n: int, line: object) -> str:
         )
     out += f'  </div>\n  <div class="history-slot" id="history-{n}"></div>\n</li>'
     return out
+
+
+# Lines are immutable tuples, so a line's HTML is kept: a card of 1,000 lines renders them once, not per request.
+_kept_line_html = functools.lru_cache(maxsize=50_000)(_render_line)
