@@ -80,9 +80,13 @@ WSGI_APPLICATION = "notebook_site.wsgi.application"
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'var' / 'notebooks.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_health_checks=True,
     )
 }
+# PostgreSQL keeps connections (60 s): a new one per request costs a server process and a cold catalog cache that
+# makes planning 10x slower (1.5 ms instead of 0.15 ms a query). SQLite opens a file: nothing to keep.
+_postgres = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60" if _postgres else "0"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
     # concurrent writers wait (busy timeout) instead of failing on a lock upgrade.
