@@ -25,7 +25,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from . import log
 from .lines import Head, Line
 
-EVERY = 1000  # rows: snapshots stand only at multiples of this seq
+EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
 FORMAT = 1
 BIG_ENDIAN = sys.byteorder == "big"  # the stored arrays are little-endian
 MAC_SALT = "notebooks.snapshot"

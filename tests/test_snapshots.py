@@ -14,7 +14,7 @@ from notebooks import log, selectors, services, snapshots
 from notebooks.lines import Line
 from notebooks.models import Snapshot
 
-EVERY = 10  # rows between snapshot places in these tests (1000 in the product)
+EVERY = 10  # rows between snapshot places in these tests (250 in the product)
 
 
 @pytest.fixture(autouse=True)
