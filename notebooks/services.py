@@ -3,16 +3,15 @@
 All functions are keyword-only. A refusal raises a NotebookError subclass with nothing written.
 """
 
-import contextlib
 import functools
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 
 from . import importing, log, selectors, sessions
 from .errors import Conflict, Forbidden, Invalid, NotFound
@@ -181,18 +180,24 @@ def _native(sql: str, vendor: str) -> str:
     return sql.replace("%s", "?") if vendor == "sqlite" else sql
 
 
-@contextlib.contextmanager
-def _driver_cursor() -> Iterator[Any]:
+class _driver_cursor:  # noqa: N801 - used as a function: `with _driver_cursor() as cursor`
     """The driver's cursor under Django's, errors still turned into Django's: an add runs three statements, and
     Django's wrapper cost about 20 us each (placeholders rewritten, logging checks), more than SQLite's work.
     These statements are not in connection.queries under DEBUG."""
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        cursor = connection.connection.cursor()
-        try:
-            yield cursor
-        finally:
-            cursor.close()
+
+    __slots__ = ("cursor", "errors")
+
+    def __enter__(self) -> Any:
+        db = connections[DEFAULT_DB_ALIAS]  # the wrapper itself: each read through `connection` is a lookup
+        db.ensure_connection()
+        self.errors = db.wrap_database_errors
+        with self.errors:
+            self.cursor = db.connection.cursor()
+        return self.cursor
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        self.cursor.close()
+        self.errors.__exit__(kind, exc, tb)  # raises Django's error for the driver's (IntegrityError -> Conflict)
 
 
 def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, int, int | None]:
@@ -325,36 +330,37 @@ def _append(
     top = top or head(notebook)
     now = time.time()
     seq, prev, last_at = top.seq, top.hash, top.at
+    pk = notebook.pk
     words: dict[str, str] = {}
     values: list[tuple[Any, ...]] = []
     written: list[RowWritten] = []
+    hash_of = log.hash_of
     for fields in new_rows:
         seq += 1
-        line_no = fields.pop("line_no", None)
-        expect_hash = fields.pop("expect_hash", None)
-        body = fields.pop("words", None)
+        get = fields.get
+        body = get("words")
         # The importer hands its digest over (computed once); a redacted row has a digest and no words.
-        digest = fields.pop("digest", None) or (log.digest_of(body) if body is not None else "")
+        digest = get("digest") or (log.digest_of(body) if body is not None else "")
         if body is not None and digest not in redacted:
             words[digest] = body
-        at = fields.pop("at", None)
-        at = max(now, last_at) if at is None else at
-        record = {"seq": seq, "digest": digest, "at": at, **fields}
-        record.setdefault("into", None)
-        record.setdefault("was_at", None)
-        digest_hash = log.row_hash(prev, record)
+        at = get("at")
+        at = max(now, last_at) if at is None else float(at)
+        op, n, by = fields["op"], fields["n"], fields["by"]
+        source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
+        was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
+        digest_hash = hash_of(prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why)
+        expect_hash = get("expect_hash")
         if expect_hash is not None and expect_hash != digest_hash:
+            line_no = get("line_no")
             raise Invalid(
                 f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
                 line=line_no,
             )
-        get = record.get
         values.append(
-            (notebook.pk, seq, record["op"], record["n"], digest, get("source") or "", record["by"],
-             get("why") or "", get("how") or "", get("into"), float(at), get("was_at"), get("was_by") or "",
-             prev, digest_hash, get("session_id"), get("redacts"))
+            (pk, seq, op, n, digest, source, by, why, how, into, at, was_at, was_by, prev, digest_hash,
+             get("session_id"), redacts)
         )  # fmt: skip
-        written.append(RowWritten(seq, record["op"], record["n"], record["by"], at, prev, digest_hash))
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
         prev, last_at = digest_hash, at
     if words and top.seq and not redactions_checked:
         # Redacted words never come back: writing them again would undo the redaction (an empty notebook has none).
