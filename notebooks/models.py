@@ -82,7 +82,10 @@ class Row(models.Model):
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
     # The take/land session the row was written in (sessions.py): provenance kept beside the row, not hashed.
-    session = models.ForeignKey("Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows")
+    # No index: a session's rows are found after its base on (notebook, seq); most rows have none.
+    session = models.ForeignKey(
+        "Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows", db_index=False
+    )
     # A redact row names the digest of the words it removed; nullable so adding it never rebuilds the table.
     redacts = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 

@@ -343,10 +343,12 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
 
 
 def _own_rows(session: Session) -> list[tuple]:
+    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE session_id = %s ORDER BY seq',
-            [session.pk],
+            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
+            "AND session_id = %s ORDER BY seq",
+            [session.notebook_id, session.base, session.pk],
         )
         return cursor.fetchall()
 

@@ -1,5 +1,5 @@
 """The fast write paths (issue 6): an add reads its notebook, head, next number, redaction and session claim in one
-statement; rows go in through the driver's cursor; 0008 drops the notebook FK indexes of rows and words."""
+statement; rows go in through the driver's cursor; 0008 drops the FK indexes of rows and words."""
 
 import json
 
@@ -178,7 +178,7 @@ def test_the_quick_paths_take_what_the_checks_take():
     assert fold.top_n == 3 and not fold.lines[3].live
 
 
-# ----- 0008: the notebook FK indexes go, the triggers stay -----------------------------------------
+# ----- 0008: the FK indexes go, the triggers stay -----------------------------------------
 
 INDEXES = """
 import json, django
@@ -186,9 +186,10 @@ django.setup()
 from django.db import connection
 with connection.cursor() as cursor:
     found = {
-        table: sorted(name for name, c in connection.introspection.get_constraints(cursor, table).items()
-                      if c["index"] and not c["primary_key"] and c["columns"] == ["notebook_id"])
-        for table in ("notebooks_row", "notebooks_words")
+        f"{table}.{column}": sorted(name for name, c in connection.introspection.get_constraints(cursor, table).items()
+                                    if c["index"] and not c["primary_key"] and c["columns"] == [column])
+        for table, column in (("notebooks_row", "notebook_id"), ("notebooks_words", "notebook_id"),
+                              ("notebooks_row", "session_id"))
     }
 print(json.dumps(found))
 """
@@ -210,7 +211,7 @@ print(json.dumps(refused))
 """
 
 
-def test_0008_drops_only_the_notebook_fk_indexes_and_keeps_the_triggers(scratch_templates, tmp_path):
+def test_0008_drops_only_the_fk_indexes_and_keeps_the_triggers(scratch_templates, tmp_path):
     db: Scratch = scratch_templates.empty()
     indexes, changes = tmp_path / "indexes.py", tmp_path / "changes.py"
     indexes.write_text(INDEXES)
@@ -229,7 +230,7 @@ def test_0008_drops_only_the_notebook_fk_indexes_and_keeps_the_triggers(scratch_
         assert "CREATE TABLE" not in sql and "INSERT INTO" not in sql  # no rebuild of the log
     db.manage("migrate", "--no-input", "-v", "0")
     after = json.loads(db.run(str(indexes)).stdout)
-    assert after == {"notebooks_row": [], "notebooks_words": []}
+    assert after == {"notebooks_row.notebook_id": [], "notebooks_words.notebook_id": [], "notebooks_row.session_id": []}
     assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
     assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
     db.manage("notebook", "add", "zelda", "always attack first", "--source", "seen", "--by", "pippa", "--why", "seen")
@@ -239,9 +240,13 @@ def test_0008_drops_only_the_notebook_fk_indexes_and_keeps_the_triggers(scratch_
     assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
 
 
-def test_the_suites_database_has_no_notebook_fk_index_and_every_trigger(db):
+def test_the_suites_database_has_none_of_those_indexes_and_every_trigger(db):
     with connection.cursor() as cursor:
-        for table in ("notebooks_row", "notebooks_words"):
+        for table, column in (
+            ("notebooks_row", "notebook_id"),
+            ("notebooks_words", "notebook_id"),
+            ("notebooks_row", "session_id"),
+        ):
             found = connection.introspection.get_constraints(cursor, table).values()
-            assert [c for c in found if c["index"] and not c["primary_key"] and c["columns"] == ["notebook_id"]] == []
+            assert [c for c in found if c["index"] and not c["primary_key"] and c["columns"] == [column]] == []
     assert triggers.missing() == []
