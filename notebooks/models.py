@@ -50,7 +50,8 @@ class Words(models.Model):
     words themselves are gone.
     """
 
-    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: words_once_per_notebook (notebook, digest) leads with it (one index less to write).
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     digest = models.CharField(max_length=64)
     body = models.TextField()
 
@@ -62,7 +63,8 @@ class Words(models.Model):
 
 
 class Row(models.Model):
-    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="rows")
+    # No index of its own: row_seq_once (notebook, seq) leads with it (one index less to write per row).
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="rows", db_index=False)
     seq = models.PositiveBigIntegerField()
     op = models.CharField(max_length=8, choices=Op.choices)
     n = models.PositiveIntegerField()
@@ -80,7 +82,10 @@ class Row(models.Model):
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
     # The take/land session the row was written in (sessions.py): provenance kept beside the row, not hashed.
-    session = models.ForeignKey("Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows")
+    # No index: a session's rows are found after its base on (notebook, seq); most rows have none.
+    session = models.ForeignKey(
+        "Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows", db_index=False
+    )
     # A redact row names the digest of the words it removed; nullable so adding it never rebuilds the table.
     redacts = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 

@@ -4,6 +4,7 @@ All functions are keyword-only. A refusal raises a NotebookError subclass with n
 """
 
 import functools
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -11,11 +12,11 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 
 from . import importing, log, selectors, sessions, snapshots
 from .errors import Conflict, Forbidden, Invalid, NotFound
-from .locks import lock_notebook
+from .locks import LOCK_BY_TITLE, lock_notebook
 from .models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
 from .roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from .selectors import Head, get_notebook, head
@@ -161,6 +162,88 @@ def _tip(notebook: Notebook) -> tuple[Head, int]:
     return Head(*found[:3]), found[3] + 1
 
 
+# What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
+# words (redacted words never come back) and whether a session may claim the write (sessions.MAY_CLAIM_SQL).
+# Each statement through Django's cursor costs more CPU than SQLite spends on it; an add ran five.
+_ADD_STATE = (
+    "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
+    "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s LIMIT 1), "
+    f"{sessions.MAY_CLAIM_SQL} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
+    "AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE "
+)
+ADD_STATE_BY_TITLE = _ADD_STATE + "nb.title = %s"
+ADD_STATE_BY_ID = _ADD_STATE + "nb.id = %s"
+
+
+@functools.cache
+def _native(sql: str, vendor: str) -> str:
+    """The statement in the driver's own placeholders (what Django's cursor rewrites with a regex every time)."""
+    return sql.replace("%s", "?") if vendor == "sqlite" else sql
+
+
+class _driver_cursor:  # noqa: N801 - used as a function: `with _driver_cursor() as cursor`
+    """The driver's cursor under Django's, errors still turned into Django's: an add runs three statements, and
+    Django's wrapper cost about 20 us each (placeholders rewritten, logging checks), more than SQLite's work.
+    These statements are not in connection.queries under DEBUG."""
+
+    __slots__ = ("cursor", "errors")
+
+    def __enter__(self) -> Any:
+        db = connections[DEFAULT_DB_ALIAS]  # the wrapper itself: each read through `connection` is a lookup
+        db.ensure_connection()
+        self.errors = db.wrap_database_errors
+        with self.errors:
+            self.cursor = db.connection.cursor()
+        return self.cursor
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        self.cursor.close()
+        self.errors.__exit__(kind, exc, tb)  # raises Django's error for the driver's (IntegrityError -> Conflict)
+
+
+def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, int, int | None]:
+    """The notebook, locked, its head and next number and the write's session, for an add of words with `digest`.
+
+    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
+    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
+    """
+    vendor = connection.vendor
+    with _driver_cursor() as cursor:
+        if vendor == "postgresql":
+            cursor.execute(LOCK_BY_TITLE, (title,))
+            locked = cursor.fetchone()
+            found = None
+            if locked is not None:
+                cursor.execute(ADD_STATE_BY_ID, (digest, actor.name, locked[0]))
+                found = cursor.fetchone()
+        else:
+            cursor.execute(_native(ADD_STATE_BY_TITLE, vendor), (digest, actor.name, title))
+            found = cursor.fetchone()
+    if found is None:
+        # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
+        claim = sessions.claim_for_write(title=title, actor=actor)
+        nb = _lock(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
+        top, n = _tip(nb)
+        gone = _redacted_digests(nb, [digest])
+        if gone:
+            _refuse_redacted(nb, gone[digest])
+        return nb, top, n, claim
+    pk, seq, hash_, at, top_n, redact_seq, may_claim = found
+    nb = Notebook.from_db(connection.alias, ["id", "title"], (pk, title))  # the rest loads when read
+    claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
+    if redact_seq is not None:
+        _refuse_redacted(nb, redact_seq)
+    top = Head(seq, hash_, at) if seq is not None else Head(0, log.GENESIS, 0.0)
+    return nb, top, (top_n or 0) + 1, claim
+
+
+def _refuse_redacted(notebook: Notebook, redact_seq: int) -> None:
+    raise Invalid(
+        f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
+        "they cannot be written into it again."
+    )
+
+
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
     "prev_hash", "hash", "session_id", "redacts",
@@ -218,10 +301,15 @@ def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, i
     return found
 
 
-@functools.cache
 def _insert_sql(table: str, columns: tuple[str, ...], suffix: str = "") -> str:
+    return _native_insert_sql(table, columns, suffix, connection.vendor)
+
+
+@functools.cache
+def _native_insert_sql(table: str, columns: tuple[str, ...], suffix: str, vendor: str) -> str:
+    """In the driver's placeholders (_driver_cursor)."""
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
-    return f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))}){suffix}"
+    return _native(f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))}){suffix}", vendor)
 
 
 def _append(
@@ -230,11 +318,12 @@ def _append(
     top: Head | None = None,
     *,
     redacted: frozenset[str] = frozenset(),
+    redactions_checked: bool = False,
 ) -> list[RowWritten]:
     """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
 
     A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
-    are never stored.
+    are never stored. `redactions_checked`: the caller has already refused words a redact row names (an add).
 
     One prepared INSERT run over all rows (executemany): building a model instance per row made a
     100k-row import take 20 s, most of it in the ORM.
@@ -242,55 +331,58 @@ def _append(
     top = top or head(notebook)
     now = time.time()
     seq, prev, last_at = top.seq, top.hash, top.at
+    pk = notebook.pk
+    # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
+    # every None (about 3k instructions each; an imported row has four NULLs).
+    null = math.nan if connection.vendor == "sqlite" else None
     words: dict[str, str] = {}
     values: list[tuple[Any, ...]] = []
     written: list[RowWritten] = []
+    hash_of = log.hash_of
     for fields in new_rows:
         seq += 1
-        line_no = fields.pop("line_no", None)
-        expect_hash = fields.pop("expect_hash", None)
-        body = fields.pop("words", None)
+        get = fields.get
+        body = get("words")
         # The importer hands its digest over (computed once); a redacted row has a digest and no words.
-        digest = fields.pop("digest", None) or (log.digest_of(body) if body is not None else "")
+        digest = get("digest") or (log.digest_of(body) if body is not None else "")
         if body is not None and digest not in redacted:
             words[digest] = body
-        at = fields.pop("at", None)
-        at = max(now, last_at) if at is None else at
-        record = {"seq": seq, "digest": digest, "at": at, **fields}
-        record.setdefault("into", None)
-        record.setdefault("was_at", None)
-        digest_hash = log.row_hash(prev, record)
+        at = get("at")
+        at = max(now, last_at) if at is None else float(at)
+        op, n, by = fields["op"], fields["n"], fields["by"]
+        source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
+        was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
+        digest_hash = hash_of(prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why)
+        expect_hash = get("expect_hash")
         if expect_hash is not None and expect_hash != digest_hash:
+            line_no = get("line_no")
             raise Invalid(
                 f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
                 line=line_no,
             )
-        get = record.get
+        session_id = get("session_id")
         values.append(
-            (notebook.pk, seq, record["op"], record["n"], digest, get("source") or "", record["by"],
-             get("why") or "", get("how") or "", get("into"), float(at), get("was_at"), get("was_by") or "",
-             prev, digest_hash, get("session_id"), get("redacts"))
+            (pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
+             null if was_at is None else was_at, was_by, prev, digest_hash,
+             null if session_id is None else session_id, null if redacts is None else redacts)
         )  # fmt: skip
-        written.append(RowWritten(seq, record["op"], record["n"], record["by"], at, prev, digest_hash))
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
         prev, last_at = digest_hash, at
-    if words and top.seq:
+    if words and top.seq and not redactions_checked:
         # Redacted words never come back: writing them again would undo the redaction (an empty notebook has none).
         gone = _redacted_digests(notebook, words)
         if gone:
-            redact_seq = next(iter(gone.values()))
-            raise Invalid(
-                f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
-                "they cannot be written into it again."
-            )
+            _refuse_redacted(notebook, next(iter(gone.values())))
     try:
-        with connection.cursor() as cursor:
-            if connection.vendor == "postgresql" and len(values) >= COPY_FROM:
+        if connection.vendor == "postgresql" and len(values) >= COPY_FROM:
+            with connection.cursor() as cursor:
                 _copy(cursor, notebook, words, values)
-            else:
+        else:
+            with _driver_cursor() as cursor:
                 if words:
                     cursor.executemany(
                         _insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"),
-                        [(notebook.pk, d, b) for d, b in words.items()],
+                        [(notebook.pk, d, b) for d, b in sorted(words.items())],
                     )
                 cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), values)
     except IntegrityError as exc:
@@ -346,12 +438,12 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     check_source(source)
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
+    digest = log.digest_of(text)
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = _lock(notebook)
-        top, n = _tip(nb)
-        fields = {"op": "add", "n": n, "words": text, "source": source, "by": actor.name, "why": why, **claim}
-        (row,) = _append(nb, [fields], top)
+        nb, top, n, claim = _add_state(notebook, actor, digest)
+        fields = {"op": "add", "n": n, "words": text, "digest": digest, "source": source, "by": actor.name, "why": why}
+        fields["session_id"] = claim
+        (row,) = _append(nb, [fields], top, redactions_checked=True)
     return Written(n=n, seqs=(row.seq,))
 
 

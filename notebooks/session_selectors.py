@@ -94,7 +94,9 @@ def _rows(where: str, params: list[Any], limit: int) -> tuple[list[dict[str, Any
 
 def change_of(session: Session, limit: int = 200) -> tuple[list[dict[str, Any]], int]:
     """The session's own rows, in log order: its semantic change once landed."""
-    return _rows("r.session_id = %s", [session.pk], limit)
+    # Its rows all come after its base: a seek on (notebook, seq), where session_id has no index of its own.
+    where = "r.notebook_id = %s AND r.seq > %s AND r.session_id = %s"
+    return _rows(where, [session.notebook_id, session.base, session.pk], limit)
 
 
 def drift_of(session: Session, events: list[SessionEvent], limit: int = 200) -> tuple[list[dict[str, Any]], int]:

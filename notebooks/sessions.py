@@ -89,6 +89,15 @@ def is_open(session: Session) -> bool:
     return not SessionEvent.objects.filter(session=session, kind__in=CLOSING).exists()
 
 
+# True when claim_for_write has anything to say about a write to the notebook aliased `nb`: an open session of the
+# actor (its one parameter) or on that notebook. An add folds it into the statement reading the head (one round trip).
+MAY_CLAIM_SQL = (
+    "EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = %s OR s.notebook_id = nb.id) AND NOT EXISTS "
+    "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
+    "(" + ", ".join(f"'{kind}'" for kind in CLOSING) + ")))"
+)
+
+
 def claim_for_write(*, title: str, actor: Actor) -> int | None:
     """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
 
@@ -325,10 +334,12 @@ def _record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
 
 
 def _own_rows(session: Session) -> list[tuple]:
+    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE session_id = %s ORDER BY seq',
-            [session.pk],
+            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
+            "AND session_id = %s ORDER BY seq",
+            [session.notebook_id, session.base, session.pk],
         )
         return cursor.fetchall()
 

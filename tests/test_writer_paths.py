@@ -1,0 +1,252 @@
+"""The fast write paths (issue 6): an add reads its notebook, head, next number, redaction and session claim in one
+statement; rows go in through the driver's cursor; 0009 drops the FK indexes of rows and words."""
+
+import json
+
+import pytest
+from django.db import connection
+
+from notebooks import importing, services, sessions, triggers
+from notebooks.errors import Conflict, Invalid, NotFound
+from notebooks.roles import Actor
+from tests.databases import Scratch
+
+ADD = {"op": "add", "source": "seen", "by": "pippa", "why": "seen"}
+
+
+def _nulls() -> list[tuple]:
+    """Per row: whether into, was_at, session_id and redacts are NULL (not a stand-in value)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT "into" IS NULL, was_at IS NULL, session_id IS NULL, redacts IS NULL FROM notebooks_row ORDER BY id'
+        )
+        return cursor.fetchall()
+
+
+def test_unset_fields_of_written_rows_are_null(notebook, dad):
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
+    services.retire(notebook="zelda", n=1, by="pippa", why="w")
+    services.retire(notebook="zelda", n=2, into=None, by="pippa", why="w")
+    assert _nulls() == [(True, True, True, True)] * 4
+
+
+def test_set_fields_are_kept_beside_unset_ones(notebook, dad):
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
+    taken = sessions.take(notebook="zelda", plan="merge them", by="pippa")
+    services.retire(notebook="zelda", n=1, into=2, by="pippa", why="said by #2")
+    services.redact(notebook="zelda", n=1, by="dad", why="a secret")
+    assert _nulls()[2:] == [(False, True, False, True), (True, True, True, False)]
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT "into", session_id FROM notebooks_row WHERE seq = 3')
+        assert cursor.fetchone() == (2, taken.id)
+
+
+@pytest.mark.parametrize("size", [5, services.COPY_FROM + 5])  # PostgreSQL: INSERT below COPY_FROM, COPY above
+def test_an_import_stores_unset_fields_as_null_and_set_ones_as_given(db, size):
+    rows = [{**ADD, "n": i, "text": f"line {i}", "at": float(i)} for i in range(1, size)]
+    rows.append({"op": "strike", "n": 1, "how": "merged", "into": 2, "by": "pippa", "why": "w", "at": 1e4})
+    rows.append({"op": "adopt", "n": 1, "was": "old words", "was_at": 0.5, "was_by": "dad", "why": "w", "at": 1e4})
+    services.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
+    nulls = _nulls()
+    assert nulls[: size - 1] == [(True, True, True, True)] * (size - 1)
+    assert nulls[size - 1 :] == [(False, True, True, True), (True, False, True, True)]
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT "into", was_at FROM notebooks_row WHERE op <> %s ORDER BY seq', ["add"])
+        assert cursor.fetchall() == [(2, None), (None, 0.5)]
+
+
+# ----- the add's one statement gives what the separate reads gave --------------------------------
+
+
+@pytest.fixture
+def claimed(notebook, dad):
+    services.create_notebook(title="other", by="test")
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    return sessions.take(notebook="zelda", plan="tidy", by="pippa")
+
+
+def test_an_add_by_the_holder_belongs_to_its_session(claimed):
+    written = services.add(notebook="zelda", text="two", source="seen", by=Actor("pippa"), why="w")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT session_id FROM notebooks_row WHERE seq = %s", [written.seq])
+        assert cursor.fetchone() == (claimed.id,)
+
+
+def test_an_add_by_another_agent_to_a_claimed_notebook_is_refused(claimed):
+    with pytest.raises(Conflict, match="claimed by pippa"):
+        services.add(notebook="zelda", text="two", source="seen", by="robin", why="w")
+
+
+def test_the_editors_add_to_a_claimed_notebook_is_drift(claimed):
+    written = services.add(notebook="zelda", text="two", source="dad", by="dad", why="w")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT session_id FROM notebooks_row WHERE seq = %s", [written.seq])
+        assert cursor.fetchone() == (None,)
+
+
+def test_the_holders_add_under_another_title_is_refused(claimed):
+    with pytest.raises(Conflict, match="holds session"):
+        services.add(notebook="other", text="two", source="seen", by="pippa", why="w")
+
+
+def test_the_holders_add_to_a_missing_notebook_names_the_session_first(claimed):
+    with pytest.raises(Conflict, match="holds session"):
+        services.add(notebook="nowhere", text="two", source="seen", by="pippa", why="w")
+    with pytest.raises(NotFound, match="nowhere"):
+        services.add(notebook="nowhere", text="two", source="seen", by="robin", why="w")
+
+
+def test_a_landed_session_claims_nothing(claimed):
+    sessions.land(session=claimed.id, by="pippa", summary="nothing")
+    written = services.add(notebook="other", text="two", source="seen", by="pippa", why="w")
+    assert written.n == 1
+
+
+def test_the_session_refusal_comes_before_the_redaction_refusal(claimed):
+    sessions.abandon(session=claimed.id, why="later", by="pippa")
+    services.redact(notebook="zelda", n=1, by="dad", why="a secret")
+    with pytest.raises(Invalid, match="redacted from notebook 'zelda' \\(redact row seq 2\\)"):
+        services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    sessions.take(notebook="other", plan="elsewhere", by="pippa")
+    with pytest.raises(Conflict, match="holds session"):
+        services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+
+
+def test_an_add_continues_the_chain_and_the_numbers(notebook, dad):
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    services.retire(notebook="zelda", n=1, by="pippa", why="w")
+    written = services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
+    assert (written.n, written.seq) == (2, 3)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT seq, prev_hash, hash FROM notebooks_row ORDER BY seq")
+        rows = cursor.fetchall()
+    assert [prev for _, prev, _ in rows[1:]] == [h for _, _, h in rows[:-1]]
+
+
+def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+    real = services._add_state
+
+    def stale(title, actor, digest):  # noqa: ANN001, ANN202 - the head as another writer saw it before this add
+        nb, _top, _n, claim = real(title, actor, digest)
+        return nb, services.Head(0, services.log.GENESIS, 0.0), 1, claim
+
+    monkeypatch.setattr(services, "_add_state", stale)
+    with pytest.raises(Conflict, match="Another write reached notebook 'zelda' first"):
+        services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
+
+
+# ----- the importer's quick paths refuse what the slow ones refused ------------------------------
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"op": "add"} {"op": "add"}', "not valid JSON (Extra data"),
+        ('\ufeff{"op": "add"}', "not valid JSON"),
+        (json.dumps({**ADD, "n": 1, "text": "x", "at": 1, "how": ["retired"]}) + "x", "not valid JSON"),
+        (json.dumps({"op": "strike", "n": 1, "how": ["retired"], "by": "p", "why": "w", "at": 2}), "unknown how"),
+        (json.dumps({"op": "strike", "n": 1, "how": {"a": 1}, "by": "p", "why": "w", "at": 2}), "unknown how"),
+        ('{"op": "add", "n": 2, "text": "x", "source": "seen", "at": NaN}', "'at' must be a time"),
+        ('{"op": "add", "n": 2, "text": "x", "source": "seen", "at": Infinity}', "'at' must be a time"),
+        (json.dumps({**ADD, "n": 2, "text": "\t \n", "at": 2}), "'text' is blank"),
+        (json.dumps({**ADD, "n": 2, "text": "\u3000", "at": 2}), "'text' is blank"),
+        (json.dumps({**ADD, "n": 2.0, "text": "x", "at": 2}), "'n' must be a whole number"),
+    ],
+)
+def test_the_quick_paths_refuse_what_the_checks_refuse(line, message):
+    first = json.dumps({**ADD, "n": 1, "text": "first", "at": 1})
+    with pytest.raises(Invalid) as caught:
+        importing.parse([first, line])
+    assert caught.value.message.startswith("line 2: "), caught.value.message
+    assert message in caught.value.message
+
+
+def test_the_quick_paths_take_what_the_checks_take():
+    lines = [
+        "  " + json.dumps({**ADD, "n": 1, "text": "x" * 4000, "at": 1}) + " \n",
+        json.dumps({**ADD, "n": 2, "text": "naïve café ✓", "at": 2}),
+        json.dumps({**ADD, "n": 3, "text": "tab\tinside", "at": 3, "why": ""}),
+        json.dumps({"op": "strike", "n": 3, "by": "pippa", "why": "w", "at": 3}),
+    ]
+    rows, fold = importing.parse(lines, max_words=4000)
+    assert [(r["op"], r["n"], r.get("how")) for r in rows] == [("add", 1, None), ("add", 2, None), ("add", 3, None),
+                                                              ("strike", 3, "retired")]  # fmt: skip
+    assert rows[1]["words"] == "naïve café ✓" and rows[2]["why"] == ""
+    assert fold.top_n == 3 and not fold.lines[3].live
+
+
+# ----- 0009: the FK indexes go, the triggers stay -----------------------------------------
+
+INDEXES = """
+import json, django
+django.setup()
+from django.db import connection
+with connection.cursor() as cursor:
+    found = {
+        f"{table}.{column}": sorted(name for name, c in connection.introspection.get_constraints(cursor, table).items()
+                                    if c["index"] and not c["primary_key"] and c["columns"] == [column])
+        for table, column in (("notebooks_row", "notebook_id"), ("notebooks_words", "notebook_id"),
+                              ("notebooks_row", "session_id"))
+    }
+print(json.dumps(found))
+"""
+
+CHANGES = """
+import json, django
+django.setup()
+from django.db import IntegrityError, connection, transaction
+refused = []
+for sql in ("UPDATE notebooks_row SET why = 'x'", "DELETE FROM notebooks_row", "UPDATE notebooks_words SET body = 'x'",
+            "DELETE FROM notebooks_words"):
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql)
+        refused.append(False)
+    except IntegrityError:
+        refused.append(True)
+print(json.dumps(refused))
+"""
+
+
+def test_0009_drops_only_the_fk_indexes_and_keeps_the_triggers(scratch_templates, tmp_path):
+    db: Scratch = scratch_templates.empty()
+    indexes, changes = tmp_path / "indexes.py", tmp_path / "changes.py"
+    indexes.write_text(INDEXES)
+    changes.write_text(CHANGES)
+    db.manage("migrate", "--no-input", "-v", "0")
+    db.manage("migrate", "notebooks", "0008", "--no-input", "-v", "0")
+    before = json.loads(db.run(str(indexes)).stdout)
+    assert all(len(names) == 1 for names in before.values()), before  # Django's own index on each FK
+    db.manage("notebook", "editor", "dad")
+    db.manage("notebook", "create", "zelda", "--by", "dad")
+    db.manage(
+        "notebook", "add", "zelda", "roll after the second swing", "--source", "seen", "--by", "pippa", "--why", "seen"
+    )
+    if db.vendor == "sqlite":
+        sql = db.manage("sqlmigrate", "notebooks", "0009").stdout
+        assert "CREATE TABLE" not in sql and "INSERT INTO" not in sql  # no rebuild of the log
+    db.manage("migrate", "--no-input", "-v", "0")
+    after = json.loads(db.run(str(indexes)).stdout)
+    assert after == {"notebooks_row.notebook_id": [], "notebooks_words.notebook_id": [], "notebooks_row.session_id": []}
+    assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
+    assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
+    db.manage("notebook", "add", "zelda", "always attack first", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert "always attack first" in db.manage("notebook", "view", "zelda").stdout
+    db.manage("migrate", "notebooks", "0008", "--no-input", "-v", "0")
+    assert json.loads(db.run(str(indexes)).stdout) == before
+    assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
+
+
+def test_the_suites_database_has_none_of_those_indexes_and_every_trigger(db):
+    with connection.cursor() as cursor:
+        for table, column in (
+            ("notebooks_row", "notebook_id"),
+            ("notebooks_words", "notebook_id"),
+            ("notebooks_row", "session_id"),
+        ):
+            found = connection.introspection.get_constraints(cursor, table).values()
+            assert [c for c in found if c["index"] and not c["primary_key"] and c["columns"] == [column]] == []
+    assert triggers.missing() == []
