@@ -2,7 +2,7 @@
 anything is written, and a refusal names the file's line number. No database access here."""
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,13 +146,46 @@ def parse(
     `keep_texts=False` skips keeping every text of every line (only a backup's are needed, for adoption).
     """
     fold = fold or Fold()
-    out: list[dict[str, Any]] = []
+    out = list(
+        checked_rows(
+            lines,
+            fold=fold,
+            default_by=default_by,
+            is_editor=is_editor,
+            max_words=max_words,
+            max_reason=max_reason,
+            max_rows=max_rows,
+            progress=progress,
+            start=start,
+            keep_texts=keep_texts,
+        )
+    )
+    return out, fold
+
+
+def checked_rows(
+    lines: Iterable[str],
+    *,
+    fold: Fold,
+    default_by: str = "unknown",
+    is_editor: Callable[[str], bool] = lambda name: name == "dad",
+    max_words: int = 4000,
+    max_reason: int = 2000,
+    max_rows: int = 2_000_000,
+    progress: Callable[[int], None] | None = None,
+    start: int = 1,
+    keep_texts: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """parse, a row at a time: each row is checked against `fold` (brought up to date as it goes) before it is
+    given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
+    no redact row names) runs after its last row: a refusal can come after every row was given."""
+    count = 0
     for line_no, raw in enumerate(lines, start=start):
         if progress and line_no % 1000 == 0:
             progress(line_no)
         if not raw.strip():
             continue
-        if len(out) >= max_rows:
+        if count >= max_rows:
             raise _fail(line_no, f"more than {max_rows} rows; the limit per import is {max_rows}")
         try:
             obj = _loads(raw)
@@ -249,12 +282,12 @@ def parse(
                 raise _fail(line_no, "'hash' must be a string")
             fields["expect_hash"] = obj["hash"]
         fold.at = at
-        out.append(fields)
+        count += 1
+        yield fields
     unnamed = {d: line for d, line in fold.absent.items() if d not in fold.redacted}
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
         raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
-    return out, fold
 
 
 def adoptions(rewrite: Fold, backup: Fold, *, backup_name: str) -> list[dict[str, Any]]:

@@ -4,9 +4,10 @@ All functions are keyword-only. A refusal raises a NotebookError subclass with n
 """
 
 import functools
+import itertools
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -176,6 +177,12 @@ ADD_STATE_BY_ID = _ADD_STATE + "nb.id = %s"
 
 
 @functools.cache
+def _vendor() -> str:
+    """The database's vendor, read once: each read through `connection` is a lookup in a context-local."""
+    return connection.vendor
+
+
+@functools.cache
 def _native(sql: str, vendor: str) -> str:
     """The statement in the driver's own placeholders (what Django's cursor rewrites with a regex every time)."""
     return sql.replace("%s", "?") if vendor == "sqlite" else sql
@@ -207,7 +214,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
     SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
     notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
     """
-    vendor = connection.vendor
+    vendor = _vendor()
     with _driver_cursor() as cursor:
         if vendor == "postgresql":
             cursor.execute(LOCK_BY_TITLE, (title,))
@@ -229,7 +236,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
             _refuse_redacted(nb, gone[digest])
         return nb, top, n, claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
-    nb = Notebook.from_db(connection.alias, ["id", "title"], (pk, title))  # the rest loads when read
+    nb = Notebook.from_db(DEFAULT_DB_ALIAS, ["id", "title"], (pk, title))  # the rest loads when read
     claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
     if redact_seq is not None:
         _refuse_redacted(nb, redact_seq)
@@ -266,23 +273,33 @@ WORDS_COLUMNS = ("notebook_id", "digest", "body")
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
-def _copy(cursor: Any, notebook: Notebook, words: dict[str, str], values: list[tuple[Any, ...]]) -> None:
-    """PostgreSQL's COPY, for imports: about 10x a row-by-row INSERT. Words already kept are skipped
-    by hand (COPY has no ON CONFLICT); the notebook is locked, so no other writer adds them meanwhile."""
-    quote = connection.ops.quote_name
-    if words:
-        # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
-        # comparing each kept row with the whole list (20 s for a 100k-row import).
-        cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
-        for (digest,) in cursor.fetchall():
-            words.pop(digest, None)
+def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
+    return f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
+
+
+def _copy(cursor: Any, notebook: Notebook, values: Iterable[tuple[Any, ...]]) -> None:
+    """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
+    to the server as they are made, and it files them meanwhile (on the other core)."""
     raw = cursor.cursor  # psycopg's own cursor under Django's wrapper
-    with raw.copy(f"COPY notebooks_words ({', '.join(map(quote, WORDS_COLUMNS))}) FROM STDIN") as copy:
-        for digest, body in words.items():
-            copy.write_row((notebook.pk, digest, body))
-    with raw.copy(f"COPY notebooks_row ({', '.join(map(quote, ROW_COLUMNS))}) FROM STDIN") as copy:
+    with raw.copy(_copy_sql("notebooks_row", ROW_COLUMNS)) as copy:
+        write = copy.write_row
         for row in values:
-            copy.write_row(row)
+            write(row)
+
+
+def _copy_words(cursor: Any, notebook: Notebook, words: list[tuple[Any, ...]]) -> None:
+    """COPY of words, skipping those kept already by hand (COPY has no ON CONFLICT); the notebook is locked, so
+    no other writer adds them meanwhile."""
+    # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
+    # comparing each kept row with the whole list (20 s for a 100k-row import).
+    cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
+    kept = {digest for (digest,) in cursor.fetchall()}
+    raw = cursor.cursor
+    with raw.copy(_copy_sql("notebooks_words", WORDS_COLUMNS)) as copy:
+        write = copy.write_row
+        for row in words:
+            if row[1] not in kept:
+                write(row)
 
 
 def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, int]:
@@ -302,7 +319,7 @@ def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, i
 
 
 def _insert_sql(table: str, columns: tuple[str, ...], suffix: str = "") -> str:
-    return _native_insert_sql(table, columns, suffix, connection.vendor)
+    return _native_insert_sql(table, columns, suffix, _vendor())
 
 
 @functools.cache
@@ -314,30 +331,79 @@ def _native_insert_sql(table: str, columns: tuple[str, ...], suffix: str, vendor
 
 def _append(
     notebook: Notebook,
-    new_rows: list[dict[str, Any]],
+    new_rows: Iterable[dict[str, Any]],
     top: Head | None = None,
     *,
-    redacted: frozenset[str] = frozenset(),
+    redacted: Container[str] = frozenset(),
     redactions_checked: bool = False,
 ) -> list[RowWritten]:
     """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
 
     A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
-    are never stored. `redactions_checked`: the caller has already refused words a redact row names (an add).
+    are never stored. `new_rows` may be a generator (an import's rows as they are read and checked): each row is
+    inserted as it comes, and `redacted` is read after the last, with the words. A refusal raised by the generator
+    or here leaves the caller's transaction to roll back what went in. `redactions_checked`: the caller has
+    already refused words a redact row names (an add).
 
-    One prepared INSERT run over all rows (executemany): building a model instance per row made a
-    100k-row import take 20 s, most of it in the ORM.
+    One prepared INSERT run over all rows (executemany), or COPY on PostgreSQL from COPY_FROM rows: building a
+    model instance per row made a 100k-row import take 20 s, most of it in the ORM.
     """
     top = top or head(notebook)
+    vendor = _vendor()
+    words: dict[str, str] = {}
+    written: list[RowWritten] = []
+    # Rows into an empty notebook (an import) are folded into its snapshots as they stream by.
+    folder = snapshots.Folder() if top.seq == 0 else None
+    rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
+    try:
+        if vendor == "postgresql":
+            first = list(itertools.islice(rows, COPY_FROM))
+            if len(first) == COPY_FROM:
+                with connection.cursor() as cursor:
+                    _copy(cursor, notebook, itertools.chain(first, rows))
+            elif first:
+                with _driver_cursor() as cursor:
+                    cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), first)
+        else:
+            with _driver_cursor() as cursor:
+                cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), rows)
+        # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
+        kept = sorted((notebook.pk, d, b) for d, b in words.items() if d not in redacted)
+        if kept and top.seq and not redactions_checked:
+            # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
+            # none). Rows already in are rolled back with the caller's transaction.
+            gone = _redacted_digests(notebook, [d for _, d, _ in kept])
+            if gone:
+                _refuse_redacted(notebook, next(iter(gone.values())))
+        if kept and vendor == "postgresql" and len(kept) >= COPY_FROM:
+            with connection.cursor() as cursor:
+                _copy_words(cursor, notebook, kept)
+        elif kept:
+            with _driver_cursor() as cursor:
+                cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), kept)
+    except IntegrityError as exc:
+        raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
+    _snapshot(notebook, top.seq, written, folder)
+    return written
+
+
+def _chained(
+    notebook: Notebook,
+    new_rows: Iterable[dict[str, Any]],
+    top: Head,
+    words: dict[str, str],
+    written: list[RowWritten],
+    vendor: str,
+    folder: "snapshots.Folder | None" = None,
+) -> Iterator[tuple[Any, ...]]:
+    """Each row's column values, hashed into the chain after `top`; fills `words` and `written` (and feeds
+    `folder`) as it goes."""
     now = time.time()
     seq, prev, last_at = top.seq, top.hash, top.at
     pk = notebook.pk
     # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
     # every None (about 3k instructions each; an imported row has four NULLs).
-    null = math.nan if connection.vendor == "sqlite" else None
-    words: dict[str, str] = {}
-    values: list[tuple[Any, ...]] = []
-    written: list[RowWritten] = []
+    null = math.nan if vendor == "sqlite" else None
     hash_of = log.hash_of
     for fields in new_rows:
         seq += 1
@@ -345,7 +411,7 @@ def _append(
         body = get("words")
         # The importer hands its digest over (computed once); a redacted row has a digest and no words.
         digest = get("digest") or (log.digest_of(body) if body is not None else "")
-        if body is not None and digest not in redacted:
+        if body is not None:
             words[digest] = body
         at = get("at")
         at = max(now, last_at) if at is None else float(at)
@@ -361,46 +427,26 @@ def _append(
                 line=line_no,
             )
         session_id = get("session_id")
-        values.append(
-            (pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
-             null if was_at is None else was_at, was_by, prev, digest_hash,
-             null if session_id is None else session_id, null if redacts is None else redacts)
+        yield (
+            pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
+            null if was_at is None else was_at, was_by, prev, digest_hash,
+            null if session_id is None else session_id, null if redacts is None else redacts,
         )  # fmt: skip
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
+        if folder is not None:
+            if op == "redact" or (digest and body is None):
+                folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark
+            folder.take((seq, op, n, source, by, at, digest_hash, body, False))
         prev, last_at = digest_hash, at
-    if words and top.seq and not redactions_checked:
-        # Redacted words never come back: writing them again would undo the redaction (an empty notebook has none).
-        gone = _redacted_digests(notebook, words)
-        if gone:
-            _refuse_redacted(notebook, next(iter(gone.values())))
-    try:
-        if connection.vendor == "postgresql" and len(values) >= COPY_FROM:
-            with connection.cursor() as cursor:
-                _copy(cursor, notebook, words, values)
-        else:
-            with _driver_cursor() as cursor:
-                if words:
-                    cursor.executemany(
-                        _insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"),
-                        [(notebook.pk, d, b) for d, b in sorted(words.items())],
-                    )
-                cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), values)
-    except IntegrityError as exc:
-        raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
-    _snapshot(notebook, top.seq, values, words)
-    return written
 
 
-def _snapshot(notebook: Notebook, before: int, values: list[tuple[Any, ...]], words: dict[str, str]) -> None:
+def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:
     """Make the snapshots the rows just written reached (snapshots.py), in the same transaction."""
-    after = values[-1][1] if values else before
+    after = written[-1].seq if written else before
     if after // snapshots.EVERY == before // snapshots.EVERY:
         return
-    if before == 0 and not any(v[2] == "redact" or (v[4] and v[4] not in words) for v in values):
-        # A new notebook whose rows all carry their words (an import without redactions): fold them from memory.
-        snapshots.from_rows(
-            notebook.pk, ((v[1], v[2], v[3], v[5], v[6], v[10], v[14], words.get(v[4]), False) for v in values)
-        )
+    if folder is not None and not folder.spoiled:
+        snapshots.store(notebook.pk, folder.made, redactions=0)  # an import, folded from memory as it streamed
     else:
         snapshots.catch_up(notebook.pk, after)
 
@@ -638,7 +684,11 @@ def import_notebook(
     adopt_name: str = "backup",
     progress: Callable[[int], None] | None = None,
 ) -> Imported:
-    """A new notebook from JSON Lines, all or nothing. `adopt_from` recovers a hand rewrite's lost words."""
+    """A new notebook from JSON Lines, all or nothing. `adopt_from` recovers a hand rewrite's lost words.
+
+    The rows are written as they are read and checked, inside the transaction (PostgreSQL files them on the
+    other core meanwhile): the notebook is taken first, and a refusal of any line rolls every row back.
+    """
     limits = {
         "max_words": settings.NOTEBOOK_MAX_WORDS,
         "max_reason": settings.NOTEBOOK_MAX_REASON,
@@ -647,35 +697,49 @@ def import_notebook(
     check_name(by)
     editors = _editor_names()
     is_editor = lambda name: name == "dad" or name in editors  # noqa: E731 - the seed's rule, plus recorded editors
-    rows, fold = importing.parse(lines, is_editor=is_editor, progress=progress, keep_texts=False, **limits)
-    adopted: list[dict[str, Any]] = []
-    if adopt_from is not None:
-        try:
-            _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
-        except Invalid as exc:
-            raise Invalid(f"{adopt_name}: {exc.message}") from None
-        adopted = importing.adoptions(fold, backup, backup_name=adopt_name)
-        for row in adopted:
-            row["by"] = by
-    if not rows and not adopted:
-        raise Invalid("The file holds no rows.")
     with transaction.atomic():
         nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
         nb = lock_notebook(nb)
         top = head(nb)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
-        _append(nb, rows + adopted, top, redacted=frozenset(fold.redacted))
+        fold = importing.Fold()
+        rows = importing.checked_rows(
+            lines, fold=fold, is_editor=is_editor, progress=progress, keep_texts=False, **limits
+        )
+        written = _append(nb, rows, top, redacted=fold.redacted)
+        adopted: list[dict[str, Any]] = []
+        if adopt_from is not None:
+            try:
+                _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
+            except Invalid as exc:
+                raise Invalid(f"{adopt_name}: {exc.message}") from None
+            adopted = importing.adoptions(fold, backup, backup_name=adopt_name)
+            for row in adopted:
+                row["by"] = by
+            if adopted:
+                last = written[-1] if written else None
+                _append(nb, adopted, Head(last.seq, last.hash, last.at) if last else top, redacted=fold.redacted)
+        if not written and not adopted:
+            raise Invalid("The file holds no rows.")
         if connection.vendor == "postgresql":
             # A big new notebook is unknown to the planner until autovacuum next analyzes the table; planned
             # as "one row", the view's joins turn quadratic (seen: 300 ms for 1,000 rows instead of 3 ms).
             transaction.on_commit(_analyze)
-    return Imported(notebook=nb, rows=len(rows), adopted=len(adopted))
+    return Imported(notebook=nb, rows=len(written), adopted=len(adopted))
+
+
+# The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
+# by ANALYZE) took most of its time and steer no plan. Any ANALYZE updates the tables' sizes.
+ANALYZED = (
+    'notebooks_row (notebook_id, seq, n, op, at, "by", digest, redacts, session_id), '
+    "notebooks_words (notebook_id, digest)"
+)
 
 
 def _analyze() -> None:
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE notebooks_row, notebooks_words")
+        cursor.execute(f"ANALYZE {ANALYZED}")
 
 
 def _editor_names() -> set[str]:

@@ -151,18 +151,23 @@ class Folder:
         self.lines = {line.n: line for line in lines}
         self.seq, self.last_seq, self.last_live, self.pace = seq, last_seq, last_live, pace
         self.made: list[tuple[Head, list[Line]]] = []
+        self.spoiled = False  # set by a feeder whose rows lack words they should carry: its snapshots are not used
 
     def feed(self, rows: Iterable[FoldRow]) -> None:
+        for row in rows:
+            self.take(row)
+
+    def take(self, row: FoldRow) -> None:
+        seq, op, n, source, by, at, hash_, text, redacted = row
         lines = self.lines
-        for seq, op, n, source, by, at, hash_, text, redacted in rows:
-            if op == "strike":
-                lines.pop(n, None)
-            elif op == "add" or (op == "edit" and n in lines):  # an edit of a retired line stays retired
-                lines[n] = Line(n, text, source, by, at, seq, redacted)
-            self.seq = seq
-            if self.pace and due(seq, self.last_seq, self.last_live):
-                self.made.append((Head(seq, hash_, at), self.view()))
-                self.last_seq, self.last_live = seq, len(lines)
+        if op == "strike":
+            lines.pop(n, None)
+        elif op == "add" or (op == "edit" and n in lines):  # an edit of a retired line stays retired
+            lines[n] = Line(n, text, source, by, at, seq, redacted)
+        self.seq = seq
+        if self.pace and due(seq, self.last_seq, self.last_live):
+            self.made.append((Head(seq, hash_, at), self.view()))
+            self.last_seq, self.last_live = seq, len(lines)
 
     def view(self) -> list[Line]:
         lines = self.lines
@@ -308,13 +313,6 @@ def rebuild(notebook_id: int) -> int:
     folder = Folder()
     folder.feed(rows_after(notebook_id, 0, head_seq, log.GENESIS))
     return store(notebook_id, folder.made)
-
-
-def from_rows(notebook_id: int, rows: Iterable[FoldRow]) -> int:
-    """Snapshots for rows just written into an empty notebook, folded from memory (an import)."""
-    folder = Folder()
-    folder.feed(rows)
-    return store(notebook_id, folder.made, redactions=0)
 
 
 def problems(notebook_id: int) -> list[str]:

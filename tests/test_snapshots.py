@@ -249,3 +249,17 @@ def test_the_view_as_json_is_unchanged_by_the_line_shape(notebook):
     assert json.loads(json.dumps(line.as_dict())) == {
         "n": 1, "text": "roll", "source": "seen", "by": "pippa", "at": line.at, "seq": 1,
     }  # fmt: skip
+
+
+def test_an_import_of_a_redacted_export_makes_its_snapshots_from_the_log(notebook, dad):
+    services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it")
+    _history("zelda", 45, seed=6)
+    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    services.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
+    copy = selectors.get_notebook("copy")
+    stored = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "lines"))
+    assert len(stored) >= 3
+    for seq, blob in stored:
+        assert b"hunter2" not in bytes(blob)
+        assert snapshots.decode(blob) == _from_log(copy, seq)
+    assert snapshots.problems(copy.pk) == []

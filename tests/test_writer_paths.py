@@ -1,13 +1,16 @@
 """The fast write paths (issue 6): an add reads its notebook, head, next number, redaction and session claim in one
 statement; rows go in through the driver's cursor; 0009 drops the FK indexes of rows and words."""
 
+import io
 import json
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
-from notebooks import importing, services, sessions, triggers
+from notebooks import importing, log, services, sessions, triggers
 from notebooks.errors import Conflict, Invalid, NotFound
+from notebooks.models import Notebook, Row, Words
 from notebooks.roles import Actor
 from tests.databases import Scratch
 
@@ -55,6 +58,79 @@ def test_an_import_stores_unset_fields_as_null_and_set_ones_as_given(db, size):
     with connection.cursor() as cursor:
         cursor.execute('SELECT "into", was_at FROM notebooks_row WHERE op <> %s ORDER BY seq', ["add"])
         assert cursor.fetchall() == [(2, None), (None, 0.5)]
+
+
+# ----- an import writes rows while it reads them: a refusal anywhere leaves nothing ---------------------
+
+BIG = services.COPY_FROM * 3  # PostgreSQL: rows go in by COPY
+
+
+def _big(bad_at: int | None = None, bad: dict | None = None) -> list[str]:
+    rows = [{**ADD, "n": i, "text": f"line {i}", "at": float(i)} for i in range(1, BIG + 1)]
+    if bad_at is not None:
+        rows[bad_at - 1] = {**rows[bad_at - 1], **(bad or {})}
+    return [json.dumps(r) for r in rows]
+
+
+def _nothing_written() -> bool:
+    return not Notebook.objects.filter(title="big").exists() and not Row.objects.exists() and not Words.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "bad_at, bad, message",
+    [
+        (BIG // 2, {"source": "heard"}, "unknown source"),
+        (BIG, {"n": BIG + 5}, "takes number"),
+        (BIG - 1, {"hash": "0" * 64}, "'hash' does not match"),
+    ],
+)
+def test_a_bad_line_after_many_rows_went_in_writes_nothing(db, bad_at, bad, message):
+    with pytest.raises(Invalid, match=f"^line {bad_at}: .*{message}"):
+        services.import_notebook(title="big", lines=_big(bad_at, bad), by="test")
+    assert _nothing_written()
+    assert services.import_notebook(title="big", lines=_big(), by="test").rows == BIG  # the connection still works
+
+
+def test_words_marked_redacted_that_no_later_row_names_are_refused_after_the_last_row(db):
+    hidden = {"text": "[redacted: x]", "digest": "a" * 64}
+    with pytest.raises(Invalid, match=f"^line {BIG // 2}: .*no redact row names them"):
+        services.import_notebook(title="big", lines=_big(BIG // 2, hidden), by="test")
+    assert _nothing_written()
+
+
+def test_words_a_later_row_redacts_are_never_stored_in_a_big_import(db, dad):
+    lines = _big()
+    lines.append(json.dumps({"op": "redact", "n": 3, "redacts": log.digest_of("line 3"), "by": "dad", "why": "x",
+                             "at": float(BIG)}))  # fmt: skip
+    imported = services.import_notebook(title="big", lines=lines, by="test")
+    assert imported.rows == BIG + 1
+    assert Words.objects.count() == BIG - 1 and not Words.objects.filter(body="line 3").exists()
+    assert "every chain verifies" in _verified("big")
+
+
+def test_an_import_into_a_notebook_with_rows_is_refused_before_the_file_is_read(notebook):
+    services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
+
+    def never_read():  # noqa: ANN202
+        raise AssertionError("the file was read")
+        yield ""
+
+    with pytest.raises(Conflict, match="already has 1 rows"):
+        services.import_notebook(title="zelda", lines=never_read(), by="test")
+
+
+def test_adopted_rows_continue_the_chain_after_the_streamed_rows(db, dad):
+    backup = [json.dumps({**ADD, "n": 1, "text": "the old words", "at": 1.0})]
+    imported = services.import_notebook(title="big", lines=_big(), by="test", adopt_from=backup)
+    assert (imported.rows, imported.adopted) == (BIG, 1)
+    assert Row.objects.filter(op="adopt").get().seq == BIG + 1
+    assert "every chain verifies" in _verified("big")
+
+
+def _verified(title: str) -> str:
+    out = io.StringIO()
+    call_command("notebook", "verify", title, stdout=out)
+    return out.getvalue()
 
 
 # ----- the add's one statement gives what the separate reads gave --------------------------------
