@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks import importing, log, services, sessions, triggers
+from notebooks import importing, log, selectors, services, sessions, triggers
 from notebooks.errors import Conflict, Invalid, NotFound
 from notebooks.models import Notebook, Row, Words
 from notebooks.roles import Actor
@@ -124,6 +124,28 @@ def test_adopted_rows_continue_the_chain_after_the_streamed_rows(db, dad):
     imported = services.import_notebook(title="big", lines=_big(), by="test", adopt_from=backup)
     assert (imported.rows, imported.adopted) == (BIG, 1)
     assert Row.objects.filter(op="adopt").get().seq == BIG + 1
+    assert "every chain verifies" in _verified("big")
+
+
+ODD_TEXTS = ["naïve ✓", 'a "quote"', "back\\slash", "tab\there", "new\nline", "\u2028sep", "x" * 3990, "ü" * 3990]
+
+
+def test_a_big_import_keeps_every_value_exactly(db, dad):
+    rows = [
+        {**ADD, "n": i, "text": f"{ODD_TEXTS[i % len(ODD_TEXTS)]} {i}", "why": ODD_TEXTS[-i % len(ODD_TEXTS)][:2000],
+         "by": ["pippa", "dad", "ü" * 80][i % 3], "at": 1e9 + i / 7}
+        for i in range(1, BIG + 1)
+    ]  # fmt: skip
+    rows.append({"op": "strike", "n": 2, "how": "merged", "into": 1, "by": "dad", "why": "w", "at": 2e9})
+    rows.append({"op": "adopt", "n": 2**31 - 1, "was": "old", "was_at": 0.0, "was_by": "dad", "why": "", "at": 2e9})
+    rows.append({"op": "adopt", "n": 5, "was": "later", "was_at": 253402300799.0, "why": "w", "at": 253402300799.0})
+    services.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
+    exported = list(selectors.export(selectors.get_notebook("big")))
+    assert len(exported) == len(rows)
+    for given, out in zip(rows, map(json.loads, exported), strict=True):
+        assert {k: out[k] for k in given if k in out} == {k: v for k, v in given.items() if k in out}
+    services.import_notebook(title="again", lines=exported, by="test")  # every hash checks on the way in
+    assert list(selectors.export(selectors.get_notebook("again"))) == exported
     assert "every chain verifies" in _verified("big")
 
 
