@@ -47,6 +47,16 @@ class Written:
         return self.seqs[-1]
 
 
+class NotebookRef(NamedTuple):
+    """What a write needs of its notebook: an add builds this, not a model instance (which cost more to make)."""
+
+    pk: int
+    title: str
+
+
+AnyNotebook = Notebook | NotebookRef
+
+
 # ----- checks shared by every write ---------------------------------------------------------------
 
 
@@ -208,7 +218,7 @@ class _driver_cursor:  # noqa: N801 - used as a function: `with _driver_cursor()
         self.errors.__exit__(kind, exc, tb)  # raises Django's error for the driver's (IntegrityError -> Conflict)
 
 
-def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, int, int | None]:
+def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
     """The notebook, locked, its head and next number and the write's session, for an add of words with `digest`.
 
     SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
@@ -236,7 +246,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
             _refuse_redacted(nb, gone[digest])
         return nb, top, n, claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
-    nb = Notebook.from_db(DEFAULT_DB_ALIAS, ["id", "title"], (pk, title))  # the rest loads when read
+    nb = NotebookRef(pk, title)
     claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
     if redact_seq is not None:
         _refuse_redacted(nb, redact_seq)
@@ -244,7 +254,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
     return nb, top, (top_n or 0) + 1, claim
 
 
-def _refuse_redacted(notebook: Notebook, redact_seq: int) -> None:
+def _refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
     raise Invalid(
         f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
         "they cannot be written into it again."
@@ -285,7 +295,7 @@ ROW_TYPES = (
 )  # fmt: skip
 
 
-def _copy(cursor: Any, notebook: Notebook, values: Iterable[tuple[Any, ...]]) -> None:
+def _copy(cursor: Any, notebook: AnyNotebook, values: Iterable[tuple[Any, ...]]) -> None:
     """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
     to the server as they are made, and it files them meanwhile (on the other core)."""
     raw = cursor.cursor  # psycopg's own cursor under Django's wrapper
@@ -296,7 +306,7 @@ def _copy(cursor: Any, notebook: Notebook, values: Iterable[tuple[Any, ...]]) ->
             write(row)
 
 
-def _copy_words(cursor: Any, notebook: Notebook, words: list[tuple[Any, ...]]) -> None:
+def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]) -> None:
     """COPY of words, skipping those kept already by hand (COPY has no ON CONFLICT); the notebook is locked, so
     no other writer adds them meanwhile."""
     # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
@@ -311,7 +321,7 @@ def _copy_words(cursor: Any, notebook: Notebook, words: list[tuple[Any, ...]]) -
                 write(row)
 
 
-def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, int]:
+def _redacted_digests(notebook: AnyNotebook, digests: Iterable[str]) -> dict[str, int]:
     """Which of these digests a redact row of the notebook names, with that row's seq."""
     found: dict[str, int] = {}
     wanted = sorted(set(digests))
@@ -339,7 +349,7 @@ def _native_insert_sql(table: str, columns: tuple[str, ...], suffix: str, vendor
 
 
 def _append(
-    notebook: Notebook,
+    notebook: AnyNotebook,
     new_rows: Iterable[dict[str, Any]],
     top: Head | None = None,
     *,
@@ -394,7 +404,7 @@ def _append(
 
 
 def _chained(
-    notebook: Notebook,
+    notebook: AnyNotebook,
     new_rows: Iterable[dict[str, Any]],
     top: Head,
     words: dict[str, str],
