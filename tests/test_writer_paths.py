@@ -236,6 +236,74 @@ def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
         services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
 
 
+# ----- an add outside any atomic block is its own transaction (on SQLite, BEGIN and COMMIT on the driver) ------
+# A test's database is inside the test's transaction (and the log's triggers refuse the flush a transactional test
+# needs), so these run in a process of their own on a scratch database, where each add is the outermost block.
+
+OUTERMOST = """
+import json, django
+django.setup()
+from django.db import IntegrityError, connection, transaction
+from notebooks import log, services
+from notebooks.errors import Conflict, NotFound
+from notebooks.models import Row, Words
+
+def open_transaction():
+    if connection.vendor == "sqlite":
+        return connection.connection.in_transaction
+    return connection.connection.info.transaction_status != 0  # psycopg: not IDLE
+
+def add(text):
+    return services.add(notebook="zelda", text=text, source="seen", by="pippa", why="w")
+
+out = {}
+services.create_notebook(title="zelda", by="test")
+out["outermost"] = not connection.in_atomic_block
+out["committed"] = (add("one").seq, open_transaction(), Row.objects.count())
+try:
+    services.add(notebook="nowhere", text="x", source="seen", by="pippa", why="w")
+except NotFound:
+    out["refused"] = (open_transaction(), Row.objects.count())
+real = services._add_state
+services._add_state = lambda *a: (real(*a)[0], services.Head(0, log.GENESIS, 0.0), 1, None)
+try:
+    add("two")
+except Conflict:
+    out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+services._add_state = lambda *a: (services.NotebookRef(10**9, "zelda"), *real(*a)[1:])
+try:
+    add("three")
+except IntegrityError:
+    out["commit_failed"] = (open_transaction(), Row.objects.count(), Words.objects.count())
+services._add_state = real
+try:
+    with transaction.atomic():
+        add("four")
+        raise RuntimeError
+except RuntimeError:
+    out["nested_rolled_back"] = (open_transaction(), Row.objects.count())
+out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+print(json.dumps(out))
+"""
+
+
+def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(scratch_db, tmp_path):
+    db: Scratch = scratch_db()
+    script = tmp_path / "outermost.py"
+    script.write_text(OUTERMOST)
+    out = json.loads(db.run(str(script)).stdout)
+    assert out == {
+        "outermost": True,
+        "committed": [1, False, 1],
+        "refused": [False, 1],
+        "race": [False, ["one"]],  # the words of the losing add went in before its row: rolled back with it
+        "commit_failed": [False, 1, 1],
+        "nested_rolled_back": [False, 1],
+        "after": [2, False, ["five", "one"]],
+    }
+    assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
+
+
 # ----- the importer's quick paths refuse what the slow ones refused ------------------------------
 
 
