@@ -482,12 +482,12 @@ def _chained(
                 line=line_no,
             )
         session_id = get("session_id")
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
         yield (
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
             null if was_at is None else was_at, was_by, prev, digest_hash,
             null if session_id is None else session_id, null if redacts is None else redacts,
         )  # fmt: skip
-        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
         prev, last_at = digest_hash, at
 
 
