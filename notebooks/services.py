@@ -47,6 +47,16 @@ class Written:
         return self.seqs[-1]
 
 
+class NotebookRef(NamedTuple):
+    """What a write needs of its notebook: an add builds this, not a model instance (which cost more to make)."""
+
+    pk: int
+    title: str
+
+
+AnyNotebook = Notebook | NotebookRef
+
+
 # ----- checks shared by every write ---------------------------------------------------------------
 
 
@@ -208,7 +218,49 @@ class _driver_cursor:  # noqa: N801 - used as a function: `with _driver_cursor()
         self.errors.__exit__(kind, exc, tb)  # raises Django's error for the driver's (IntegrityError -> Conflict)
 
 
-def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, int, int | None]:
+def _write_transaction() -> Any:
+    """transaction.atomic() for one write, leaner on SQLite where the write is the outermost block.
+
+    Django's atomic costs about 120k instructions a transaction on SQLite (its BEGIN through the cursor wrapper,
+    the state it keeps for nesting): more than an add's own SQL. Outermost, there is nothing to nest: BEGIN and
+    COMMIT on the driver do it in a tenth. Inside an atomic block (a test's, a caller's), in Django's
+    non-autocommit mode, or on PostgreSQL, this is transaction.atomic() itself.
+    """
+    db = connections[DEFAULT_DB_ALIAS]
+    if _vendor() != "sqlite" or db.in_atomic_block or not db.get_autocommit():
+        return transaction.atomic()
+    return _SQLiteTransaction(db)
+
+
+class _SQLiteTransaction:
+    """One SQLite transaction on the driver, in the transaction mode the settings give (IMMEDIATE: the write lock
+    is taken at BEGIN, so concurrent writers wait instead of failing to upgrade). Used by _write_transaction."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        db = self.db
+        db.ensure_connection()  # a fresh process may not have connected yet
+        with db.wrap_database_errors:
+            db.connection.execute(f"BEGIN {db.transaction_mode or ''}")
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        db = self.db
+        with db.wrap_database_errors:
+            if kind is None:
+                try:
+                    db.connection.execute("COMMIT")  # a deferred foreign key still unmet fails here
+                except Exception:
+                    db.connection.execute("ROLLBACK")
+                    raise
+            elif db.connection.in_transaction:
+                db.connection.execute("ROLLBACK")
+
+
+def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
     """The notebook, locked, its head and next number and the write's session, for an add of words with `digest`.
 
     SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
@@ -236,7 +288,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
             _refuse_redacted(nb, gone[digest])
         return nb, top, n, claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
-    nb = Notebook.from_db(DEFAULT_DB_ALIAS, ["id", "title"], (pk, title))  # the rest loads when read
+    nb = NotebookRef(pk, title)
     claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
     if redact_seq is not None:
         _refuse_redacted(nb, redact_seq)
@@ -244,7 +296,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[Notebook, Head, i
     return nb, top, (top_n or 0) + 1, claim
 
 
-def _refuse_redacted(notebook: Notebook, redact_seq: int) -> None:
+def _refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
     raise Invalid(
         f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
         "they cannot be written into it again."
@@ -277,17 +329,26 @@ def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
     return f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
 
 
-def _copy(cursor: Any, notebook: Notebook, values: Iterable[tuple[Any, ...]]) -> None:
+# The row columns' types, for a binary COPY (psycopg writes each value as the server keeps it: no text to format
+# here nor to parse there).
+ROW_TYPES = (
+    "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
+    "varchar", "varchar", "varchar", "int8", "varchar",
+)  # fmt: skip
+
+
+def _copy(cursor: Any, notebook: AnyNotebook, values: Iterable[tuple[Any, ...]]) -> None:
     """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
     to the server as they are made, and it files them meanwhile (on the other core)."""
     raw = cursor.cursor  # psycopg's own cursor under Django's wrapper
-    with raw.copy(_copy_sql("notebooks_row", ROW_COLUMNS)) as copy:
+    with raw.copy(_copy_sql("notebooks_row", ROW_COLUMNS) + " (FORMAT BINARY)") as copy:
+        copy.set_types(ROW_TYPES)
         write = copy.write_row
         for row in values:
             write(row)
 
 
-def _copy_words(cursor: Any, notebook: Notebook, words: list[tuple[Any, ...]]) -> None:
+def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]) -> None:
     """COPY of words, skipping those kept already by hand (COPY has no ON CONFLICT); the notebook is locked, so
     no other writer adds them meanwhile."""
     # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
@@ -302,7 +363,7 @@ def _copy_words(cursor: Any, notebook: Notebook, words: list[tuple[Any, ...]]) -
                 write(row)
 
 
-def _redacted_digests(notebook: Notebook, digests: Iterable[str]) -> dict[str, int]:
+def _redacted_digests(notebook: AnyNotebook, digests: Iterable[str]) -> dict[str, int]:
     """Which of these digests a redact row of the notebook names, with that row's seq."""
     found: dict[str, int] = {}
     wanted = sorted(set(digests))
@@ -330,7 +391,7 @@ def _native_insert_sql(table: str, columns: tuple[str, ...], suffix: str, vendor
 
 
 def _append(
-    notebook: Notebook,
+    notebook: AnyNotebook,
     new_rows: Iterable[dict[str, Any]],
     top: Head | None = None,
     *,
@@ -388,7 +449,7 @@ def _append(
 
 
 def _chained(
-    notebook: Notebook,
+    notebook: AnyNotebook,
     new_rows: Iterable[dict[str, Any]],
     top: Head,
     words: dict[str, str],
@@ -427,16 +488,16 @@ def _chained(
                 line=line_no,
             )
         session_id = get("session_id")
-        yield (
-            pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
-            null if was_at is None else was_at, was_by, prev, digest_hash,
-            null if session_id is None else session_id, null if redacts is None else redacts,
-        )  # fmt: skip
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
         if folder is not None:
             if op == "redact" or (digest and body is None):
                 folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark
             folder.take((seq, op, n, source, by, at, digest_hash, body, False))
+        yield (
+            pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
+            null if was_at is None else was_at, was_by, prev, digest_hash,
+            null if session_id is None else session_id, null if redacts is None else redacts,
+        )  # fmt: skip
         prev, last_at = digest_hash, at
 
 
@@ -485,7 +546,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
     digest = log.digest_of(text)
-    with transaction.atomic():
+    with _write_transaction():
         nb, top, n, claim = _add_state(notebook, actor, digest)
         fields = {"op": "add", "n": n, "words": text, "digest": digest, "source": source, "by": actor.name, "why": why}
         fields["session_id"] = claim

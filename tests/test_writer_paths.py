@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks import importing, log, services, sessions, triggers
+from notebooks import importing, log, selectors, services, sessions, triggers
 from notebooks.errors import Conflict, Invalid, NotFound
 from notebooks.models import Notebook, Row, Words
 from notebooks.roles import Actor
@@ -127,6 +127,28 @@ def test_adopted_rows_continue_the_chain_after_the_streamed_rows(db, dad):
     assert "every chain verifies" in _verified("big")
 
 
+ODD_TEXTS = ["naïve ✓", 'a "quote"', "back\\slash", "tab\there", "new\nline", "\u2028sep", "x" * 3990, "ü" * 3990]
+
+
+def test_a_big_import_keeps_every_value_exactly(db, dad):
+    rows = [
+        {**ADD, "n": i, "text": f"{ODD_TEXTS[i % len(ODD_TEXTS)]} {i}", "why": ODD_TEXTS[-i % len(ODD_TEXTS)][:2000],
+         "by": ["pippa", "dad", "ü" * 80][i % 3], "at": 1e9 + i / 7}
+        for i in range(1, BIG + 1)
+    ]  # fmt: skip
+    rows.append({"op": "strike", "n": 2, "how": "merged", "into": 1, "by": "dad", "why": "w", "at": 2e9})
+    rows.append({"op": "adopt", "n": 2**31 - 1, "was": "old", "was_at": 0.0, "was_by": "dad", "why": "", "at": 2e9})
+    rows.append({"op": "adopt", "n": 5, "was": "later", "was_at": 253402300799.0, "why": "w", "at": 253402300799.0})
+    services.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
+    exported = list(selectors.export(selectors.get_notebook("big")))
+    assert len(exported) == len(rows)
+    for given, out in zip(rows, map(json.loads, exported), strict=True):
+        assert {k: out[k] for k in given if k in out} == {k: v for k, v in given.items() if k in out}
+    services.import_notebook(title="again", lines=exported, by="test")  # every hash checks on the way in
+    assert list(selectors.export(selectors.get_notebook("again"))) == exported
+    assert "every chain verifies" in _verified("big")
+
+
 def _verified(title: str) -> str:
     out = io.StringIO()
     call_command("notebook", "verify", title, stdout=out)
@@ -212,6 +234,74 @@ def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
     monkeypatch.setattr(services, "_add_state", stale)
     with pytest.raises(Conflict, match="Another write reached notebook 'zelda' first"):
         services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
+
+
+# ----- an add outside any atomic block is its own transaction (on SQLite, BEGIN and COMMIT on the driver) ------
+# A test's database is inside the test's transaction (and the log's triggers refuse the flush a transactional test
+# needs), so these run in a process of their own on a scratch database, where each add is the outermost block.
+
+OUTERMOST = """
+import json, django
+django.setup()
+from django.db import IntegrityError, connection, transaction
+from notebooks import log, services
+from notebooks.errors import Conflict, NotFound
+from notebooks.models import Row, Words
+
+def open_transaction():
+    if connection.vendor == "sqlite":
+        return connection.connection.in_transaction
+    return connection.connection.info.transaction_status != 0  # psycopg: not IDLE
+
+def add(text):
+    return services.add(notebook="zelda", text=text, source="seen", by="pippa", why="w")
+
+out = {}
+services.create_notebook(title="zelda", by="test")
+out["outermost"] = not connection.in_atomic_block
+out["committed"] = (add("one").seq, open_transaction(), Row.objects.count())
+try:
+    services.add(notebook="nowhere", text="x", source="seen", by="pippa", why="w")
+except NotFound:
+    out["refused"] = (open_transaction(), Row.objects.count())
+real = services._add_state
+services._add_state = lambda *a: (real(*a)[0], services.Head(0, log.GENESIS, 0.0), 1, None)
+try:
+    add("two")
+except Conflict:
+    out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+services._add_state = lambda *a: (services.NotebookRef(10**9, "zelda"), *real(*a)[1:])
+try:
+    add("three")
+except IntegrityError:
+    out["commit_failed"] = (open_transaction(), Row.objects.count(), Words.objects.count())
+services._add_state = real
+try:
+    with transaction.atomic():
+        add("four")
+        raise RuntimeError
+except RuntimeError:
+    out["nested_rolled_back"] = (open_transaction(), Row.objects.count())
+out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+print(json.dumps(out))
+"""
+
+
+def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(scratch_db, tmp_path):
+    db: Scratch = scratch_db()
+    script = tmp_path / "outermost.py"
+    script.write_text(OUTERMOST)
+    out = json.loads(db.run(str(script)).stdout)
+    assert out == {
+        "outermost": True,
+        "committed": [1, False, 1],
+        "refused": [False, 1],
+        "race": [False, ["one"]],  # the words of the losing add went in before its row: rolled back with it
+        "commit_failed": [False, 1, 1],
+        "nested_rolled_back": [False, 1],
+        "after": [2, False, ["five", "one"]],
+    }
+    assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
 
 
 # ----- the importer's quick paths refuse what the slow ones refused ------------------------------
