@@ -223,35 +223,34 @@ NOTES = (
 # Why a target fails when it does (found by profiling), shown under the results for each one that failed.
 WHY_FAILS = {
     "cold view ≥ 10x faster than the naive": (
-        "**Cold view against the naive fold.** The view as the card and every turn read it (warm) is thousands "
-        "of times faster than the naive fold; the first read after start measured 7-13x across runs here, on "
-        "both databases. Its cost at 100k rows: grouping 100k "
-        "index entries (about a sixth), two index probes per live line for its row and its words (more than "
-        "half), and building 15.8k Line objects (about a tenth). Going further needs the words beside the row "
-        "or a covering index holding every column of a row: not done."
+        "**Cold view against the naive fold.** A first read decodes the nearest snapshot (15.8k lines at 100k "
+        "rows: its blob, the numeric columns, the texts split, one tuple per line) and folds the rows after it "
+        "(at most half the lines it held), each with a probe for its words; the naive fold reads every row "
+        "through the ORM. The ratio moves with the load on this shared machine."
+    ),
+    "read after one new row": (
+        "**Read after one new row.** The new row is folded into the kept view (one indexed query returns the "
+        "row the view stands at and the new one); both figures are single calls of well under a millisecond, "
+        "where the first read after a write also pays for caches the write evicted."
     ),
     "one writer": (
-        "**One writer.** Each add is its own durable transaction, so the rate is bounded by the disk's commit "
-        "rate, shown beside it (a one-row INSERT per transaction on the same database, shared with other "
-        "sessions' test suites). On top of the commit an add costs about 0.8 ms of CPU here: five statements "
-        "through Django's cursor (the notebook, the session claim, the head with the next number, the words, "
-        "the row) and the hash. It was 1.7 ms before this work (ORM queries for the notebook, the claim and "
-        "the head, and an ORM insert)."
+        "**One writer.** Each add is its own durable transaction (synchronous=FULL in WAL), so the rate is "
+        "bounded by the disk's commit rate, shown beside it (a one-row INSERT per transaction on the same "
+        "database, shared with other sessions' work). On top of the commit an add runs one statement reading "
+        "the notebook, its head and next number, any redaction of its words and the session's claim, then "
+        "inserts the row and its words through the driver's cursor, and every 250 rows looks whether a view "
+        "snapshot is due."
     ),
     "import of": (
-        "**Import.** Parsing and checking each row, hashing it into the chain and inserting it (one prepared "
-        "INSERT on SQLite, COPY on PostgreSQL) is about 7 s of work for 100k rows on SQLite and 8.6-9.2 s on "
-        "PostgreSQL measured alone (the server maintains the row table's eight indexes, checks the deferred "
-        "foreign keys at commit, and the import ends with ANALYZE, 0.5 s, so the new notebook is planned "
-        "right). Across full runs here it measured 6.9-10.4 s on SQLite and 10.7-13.4 s on PostgreSQL: the "
-        "margin is smaller than this shared machine's load swings. It was 20 s (SQLite) and 23 s "
-        "(PostgreSQL) before this work, when rows went in through the ORM."
+        "**Import.** Each row is parsed, checked against the notebook as the rows before it leave it, hashed "
+        "into the chain and inserted as the file is read (a prepared INSERT on SQLite, binary COPY on "
+        "PostgreSQL, which files the rows on the other core meanwhile); the view snapshots are folded on the "
+        "way; PostgreSQL then analyzes the new rows so the notebook is planned right. The margin is smaller "
+        "than this shared machine's load swings."
     ),
     "frozen view at mid-log": (
-        "**Frozen view against as_of().** On SQLite 2.7-6x at every size in every run. On PostgreSQL 1.6-2.6x: "
-        "at 100k rows its first read spends most of its time on two index probes per live line (the row, then "
-        "its words), where as_of() scans one table; the size that dips under 2x moved between runs (100k in "
-        "two, 10k in one). A frozen view read again is kept and takes under a millisecond (see the figures)."
+        "**Frozen view against as_of().** A first read at a past cut starts from the snapshot at or before it "
+        "and folds the rows up to the cut; a frozen view read again is kept and takes under a millisecond."
     ),
 }
 
