@@ -414,7 +414,7 @@ def _append(
     words: dict[str, str] = {}
     written: list[RowWritten] = []
     # Rows into an empty notebook (an import) are folded into its snapshots as they stream by.
-    folder = snapshots.Folder() if top.seq == 0 else None
+    folder = snapshots.Folder(spacing=snapshots.IMPORT_SPACING) if top.seq == 0 else None
     rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
     try:
         if vendor == "postgresql":
@@ -492,7 +492,7 @@ def _chained(
         if folder is not None:
             if op == "redact" or (digest and body is None):
                 folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark
-            folder.take((seq, op, n, source, by, at, digest_hash, body, False))
+            folder.take(seq, op, n, source, by, at, digest_hash, body, False)
         yield (
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
             null if was_at is None else was_at, was_by, prev, digest_hash,
@@ -507,6 +507,7 @@ def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder
     if after // snapshots.EVERY == before // snapshots.EVERY:
         return
     if folder is not None and not folder.spoiled:
+        folder.finish()
         snapshots.store(notebook.pk, folder.made, redactions=0)  # an import, folded from memory as it streamed
     else:
         snapshots.catch_up(notebook.pk, after)

@@ -36,11 +36,12 @@ FoldRow = tuple[int, str, int, str, str, float, str, "str | None", bool]
 
 
 SPACING = 2  # a snapshot of L lines is followed by the next after L / SPACING rows (or EVERY, if more)
+IMPORT_SPACING = 1  # an import makes half as many (it writes them all at once), and one at its last row
 
 
-def due(seq: int, last_seq: int, last_live: int) -> bool:
+def due(seq: int, last_seq: int, last_live: int, spacing: int = SPACING) -> bool:
     """Whether a snapshot belongs at row `seq`, after one at `last_seq` holding `last_live` lines."""
-    return seq % EVERY == 0 and seq - last_seq >= max(EVERY, last_live // SPACING)
+    return seq % EVERY == 0 and seq - last_seq >= max(EVERY, last_live // spacing)
 
 
 @contextmanager
@@ -61,6 +62,8 @@ def quiet_gc() -> Iterator[None]:
 
 NUMBERS = (("n", "q"), ("a", "d"), ("q", "q"), ("s", "H"), ("b", "H"))  # column, array typecode
 is_none = partial(is_, None)
+# tuple.__new__ straight from C: the named tuple's own __new__ is Python and doubles the cost of 15k lines.
+make_line = partial(tuple.__new__, Line)
 
 
 def encode(lines: list[Line]) -> bytes:
@@ -118,12 +121,10 @@ def decode(blob: bytes) -> list[Line]:
         raise ValueError("snapshot texts do not match its lines")
     for i in head["z"]:
         texts[i] = None
-    # tuple.__new__ straight from C: the named tuple's own __new__ is Python and doubles the cost of 15k lines.
-    make = partial(tuple.__new__, Line)
     sources, names = head["S"], head["B"]
     lines = list(
         map(
-            make,
+            make_line,
             zip(
                 columns["n"],
                 texts,
@@ -152,28 +153,48 @@ class Folder:
     """Folds rows in seq order into the live lines, and makes a snapshot wherever one is due."""
 
     def __init__(
-        self, lines: Iterable[Line] = (), *, seq: int = 0, last_seq: int = 0, last_live: int = 0, pace: bool = True
+        self,
+        lines: Iterable[Line] = (),
+        *,
+        seq: int = 0,
+        last_seq: int = 0,
+        last_live: int = 0,
+        pace: bool = True,
+        spacing: int = SPACING,
     ) -> None:
         self.lines = {line.n: line for line in lines}
         self.seq, self.last_seq, self.last_live, self.pace = seq, last_seq, last_live, pace
+        self.spacing = spacing
+        self.last: Head | None = None  # the last row taken
         self.made: list[tuple[Head, list[Line]]] = []
         self.spoiled = False  # set by a feeder whose rows lack words they should carry: its snapshots are not used
 
     def feed(self, rows: Iterable[FoldRow]) -> None:
+        take = self.take
         for row in rows:
-            self.take(row)
+            take(*row)
 
-    def take(self, row: FoldRow) -> None:
-        seq, op, n, source, by, at, hash_, text, redacted = row
+    def take(
+        self, seq: int, op: str, n: int, source: str, by: str, at: float, hash_: str, text: str | None, redacted: bool
+    ) -> None:
         lines = self.lines
         if op == "strike":
             lines.pop(n, None)
         elif op == "add" or (op == "edit" and n in lines):  # an edit of a retired line stays retired
-            lines[n] = Line(n, text, source, by, at, seq, redacted)
+            lines[n] = make_line((n, text, source, by, at, seq, redacted))
         self.seq = seq
-        if self.pace and due(seq, self.last_seq, self.last_live):
+        if self.pace and due(seq, self.last_seq, self.last_live, self.spacing):
             self.made.append((Head(seq, hash_, at), self.view()))
             self.last_seq, self.last_live = seq, len(lines)
+        elif self.pace:
+            self.last = (seq, hash_, at)
+
+    def finish(self) -> None:
+        """A snapshot at the last row taken too, unless one stands there: the first read after an import starts
+        from it."""
+        if self.last is not None and self.last[0] > self.last_seq:
+            self.made.append((Head(*self.last), self.view()))
+            self.last_seq, self.last_live = self.last[0], len(self.lines)
 
     def view(self) -> list[Line]:
         lines = self.lines

@@ -100,16 +100,24 @@ def test_no_snapshot_before_the_first_place(notebook):
     assert _stored(notebook) == []
 
 
-def test_an_import_makes_the_snapshots_writing_row_by_row_would(notebook, dad):
-    _history("zelda", 120)
-    text = list(selectors.export(notebook))
-    services.import_notebook(title="copy", lines=text, by="test")
+def test_an_import_makes_half_as_many_snapshots_and_one_at_its_last_row(notebook, dad):
+    _history("zelda", 123)
+    services.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
     copy = selectors.get_notebook("copy")
-    ours = list(Snapshot.objects.filter(notebook=notebook).order_by("seq").values_list("seq", "hash", "live"))
-    theirs = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "hash", "live"))
-    assert theirs == ours and len(ours) >= 5
-    for seq, _hash, _live in ours:
-        assert snapshots.decode(Snapshot.objects.get(notebook=copy, seq=seq).lines) == _from_log(copy, seq)
+    stored = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "live", "lines"))
+    head = selectors.head(copy)
+    assert stored[-1][0] == head.seq == selectors.head(notebook).seq  # a first read after it folds nothing
+    last_seq = last_live = 0
+    for seq, live, _blob in stored[:-1]:
+        assert snapshots.due(seq, last_seq, last_live, snapshots.IMPORT_SPACING)
+        last_seq, last_live = seq, live
+    for seq, _live, blob in stored:
+        assert snapshots.decode(blob) == _from_log(copy, seq)
+    assert snapshots.problems(copy.pk) == []
+    # Writes after it go on from its last snapshot, at the usual spacing.
+    for i in range(EVERY * 10):
+        services.add(notebook="copy", text=f"after {i}", source="seen", by="pippa", why="w")
+    assert max(_stored(copy)) > head.seq
 
 
 # ----- what they give -----------------------------------------------------------------------------------------
