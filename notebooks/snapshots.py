@@ -3,7 +3,8 @@ after the nearest one instead of the whole log.
 
 A snapshot stands at a row whose seq is a multiple of EVERY, once the rows since the previous snapshot are at
 least half the lines it held: a first read folds at most that many rows past one, and all of a notebook's
-snapshots together hold at most about two lines per row of its log.
+snapshots together hold at most about two lines per row of its log. An import, which writes them all at once,
+makes half as many, and one at its last row.
 
 A reader uses one only while that row still carries the hash the snapshot names, the notebook's count of redact
 rows is still the one it was made with, and its MAC, keyed by SECRET_KEY, matches its content: the log stays the
