@@ -299,7 +299,8 @@ def test_reads_take_a_fixed_few_queries_whatever_the_size(db, read, django_asser
     _big("small", 15)
     _big("large", 600)
     small, large = selectors.get_notebook("small"), selectors.get_notebook("large")
-    assert _queries(lambda: read(small)) == _queries(lambda: read(large))
+    # A large notebook never takes more queries than a small one (it may take fewer: a snapshot stands at its head).
+    assert _queries(lambda: read(large)) <= _queries(lambda: read(small)) <= 4
     with django_assert_max_num_queries(3):
         read(large)
     assert len(selectors.view(large)) == 480
