@@ -127,40 +127,14 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True) -> float 
     return float(value)
 
 
-def parse(
-    lines: Iterable[str],
-    *,
-    fold: Fold | None = None,
-    default_by: str = "unknown",
-    is_editor: Callable[[str], bool] = lambda name: name == "dad",
-    max_words: int = 4000,
-    max_reason: int = 2000,
-    max_rows: int = 2_000_000,
-    progress: Callable[[int], None] | None = None,
-    start: int = 1,
-    keep_texts: bool = True,
-) -> tuple[list[dict[str, Any]], Fold]:
+def parse(lines: Iterable[str], *, fold: Fold | None = None, **options: Any) -> tuple[list[dict[str, Any]], Fold]:
     """Check rows against the fold and return them as fields for the log, with the fold after them.
 
-    `start` is the file's line number of the first line given, so a refusal names the line in the file.
-    `keep_texts=False` skips keeping every text of every line (only a backup's are needed, for adoption).
+    `options` are checked_rows' (limits, is_editor, progress, `start`: the file's line number of the first line
+    given, so a refusal names the line in the file; `keep_texts=False` skips keeping every text of every line).
     """
     fold = fold or Fold()
-    out = list(
-        checked_rows(
-            lines,
-            fold=fold,
-            default_by=default_by,
-            is_editor=is_editor,
-            max_words=max_words,
-            max_reason=max_reason,
-            max_rows=max_rows,
-            progress=progress,
-            start=start,
-            keep_texts=keep_texts,
-        )
-    )
-    return out, fold
+    return list(checked_rows(lines, fold=fold, **options)), fold
 
 
 def checked_rows(

@@ -215,18 +215,6 @@ FORWARD_MAX = 20_000  # rows folded forward from a snapshot; more than that and 
 FOLDS_KEPT = 256  # folds kept, live and past (least recently read dropped first)…
 FOLD_LINES_KEPT = 200_000  # …and no more lines than this in all of them (about 100 MB)
 
-# The row the fold stands at and up to FOLD_STEP rows after it. Bounded on both sides (seqs are dense) and the
-# words fetched by a subquery per row: with LIMIT and a join PostgreSQL hashed every word of the notebook (2 ms).
-FOLD_SQL = """
-SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash,
-       CASE WHEN r.op IN ('add', 'edit') THEN
-           (SELECT w.body FROM notebooks_words w WHERE w.notebook_id = r.notebook_id AND w.digest = r.digest)
-       END
-FROM notebooks_row r
-WHERE r.notebook_id = %s AND r.seq >= %s AND r.seq <= %s
-ORDER BY r.seq
-"""
-
 
 @dataclass
 class _Fold:
@@ -258,13 +246,13 @@ def forget_folds() -> None:
 def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
     """Fold rows after fold.seq into it; False (and the fold unchanged) if they do not continue its chain."""
     prev_seq, prev_hash = fold.seq, fold.hash
-    for seq, op, _n, _source, _by, _at, row_prev, row_hash, _body in rows:
+    for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, _body in rows:
         if seq != prev_seq + 1 or row_prev != prev_hash or op == "redact":  # a redaction: rebuild, words go
             return False
         prev_seq, prev_hash = seq, row_hash
     lines = fold.lines
     by_n = attrgetter("n")
-    for seq, op, n, source, by, at, _prev, _hash, body in rows:
+    for seq, op, n, source, by, at, _prev, _hash, _digest, body in rows:
         if op == "adopt":
             continue
         i = bisect_left(lines, n, key=by_n)
@@ -292,30 +280,22 @@ def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
             _folds.move_to_end(key)
     if fold is not None:
         with fold.lock:
+            # The row the fold stands at and up to FOLD_STEP rows after it, in one bounded range (seqs are dense).
             with connection.cursor() as cursor:
-                cursor.execute(FOLD_SQL, [notebook.pk, max(fold.seq, 1), fold.seq + FOLD_STEP])
+                cursor.execute(snapshots.ROWS_SQL, [notebook.pk, max(fold.seq, 1) - 1, fold.seq + FOLD_STEP])
                 found = cursor.fetchall()
             if fold.seq == 0:
-                found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, None))
+                found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, "", None))
             # Used only if the row it stands at still has its hash, and the rows after it (fewer than a full range,
             # or there may be more) continue the chain.
             if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
                 if len(found) == 1 or _fold_forward(fold, found[1:]):
                     return use(fold)
     lines, top = _computed(notebook)
-    fold = _Fold(top.seq, top.hash, top.at, lines, redactions=_redactions(notebook))
+    fold = _Fold(top.seq, top.hash, top.at, lines, redactions=snapshots.count_redactions(notebook.pk))
     _keep(key, fold)
     with fold.lock:
         return use(fold)
-
-
-def _redactions(notebook: Notebook) -> int:
-    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook.pk]
-        )
-        return cursor.fetchone()[0]
 
 
 def _keep(key: tuple, fold: _Fold) -> None:
@@ -355,13 +335,15 @@ def _frozen_top(notebook: Notebook, cut: int, until: float | None) -> tuple[Head
     """The row a past view stands at (the last at or before seq `cut`, or time `until`) and the notebook's count
     of redact rows, in one query."""
     where, bound = (
-        ("seq <= %s ORDER BY seq DESC", cut) if until is None else ("at <= %s ORDER BY at DESC, seq DESC", until)
+        ("seq <= %(bound)s ORDER BY seq DESC", cut)
+        if until is None
+        else ("at <= %(bound)s ORDER BY at DESC, seq DESC", until)
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT seq, hash, at, (SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %s "
-            f"AND x.redacts IS NOT NULL) FROM notebooks_row WHERE notebook_id = %s AND {where} LIMIT 1",
-            [notebook.pk, notebook.pk, bound],
+            f"SELECT seq, hash, at, {snapshots.REDACTIONS} FROM notebooks_row WHERE notebook_id = %(nb)s "
+            f"AND {where} LIMIT 1",
+            {"nb": notebook.pk, "bound": bound},
         )
         found = cursor.fetchone()
     return (Head(*found[:3]), found[3]) if found else (Head(0, log.GENESIS, 0.0), 0)

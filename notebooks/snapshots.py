@@ -245,7 +245,8 @@ def last(notebook_id: int) -> tuple[int, int]:
     return found or (0, 0)
 
 
-def _redactions(notebook_id: int) -> int:
+def count_redactions(notebook_id: int) -> int:
+    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + REDACTIONS.replace("%(nb)s", "%s"), [notebook_id])
         return cursor.fetchone()[0]
@@ -256,7 +257,7 @@ def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int
     if not made:
         return 0
     if redactions is None:
-        redactions = _redactions(notebook_id)
+        redactions = count_redactions(notebook_id)
     values = []
     for top, lines in made:
         blob = encode(lines)
@@ -356,7 +357,7 @@ def problems(notebook_id: int) -> list[str]:
         hashes = dict(cursor.fetchall())
     if not stored:
         return []
-    redactions = _redactions(notebook_id)
+    redactions = count_redactions(notebook_id)
     found: list[str] = []
     folder = Folder(pace=False)
     rows = rows_after(notebook_id, 0, max(hashes, default=0), log.GENESIS)

@@ -87,13 +87,20 @@ def test_verify_finds_deleted_words(five_rows):
     assert "zelda: seq 4: its words are gone and no redact row names them" in _verify("zelda")
 
 
+def _forged_strike(*, seq: int, n: int, after: int, hash_: str) -> str:
+    """SQL inserting a strike of line n at `seq`, linked to row `after`, with a made-up hash."""
+    return (
+        "INSERT INTO notebooks_row (notebook_id, seq, op, n, digest, source, by, why, how, at, was_by, prev_hash, hash)"
+        f" SELECT notebook_id, {seq}, 'strike', {n}, '', '', 'dad', 'forged', 'retired', at, '', hash, '{hash_}'"
+        f" FROM notebooks_row WHERE seq = {after}"
+    )
+
+
 def test_verify_finds_a_row_inserted_in_the_middle(five_rows):
     as_owner(
         "UPDATE notebooks_row SET seq = seq + 1000 WHERE seq >= 3",
         "UPDATE notebooks_row SET seq = seq - 999 WHERE seq > 1000",
-        "INSERT INTO notebooks_row (notebook_id, seq, op, n, digest, source, by, why, how, at, was_by, prev_hash, hash)"
-        " SELECT notebook_id, 3, 'strike', 2, '', '', 'dad', 'forged', 'retired', at, '', hash, 'forged'"
-        " FROM notebooks_row WHERE seq = 2",
+        _forged_strike(seq=3, n=2, after=2, hash_="forged"),
     )
     problems = _verify("zelda")
     assert "zelda: seq 3: content does not match its hash (row changed)" in problems
@@ -102,9 +109,7 @@ def test_verify_finds_a_row_inserted_in_the_middle(five_rows):
 
 def test_verify_finds_a_row_appended_without_its_hash(five_rows):
     as_owner(
-        "INSERT INTO notebooks_row (notebook_id, seq, op, n, digest, source, by, why, how, at, was_by, prev_hash, hash)"
-        " SELECT notebook_id, 6, 'strike', 4, '', '', 'dad', 'forged', 'retired', at, '', hash, 'f00d'"
-        " FROM notebooks_row WHERE seq = 5",
+        _forged_strike(seq=6, n=4, after=5, hash_="f00d"),
     )
     assert "zelda: seq 6: content does not match its hash (row changed)" in _verify("zelda")
 
