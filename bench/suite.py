@@ -46,6 +46,7 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 
 FIRST_READS = {"cold", "frozen_mid"}  # cases that drop the kept folds themselves; every other is timed warm
+SINGLE_CALLS = 41  # reads timed one call each (right after a write): many, for a steady median of a ~0.1 ms read
 BATCH = 0.05  # seconds: a round repeats a fast case for at least this long and takes the mean
 
 
@@ -197,6 +198,27 @@ def analyze() -> None:
             cursor.execute("VACUUM ANALYZE")
 
 
+def after_other_write(nb: Notebook, title: str, times: int) -> tuple[list[float], list[float]]:
+    """The live view read right after a row added by another process (another worker), and read again."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "bench.writer", "--one-at-a-time", title],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    after, again = [], []
+    try:
+        for _ in range(times):
+            selectors.view(nb)
+            worker.stdin.write("add\n")
+            worker.stdin.flush()
+            check(worker.stdout.readline() == "ok\n", "the other worker added its line")
+            after.append(timed(lambda: selectors.view(nb))[0])
+            again.append(timed(lambda: selectors.view(nb))[0])
+    finally:
+        worker.stdin.close()
+        worker.wait()
+    return after, again
+
+
 def measure_size(size: int, index: int, reps: int) -> dict[str, Any]:
     got = load(size, index)
     title, rows, nb = got["title"], got["rows"], got["nb"]
@@ -235,13 +257,18 @@ def measure_size(size: int, index: int, reps: int) -> dict[str, Any]:
     # The read right after one new row (the add itself not timed), and beside it the same read once more, timed
     # the same way: one call each, so both carry the same timer and cache effects (a batched mean carries neither).
     after, again = [], []
-    for i in range(max(15, 2 * reps)):  # more of them than rounds, for a steadier median
+    for i in range(SINGLE_CALLS):
         selectors.view(nb)
         services.add(notebook=title, text=f"one more line {i}", source="seen", by="pippa", why="bench")
         after.append(timed(lambda: selectors.view(nb))[0])
         again.append(timed(lambda: selectors.view(nb))[0])
     result["after_one"] = {"median": statistics.median(after), "runs": after}
     result["warm_again"] = {"median": statistics.median(again), "runs": again}
+    # The same, the row added by another process (another worker): this process's kept view has not seen it,
+    # and SQLite drops this connection's page cache when another connection commits.
+    after, again = after_other_write(nb, title, SINGLE_CALLS)
+    result["after_other"] = {"median": statistics.median(after), "runs": after}
+    result["other_again"] = {"median": statistics.median(again), "runs": again}
 
     say(f"{size:,} rows: export and memory")
     out = ROOT / "var" / "bench" / f"export-{connection.vendor}-{size}.jsonl"

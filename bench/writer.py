@@ -1,5 +1,6 @@
 """One of the concurrent writers (run by bench/suite.py): adds lines to one notebook, each add its own
-transaction, and prints the numbers it was given as JSON."""
+transaction, and prints the numbers it was given as JSON. With --one-at-a-time TITLE, another worker: one add
+for each line read from stdin, answered "ok" once committed."""
 
 import json
 import os
@@ -16,7 +17,15 @@ from notebooks.errors import Conflict  # noqa: E402
 from notebooks.roles import Actor  # noqa: E402
 
 
+def one_at_a_time(title: str) -> None:
+    for i, _ in enumerate(sys.stdin):
+        services.add(notebook=title, text=f"another worker's line {i}", source="seen", by="pippa", why="bench")
+        print("ok", flush=True)
+
+
 def main() -> None:
+    if sys.argv[1] == "--one-at-a-time":
+        return one_at_a_time(sys.argv[2])
     title, count, start_at, name = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     agent = Actor(name)
     numbers: list[int] = []

@@ -5,7 +5,7 @@ import math
 import threading
 from bisect import bisect_left
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -269,6 +269,21 @@ def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
     last = rows[-1]
     fold.seq, fold.at, fold.hash, fold.turn = last[0], last[5], last[7], None
     return True
+
+
+def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
+    """Rows just written after `top` (services.RowWritten) folded into the notebook's kept live view, if it
+    stands at `top`: the writer's next read then finds the view at the log's head. That read still checks the
+    row the fold stands at against the log, so a write rolled back later only costs a rebuild."""
+    with _folds_lock:
+        fold = _folds.get(_fold_key(notebook))
+    if fold is None or not written:
+        return
+    with fold.lock:
+        if fold.seq == top.seq and fold.hash == top.hash:
+            _fold_forward(
+                fold, [(w.seq, w.op, w.n, w.source, w.by, w.at, w.prev_hash, w.hash, "", w.body) for w in written]
+            )
 
 
 def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:

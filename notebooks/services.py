@@ -319,9 +319,12 @@ class RowWritten(NamedTuple):
     at: float
     prev_hash: str
     hash: str
+    source: str
+    body: str | None  # the words of an add or edit (None when redacted, and for other ops)
 
 
 WORDS_COLUMNS = ("notebook_id", "digest", "body")
+WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
@@ -445,6 +448,10 @@ def _append(
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
     _snapshot(notebook, top.seq, written, folder)
+    if folder is None and not redacted:
+        # This process's kept view takes the rows it just wrote (its next read still checks them against the log);
+        # not where words were redacted: a rebuild from the log shows the redaction's mark.
+        selectors.fold_in(notebook, top, written)
     return written
 
 
@@ -488,7 +495,7 @@ def _chained(
                 line=line_no,
             )
         session_id = get("session_id")
-        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash))
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in WORDED else None))
         if folder is not None:
             if op == "redact" or (digest and body is None):
                 folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark
