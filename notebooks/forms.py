@@ -74,6 +74,12 @@ class RetireForm(_LineForm):
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
+class RedactForm(_LineForm):
+    prefix_id, focus = "redact", "reason"
+    reason = _reason()
+    seq = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
 class AddForm(_Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id="add-%s", **kwargs)

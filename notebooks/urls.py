@@ -21,4 +21,5 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<int:n>/edit/", views.edit, name="edit"),
     path("notebooks/<str:title>/lines/<int:n>/retire/", views.retire, name="retire"),
     path("notebooks/<str:title>/lines/<int:n>/history/", views.history, name="history"),
+    path("notebooks/<str:title>/lines/<int:n>/redact/", views.redact, name="redact"),
 ]

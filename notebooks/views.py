@@ -22,13 +22,18 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import chart, selectors, services
 from .errors import Conflict, Forbidden, NotebookError, NotFound
-from .forms import AddForm, AuditForm, CardViewForm, EditForm, RetireForm, SelectionForm
+from .forms import AddForm, AuditForm, CardViewForm, EditForm, RedactForm, RetireForm, SelectionForm
 from .models import Notebook
 from .roles import Actor, user_is_editor
 
 CARD = "notebooks/card.html"
 INVALID, CONFLICT = 422, 409
-FULL_PAGE_SLOT = {"edit-form": "editing", "retire-form": "retiring", "history": "history_of"}
+FULL_PAGE_SLOT = {
+    "edit-form": "editing",
+    "retire-form": "retiring",
+    "redact-form": "redacting",
+    "history": "history_of",
+}
 
 View = Callable[..., HttpResponse]
 
@@ -296,6 +301,60 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     if not request.htmx:
         return HttpResponseRedirect(_card_url(notebook, retired=n))
     return _line_or_panel(request, notebook, "retired", n, **_retired_context(notebook, n))
+
+
+def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:
+    """The entry of line n whose words a redaction would remove: row `seq`, or else the line's current words."""
+    try:
+        entries = selectors.history(notebook, n)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    worded = [e for e in entries if e.op in ("add", "edit", "adopt") and not e.redacted]
+    if seq is not None:
+        worded = [e for e in worded if e.seq == seq]
+    elif worded and worded[-1].adopted:
+        worded = []  # no words of its own: an adopted row is named by its seq, from the history
+    return worded[-1] if worded else None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@_editor_required
+def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Remove a row's words from the database for good (services.redact), from the line's history."""
+    notebook = _notebook(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        seq = request.GET.get("seq", "")
+        target = _redactable(notebook, n, int(seq) if seq.isdigit() else None)
+        if target is None:
+            raise Http404(f"Line #{n} has no words {f'at seq {seq} ' if seq else ''}left to redact.")
+        form = RedactForm(initial={"seq": target.seq}, n=n)
+        return _line_or_panel(request, notebook, "redact-form", n, line=current, redact_form=form, target=target)
+    form = RedactForm(request.POST, n=n)
+    if form.is_valid():
+        seq = form.cleaned_data["seq"]
+        try:
+            services.redact(notebook=notebook.title, n=n, by=_actor(request), why=form.cleaned_data["reason"], seq=seq)
+        except NotebookError as exc:
+            form.add_error(None, exc.message)
+            status = _refusal_status(exc)
+        else:
+            note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(_card_url(notebook, anchor=f"line-{n}"))
+            after = selectors.history(notebook, n)
+            if current is None:
+                retired = _retired_context(notebook, n)
+                return _line_or_panel(request, notebook, "retired", n, history_of=n, entries=after, **retired)
+            return _line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+    else:
+        seq, status = form.cleaned_data.get("seq"), INVALID
+    target = _redactable(notebook, n, seq)  # None once the words are gone: the form says why
+    return _line_or_panel(
+        request, notebook, "redact-form", n, line=current, redact_form=form, target=target, status=status
+    )
 
 
 @login_required

@@ -310,6 +310,25 @@ def test_every_action_works_without_javascript(browser, card_server):
     context.close()
 
 
+def test_redact_words_from_a_lines_history(page, tmp_path):
+    from playwright.sync_api import expect
+
+    out = Path(os.environ.get("NOTEBOOKS_SCREENSHOTS") or tmp_path)
+    line = page.locator("#line-12")
+    line.get_by_role("button", name="History").click()
+    line.locator(".history").get_by_role("link", name="Redact these words…").click()
+    expect(line).to_contain_text("Redact words of line #12")
+    expect(line.locator("blockquote")).to_have_text("Lava tiles hurt even at the edge.")
+    line.get_by_label("Reason").fill("a private note, not a lesson")
+    line.screenshot(path=str(out / "card-redact-form.png"))
+    line.get_by_role("button", name="Redact for good").click()
+    expect(line.locator(".words").first).to_have_text("[redacted: a private note, not a lesson]")
+    expect(line.locator(".history")).to_contain_text("redacted words")
+    expect(line).not_to_contain_text("Lava tiles hurt")
+    line.screenshot(path=str(out / "card-redacted.png"))
+    assert _swapped_in_place(page)
+
+
 def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in, tmp_path):
     from playwright.sync_api import expect
 

@@ -12,12 +12,13 @@ READS = ["/", "/audit/", url(), url(1), url(1, "history")]
 WRITES = [
     (url(1, "edit"), {"words": "w", "reason": "r", "expected": 1}),
     (url(1, "retire"), {"reason": "r", "expected": 1}),
+    (url(1, "redact"), {"reason": "r", "seq": 1}),
     (url(action="add"), {"words": "w", "reason": "r"}),
     (url(action="selected"), {"n": ["1", "2"], "reason": "r", "action": "retire"}),
 ]
 
 
-@pytest.mark.parametrize("path", READS + [url(1, "edit"), url(1, "retire")])
+@pytest.mark.parametrize("path", READS + [url(1, "edit"), url(1, "retire"), url(1, "redact")])
 def test_an_anonymous_reader_is_sent_to_sign_in(client, lines, path):
     response = client.get(path)
     assert response.status_code == 302
