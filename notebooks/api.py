@@ -23,6 +23,7 @@ from .roles import Actor
 MAX_LINE = 2**31 - 1  # a line number is a PositiveIntegerField
 MAX_SEQ = 2**63 - 1
 MAX_MERGE = 1000
+DIGEST = re.compile(r"[0-9a-f]{64}")  # a sha256 in hex, as rows name words
 ROWS_PAGE = 1000
 ROWS_PAGE_MAX = 5000
 _TITLE = re.compile(TITLE_PATTERN)
@@ -112,6 +113,7 @@ KINDS: dict[str, Callable[[Any, str], Any]] = {
     "line": lambda v, k: _whole(v, k, 1, MAX_LINE),
     "seq": lambda v, k: _whole(v, k, 1, MAX_SEQ),
     "lines": lambda v, k: _lines(v, k),
+    "digest": lambda v, k: v if isinstance(v, str) and DIGEST.fullmatch(v) else _fail(f"'{k}' must be a sha256 hex."),
 }
 
 
@@ -279,6 +281,16 @@ def retire(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonRespon
         why=body["why"],
         into=body["into"],
         expected=body["expected"],
+    )
+    return JsonResponse({"n": written.n, "seq": written.seq})
+
+
+@endpoint("POST")
+def redact(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonResponse:
+    number = _number(n)
+    body = _body(request, {"why": "text"}, {"seq": "seq", "digest": "digest"})
+    written = services.redact(
+        notebook=_title_field(title), n=number, by=actor, why=body["why"], seq=body["seq"], digest=body["digest"]
     )
     return JsonResponse({"n": written.n, "seq": written.seq})
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<str:n>/history", api.history, name="api-history"),
     path("notebooks/<str:title>/lines/<str:n>/edit", api.edit, name="api-edit"),
     path("notebooks/<str:title>/lines/<str:n>/retire", api.retire, name="api-retire"),
+    path("notebooks/<str:title>/lines/<str:n>/redact", api.redact, name="api-redact"),
     path("sessions", api.sessions_, name="api-sessions"),
     path("sessions/<str:session_id>", api.session, name="api-session"),
     path("sessions/<str:session_id>/checkpoint", api.checkpoint, name="api-checkpoint"),

@@ -184,6 +184,24 @@ def document() -> dict[str, Any]:
                     requestBody=_body({"why": why, "into": line_number, "expected": seq}, ["why"]),
                 ),
             },
+            "/api/notebooks/{title}/lines/{n}/redact": {
+                "parameters": [title, n],
+                "post": _op(
+                    "redactWords",
+                    "Remove words of line n from the database for good (the human editor only).",
+                    {
+                        "200": _json(written, "The line and its redact row's seq."),
+                        **_errors(400, 401, 403, 404, 409, 413),
+                    },
+                    "The words are those of row 'seq' of the line, or those with sha256 'digest', or else the "
+                    "line's current words. A redact row naming their digest is appended and the words are deleted "
+                    "in the same transaction; every row that carried them then reads '[redacted: why]', and the "
+                    "hash chain still verifies. Redacted words cannot be written into the notebook again.",
+                    requestBody=_body(
+                        {"why": why, "seq": seq, "digest": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}, ["why"]
+                    ),
+                ),
+            },
             "/api/notebooks/{title}/merge": {
                 "parameters": [title],
                 "post": _op(
