@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from notebooks import log, selectors, services
+from notebooks import log, selectors, services, snapshots
 from notebooks.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
 
@@ -39,6 +39,7 @@ class Tracked:
     mtime_ns: int = 0
     ino: int = 0
     seen_ns: int = 0  # when the file was last read and found to be this
+    redactions: int = 0  # the notebook's redact rows when the file was written: a new one takes words out of it
 
 
 # A file's stat is trusted only if it was this much older than the moment it was last verified: a change
@@ -57,6 +58,7 @@ class FileResult:
     evidence_ref: str = ""
     evidence_sha: str = ""
     waiting: str = ""  # why the file was left for the next sweep
+    redacted: tuple[int, ...] = ()  # rows written again without words redacted since the vault wrote them
 
     @property
     def file(self) -> str:
@@ -84,6 +86,8 @@ class SweepResult:
                 out.append(
                     f"{f.file}: imported {len(f.imported)} appended row(s) (seq {_ranges(f.imported)}, by {who})"
                 )
+            if f.redacted:
+                out.append(f"{f.file}: took redacted words out of {_rows_named(f.redacted)}")
             if f.appended:
                 held = " (claimed: written, not committed)" if f.title in self.claimed else ""
                 out.append(f"{f.file}: wrote {f.appended} row(s){held}")
@@ -93,6 +97,10 @@ class SweepResult:
         if self.commit:
             out.append(f"committed {self.commit[:12]}")
         return out
+
+
+def _rows_named(seqs: "tuple[int, ...] | list[int]") -> str:
+    return f"row {seqs[0]}" if len(seqs) == 1 else f"rows {_ranges(seqs)}"
 
 
 def _rows(n: int) -> str:
@@ -326,6 +334,8 @@ class Vault:
             and (selectors.row_hash(nb, tracked.rows) if tracked.rows else log.GENESIS) == tracked.hash
         ):
             trusted_rows, trusted_bytes, written = tracked.rows, tracked.size, 0
+            if tracked.redactions != snapshots.count_redactions(nb.pk):
+                found, trusted_bytes = self._redacted_away(result, path, nb, found, trusted_rows, trusted_bytes)
 
         if found is None:
             if tracked and tracked.rows:
@@ -409,6 +419,25 @@ class Vault:
 
     # ----- writing files ----------------------------------------------------------------------------
 
+    def _redacted_away(
+        self, result: FileResult, path: Path, nb: Notebook, found: bytes, rows: int, size: int
+    ) -> tuple[bytes, int]:
+        """The file with its first `rows` rows (`size` bytes, as the vault wrote them) as the log gives them now: words
+        redacted since leave the file too, so the harness never reads them. Earlier commits still hold them."""
+        new = canonical_lines(nb)[:rows]
+        old = split_lines(found[:size])[0]
+        changed = [seq for seq, (was, now) in enumerate(zip(old, new, strict=False), 1) if was != now]
+        if not changed:
+            return found, size
+        if _stat_key(_stat_or_none(path)) != self._read_stat.get(result.title):
+            raise _Moved
+        fresh = b"".join(line + b"\n" for line in new)
+        content = fresh + found[size:]
+        _write_atomic(path, content)
+        self._read_stat[result.title] = _stat_key(_stat_or_none(path))
+        result.redacted = tuple(changed)
+        return content, len(fresh)
+
     def _track(self, state: dict[str, Tracked], title: str, nb: Notebook | None, content: bytes) -> None:
         stat = self.path(title).stat()
         rows = content.count(b"\n")  # every file the vault leaves ends each row with a newline
@@ -420,6 +449,7 @@ class Vault:
             mtime_ns=stat.st_mtime_ns,
             ino=stat.st_ino,
             seen_ns=time.time_ns(),
+            redactions=snapshots.count_redactions(nb.pk) if nb is not None else 0,
         )
 
     def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
@@ -528,22 +558,30 @@ class Vault:
         details, actors, counts = [], set(), []
         for name, data in sorted(files.items()):
             old = self.git.blob(tree[name]) if name in tree else b""
+            redacted = next((f.redacted for f in results if f.file == name and f.redacted), ())
             if data.startswith(old):
-                rows = [_row_summary(line) for line in split_lines(data[len(old) :])[0]]
-                seqs = [seq for seq, _ in rows if seq is not None]
-                who = sorted({by for _, by in rows if by})
-                actors.update(who)
-                outside = [s for s in seqs if s in imported.get(name, set())]
-                note = f"; appended outside and imported: {_ranges(outside)}" if outside else ""
-                span = f"row {seqs[0]}" if len(seqs) == 1 else f"rows {_ranges(seqs)}"
-                if not rows:
-                    details.append(f"{name}: a new notebook, no rows yet")
-                else:
-                    details.append(f"{name}: {span} by {', '.join(who) or 'nobody'}{note}")
-                counts.append(f"{name[: -len(SUFFIX)]} +{len(rows)}")
+                added = split_lines(data[len(old) :])[0]
+            elif redacted:
+                details.append(
+                    f"{name}: words redacted in the log taken out of {_rows_named(redacted)} (earlier commits still "
+                    "hold them)"
+                )
+                added = split_lines(data)[0][old.count(b"\n") :]
             else:
                 details.append(f"{name}: replaced by the file the log gives (it was not a prefix of it)")
                 counts.append(f"{name[: -len(SUFFIX)]} replaced")
+                continue
+            rows = [_row_summary(line) for line in added]
+            seqs = [seq for seq, _ in rows if seq is not None]
+            who = sorted({by for _, by in rows if by})
+            actors.update(who)
+            outside = [s for s in seqs if s in imported.get(name, set())]
+            note = f"; appended outside and imported: {_ranges(outside)}" if outside else ""
+            if rows:
+                details.append(f"{name}: {_rows_named(seqs)} by {', '.join(who) or 'nobody'}{note}")
+            elif not redacted:
+                details.append(f"{name}: a new notebook, no rows yet")
+            counts.append(f"{name[: -len(SUFFIX)]} +{len(rows)}" + (" redacted" if redacted else ""))
         head_line = subject or "vault: " + ", ".join(counts)
         tail = {"Actors": ", ".join(sorted(actors)) or "none", **(trailers or {})}
         return head_line + "\n\n" + "\n".join(details) + "\n\n" + "".join(f"{k}: {v}\n" for k, v in tail.items())

@@ -16,7 +16,7 @@ from notebooks.errors import Conflict, Invalid
 
 from .claims import claimed_titles
 from .git import Person, safe_ref_part
-from .mirror import SUFFIX, Vault, _ranges, canonical_bytes, split_lines
+from .mirror import SUFFIX, FileResult, Vault, _ranges, canonical_bytes, split_lines
 
 CHECKPOINT_PREFIX = "refs/checkpoints/"
 
@@ -140,9 +140,10 @@ def vault_land(
         branch = v.git.branch_ref()
         head = v.git.head()
         at_head = v.git.file_at(head, name) or b""
-        if not content.startswith(at_head):
-            raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
         head_rows = at_head.count(b"\n")
+        kept, redacted = _carried(at_head, lines)
+        if kept < head_rows:
+            raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
 
         def upto(n: int) -> bytes:
             return b"".join(line + b"\n" for line in lines[:n])
@@ -151,6 +152,16 @@ def vault_land(
             files = {name: upto(n)}
             message = v.drift_message(parent, files, [], subject=subject, trailers={"Session": str(session_id)})
             return v.git.commit_files(parent=parent, files=files, message=message, ref=branch)
+
+        if redacted:  # words redacted in the log since HEAD was written leave it first, as drift of their own
+            files = {name: upto(head_rows)}
+            subject = f"vault: words redacted in {title} while session {session_id} held it"
+            message = v.drift_message(
+                head, files, [FileResult(title, redacted=tuple(redacted))], subject=subject,
+                trailers={"Session": str(session_id)},
+            )  # fmt: skip
+            head = v.git.commit_files(parent=head, files=files, message=message, ref=branch)
+            drift.append(head)
 
         if not rows:
             sha = drift_commit(head, len(lines), f"vault: drift in {title} while session {session_id} held it")
@@ -229,14 +240,15 @@ def _expand(part: str) -> range:
 
 
 def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str) -> None:
-    """The final gate: what the file held at the take's base is still there, byte for byte."""
+    """The final gate: what the file held at the take's base is still there, byte for byte (but for words the
+    log redacted since, which read "[redacted: why]" in the same row)."""
     if candidate.startswith(at_base):
         return
     old, _ = split_lines(at_base)
     new, _ = split_lines(candidate)
-    k = 0
-    while k < len(old) and k < len(new) and old[k] == new[k]:
-        k += 1
+    k, _ = _carried(at_base, new)
+    if k == len(old):
+        return
     how = "is missing (the file was cut short)" if k >= len(new) else "was changed or deleted"
     raise Conflict(
         f"The final gate refuses the land: {name} at the take's base {base[:12]} is not a byte-for-byte prefix of "
@@ -244,6 +256,32 @@ def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str) -> 
         "file as evidence and restore it from the log.",
         line=k + 1,
     )
+
+
+def _carried(old: bytes, new: list[bytes]) -> tuple[int, list[int]]:
+    """How many of the rows in `old` the lines `new` begin with, each the same or that row with its words
+    redacted since; and the seqs of the redacted ones."""
+    redacted = []
+    lines, _ = split_lines(old)
+    for k, (was, now) in enumerate(zip(lines, new, strict=False)):
+        if was != now:
+            if not _redacted_since(was, now):
+                return k, redacted
+            redacted.append(k + 1)
+    return min(len(lines), len(new)), redacted
+
+
+def _redacted_since(was: bytes, now: bytes) -> bool:
+    """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
+    digest, not the words) where only the words differ, now marked redacted with their digest."""
+    try:
+        before, after = json.loads(was), json.loads(now)
+    except ValueError:
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
+        return False
+    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
+    return len(differ) == 1 and "hash" in after and before.get("hash") == after["hash"]
 
 
 def _by(line: bytes) -> str:

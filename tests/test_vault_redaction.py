@@ -1,0 +1,140 @@
+"""A redaction reaches the vault's file: the harness reads the files, so redacted words leave them too (the
+commits made before the redaction still hold them; see docs/RELIABILITY.md)."""
+
+from notebooks import services
+from notebooks.models import VaultAlarm
+from tests.vaulttools import (
+    add,
+    append_to,
+    at,
+    canonical,
+    commits,
+    file_bytes,
+    outside,
+    rows_of,
+    vault_fixture,  # noqa: F401 - the "vault" fixture
+    zelda_fixture,  # noqa: F401 - the "zelda" fixture
+)
+
+SECRET = "the bridge guard swings twice"  # line #2, written by the fixture
+
+
+def _redact(n: int = 2, why: str = "a password, not a lesson") -> None:
+    services.redact(notebook="zelda", n=n, by="dad", why=why)
+
+
+def test_the_next_sweep_takes_the_redacted_words_out_of_the_file(vault, zelda):
+    vault.sweep(claimed=set())
+    assert SECRET.encode() in file_bytes(vault)
+    _redact()
+    result = vault.sweep(claimed=set())
+    assert SECRET.encode() not in file_bytes(vault)
+    assert file_bytes(vault) == canonical()
+    assert [f.redacted for f in result.files] == [(2,)]
+    assert [f.appended for f in result.files] == [1]  # the redact row
+    assert [f.problem for f in result.files] == [""]
+    assert not VaultAlarm.objects.exists()
+    assert rows_of(file_bytes(vault))[1]["text"] == "[redacted: a password, not a lesson]"
+
+
+def test_the_commit_says_what_left_the_file_and_head_no_longer_holds_it(vault, zelda):
+    vault.sweep(claimed=set())
+    _redact()
+    result = vault.sweep(claimed=set())
+    newest = commits(vault)[0]
+    assert newest["sha"] == result.commit
+    assert newest["subject"] == "vault: zelda +1 redacted"
+    assert (
+        "zelda.jsonl: words redacted in the log taken out of row 2 (earlier commits still hold them)"
+        in (newest["body"])
+    )
+    assert "zelda.jsonl: row 4 by dad" in newest["body"]
+    assert SECRET.encode() not in at(vault, "HEAD")
+    assert SECRET.encode() in at(vault, "HEAD~1")  # history is not rewritten
+
+
+def test_rows_appended_outside_after_a_redaction_are_still_imported(vault, zelda):
+    vault.sweep(claimed=set())
+    _redact()
+    append_to(vault, "zelda", outside(n=4, text="the raft only runs east", source="seen"))
+    result = vault.sweep(claimed=set())
+    assert [f.redacted for f in result.files] == [(2,)]
+    assert [f.problem for f in result.files] == [""]
+    assert len(result.files[0].imported) == 1
+    assert file_bytes(vault) == canonical()
+    assert SECRET.encode() not in file_bytes(vault)
+
+
+def test_a_sweep_after_that_changes_nothing(vault, zelda):
+    vault.sweep(claimed=set())
+    _redact()
+    vault.sweep(claimed=set())
+    add("one more line")
+    result = vault.sweep(claimed=set())
+    assert [f.redacted for f in result.files] == [()]
+    assert [f.appended for f in result.files] == [1]
+    assert "redacted" not in commits(vault)[0]["subject"]
+
+
+def test_a_notebook_redacted_before_a_take_still_lands(vault, zelda, settings):
+    from notebooks.vault import vault_land, vault_take
+
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    vault.sweep()
+    _redact()
+    base = vault_take("zelda", session_id=7)
+    seq = add("roll after the rest")
+    landed = vault_land(
+        "zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq]
+    )
+    assert landed.semantic == commits(vault)[0]["sha"]
+    assert at(vault, "HEAD") == canonical()
+    assert SECRET.encode() not in at(vault, base)
+
+
+def test_words_redacted_while_a_session_holds_the_notebook_leave_its_land_too(vault, zelda, settings):
+    from notebooks.vault import vault_land, vault_take
+
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    vault.sweep()
+    base = vault_take("zelda", session_id=7)
+    seq = add("roll after the rest")
+    _redact()
+    landed = vault_land(
+        "zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq]
+    )
+    after, semantic, redaction = commits(vault)[:3]
+    assert landed.semantic == semantic["sha"] and semantic["author"] == "pippa"
+    assert landed.drift == (redaction["sha"], after["sha"])
+    assert redaction["subject"] == "vault: words redacted in zelda while session 7 held it"
+    assert "zelda.jsonl: words redacted in the log taken out of row 2" in redaction["body"]
+    assert at(vault, redaction["sha"]) == b"".join(canonical().splitlines(keepends=True)[:3])
+    assert at(vault, semantic["sha"]) == b"".join(canonical().splitlines(keepends=True)[:4])  # + the session's row
+    assert at(vault, "HEAD") == canonical()
+    assert SECRET.encode() not in at(vault, "HEAD")
+
+
+def no_claims() -> set[str]:
+    return set()
+
+
+def test_a_hand_made_redaction_mark_in_the_file_is_still_refused(vault, zelda, settings):
+    import json
+
+    import pytest
+
+    from notebooks.errors import Conflict
+    from notebooks.vault import vault_land, vault_take
+
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    vault.sweep()
+    base = vault_take("zelda", session_id=7)
+    seq = add("roll after the rest")
+    lines = file_bytes(vault).splitlines()
+    row = json.loads(lines[1])
+    faked = {**row, "text": "[redacted: hidden by hand]", "redacted": True, "digest": "0" * 64}
+    lines[1] = json.dumps(faked, separators=(",", ":")).encode()
+    vault.path("zelda").write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(Conflict, match="is not an append of the log"):
+        vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq])
+    assert file_bytes(vault) == canonical()  # restored from the log; the hand-made file is kept as evidence
