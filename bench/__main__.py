@@ -65,6 +65,8 @@ def main() -> int:
     parser.add_argument("--out", help="folder for RESULTS.md and speed.png (default bench/, quick var/bench/)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run's JSON")
     args = parser.parse_args()
+    asked = [f"--sizes {args.sizes}"] if args.sizes else []
+    asked += [f"--vendors {args.vendors}"] if args.vendors != "sqlite,postgresql" else []
     args.sizes = args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")
     args.reps = args.reps or (3 if args.quick else 7)
     args.writes = args.writes or (300 if args.quick else 2000)
@@ -89,7 +91,8 @@ def main() -> int:
         report.print_targets(res["env"]["version"], verdicts[vendor])
     plot = dest / "speed.png"
     report.plot(results, plot)
-    args_line = "make bench" + (" ARGS=--quick" if args.quick else "")
+    asked = (["--quick"] if args.quick else []) + asked
+    args_line = "make bench" + (f' ARGS="{" ".join(asked)}"' if asked else "")
     (dest / "RESULTS.md").write_text(report.results_md(results, verdicts, args_line, plot.name))
     print(f"\nwrote {dest / 'RESULTS.md'} and {plot}")
     failed = [t for rows in verdicts.values() for t in rows if t[4] == "FAIL"]
