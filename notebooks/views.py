@@ -217,11 +217,14 @@ def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
 @require_GET
 def history(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = _notebook(title)
+    return _line_or_panel(request, notebook, "history", n, entries=_history(notebook, n))
+
+
+def _history(notebook: Notebook, n: int) -> list[selectors.Entry]:
     try:
-        entries = selectors.history(notebook, n)
+        return selectors.history(notebook, n)
     except NotFound as exc:
         raise Http404(exc.message) from None
-    return _line_or_panel(request, notebook, "history", n, entries=entries)
 
 
 @login_required
@@ -305,11 +308,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
 
 def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:
     """The entry of line n whose words a redaction would remove: row `seq`, or else the line's current words."""
-    try:
-        entries = selectors.history(notebook, n)
-    except NotFound as exc:
-        raise Http404(exc.message) from None
-    worded = [e for e in entries if e.op in ("add", "edit", "adopt") and not e.redacted]
+    worded = [e for e in _history(notebook, n) if e.op in ("add", "edit", "adopt") and not e.redacted]
     if seq is not None:
         worded = [e for e in worded if e.seq == seq]
     elif worded and worded[-1].adopted:
