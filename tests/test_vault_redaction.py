@@ -1,8 +1,14 @@
 """A redaction reaches the vault's file: the harness reads the files, so redacted words leave them too (the
 commits made before the redaction still hold them; see docs/RELIABILITY.md)."""
 
+import json
+
+import pytest
+
 from notebooks import services
+from notebooks.errors import Conflict
 from notebooks.models import VaultAlarm
+from notebooks.vault import vault_land, vault_take
 from tests.vaulttools import (
     add,
     append_to,
@@ -77,8 +83,6 @@ def test_a_sweep_after_that_changes_nothing(vault, zelda):
 
 
 def test_a_notebook_redacted_before_a_take_still_lands(vault, zelda, settings):
-    from notebooks.vault import vault_land, vault_take
-
     settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
     vault.sweep()
     _redact()
@@ -93,8 +97,6 @@ def test_a_notebook_redacted_before_a_take_still_lands(vault, zelda, settings):
 
 
 def test_words_redacted_while_a_session_holds_the_notebook_leave_its_land_too(vault, zelda, settings):
-    from notebooks.vault import vault_land, vault_take
-
     settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
     vault.sweep()
     base = vault_take("zelda", session_id=7)
@@ -118,23 +120,39 @@ def no_claims() -> set[str]:
     return set()
 
 
-def test_a_hand_made_redaction_mark_in_the_file_is_still_refused(vault, zelda, settings):
-    import json
-
-    import pytest
-
-    from notebooks.errors import Conflict
-    from notebooks.vault import vault_land, vault_take
-
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
-    vault.sweep()
-    base = vault_take("zelda", session_id=7)
-    seq = add("roll after the rest")
+def _fake_mark_on_line_2(vault) -> None:  # noqa: ANN001
     lines = file_bytes(vault).splitlines()
     row = json.loads(lines[1])
     faked = {**row, "text": "[redacted: hidden by hand]", "redacted": True, "digest": "0" * 64}
     lines[1] = json.dumps(faked, separators=(",", ":")).encode()
     vault.path("zelda").write_bytes(b"\n".join(lines) + b"\n")
-    with pytest.raises(Conflict, match="is not an append of the log"):
+
+
+def test_a_hand_made_redaction_mark_is_a_rewrite(vault, zelda):
+    vault.sweep(claimed=set())
+    _fake_mark_on_line_2(vault)
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == ["rewritten"]
+    assert file_bytes(vault) == canonical()  # restored; the hand-made file is kept as evidence
+    assert VaultAlarm.objects.count() == 1
+
+
+def test_a_land_refuses_a_hand_made_redaction_mark(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    vault.sweep()
+    base = vault_take("zelda", session_id=7)
+    seq = add("roll after the rest")
+    _fake_mark_on_line_2(vault)
+    with pytest.raises(Conflict, match="The final gate refuses the land: .* line 2 was changed"):
         vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq])
-    assert file_bytes(vault) == canonical()  # restored from the log; the hand-made file is kept as evidence
+
+
+def test_the_vault_state_lost_after_a_redaction_is_no_alarm(vault, zelda):
+    vault.sweep(claimed=set())
+    _redact()
+    vault._state_path().unlink()  # a new clone of the vault, or its state file removed
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == [""]
+    assert [f.redacted for f in result.files] == [(2,)]
+    assert file_bytes(vault) == canonical()
+    assert not VaultAlarm.objects.exists()

@@ -152,13 +152,32 @@ def _is_json_object(line: bytes) -> bool:
         return False
 
 
-def _common_prefix(a: list[bytes], b: list[bytes]) -> int:
-    k = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        k += 1
-    return k
+def carried(old: list[bytes], new: list[bytes]) -> tuple[int, list[int]]:
+    """How many of the rows `old` holds the lines `new` begin with, each the same or that row with its words
+    redacted since; and the positions (from 1) of the redacted ones."""
+    redacted = []
+    for k, (was, now) in enumerate(zip(old, new, strict=False)):
+        if was != now:
+            if not redacted_since(was, now):
+                return k, redacted
+            redacted.append(k + 1)
+    return min(len(old), len(new)), redacted
+
+
+def redacted_since(was: bytes, now: bytes) -> bool:
+    """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
+    digest, not the words), only the words differ, and `was` held the words whose digest `now` names."""
+    try:
+        before, after = json.loads(was), json.loads(now)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
+        return False
+    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
+    if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
+        return False
+    words = before.get(differ.pop())
+    return isinstance(words, str) and log.digest_of(words) == after.get("digest")
 
 
 class Vault:
@@ -332,10 +351,9 @@ class Vault:
             and len(found) >= tracked.size
             and blob_id(found[: tracked.size]) == tracked.blob
             and (selectors.row_hash(nb, tracked.rows) if tracked.rows else log.GENESIS) == tracked.hash
+            and tracked.redactions == snapshots.count_redactions(nb.pk)  # else rows it wrote may hold words now gone
         ):
             trusted_rows, trusted_bytes, written = tracked.rows, tracked.size, 0
-            if tracked.redactions != snapshots.count_redactions(nb.pk):
-                found, trusted_bytes = self._redacted_away(result, path, nb, found, trusted_rows, trusted_bytes)
 
         if found is None:
             if tracked and tracked.rows:
@@ -352,7 +370,7 @@ class Vault:
         file_lines, partial = split_lines(found[trusted_bytes:])
         if partial is not None and _is_json_object(partial):
             file_lines, partial = [*file_lines, partial], None  # a writer that leaves off the last newline
-        k = _common_prefix(file_lines, db_lines)
+        k, redacted = carried(file_lines, db_lines)  # rows the log redacted since are written again below
         line_no = trusted_rows + k + 1  # the file's line number where the two part
 
         if k == len(file_lines) or k == len(db_lines) or (written is not None and k >= written):
@@ -371,6 +389,8 @@ class Vault:
                     return result
                 file_lines = [*file_lines, partial]  # unchanged since the last sweep: judge it as it is
             self._partials.pop(title, None)
+            if redacted:
+                result.redacted = tuple(sorted({*result.redacted, *(trusted_rows + i for i in redacted)}))
             outside = file_lines[k:]
             if outside and not any(line.strip() for line in outside):
                 outside = []  # only blank lines were added: nothing to import, the file is rewritten clean
@@ -400,8 +420,8 @@ class Vault:
                 return result  # an empty file with no notebook: nothing to mirror yet
             missing = db_lines[k:]
             result.appended = len(missing) - already
-            if len(file_lines) > k or (found and not found.endswith(b"\n")):
-                self._write(path, canonical_bytes(nb), state, title, nb)  # blank lines, or a last newline missing
+            if len(file_lines) > k or (found and not found.endswith(b"\n")) or redacted:
+                self._write(path, canonical_bytes(nb), state, title, nb)  # blank lines, no last newline, or redacted
             elif missing:
                 added = b"".join(line + b"\n" for line in missing)
                 _append_bytes(path, added)
@@ -418,25 +438,6 @@ class Vault:
         return self._refuse(result, nb, state, found, "rewritten", message, repair=repair)
 
     # ----- writing files ----------------------------------------------------------------------------
-
-    def _redacted_away(
-        self, result: FileResult, path: Path, nb: Notebook, found: bytes, rows: int, size: int
-    ) -> tuple[bytes, int]:
-        """The file with its first `rows` rows (`size` bytes, as the vault wrote them) as the log gives them now: words
-        redacted since leave the file too, so the harness never reads them. Earlier commits still hold them."""
-        new = canonical_lines(nb)[:rows]
-        old = split_lines(found[:size])[0]
-        changed = [seq for seq, (was, now) in enumerate(zip(old, new, strict=False), 1) if was != now]
-        if not changed:
-            return found, size
-        if _stat_key(_stat_or_none(path)) != self._read_stat.get(result.title):
-            raise _Moved
-        fresh = b"".join(line + b"\n" for line in new)
-        content = fresh + found[size:]
-        _write_atomic(path, content)
-        self._read_stat[result.title] = _stat_key(_stat_or_none(path))
-        result.redacted = tuple(changed)
-        return content, len(fresh)
 
     def _track(self, state: dict[str, Tracked], title: str, nb: Notebook | None, content: bytes) -> None:
         stat = self.path(title).stat()

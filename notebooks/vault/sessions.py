@@ -16,7 +16,7 @@ from notebooks.errors import Conflict, Invalid
 
 from .claims import claimed_titles
 from .git import Person, safe_ref_part
-from .mirror import SUFFIX, FileResult, Vault, _ranges, canonical_bytes, split_lines
+from .mirror import SUFFIX, FileResult, Vault, _ranges, canonical_bytes, carried, split_lines
 
 CHECKPOINT_PREFIX = "refs/checkpoints/"
 
@@ -141,7 +141,7 @@ def vault_land(
         head = v.git.head()
         at_head = v.git.file_at(head, name) or b""
         head_rows = at_head.count(b"\n")
-        kept, redacted = _carried(at_head, lines)
+        kept, redacted = carried(split_lines(at_head)[0], lines)
         if kept < head_rows:
             raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
 
@@ -246,7 +246,7 @@ def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str) -> 
         return
     old, _ = split_lines(at_base)
     new, _ = split_lines(candidate)
-    k, _ = _carried(at_base, new)
+    k, _ = carried(old, new)
     if k == len(old):
         return
     how = "is missing (the file was cut short)" if k >= len(new) else "was changed or deleted"
@@ -256,32 +256,6 @@ def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str) -> 
         "file as evidence and restore it from the log.",
         line=k + 1,
     )
-
-
-def _carried(old: bytes, new: list[bytes]) -> tuple[int, list[int]]:
-    """How many of the rows in `old` the lines `new` begin with, each the same or that row with its words
-    redacted since; and the seqs of the redacted ones."""
-    redacted = []
-    lines, _ = split_lines(old)
-    for k, (was, now) in enumerate(zip(lines, new, strict=False)):
-        if was != now:
-            if not _redacted_since(was, now):
-                return k, redacted
-            redacted.append(k + 1)
-    return min(len(lines), len(new)), redacted
-
-
-def _redacted_since(was: bytes, now: bytes) -> bool:
-    """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
-    digest, not the words) where only the words differ, now marked redacted with their digest."""
-    try:
-        before, after = json.loads(was), json.loads(now)
-    except ValueError:
-        return False
-    if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
-        return False
-    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
-    return len(differ) == 1 and "hash" in after and before.get("hash") == after["hash"]
 
 
 def _by(line: bytes) -> str:
