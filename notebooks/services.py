@@ -6,6 +6,7 @@ All functions are keyword-only. A refusal raises a NotebookError subclass with n
 import functools
 import itertools
 import math
+import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
@@ -232,6 +233,18 @@ def _write_transaction() -> Any:
     return _SQLiteTransaction(db)
 
 
+_driver_transaction = threading.local()  # .after: what runs once the open _SQLiteTransaction commits
+
+
+def _on_commit(run: Callable[[], None]) -> None:
+    """`run` once the write's transaction commits: Django's on_commit, or after the driver's COMMIT."""
+    after = getattr(_driver_transaction, "after", None)
+    if after is not None:
+        after.append(run)
+    else:
+        transaction.on_commit(run)
+
+
 class _SQLiteTransaction:
     """One SQLite transaction on the driver, in the transaction mode the settings give (IMMEDIATE: the write lock
     is taken at BEGIN, so concurrent writers wait instead of failing to upgrade). Used by _write_transaction."""
@@ -246,9 +259,11 @@ class _SQLiteTransaction:
         db.ensure_connection()  # a fresh process may not have connected yet
         with db.wrap_database_errors:
             db.connection.execute(f"BEGIN {db.transaction_mode or ''}")
+        _driver_transaction.after = []
 
     def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
         db = self.db
+        after, _driver_transaction.after = _driver_transaction.after, None
         with db.wrap_database_errors:
             if kind is None:
                 try:
@@ -258,6 +273,9 @@ class _SQLiteTransaction:
                     raise
             elif db.connection.in_transaction:
                 db.connection.execute("ROLLBACK")
+        if kind is None:
+            for run in after:
+                run()
 
 
 def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
@@ -448,10 +466,10 @@ def _append(
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
     _snapshot(notebook, top.seq, written, folder)
-    if folder is None and not redacted:
-        # This process's kept view takes the rows it just wrote (its next read still checks them against the log);
-        # not where words were redacted: a rebuild from the log shows the redaction's mark.
-        selectors.fold_in(notebook, top, written)
+    if len(written) <= selectors.FOLD_STEP and not redacted:
+        # Once committed, this process's kept view takes the rows written (its next read still checks them against
+        # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
+        _on_commit(functools.partial(selectors.fold_in, notebook, top, written))
     return written
 
 

@@ -67,12 +67,18 @@ def test_the_read_after_another_workers_row_folds_only_that_row_in_one_query(
     assert fold.seq == 2
 
 
-def test_a_writer_folds_its_own_rows_into_its_kept_view(notebook, dad, django_assert_num_queries):
+def test_a_writer_folds_its_own_rows_into_its_kept_view_once_committed(
+    notebook, dad, django_assert_num_queries, django_capture_on_commit_callbacks
+):
     services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="died")
     selectors.view(notebook)
     (fold,) = selectors._folds.values()
-    services.add(notebook="zelda", text="the bridge is out", source="seen", by="pippa", why="fell")
-    services.edit(notebook="zelda", n=1, to="roll after the third swing", by="dad", why="counted wrong")
+    with django_capture_on_commit_callbacks() as waiting:
+        services.add(notebook="zelda", text="the bridge is out", source="seen", by="pippa", why="fell")
+    assert fold.seq == 1 and len(waiting) == 1  # not before the commit
+    waiting[0]()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.edit(notebook="zelda", n=1, to="roll after the third swing", by="dad", why="counted wrong")
     assert fold.seq == 3  # before any read
     with django_assert_num_queries(1):
         lines = selectors.view(notebook)
@@ -81,18 +87,20 @@ def test_a_writer_folds_its_own_rows_into_its_kept_view(notebook, dad, django_as
         ("roll after the third swing", "dad_correction"),
         ("the bridge is out", "seen"),
     ]
-    services.merge(notebook="zelda", numbers=[1, 2], text="roll late, then jump", by="dad", why="one thing")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.merge(notebook="zelda", numbers=[1, 2], text="roll late, then jump", by="dad", why="one thing")
     assert fold.seq == selectors.head(notebook).seq
     assert selectors.view(notebook) == by_log(notebook)
 
 
-def test_a_write_rolled_back_after_it_was_folded_in_leaves_the_view_as_the_log_stands(notebook):
+def test_a_write_rolled_back_is_not_folded_in(notebook, django_capture_on_commit_callbacks):
     services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
     selectors.view(notebook)
-    with transaction.atomic():
-        sid = transaction.savepoint()
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
         services.add(notebook="zelda", text="written then rolled back", source="seen", by="pippa", why="saw it")
-        transaction.savepoint_rollback(sid)
+        raise RuntimeError("the caller's transaction fails after the add")
+    (fold,) = selectors._folds.values()
+    assert fold.seq == 1
     assert texts(selectors.view(notebook)) == {1: "first"}
     assert selectors.view(notebook) == by_log(notebook)
 

@@ -244,9 +244,13 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks import log, services
+from notebooks import log, selectors, services
 from notebooks.errors import Conflict, NotFound
-from notebooks.models import Row, Words
+from notebooks.models import Notebook, Row, Words
+
+def kept():
+    (fold,) = selectors._folds.values()  # the live view this process keeps: rows it wrote go in once committed
+    return fold.seq
 
 def open_transaction():
     if connection.vendor == "sqlite":
@@ -257,9 +261,9 @@ def add(text):
     return services.add(notebook="zelda", text=text, source="seen", by="pippa", why="w")
 
 out = {}
-services.create_notebook(title="zelda", by="test")
+selectors.view(services.create_notebook(title="zelda", by="test"))
 out["outermost"] = not connection.in_atomic_block
-out["committed"] = (add("one").seq, open_transaction(), Row.objects.count())
+out["committed"] = (add("one").seq, open_transaction(), Row.objects.count(), kept())
 try:
     services.add(notebook="nowhere", text="x", source="seen", by="pippa", why="w")
 except NotFound:
@@ -269,7 +273,7 @@ services._add_state = lambda *a: (real(*a)[0], services.Head(0, log.GENESIS, 0.0
 try:
     add("two")
 except Conflict:
-    out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+    out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
 services._add_state = lambda *a: (services.NotebookRef(10**9, "zelda"), *real(*a)[1:])
 try:
     add("three")
@@ -281,8 +285,9 @@ try:
         add("four")
         raise RuntimeError
 except RuntimeError:
-    out["nested_rolled_back"] = (open_transaction(), Row.objects.count())
-out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)))
+    out["nested_rolled_back"] = (open_transaction(), Row.objects.count(), kept())
+out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
+out["view"] = [line.text for line in selectors.view(Notebook.objects.get(title="zelda"))]
 print(json.dumps(out))
 """
 
@@ -294,12 +299,13 @@ def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(
     out = json.loads(db.run(str(script)).stdout)
     assert out == {
         "outermost": True,
-        "committed": [1, False, 1],
+        "committed": [1, False, 1, 1],
         "refused": [False, 1],
-        "race": [False, ["one"]],  # the words of the losing add went in before its row: rolled back with it
+        "race": [False, ["one"], 1],  # the words of the losing add went in before its row: rolled back with it
         "commit_failed": [False, 1, 1],
-        "nested_rolled_back": [False, 1],
-        "after": [2, False, ["five", "one"]],
+        "nested_rolled_back": [False, 1, 1],  # never folded into the kept view
+        "after": [2, False, ["five", "one"], 2],
+        "view": ["one", "five"],
     }
     assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
 
