@@ -778,6 +778,8 @@ def audit(
         where.append("r.at <= %s")
         params.append(until)
     condition = " AND ".join(where)
+    # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
+    order = "r.seq DESC" if notebook else "r.id DESC"
     page = max(1, page)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -791,7 +793,7 @@ def audit(
             f"r.was_at, r.was_by, {redacted_why_sql('r', 'w')} "
             "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
             "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            f"WHERE {condition} ORDER BY r.id DESC LIMIT %s OFFSET %s",
+            f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
             [*params, per_page, (page - 1) * per_page],
         )
         found = [

@@ -68,3 +68,15 @@ def test_markup_in_a_row_is_text(editor_client, notebook, dad):
     services.add(notebook="zelda", text="<script>alert(1)</script>", source="seen", by="pippa", why="<i>x</i>")
     html = editor_client.get("/audit/").content.decode()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;i&gt;x&lt;/i&gt;" in html
+
+
+def test_one_notebooks_rows_are_newest_first_and_paged_as_the_whole_log_is(editor_client, notebook, dad):
+    services.create_notebook(title="tetris", by="test")
+    for i in range(53):
+        services.add(notebook="zelda", text=f"zelda {i}", source="seen", by="pippa", why="seen")
+        services.add(notebook="tetris", text=f"tetris {i}", source="seen", by="pippa", why="seen")
+    first = editor_client.get("/audit/", {"notebook": "zelda"}).content.decode()
+    assert re.findall(r"zelda (\d+)<", first) == [str(i) for i in range(52, 2, -1)]
+    assert re.findall(r"tetris \d+<", first) == []
+    second = editor_client.get("/audit/", {"notebook": "zelda", "page": 2}).content.decode()
+    assert re.findall(r"zelda (\d+)<", second) == ["2", "1", "0"]
