@@ -803,6 +803,15 @@ def audit(
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
 
 
+def redacted_digests(notebook: Notebook) -> frozenset[str]:
+    """The digests of every word the notebook's redact rows removed."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT redacts FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook.pk]
+        )
+        return frozenset(digest for (digest,) in cursor.fetchall())
+
+
 def titles() -> list[str]:
     """Every notebook's title, for the audit's filter."""
     with connection.cursor() as cursor:

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from notebooks import services
+from notebooks import log, services
 from notebooks.errors import Conflict
 from notebooks.models import VaultAlarm
-from notebooks.vault import vault_land, vault_take
+from notebooks.vault import mirror, vault_land, vault_take
 from tests.vaulttools import (
     add,
     append_to,
@@ -120,10 +120,10 @@ def no_claims() -> set[str]:
     return set()
 
 
-def _fake_mark_on_line_2(vault) -> None:  # noqa: ANN001
+def _fake_mark_on_line_2(vault, digest: str = "0" * 64) -> None:  # noqa: ANN001
     lines = file_bytes(vault).splitlines()
     row = json.loads(lines[1])
-    faked = {**row, "text": "[redacted: hidden by hand]", "redacted": True, "digest": "0" * 64}
+    faked = {**row, "text": "[redacted: hidden by hand]", "redacted": True, "digest": digest}
     lines[1] = json.dumps(faked, separators=(",", ":")).encode()
     vault.path("zelda").write_bytes(b"\n".join(lines) + b"\n")
 
@@ -156,3 +156,36 @@ def test_the_vault_state_lost_after_a_redaction_is_no_alarm(vault, zelda):
     assert [f.redacted for f in result.files] == [(2,)]
     assert file_bytes(vault) == canonical()
     assert not VaultAlarm.objects.exists()
+
+
+def test_a_redaction_committed_while_a_sweep_writes_is_taken_out_by_the_next(vault, zelda, monkeypatch):
+    vault.sweep(claimed=set())
+    add("one more line")  # the head moves: the next sweep reads the rows after the file's
+    read = mirror.canonical_lines
+
+    def then_redact(nb, *, after=0):  # noqa: ANN001, ANN202
+        rows = read(nb, after=after)
+        monkeypatch.setattr(mirror, "canonical_lines", read)
+        _redact()  # another process commits a redaction right after the sweep read the rows
+        return rows
+
+    monkeypatch.setattr(mirror, "canonical_lines", then_redact)
+    vault.sweep(claimed=set())
+    assert SECRET.encode() in file_bytes(vault)  # the sweep wrote what it read
+    result = vault.sweep(claimed=set())
+    assert [f.redacted for f in result.files] == [(2,)]
+    assert SECRET.encode() not in file_bytes(vault)
+    assert file_bytes(vault) == canonical()
+
+
+def test_a_mark_with_the_words_real_digest_but_no_redaction_in_the_log_is_a_rewrite(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    vault.sweep()
+    base = vault_take("zelda", session_id=7)
+    seq = add("roll after the rest")
+    _fake_mark_on_line_2(vault, digest=log.digest_of(SECRET))
+    with pytest.raises(Conflict, match="The final gate refuses the land: .* line 2 was changed"):
+        vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq])
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == ["rewritten"]
+    assert file_bytes(vault) == canonical() and SECRET.encode() in file_bytes(vault)  # never redacted: restored

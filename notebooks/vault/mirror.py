@@ -8,7 +8,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from notebooks.models import TITLE_PATTERN, Notebook
 from .git import Git, Person, blob_id, safe_ref_part
 
 SUFFIX = ".jsonl"
+REDACT_ROW = b'"op": "redact"'  # exactly once in each redact row of an export (quotes in values are escaped)
 STATE_FILE = "notebooks-vault-state.json"
 LOCK_FILE = "notebooks-vault.lock"
 EVIDENCE_PREFIX = "refs/heads/evidence/"
@@ -152,26 +153,30 @@ def _is_json_object(line: bytes) -> bool:
         return False
 
 
-def carried(old: list[bytes], new: list[bytes]) -> tuple[int, list[int]]:
+def carried(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple[int, list[int]]:
     """How many of the rows `old` holds the lines `new` begin with, each the same or that row with its words
-    redacted since; and the positions (from 1) of the redacted ones."""
+    redacted since (words whose digest is in `gone`, the log's redacted digests); and the positions (from 1) of
+    the redacted ones."""
     redacted = []
     for k, (was, now) in enumerate(zip(old, new, strict=False)):
         if was != now:
-            if not redacted_since(was, now):
+            if not redacted_since(was, now, gone):
                 return k, redacted
             redacted.append(k + 1)
     return min(len(old), len(new)), redacted
 
 
-def redacted_since(was: bytes, now: bytes) -> bool:
+def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
-    digest, not the words), only the words differ, and `was` held the words whose digest `now` names."""
+    digest, not the words), only the words differ, `was` held the words whose digest `now` names, and a redact
+    row of the log names that digest (`gone`)."""
     try:
         before, after = json.loads(was), json.loads(now)
     except (ValueError, RecursionError):
         return False
     if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
+        return False
+    if after.get("digest") not in gone:
         return False
     differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
     if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
@@ -370,7 +375,8 @@ class Vault:
         file_lines, partial = split_lines(found[trusted_bytes:])
         if partial is not None and _is_json_object(partial):
             file_lines, partial = [*file_lines, partial], None  # a writer that leaves off the last newline
-        k, redacted = carried(file_lines, db_lines)  # rows the log redacted since are written again below
+        gone = selectors.redacted_digests(nb) if nb is not None else frozenset()
+        k, redacted = carried(file_lines, db_lines, gone)  # rows the log redacted since are written again below
         line_no = trusted_rows + k + 1  # the file's line number where the two part
 
         if k == len(file_lines) or k == len(db_lines) or (written is not None and k >= written):
@@ -450,7 +456,7 @@ class Vault:
             mtime_ns=stat.st_mtime_ns,
             ino=stat.st_ino,
             seen_ns=time.time_ns(),
-            redactions=snapshots.count_redactions(nb.pk) if nb is not None else 0,
+            redactions=content.count(REDACT_ROW),  # in what was written: a redaction since is not counted
         )
 
     def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:

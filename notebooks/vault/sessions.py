@@ -7,6 +7,7 @@ is claimed from claims.claimed_titles().
 """
 
 import json
+from collections.abc import Container
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -116,7 +117,8 @@ def vault_land(
             return done  # a retry after the database's side failed: git already holds the land
         at_base = v.git.file_at(base, name) or b""
         path = v.path(title)
-        _gate(at_base, path.read_bytes() if path.exists() else b"", name, base, "the file as found")
+        gone = selectors.redacted_digests(nb)
+        _gate(at_base, path.read_bytes() if path.exists() else b"", name, base, "the file as found", gone)
 
         sweep = v.sweep_locked(
             claimed=claimed_titles() | {title},
@@ -131,7 +133,7 @@ def vault_land(
                 "from the log; land again to land the restored file."
             )
         content = canonical_bytes(nb)
-        _gate(at_base, content, name, base, "the file being landed")
+        _gate(at_base, content, name, base, "the file being landed", selectors.redacted_digests(nb))
 
         lines, _ = split_lines(content)
         base_rows = at_base.count(b"\n")
@@ -141,7 +143,7 @@ def vault_land(
         head = v.git.head()
         at_head = v.git.file_at(head, name) or b""
         head_rows = at_head.count(b"\n")
-        kept, redacted = carried(split_lines(at_head)[0], lines)
+        kept, redacted = carried(split_lines(at_head)[0], lines, selectors.redacted_digests(nb))
         if kept < head_rows:
             raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
 
@@ -239,14 +241,14 @@ def _expand(part: str) -> range:
     return range(int(first), int(last or first) + 1)
 
 
-def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str) -> None:
+def _gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str, gone: Container[str]) -> None:
     """The final gate: what the file held at the take's base is still there, byte for byte (but for words the
-    log redacted since, which read "[redacted: why]" in the same row)."""
+    log redacted since, `gone`, which read "[redacted: why]" in the same row)."""
     if candidate.startswith(at_base):
         return
     old, _ = split_lines(at_base)
     new, _ = split_lines(candidate)
-    k, _ = carried(old, new)
+    k, _ = carried(old, new, gone)
     if k == len(old):
         return
     how = "is missing (the file was cut short)" if k >= len(new) else "was changed or deleted"
