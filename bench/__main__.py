@@ -84,7 +84,11 @@ def main() -> int:
         print("nothing was measured", file=sys.stderr)
         return 2
 
-    verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}
+    try:
+        verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}
+    except KeyError as exc:  # --report-only on figures an older bench wrote
+        print(f"the last run's JSON has no figure {exc}: an older bench wrote it; run the bench again", file=sys.stderr)
+        return 2
     for vendor, res in results.items():
         print(f"\n== {res['env']['version']} ({res['env']['durability']}): every figure")
         print("\n".join(report.figures_table(res)))

@@ -210,6 +210,7 @@ def _computed_now(notebook: Notebook, cut: int) -> tuple[list[Line], Head]:
 # after checking that each links to the one before. Otherwise it is rebuilt from the log. Nothing
 # in the database holds a copy of the view.
 
+WORDED = ("add", "edit")  # the ops whose words a view shows
 FOLD_STEP = 2000  # rows read past the fold in one go; more than that and the fold is rebuilt by VIEW_SQL
 FORWARD_MAX = 20_000  # rows folded forward from a snapshot; more than that and VIEW_SQL reads the view
 FOLDS_KEPT = 256  # folds kept, live and past (least recently read dropped first)…
@@ -246,8 +247,10 @@ def forget_folds() -> None:
 def _fold_forward(fold: _Fold, rows: list[tuple]) -> bool:
     """Fold rows after fold.seq into it; False (and the fold unchanged) if they do not continue its chain."""
     prev_seq, prev_hash = fold.seq, fold.hash
-    for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, _body in rows:
+    for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, body in rows:
         if seq != prev_seq + 1 or row_prev != prev_hash or op == "redact":  # a redaction: rebuild, words go
+            return False
+        if body is None and op in WORDED:  # words redacted before this row came: the rebuild shows the mark
             return False
         prev_seq, prev_hash = seq, row_hash
     lines = fold.lines

@@ -5,6 +5,7 @@ All functions are keyword-only. A refusal raises a NotebookError subclass with n
 
 import functools
 import itertools
+import logging
 import math
 import threading
 import time
@@ -233,6 +234,7 @@ def _write_transaction() -> Any:
     return _SQLiteTransaction(db)
 
 
+logger = logging.getLogger(__name__)
 _driver_transaction = threading.local()  # .after: what runs once the open _SQLiteTransaction commits
 
 
@@ -242,7 +244,7 @@ def _on_commit(run: Callable[[], None]) -> None:
     if after is not None:
         after.append(run)
     else:
-        transaction.on_commit(run)
+        transaction.on_commit(run, robust=True)  # an error is logged: the write itself is committed
 
 
 class _SQLiteTransaction:
@@ -275,7 +277,10 @@ class _SQLiteTransaction:
                 db.connection.execute("ROLLBACK")
         if kind is None:
             for run in after:
-                run()
+                try:
+                    run()
+                except Exception:  # the write is committed: its caller must not see it as failed (and retry it)
+                    logger.exception("after the commit of a write")
 
 
 def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
@@ -342,7 +347,6 @@ class RowWritten(NamedTuple):
 
 
 WORDS_COLUMNS = ("notebook_id", "digest", "body")
-WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
@@ -490,7 +494,7 @@ def _chained(
     # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
     # every None (about 3k instructions each; an imported row has four NULLs).
     null = math.nan if vendor == "sqlite" else None
-    hash_of = log.hash_of
+    hash_of, worded = log.hash_of, selectors.WORDED
     for fields in new_rows:
         seq += 1
         get = fields.get
@@ -513,7 +517,7 @@ def _chained(
                 line=line_no,
             )
         session_id = get("session_id")
-        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in WORDED else None))
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
         if folder is not None:
             if op == "redact" or (digest and body is None):
                 folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark

@@ -19,6 +19,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import reswap, retarget
 
 from . import chart, selectors, services
 from .errors import Conflict, Forbidden, NotebookError, NotFound
@@ -333,6 +334,9 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
     form = RedactForm(request.POST, n=n)
     if form.is_valid():
         seq = form.cleaned_data["seq"]
+        target = _redactable(notebook, n, seq)
+        # Other live lines saying the same words lose them too: then the whole list is sent back, not one line.
+        alike = target is not None and any(x.text == target.text and x.n != n for x in selectors.view(notebook))
         try:
             services.redact(notebook=notebook.title, n=n, by=_actor(request), why=form.cleaned_data["reason"], seq=seq)
         except NotebookError as exc:
@@ -343,6 +347,8 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(_card_url(notebook, anchor=f"line-{n}"))
+            if alike:
+                return reswap(retarget(_region(request, notebook, note=note), "#lines-region"), "outerHTML")
             after = selectors.history(notebook, n)
             if current is None:
                 retired = _retired_context(notebook, n)

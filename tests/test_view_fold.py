@@ -255,3 +255,19 @@ def test_it_keeps_no_more_lines_than_its_bound(notebook, monkeypatch):
     selectors.view(notebook)  # 3 lines: the past views (1 and 2 lines) are dropped to make room
     assert [len(fold.lines) for fold in selectors._folds.values()] == [3]
     assert texts(selectors.view_at_seq(notebook, 2)) == {1: "line 0", 2: "line 1"}
+
+
+def test_a_row_appended_with_words_redacted_before_shows_the_mark(notebook, dad, django_capture_on_commit_callbacks):
+    secret = "the admin password is hunter2"
+    services.add(notebook="zelda", text=secret, source="seen", by="pippa", why="saw it")
+    services.add(notebook="zelda", text="other", source="seen", by="pippa", why="saw it")
+    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    selectors.view(notebook)  # kept, after the redaction
+    copied = {"op": "edit", "n": 2, "to": "[redacted: a password]", "redacted": True, "digest": log.digest_of(secret)}
+    with django_capture_on_commit_callbacks(execute=True):  # a vault file's append carrying the redacted words
+        services.append_rows(
+            notebook="zelda", lines=[json.dumps({**copied, "by": "pippa", "why": "copied", "at": 9e9})], by_default="x"
+        )
+    lines = selectors.view(notebook)
+    assert lines == by_log(notebook)
+    assert texts(lines) == {1: "[redacted: a password]", 2: "[redacted: a password]"}

@@ -115,3 +115,25 @@ def test_a_retired_lines_words_can_be_redacted_from_its_history(editor_client, l
 def test_without_javascript_the_form_stands_in_the_whole_card(editor_client, lines):
     html = editor_client.get(url(2, "redact") + "?seq=2").content.decode()
     assert "<html" in html and 'class="line redacting' in html
+
+
+def test_when_other_lines_said_the_same_words_the_whole_list_comes_back(editor_client, lines):
+    _leaked()
+    services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it again")  # line #4
+    editor_client.get(url())  # the card read once: its lines are kept, as in a browser's open page
+    response = editor_client.post(url(2, "redact"), {"reason": "a password", "seq": 4}, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == "#lines-region" and response["HX-Reswap"] == "outerHTML"
+    assert html.lstrip().startswith('<div id="lines-region"')
+    assert SECRET not in html
+    assert 'id="line-2"' in html and 'id="line-4"' in html
+    assert html.count("[redacted: a password]") == 2
+    assert "Redacted those words of line #2" in html
+
+
+def test_a_lone_lines_redaction_swaps_only_that_line(editor_client, lines):
+    _leaked()
+    response = editor_client.post(url(2, "redact"), {"reason": "a password", "seq": 4}, **HX)
+    assert "HX-Retarget" not in response
+    assert response.content.decode().lstrip().startswith('<li id="line-2"')

@@ -288,6 +288,8 @@ except RuntimeError:
     out["nested_rolled_back"] = (open_transaction(), Row.objects.count(), kept())
 out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
 out["view"] = [line.text for line in selectors.view(Notebook.objects.get(title="zelda"))]
+selectors.fold_in = lambda *args: 1 / 0  # what runs after the commit fails: the add still answers as committed
+out["after_commit_failed"] = (add("six").seq, open_transaction(), Row.objects.count())
 print(json.dumps(out))
 """
 
@@ -306,6 +308,7 @@ def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(
         "nested_rolled_back": [False, 1, 1],  # never folded into the kept view
         "after": [2, False, ["five", "one"], 2],
         "view": ["one", "five"],
+        "after_commit_failed": [3, False, 3],
     }
     assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
 
