@@ -28,6 +28,7 @@ from .models import Notebook
 from .roles import Actor, user_is_editor
 
 CARD = "notebooks/card.html"
+CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
     "edit-form": "editing",
@@ -86,10 +87,11 @@ def _refusal_status(exc: NotebookError) -> int:
 
 
 def _groups(lines: list[selectors.Line], order: str) -> list[tuple[str, list[selectors.Line]]]:
+    """Lines already in the card's order, grouped by source in turn order."""
     if order == "number":
         return [("", lines)] if lines else []
     groups: list[tuple[str, list[selectors.Line]]] = []
-    for line in selectors.in_turn_order(lines):
+    for line in lines:
         if not groups or groups[-1][0] != line.source:
             groups.append((line.source, []))
         groups[-1][1].append(line)
@@ -110,6 +112,12 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
     cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
     lines = selectors.view_at_seq(notebook, cut)
     shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
+    if state["order"] != "number":
+        shown = selectors.in_turn_order(shown)
+    # A big notebook's card lists the first CARD_LINES (Dad's lines come first in turn order), and offers more.
+    limit = view.cleaned_data.get("limit") or CARD_LINES
+    listed = shown[:limit]
+    more_query = {"as_of": data.get("as_of", ""), "limit": limit + CARD_LINES}
     frozen = as_of is not None
     top = selectors.head(notebook)
     pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
@@ -123,8 +131,11 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
         "head_seq": cut if frozen else top.seq,
         "head_at": top.at if top.seq else None,
         "head_hash": pinned.hash if pinned.seq else "",
-        "groups": _groups(shown, state["order"]),
+        "groups": _groups(listed, state["order"]),
         "shown": len(shown),
+        "more_url": _card_url(notebook, state, **more_query) if len(listed) < len(shown) else "",
+        "more_note": f"Listing the first {len(listed):,} of {len(shown):,} lines.",
+        "more_link": f"Show {min(CARD_LINES, len(shown) - len(listed)):,} more",
         "total": len(lines),
         "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
         "chart": chart.build(selectors.added_per_day(notebook, cut)),

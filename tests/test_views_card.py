@@ -144,3 +144,37 @@ def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook)
     moved = selectors.head(notebook)
     assert moved.hash[:16] in editor_client.get(url()).content.decode()
     assert moved.hash != top.hash
+
+
+def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_client, lines, monkeypatch):
+    from html import unescape
+
+    from notebooks import views
+
+    monkeypatch.setattr(views, "CARD_LINES", 2)
+    services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
+    html = editor_client.get(url()).content.decode()
+    assert _order(html) == [3, 1]  # Dad's line first, then hers: the first two in turn order
+    assert "Listing the first 2 of 4 lines." in html and "Show 2 more" in html
+    more = unescape(re.search(r'<p class="more[^"]*">.*?href="([^"]+)"', html, re.S).group(1))
+    assert more == url() + "?limit=4"
+    response = editor_client.get(more, HTTP_HX_TARGET="lines-region", **HX)
+    assert response.content.decode().lstrip().startswith('<div id="lines-region"')
+    assert _order(response.content.decode()) == [3, 1, 4, 2]
+    assert "Listing the first" not in response.content.decode()  # every line listed: no more to offer
+
+
+def test_show_more_keeps_the_order_filter_and_search(editor_client, lines, monkeypatch):
+    from html import unescape
+
+    from notebooks import views
+
+    monkeypatch.setattr(views, "CARD_LINES", 1)
+    html = editor_client.get(url(), {"order": "number", "q": "the", "source": "seen"}).content.decode()
+    assert _order(html) == [1]
+    assert "Listing" not in html  # one line matches: nothing more to show
+    html = editor_client.get(url(), {"order": "number", "q": "the"}).content.decode()
+    assert _order(html) == [1]
+    more = unescape(re.search(r'<p class="more[^"]*">.*?href="([^"]+)"', html, re.S).group(1))
+    assert "order=number" in more and "q=the" in more and "limit=2" in more
+    assert _order(editor_client.get(more).content.decode()) == [1, 3]
