@@ -473,7 +473,10 @@ def _append(
     if len(written) <= selectors.FOLD_STEP and not redacted:
         # Once committed, this process's kept view takes the rows written (its next read still checks them against
         # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
-        _on_commit(functools.partial(selectors.fold_in, notebook, top, written))
+        def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
+            selectors.fold_in(notebook, top, written)
+
+        _on_commit(fold_in)
     return written
 
 
