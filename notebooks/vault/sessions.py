@@ -133,7 +133,8 @@ def vault_land(
                 "from the log; land again to land the restored file."
             )
         content = canonical_bytes(nb)
-        _gate(at_base, content, name, base, "the file being landed", selectors.redacted_digests(nb))
+        gone = selectors.redacted_digests(nb)  # read again: a redaction may have come while the sweep ran
+        _gate(at_base, content, name, base, "the file being landed", gone)
 
         lines, _ = split_lines(content)
         base_rows = at_base.count(b"\n")
@@ -143,7 +144,7 @@ def vault_land(
         head = v.git.head()
         at_head = v.git.file_at(head, name) or b""
         head_rows = at_head.count(b"\n")
-        kept, redacted = carried(split_lines(at_head)[0], lines, selectors.redacted_digests(nb))
+        kept, redacted = carried(split_lines(at_head)[0], lines, gone)
         if kept < head_rows:
             raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
 
