@@ -28,9 +28,9 @@ from django.test import Client  # noqa: E402
 from bench import data, web  # noqa: E402
 from bench.peer import build  # noqa: E402
 from bench.peer.models import PeerLine  # noqa: E402
-from notebooks import selectors, services, verify  # noqa: E402
+from notebooks.log import selectors, services, verify  # noqa: E402
+from notebooks.log.roles import Actor  # noqa: E402
 from notebooks.models import Notebook, Row, Words  # noqa: E402
-from notebooks.roles import Actor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
-from notebooks import api_urls, urls
+from notebooks import urls
+from notebooks.agents import urls as api_urls
 
 Request = Callable[[], object]
 # URL names the card page may have (with a `title` or `notebook` argument): the first that resolves is timed.
@@ -55,7 +56,7 @@ def api_turn(client: Client, title: str) -> "Request | str":
     url = _first_url(("api-turn", "api:turn", "turn"), title)
     if url is None:
         return "not measured: no API turn URL name the bench knows (see bench/web.py)"
-    from notebooks import tokens
+    from notebooks.agents import tokens
 
     headers = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(actor='pippa', by='bench').secret}"}
 

@@ -12,9 +12,9 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 django.setup()
 
-from notebooks import services  # noqa: E402
-from notebooks.errors import Conflict  # noqa: E402
-from notebooks.roles import Actor  # noqa: E402
+from notebooks.log import services  # noqa: E402
+from notebooks.log.errors import Conflict  # noqa: E402
+from notebooks.log.roles import Actor  # noqa: E402
 
 
 def one_at_a_time(title: str) -> None:

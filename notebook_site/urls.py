@@ -1,6 +1,6 @@
 from django.urls import include, path
 
 urlpatterns = [
-    path("api/", include("notebooks.api_urls")),
+    path("api/", include("notebooks.agents.urls")),
     path("", include("notebooks.urls")),
 ]

@@ -8,7 +8,7 @@ class NotebooksConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate, pre_migrate
 
-        from . import checks, signals  # noqa: F401 - registers the system checks
+        from notebooks import checks, signals  # noqa: F401 - registers the system checks
 
         pre_migrate.connect(signals.before_migrate, sender=self)
         post_migrate.connect(signals.after_migrate, sender=self)

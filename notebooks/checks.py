@@ -3,7 +3,7 @@ from typing import Any
 from django.core.checks import Error, register
 from django.db import DatabaseError, connections
 
-from . import triggers
+from notebooks.log import triggers
 
 
 @register()

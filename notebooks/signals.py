@@ -5,7 +5,7 @@ from django.db import connections
 
 def before_migrate(using: str = "default", **kwargs: Any) -> None:
     """Take out the one trigger that names another table, which SQLite's table rebuilds cannot rename past."""
-    from . import triggers
+    from notebooks.log import triggers
 
     triggers.ungate(connections[using])
 
@@ -14,8 +14,8 @@ def after_migrate(using: str = "default", **kwargs: Any) -> None:
     """Re-install the triggers (a SQLite table rebuild drops them) and make sure the editors group exists."""
     from django.contrib.auth.models import Group, Permission
 
-    from . import triggers
-    from .roles import EDITOR_GROUP
+    from notebooks.log import triggers
+    from notebooks.log.roles import EDITOR_GROUP
 
     triggers.install(connections[using], gate_redactions=True)
     if "auth_group" not in connections[using].introspection.table_names():

@@ -3,8 +3,9 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import session_views, views
-from .security import ThrottledLoginView
+from notebooks.card import views
+from notebooks.card.security import ThrottledLoginView
+from notebooks.sessions import views as session_views
 
 app_name = "card"
 

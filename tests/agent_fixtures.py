@@ -6,8 +6,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from notebooks import services, tokens
-from notebooks.roles import Actor
+from notebooks.agents import tokens
+from notebooks.log import services
+from notebooks.log.roles import Actor
 
 DAD = Actor(name="dad", editor=True)
 

@@ -41,7 +41,7 @@ def dad(db):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def notebook(db):  # noqa: ANN001, ANN201
-    from notebooks import services
+    from notebooks.log import services
 
     return services.create_notebook(title="zelda", by="test")
 
@@ -66,7 +66,7 @@ def editor_client(client, dad):  # noqa: ANN001, ANN201
 @pytest.fixture
 def lines(notebook, dad):  # noqa: ANN001, ANN201
     """zelda with #1 seen, #2 guessed (hers) and #3 dad."""
-    from notebooks import services
+    from notebooks.log import services
 
     services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a guess")

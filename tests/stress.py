@@ -26,7 +26,7 @@ def _django() -> None:
 
 def setup(args: argparse.Namespace) -> None:
     _django()
-    from notebooks import services
+    from notebooks.log import services
 
     for title in args.notebooks.split(","):
         services.create_notebook(title=title, by="stress")
@@ -35,8 +35,8 @@ def setup(args: argparse.Namespace) -> None:
 def work(args: argparse.Namespace) -> None:
     """Random adds, edits, retirements and merges; one JSON line per attempt, written as soon as it returns."""
     _django()
-    from notebooks import selectors, services
-    from notebooks.errors import NotebookError
+    from notebooks.log import selectors, services
+    from notebooks.log.errors import NotebookError
 
     rng = random.Random(args.seed)
     titles = args.notebooks.split(",")
@@ -86,9 +86,9 @@ def check(args: argparse.Namespace) -> None:
     _django()
     from django.db import connection
 
-    from notebooks import triggers
+    from notebooks.log import triggers
+    from notebooks.log.verify import verify_chain
     from notebooks.models import Notebook
-    from notebooks.verify import verify_chain
 
     attempts = []
     for path in args.logs:

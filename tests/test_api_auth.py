@@ -1,4 +1,4 @@
-from notebooks import tokens
+from notebooks.agents import tokens
 from notebooks.models import Token
 
 from .agent_fixtures import Api, dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
@@ -34,7 +34,7 @@ def test_it_keeps_only_the_digest_of_a_token(db):
 
 
 def test_it_refuses_an_editor_token_for_an_actor_without_the_role(db):
-    from notebooks.errors import Forbidden
+    from notebooks.log.errors import Forbidden
 
     try:
         tokens.issue(actor="pippa", editor=True)

@@ -1,5 +1,5 @@
-from notebooks import services
-from notebooks.log import GAME_ONLY
+from notebooks.log import services
+from notebooks.log.rowformat import GAME_ONLY
 
 from .agent_fixtures import pippa_fixture, zelda_fixture  # noqa: F401
 

@@ -1,4 +1,4 @@
-from notebooks import services
+from notebooks.log import services
 from notebooks.models import Row
 
 from .agent_fixtures import dad_api_fixture, pippa_fixture, reflector_fixture, zelda_fixture  # noqa: F401

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from notebooks import selectors, services
-from notebooks.errors import Invalid, NotFound
+from notebooks.log import selectors, services
+from notebooks.log.errors import Invalid, NotFound
 from notebooks.models import Row
 
 

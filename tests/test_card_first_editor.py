@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from notebooks.roles import user_is_editor
+from notebooks.log.roles import user_is_editor
 
 
 def _run(path) -> str:

@@ -6,7 +6,7 @@ import pytest
 from django.template import Context
 from django.template.loader import get_template
 
-from notebooks import selectors
+from notebooks.log import selectors
 from notebooks.templatetags.notebook_card import line_item
 
 

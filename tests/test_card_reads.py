@@ -5,7 +5,7 @@ import json
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 
 
 def test_live_line_is_the_lines_current_words_or_none_once_retired(lines):
@@ -83,7 +83,7 @@ def test_retire_many_retires_all_for_one_reason(lines):
 def test_retire_many_writes_nothing_when_one_line_cannot_go(lines):
     import pytest
 
-    from notebooks.errors import Conflict, Forbidden, Invalid
+    from notebooks.log.errors import Conflict, Forbidden, Invalid
 
     services.retire(notebook="zelda", n=2, by="dad", why="r")
     head = selectors.head(lines).seq
@@ -103,9 +103,9 @@ def test_retire_many_writes_nothing_when_one_line_cannot_go(lines):
 def test_retire_many_belongs_to_the_actors_open_session_like_every_write(lines):
     import pytest
 
-    from notebooks import sessions
-    from notebooks.errors import Conflict
+    from notebooks.log.errors import Conflict
     from notebooks.models import Row
+    from notebooks.sessions import services as sessions
 
     services.create_notebook(title="tetris", by="test")
     services.add(notebook="tetris", text="rotate", source="seen", by="pippa", why="s")

@@ -3,7 +3,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from notebooks import tokens
+from notebooks.agents import tokens
 from notebooks.models import Token
 
 from .agent_fixtures import zelda_fixture  # noqa: F401

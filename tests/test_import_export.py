@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from notebooks import selectors, services
-from notebooks.errors import Conflict, Invalid
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Invalid
 from notebooks.models import Notebook, Row, Words
 
 FIELDS = (

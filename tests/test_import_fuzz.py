@@ -8,10 +8,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks import selectors, services
-from notebooks.errors import Invalid
+from notebooks.log import selectors, services
+from notebooks.log.errors import Invalid
+from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
-from notebooks.verify import verify_chain
 from tests.databases import heavy, record, scale
 
 EXAMPLES = scale(60, 1500)

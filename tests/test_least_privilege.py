@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
-from notebooks import privileges, services, triggers
+from notebooks.log import privileges, services, triggers
 from tests.databases import pg_execute, pg_url
 
 

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from notebooks.log import GAME_ONLY
+from notebooks.log.rowformat import GAME_ONLY
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITES_WORDS = {"add", "edit", "merge"}
@@ -23,8 +23,8 @@ import os, django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
 django.setup()
 from django.core.management import call_command
-from notebooks import services
-from notebooks.roles import Actor
+from notebooks.log import services
+from notebooks.log.roles import Actor
 call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 services.create_notebook(title="metroid", by="test")
@@ -133,7 +133,7 @@ def test_a_lone_surrogate_is_refused_before_the_database():
     """The SDK's client cannot even send one; another client could."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from notebooks.mcp_server import check_text_arguments
+    from notebooks.agents.mcp_server import check_text_arguments
 
     check_text_arguments({"notebook": "zelda", "n": 2})
     with pytest.raises(ToolError, match="lone surrogate"):

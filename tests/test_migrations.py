@@ -6,7 +6,7 @@ from django.core import checks
 from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrate_signal
 from django.db import IntegrityError, connection, models, transaction
 
-from notebooks import selectors, services, triggers
+from notebooks.log import selectors, services, triggers
 from notebooks.models import Row
 
 

@@ -2,8 +2,8 @@ import re
 
 from openapi_spec_validator import validate
 
-from notebooks import api_urls
-from notebooks.log import GAME_ONLY
+from notebooks.agents import urls as api_urls
+from notebooks.log.rowformat import GAME_ONLY
 
 
 def _doc(client):  # noqa: ANN001, ANN202

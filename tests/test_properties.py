@@ -11,9 +11,9 @@ from django.db import transaction
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from notebooks import selectors, services
-from notebooks.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound
-from notebooks.verify import verify_chain
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound
+from notebooks.log.verify import verify_chain
 
 EDITORS = {"dad"}
 ACTORS = ["pippa", "reflector", "dad"]

@@ -6,10 +6,10 @@ from django.core.management import CommandError, call_command
 from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrate_signal
 from django.db import IntegrityError, connection, transaction
 
-from notebooks import log, selectors, services
-from notebooks.errors import Conflict, Forbidden, Invalid
+from notebooks.log import rowformat, selectors, services
+from notebooks.log.errors import Conflict, Forbidden, Invalid
+from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
-from notebooks.verify import verify_chain
 
 SECRET = "the admin password is hunter2"
 
@@ -33,7 +33,7 @@ def test_the_editor_redacts_a_line_and_its_row_stays(leaked):
     written = _redact()
     row = Row.objects.get(notebook=leaked, seq=written.seq)
     assert (row.op, row.n, row.by, row.why) == ("redact", 1, "dad", "a password, not a lesson")
-    assert row.redacts == log.digest_of(SECRET)
+    assert row.redacts == rowformat.digest_of(SECRET)
     assert Row.objects.filter(notebook=leaked, n=1, op="add").exists()
 
 
@@ -68,7 +68,7 @@ def test_view_history_turn_and_export_show_the_reason(leaked):
     exported = "\n".join(_export(leaked))
     assert "hunter2" not in exported
     first = json.loads(_export(leaked)[0])
-    assert (first["text"], first["redacted"], first["digest"]) == (mark, True, log.digest_of(SECRET))
+    assert (first["text"], first["redacted"], first["digest"]) == (mark, True, rowformat.digest_of(SECRET))
 
 
 def test_the_view_before_the_redaction_shows_the_mark_too(leaked):
@@ -127,14 +127,14 @@ def _delete_words(digest: str, notebook_id: int) -> None:
 
 def test_the_words_trigger_refuses_a_delete_without_a_redaction(leaked):
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(log.digest_of(SECRET), leaked.pk)
+        _delete_words(rowformat.digest_of(SECRET), leaked.pk)
     assert Words.objects.filter(body=SECRET).exists()
 
 
 def test_a_redaction_frees_only_the_words_it_names(leaked):
     _redact()
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(log.digest_of("roll after the second swing"), leaked.pk)
+        _delete_words(rowformat.digest_of("roll after the second swing"), leaked.pk)
 
 
 def test_a_redaction_in_one_notebook_frees_nothing_in_another(leaked):
@@ -143,7 +143,7 @@ def test_a_redaction_in_one_notebook_frees_nothing_in_another(leaked):
     _redact()
     other = Notebook.objects.get(title="metroid")
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(log.digest_of(SECRET), other.pk)
+        _delete_words(rowformat.digest_of(SECRET), other.pk)
     assert selectors.view(other)[0].text == SECRET
 
 
@@ -158,7 +158,7 @@ def _rows(*rows: dict) -> list[str]:
 
 
 ADD = {"op": "add", "n": 1, "text": SECRET, "source": "seen", "by": "pippa", "at": 1.0}
-REDACT = {"op": "redact", "n": 1, "redacts": log.digest_of(SECRET), "by": "dad", "why": "a password", "at": 2.0}
+REDACT = {"op": "redact", "n": 1, "redacts": rowformat.digest_of(SECRET), "by": "dad", "why": "a password", "at": 2.0}
 
 
 def test_an_import_stores_no_words_that_a_later_redact_row_names(db, dad):
@@ -169,7 +169,7 @@ def test_an_import_stores_no_words_that_a_later_redact_row_names(db, dad):
 
 
 def test_an_import_refuses_words_marked_redacted_without_a_redact_row(db):
-    hidden = {**ADD, "text": "[redacted: x]", "digest": log.digest_of(SECRET)}
+    hidden = {**ADD, "text": "[redacted: x]", "digest": rowformat.digest_of(SECRET)}
     with pytest.raises(Invalid, match="line 1: .*no redact row names them"):
         services.import_notebook(title="imported", lines=_rows(hidden), by="test")
     assert not Notebook.objects.filter(title="imported").exists()
@@ -181,7 +181,7 @@ def test_an_import_refuses_a_redact_row_by_an_agent(db):
 
 
 def test_an_import_refuses_a_redact_row_naming_words_the_line_never_had(db):
-    wrong = {**REDACT, "redacts": log.digest_of("something else")}
+    wrong = {**REDACT, "redacts": rowformat.digest_of("something else")}
     with pytest.raises(Invalid, match="line 2: 'redacts' names words that no earlier row"):
         services.import_notebook(title="imported", lines=_rows(ADD, wrong), by="test")
 
@@ -211,13 +211,13 @@ def test_a_table_rebuild_inside_migrate_keeps_redaction_working(leaked):
         for sql in editor.deferred_sql:
             editor.execute(sql)
         with pytest.raises(IntegrityError, match="append-only"):  # between the two, no words may go at all
-            _delete_words(log.digest_of(SECRET), leaked.pk)
+            _delete_words(rowformat.digest_of(SECRET), leaked.pk)
     emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
     _redact()
     assert not Words.objects.filter(body=SECRET).exists()
     assert verify_chain(leaked) == []
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(log.digest_of("roll after the second swing"), leaked.pk)
+        _delete_words(rowformat.digest_of("roll after the second swing"), leaked.pk)
 
 
 def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):

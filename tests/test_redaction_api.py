@@ -1,6 +1,6 @@
 """The API reads a redacted line as "[redacted: why]" everywhere; the secret is in no answer."""
 
-from notebooks import services
+from notebooks.log import services
 
 from .agent_fixtures import DAD, pippa_fixture, zelda_fixture  # noqa: F401
 

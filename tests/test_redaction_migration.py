@@ -2,7 +2,7 @@
 
 import json
 
-from notebooks import log
+from notebooks.log import rowformat
 from tests.databases import Scratch
 
 
@@ -14,13 +14,13 @@ def test_the_redaction_migration_keeps_existing_rows_and_triggers(scratch_templa
         {"op": "add", "n": 1, "text": "a secret: hunter2", "source": "seen", "by": "pippa", "why": "x", "at": 1.0},
         {"op": "add", "n": 2, "text": "roll after the swing", "source": "seen", "by": "pippa", "why": "x", "at": 2.0},
     ]
-    rows, prev = [], log.GENESIS
+    rows, prev = [], rowformat.GENESIS
     for seq, line in enumerate(lines, start=1):
         fields = {
             "seq": seq,
             "op": "add",
             "n": line["n"],
-            "digest": log.digest_of(line["text"]),
+            "digest": rowformat.digest_of(line["text"]),
             "source": "seen",
             "by": "pippa",
             "why": "x",
@@ -30,7 +30,7 @@ def test_the_redaction_migration_keeps_existing_rows_and_triggers(scratch_templa
             "was_at": None,
             "was_by": "",
         }
-        prev = log.row_hash(prev, fields)
+        prev = rowformat.row_hash(prev, fields)
         rows.append((fields, line["text"], prev))
     # Written as the pre-redaction schema had them, with SQL: today's models already know the new column.
     script = tmp_path / "old_rows.py"

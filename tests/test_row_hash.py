@@ -7,12 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import data
-from notebooks import log
+from notebooks.log import rowformat
 
 
 def canonical_hash(prev_hash: str, fields: dict) -> str:
     """The definition, written the slow and obvious way."""
-    content = {k: fields.get(k) for k in log.HASHED_FIELDS}
+    content = {k: fields.get(k) for k in rowformat.HASHED_FIELDS}
     if fields.get("redacts"):
         content["redacts"] = fields["redacts"]
     for k in ("digest", "source", "by", "why", "how", "was_by"):
@@ -25,16 +25,16 @@ def canonical_hash(prev_hash: str, fields: dict) -> str:
 
 
 def test_it_hashes_every_kind_of_row_as_the_definition_does():
-    rows = [dict(r, seq=i, digest=log.digest_of(str(i))) for i, r in enumerate(data.rows(300, seed=5), start=1)]
+    rows = [dict(r, seq=i, digest=rowformat.digest_of(str(i))) for i, r in enumerate(data.rows(300, seed=5), start=1)]
     rows += [
         {"seq": 1, "op": "adopt", "n": 3, "at": 5, "was_at": 3, "was_by": 'dåd \u2028 "q"', "why": "é\n", "by": "x"},
         {"seq": 2, "op": "strike", "n": 1, "at": 1.5, "by": "dad", "why": "why", "how": "merged", "into": 4},
         {"seq": 3, "op": "add", "n": 9, "at": 10**10, "by": "", "source": None, "extra": "ignored"},
     ]
-    prev = log.GENESIS
+    prev = rowformat.GENESIS
     for row in rows:
-        assert log.row_hash(prev, row) == canonical_hash(prev, row)
-        prev = log.row_hash(prev, row)
+        assert rowformat.row_hash(prev, row) == canonical_hash(prev, row)
+        prev = rowformat.row_hash(prev, row)
 
 
 # Any value a field might hold: the written-out form must give the encoder's bytes, or leave it to the encoder.
@@ -61,4 +61,4 @@ _fields = st.fixed_dictionaries(
 @settings(max_examples=500, deadline=None)
 @given(_fields)
 def test_the_written_out_form_is_the_encoders_for_any_fields(fields):
-    assert log.row_hash(log.GENESIS, fields) == canonical_hash(log.GENESIS, fields)
+    assert rowformat.row_hash(rowformat.GENESIS, fields) == canonical_hash(rowformat.GENESIS, fields)

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks import log, selectors, services
-from notebooks.errors import Invalid, NotFound
+from notebooks.log import rowformat, selectors, services
+from notebooks.log.errors import Invalid, NotFound
 
 
 @pytest.fixture
@@ -235,8 +235,10 @@ def test_turn_puts_dads_corrections_first_then_his_lines_then_hers(every_source)
 
 
 def test_turn_ends_with_the_game_only_sentence(every_source):
-    assert selectors.turn(every_source).splitlines()[-1] == log.GAME_ONLY
-    assert log.GAME_ONLY == "Write only what the game taught you in this notebook; it is not the coordination log."
+    assert selectors.turn(every_source).splitlines()[-1] == rowformat.GAME_ONLY
+    assert (
+        rowformat.GAME_ONLY == "Write only what the game taught you in this notebook; it is not the coordination log."
+    )
 
 
 def test_turn_opens_with_a_header_naming_the_notebook_and_its_head(story):
@@ -248,7 +250,7 @@ def test_turn_opens_with_a_header_naming_the_notebook_and_its_head(story):
 def test_turn_of_an_empty_notebook_is_the_header_and_the_sentence(notebook):
     assert selectors.turn(notebook).splitlines() == [
         "# Notebook 'zelda' as it stood at its start (seq 0, head 0000000000000000)",
-        log.GAME_ONLY,
+        rowformat.GAME_ONLY,
     ]
 
 
@@ -259,7 +261,11 @@ def test_turn_leaves_out_retired_lines(story):
 def test_a_frozen_turn_reads_the_notebook_as_it_stood(story):
     lines = selectors.turn(story, until=1500.0).splitlines()
     assert lines[0].startswith("# Notebook 'zelda' as it stood at 1970-01-01T00:16:40+00:00 (seq 2, head ")
-    assert lines[1:] == ["[#1 seen] the bridge guard swings twice", "[#2 guessed] always attack first", log.GAME_ONLY]
+    assert lines[1:] == [
+        "[#1 seen] the bridge guard swings twice",
+        "[#2 guessed] always attack first",
+        rowformat.GAME_ONLY,
+    ]
 
 
 # ----- a fixed number of queries ------------------------------------------------------------------

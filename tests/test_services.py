@@ -5,10 +5,10 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth.models import User
 
-from notebooks import selectors, services
-from notebooks.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Words
-from notebooks.roles import Actor
 
 
 def _count() -> tuple[int, int, int]:

@@ -1,6 +1,7 @@
 import re
 
-from notebooks import services, sessions
+from notebooks.log import services
+from notebooks.sessions import services as sessions
 
 from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
 

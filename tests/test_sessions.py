@@ -3,10 +3,12 @@
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from notebooks import services, session_selectors, sessions
-from notebooks.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log import services
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.roles import Actor
 from notebooks.models import Row, SessionEvent
-from notebooks.roles import Actor
+from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions import services as sessions
 
 from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
 

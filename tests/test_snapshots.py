@@ -1,4 +1,4 @@
-"""Snapshots of the view (notebooks/snapshots.py): made where due, read only when the log backs them, equal to
+"""Snapshots of the view (notebooks/log/snapshots.py): made where due, read only when the log backs them, equal to
 the view the whole log gives at every cut, gone with redacted words."""
 
 import io
@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks import log, selectors, services, snapshots
-from notebooks.lines import Line
+from notebooks.log import rowformat, selectors, services, snapshots
+from notebooks.log.lines import Line
 from notebooks.models import Snapshot
 
 EVERY = 10  # rows between snapshot places in these tests (250 in the product)
@@ -237,7 +237,7 @@ def test_a_redaction_takes_the_words_out_of_every_snapshot(notebook, dad):
     for cut in range(1, head + 1):
         assert selectors._computed(notebook, cut)[0] == _from_log(notebook, cut), f"cut {cut}"
     first = selectors.view_at_seq(notebook, EVERY)
-    assert first[0].text == log.redacted_text("a password") and first[0].redacted
+    assert first[0].text == rowformat.redacted_text("a password") and first[0].redacted
 
 
 def test_the_cli_makes_them_again(notebook, dad):

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from notebooks import selectors, services, triggers
-from notebooks.verify import verify_chain
+from notebooks.log import selectors, services, triggers
+from notebooks.log.verify import verify_chain
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from notebooks import services, triggers
+from notebooks.log import services, triggers
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.template import Context, Template
 
-from notebooks import selectors, services
-from notebooks.errors import Conflict, Forbidden, NotFound
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Forbidden, NotFound
 from tests.vaulttools import (
     file_bytes,
     vault_fixture,  # noqa: F401 - the "vault" fixture

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from notebooks import log, services
-from notebooks.errors import Conflict
+from notebooks.log import rowformat, services
+from notebooks.log.errors import Conflict
 from notebooks.models import VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take
 from tests.vaulttools import (
@@ -183,7 +183,7 @@ def test_a_mark_with_the_words_real_digest_but_no_redaction_in_the_log_is_a_rewr
     vault.sweep()
     base = vault_take("zelda", session_id=7)
     seq = add("roll after the rest")
-    _fake_mark_on_line_2(vault, digest=log.digest_of(SECRET))
+    _fake_mark_on_line_2(vault, digest=rowformat.digest_of(SECRET))
     with pytest.raises(Conflict, match="The final gate refuses the land: .* line 2 was changed"):
         vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq])
     result = vault.sweep(claimed=set())

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from django.core.management import call_command
 
-from notebooks import selectors, services
-from notebooks.errors import Conflict, Invalid
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Invalid
 from notebooks.vault import vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
 from tests.vaulttools import (
     add,

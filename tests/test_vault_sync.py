@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from notebooks.vault import Vault
 from tests.vaulttools import (
     add,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from notebooks import sessions
-from notebooks.errors import Conflict
+from notebooks.log.errors import Conflict
+from notebooks.sessions import services as sessions
 from notebooks.vault import claimed_titles
 from tests.vaulttools import (
     add,

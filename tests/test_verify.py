@@ -1,7 +1,7 @@
 """The verifier on its own: chains forged in memory, each broken in one way."""
 
-from notebooks import log
-from notebooks.verify import check_rows
+from notebooks.log import rowformat
+from notebooks.log.verify import check_rows
 
 
 def _row(seq: int, op: str, n: int, words: str | None = None, **extra) -> dict:
@@ -9,7 +9,7 @@ def _row(seq: int, op: str, n: int, words: str | None = None, **extra) -> dict:
         "seq": seq,
         "op": op,
         "n": n,
-        "digest": log.digest_of(words) if words is not None else "",
+        "digest": rowformat.digest_of(words) if words is not None else "",
         "source": extra.pop("source", "seen" if op in ("add", "edit") else ""),
         "by": extra.pop("by", "pippa"),
         "why": extra.pop("why", "seen"),
@@ -27,10 +27,10 @@ def _row(seq: int, op: str, n: int, words: str | None = None, **extra) -> dict:
 
 def chain(*rows: dict) -> list[dict]:
     """Link rows as the writers do: each hash covers the row and the hash before it."""
-    prev = log.GENESIS
+    prev = rowformat.GENESIS
     for row in rows:
         row["prev_hash"] = prev
-        row["hash"] = prev = log.row_hash(prev, row)
+        row["hash"] = prev = rowformat.row_hash(prev, row)
     return list(rows)
 
 
@@ -62,7 +62,7 @@ def test_it_finds_changed_words():
 def test_it_finds_a_row_rehashed_after_a_change():
     rows = good()
     rows[1]["by"] = "dad"
-    rows[1]["hash"] = log.row_hash(rows[1]["prev_hash"], rows[1])
+    rows[1]["hash"] = rowformat.row_hash(rows[1]["prev_hash"], rows[1])
     assert check_rows("zelda", rows) == ["zelda: seq 3: does not follow the row before it (chain broken)"]
 
 
@@ -80,7 +80,7 @@ def test_it_finds_an_inserted_row():
     rows = good()
     forged = _row(3, "add", 3, "dad says attack", by="dad", source="dad", at=2.5)
     forged["prev_hash"] = rows[1]["hash"]
-    forged["hash"] = log.row_hash(forged["prev_hash"], forged)
+    forged["hash"] = rowformat.row_hash(forged["prev_hash"], forged)
     rows.insert(2, forged)
     problems = check_rows("zelda", rows, rules=False)
     assert "zelda: seq 3: expected seq 4 (a row is missing or inserted)" in problems
@@ -107,7 +107,7 @@ def test_a_chain_rewritten_from_the_change_onwards_is_caught_by_the_pinned_head(
     pinned = honest[-1]["hash"]
     forged = good()
     forged[2]["body"] = "attack first, always"
-    forged[2]["digest"] = log.digest_of("attack first, always")
+    forged[2]["digest"] = rowformat.digest_of("attack first, always")
     forged = chain(*forged)
     assert check_rows("zelda", forged) == []  # consistent: a chain alone cannot tell
     assert check_rows("zelda", forged, pinned=pinned) == [
@@ -179,5 +179,7 @@ def test_a_changed_redaction_target_breaks_the_hash():
 
 def test_hashes_of_rows_without_a_redaction_do_not_depend_on_the_redacts_column():
     row = _row(1, "add", 1, "a line")
-    assert log.row_hash(log.GENESIS, row) == log.row_hash(log.GENESIS, {**row, "redacts": None})
-    assert log.row_hash(log.GENESIS, row) != log.row_hash(log.GENESIS, {**row, "redacts": "ab" * 32})
+    assert rowformat.row_hash(rowformat.GENESIS, row) == rowformat.row_hash(rowformat.GENESIS, {**row, "redacts": None})
+    assert rowformat.row_hash(rowformat.GENESIS, row) != rowformat.row_hash(
+        rowformat.GENESIS, {**row, "redacts": "ab" * 32}
+    )

@@ -6,9 +6,9 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks import log, selectors, services, verify
+from notebooks.log import rowformat, selectors, services, verify
+from notebooks.log.selectors import ALL
 from notebooks.models import Row, Words
-from notebooks.selectors import ALL
 
 
 @pytest.fixture(autouse=True)
@@ -111,7 +111,14 @@ def test_rows_appended_with_a_redaction_of_their_words_show_its_mark(notebook, d
     secret = "the admin password is hunter2"
     rows = [
         {"op": "add", "n": 2, "text": secret, "source": "seen", "by": "pippa", "why": "saw it", "at": 9e9},
-        {"op": "redact", "n": 2, "redacts": log.digest_of(secret), "by": "dad", "why": "a password", "at": 9e9 + 1},
+        {
+            "op": "redact",
+            "n": 2,
+            "redacts": rowformat.digest_of(secret),
+            "by": "dad",
+            "why": "a password",
+            "at": 9e9 + 1,
+        },
     ]
     services.append_rows(notebook="zelda", lines=[json.dumps(r) for r in rows], by_default="dad")
     lines = selectors.view(notebook)
@@ -263,7 +270,13 @@ def test_a_row_appended_with_words_redacted_before_shows_the_mark(notebook, dad,
     services.add(notebook="zelda", text="other", source="seen", by="pippa", why="saw it")
     services.redact(notebook="zelda", n=1, by="dad", why="a password")
     selectors.view(notebook)  # kept, after the redaction
-    copied = {"op": "edit", "n": 2, "to": "[redacted: a password]", "redacted": True, "digest": log.digest_of(secret)}
+    copied = {
+        "op": "edit",
+        "n": 2,
+        "to": "[redacted: a password]",
+        "redacted": True,
+        "digest": rowformat.digest_of(secret),
+    }
     with django_capture_on_commit_callbacks(execute=True):  # a vault file's append carrying the redacted words
         services.append_rows(
             notebook="zelda", lines=[json.dumps({**copied, "by": "pippa", "why": "copied", "at": 9e9})], by_default="x"

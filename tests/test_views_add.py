@@ -1,6 +1,6 @@
 """Add line: words and a required Reason; the line gets the next number and source dad."""
 
-from notebooks import selectors
+from notebooks.log import selectors
 from tests.card_helpers import HX, rows, url
 
 

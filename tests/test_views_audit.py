@@ -4,7 +4,7 @@ import re
 import time
 from datetime import UTC, datetime
 
-from notebooks import services
+from notebooks.log import services
 
 
 def _ops(html: str) -> list[str]:

@@ -4,7 +4,7 @@ frozen as of a past time, and safe with markup."""
 import re
 import time
 
-from notebooks import services
+from notebooks.log import services
 from tests.card_helpers import HX, url
 
 
@@ -112,7 +112,7 @@ def test_the_chart_draws_lines_added_per_day_by_source(editor_client, lines):
 
 
 def test_a_title_with_spaces_and_signs_has_working_links(editor_client, dad):
-    from notebooks import services
+    from notebooks.log import services
 
     services.create_notebook(title="zelda 2.0+", by="test")
     services.add(notebook="zelda 2.0+", text="a line", source="seen", by="pippa", why="s")
@@ -135,7 +135,7 @@ def test_the_selection_form_comes_back_with_the_first_line(editor_client, notebo
 
 
 def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook):
-    from notebooks import selectors
+    from notebooks.log import selectors
 
     top = selectors.head(notebook)
     body = editor_client.get(url()).content.decode()
@@ -149,7 +149,7 @@ def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook)
 def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_client, lines, monkeypatch):
     from html import unescape
 
-    from notebooks import views
+    from notebooks.card import views
 
     monkeypatch.setattr(views, "CARD_LINES", 2)
     services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
@@ -167,7 +167,7 @@ def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_c
 def test_show_more_keeps_the_order_filter_and_search(editor_client, lines, monkeypatch):
     from html import unescape
 
-    from notebooks import views
+    from notebooks.card import views
 
     monkeypatch.setattr(views, "CARD_LINES", 1)
     html = editor_client.get(url(), {"order": "number", "q": "the", "source": "seen"}).content.decode()

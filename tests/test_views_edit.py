@@ -2,7 +2,7 @@
 
 import re
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
 
 

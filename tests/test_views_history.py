@@ -2,7 +2,7 @@
 
 import json
 
-from notebooks import services
+from notebooks.log import services
 from tests.card_helpers import HX, url
 
 

@@ -2,7 +2,7 @@
 
 import re
 
-from notebooks import services
+from notebooks.log import services
 
 
 def test_it_lists_every_notebook_with_live_counts_by_source(editor_client, lines):

@@ -1,6 +1,6 @@
 """Retire: a required Reason, optionally "now said by #m"; the line leaves the view with a notice linking to history."""
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
 
 

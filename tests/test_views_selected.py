@@ -1,6 +1,6 @@
 """Merge selected and Retire selected: several lines, one reason, one action, all or nothing."""
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
 
 

@@ -10,7 +10,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from notebooks import security, services
+from notebooks.card import security
+from notebooks.log import services
 from tests.databases import ROOT
 
 PAGES = [

@@ -8,10 +8,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks import importing, log, selectors, services, sessions, triggers
-from notebooks.errors import Conflict, Invalid, NotFound
+from notebooks.log import importing, rowformat, selectors, services, triggers
+from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Words
-from notebooks.roles import Actor
+from notebooks.sessions import services as sessions
 from tests.databases import Scratch
 
 ADD = {"op": "add", "source": "seen", "by": "pippa", "why": "seen"}
@@ -100,7 +101,7 @@ def test_words_marked_redacted_that_no_later_row_names_are_refused_after_the_las
 
 def test_words_a_later_row_redacts_are_never_stored_in_a_big_import(db, dad):
     lines = _big()
-    lines.append(json.dumps({"op": "redact", "n": 3, "redacts": log.digest_of("line 3"), "by": "dad", "why": "x",
+    lines.append(json.dumps({"op": "redact", "n": 3, "redacts": rowformat.digest_of("line 3"), "by": "dad", "why": "x",
                              "at": float(BIG)}))  # fmt: skip
     imported = services.import_notebook(title="big", lines=lines, by="test")
     assert imported.rows == BIG + 1
@@ -229,7 +230,7 @@ def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
 
     def stale(title, actor, digest):  # noqa: ANN001, ANN202 - the head as another writer saw it before this add
         nb, _top, _n, claim = real(title, actor, digest)
-        return nb, services.Head(0, services.log.GENESIS, 0.0), 1, claim
+        return nb, services.Head(0, services.rowformat.GENESIS, 0.0), 1, claim
 
     monkeypatch.setattr(services, "_add_state", stale)
     with pytest.raises(Conflict, match="Another write reached notebook 'zelda' first"):
@@ -244,8 +245,8 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks import log, selectors, services
-from notebooks.errors import Conflict, NotFound
+from notebooks.log import rowformat, selectors, services
+from notebooks.log.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 
 def kept():
@@ -269,7 +270,7 @@ try:
 except NotFound:
     out["refused"] = (open_transaction(), Row.objects.count())
 real = services._add_state
-services._add_state = lambda *a: (real(*a)[0], services.Head(0, log.GENESIS, 0.0), 1, None)
+services._add_state = lambda *a: (real(*a)[0], services.Head(0, rowformat.GENESIS, 0.0), 1, None)
 try:
     add("two")
 except Conflict:

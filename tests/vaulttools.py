@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from notebooks.vault import Vault, canonical_bytes
 
 

@@ -5,11 +5,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks import session_selectors, sessions, tokens
+from notebooks.agents import tokens
 from notebooks.cli import rows
-from notebooks.errors import Forbidden
+from notebooks.log.errors import Forbidden
+from notebooks.log.roles import Actor, actor_named
 from notebooks.models import Token
-from notebooks.roles import Actor, actor_named
+from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions import services as sessions
 
 
 def register(subparsers: Any, command: BaseCommand) -> None:
@@ -114,7 +116,7 @@ def sessions_list(cmd: BaseCommand, o: dict) -> None:
 
 
 def mcp(cmd: BaseCommand, o: dict) -> None:
-    from notebooks import mcp_server
+    from notebooks.agents import mcp_server
 
     actor = Actor(name=o["actor"], editor=False)
     if o["editor"]:

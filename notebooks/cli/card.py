@@ -26,8 +26,8 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
 
 def demo(cmd: BaseCommand, o: dict) -> None:
-    from notebooks import demo as demo_rows
-    from notebooks import services
+    from notebooks.cli import demo as demo_rows
+    from notebooks.log import services
 
     result = services.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
     cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")
@@ -37,7 +37,7 @@ def first_editor(cmd: BaseCommand, o: dict) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from notebooks.roles import EDITOR_GROUP, user_is_editor
+    from notebooks.log.roles import EDITOR_GROUP, user_is_editor
 
     path = Path(o["password_file"] or settings.BASE_DIR / DEFAULT_PASSWORD_FILE)
     users = get_user_model().objects.filter(is_active=True)

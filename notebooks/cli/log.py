@@ -9,11 +9,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks import log, selectors, services, snapshots, triggers
 from notebooks.cli import rows
-from notebooks.errors import Invalid
+from notebooks.log import rowformat, selectors, services, snapshots, triggers
+from notebooks.log.errors import Invalid
+from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
-from notebooks.verify import verify_chain
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
 
@@ -171,7 +171,7 @@ def export(cmd: BaseCommand, o: dict) -> None:
     until = _when(o["until"])
     top = selectors.head_at(nb, until=until)  # read first: the file ends exactly at the head it reports
     for row in selectors.rows(nb, upto=top.seq):
-        cmd.stdout.write(log.dumps(row))
+        cmd.stdout.write(rowformat.dumps(row))
     # The head on stderr keeps the file plain JSON Lines; pin it with `notebook verify TITLE --pinned HASH`.
     cmd.stderr.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
@@ -263,7 +263,7 @@ def editor(cmd: BaseCommand, o: dict) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from notebooks.roles import EDITOR_GROUP, check_name
+    from notebooks.log.roles import EDITOR_GROUP, check_name
 
     check_name(o["name"])
     user, created = get_user_model().objects.get_or_create(username=o["name"])

@@ -5,9 +5,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks import backup as backups
-from notebooks import privileges, selectors, services
-from notebooks.errors import Invalid
+from notebooks.log import backup as backups
+from notebooks.log import privileges, selectors, services
+from notebooks.log.errors import Invalid
 
 
 def register(subparsers: Any, command: BaseCommand) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks import selectors, services
+from notebooks.log import selectors, services
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import watch as watch_vault
 

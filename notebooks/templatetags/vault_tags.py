@@ -4,7 +4,7 @@ from typing import Any
 
 from django import template
 
-from notebooks import selectors
+from notebooks.log import selectors
 
 register = template.Library()
 

@@ -11,6 +11,6 @@ def claimed_titles() -> frozenset[str]:
 
 def open_session_titles() -> set[str]:
     """Titles with an open session (taken, neither landed nor abandoned)."""
-    from notebooks.sessions import open_sessions  # imported here: sessions imports the vault's wiring
+    from notebooks.sessions.services import open_sessions  # imported here: sessions imports the vault's wiring
 
     return set(open_sessions().values_list("notebook__title", flat=True))

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from notebooks.errors import NotebookError
+from notebooks.log.errors import NotebookError
 
 VAULT_NAME = "notebooks vault"
 VAULT_EMAIL = "vault@notebooks.invalid"

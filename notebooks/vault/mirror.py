@@ -15,8 +15,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from notebooks import log, selectors, services, snapshots
-from notebooks.errors import NotebookError
+from notebooks.log import rowformat, selectors, services, snapshots
+from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
 
 from .git import Git, Person, blob_id, safe_ref_part
@@ -126,7 +126,7 @@ def canonical_lines(notebook: Notebook | None, *, after: int = 0) -> list[bytes]
     """The notebook's rows after `after`, each exactly as `notebook export` prints it (without the newline)."""
     if notebook is None:
         return []
-    return [log.dumps(row).encode("utf-8") for row in selectors.rows(notebook, after=after)]
+    return [rowformat.dumps(row).encode("utf-8") for row in selectors.rows(notebook, after=after)]
 
 
 def canonical_bytes(notebook: Notebook) -> bytes:
@@ -182,7 +182,7 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
         return False
     words = before.get(differ.pop())
-    return isinstance(words, str) and log.digest_of(words) == after.get("digest")
+    return isinstance(words, str) and rowformat.digest_of(words) == after.get("digest")
 
 
 class Vault:
@@ -355,7 +355,7 @@ class Vault:
             and nb is not None
             and len(found) >= tracked.size
             and blob_id(found[: tracked.size]) == tracked.blob
-            and (selectors.row_hash(nb, tracked.rows) if tracked.rows else log.GENESIS) == tracked.hash
+            and (selectors.row_hash(nb, tracked.rows) if tracked.rows else rowformat.GENESIS) == tracked.hash
             and tracked.redactions == snapshots.count_redactions(nb.pk)  # else rows it wrote may hold words now gone
         ):
             trusted_rows, trusted_bytes, written = tracked.rows, tracked.size, 0
@@ -636,8 +636,8 @@ def _row_summary(line: bytes) -> tuple[int | None, str]:
 
 def _hash_of_row(nb: Notebook | None, rows: int) -> str:
     if nb is None or rows == 0:
-        return log.GENESIS
-    return selectors.row_hash(nb, rows) or log.GENESIS
+        return rowformat.GENESIS
+    return selectors.row_hash(nb, rows) or rowformat.GENESIS
 
 
 def _write_atomic(path: Path, content: bytes) -> None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from notebooks import selectors
-from notebooks.errors import Conflict, Invalid
+from notebooks.log import selectors
+from notebooks.log.errors import Conflict, Invalid
 
 from .claims import claimed_titles
 from .git import Person, safe_ref_part

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from django.db import DatabaseError, close_old_connections, connection
 
-from notebooks.errors import NotebookError
+from notebooks.log.errors import NotebookError
 
 from .mirror import SweepResult, Vault
 

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from notebooks.cli import MODULES
-from notebooks.errors import NotebookError
+from notebooks.log.errors import NotebookError
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from . import api
+from notebooks.agents import api
 
 urlpatterns = [
     path("openapi.json", api.openapi, name="api-openapi"),

@@ -6,10 +6,10 @@ from typing import Any
 from django.db import connection
 from django.db.models import Prefetch
 
-from . import log
-from .errors import Invalid, NotFound
-from .models import EventKind, Session, SessionEvent
-from .selectors import EXPORT_COLUMNS
+from notebooks.log import rowformat
+from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.selectors import EXPORT_COLUMNS
+from notebooks.models import EventKind, Session, SessionEvent
 
 _NAMES = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
 ROW_SQL = (
@@ -88,7 +88,7 @@ def _rows(where: str, params: list[Any], limit: int) -> tuple[list[dict[str, Any
         cursor.execute(f"SELECT COUNT(*) FROM notebooks_row r WHERE {where}", params)
         (total,) = cursor.fetchone()
         cursor.execute(f"{ROW_SQL} WHERE {where} ORDER BY r.seq LIMIT %s", [*params, limit])
-        found = [log.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in cursor.fetchall()]
+        found = [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in cursor.fetchall()]
     return found, total
 
 

@@ -14,12 +14,12 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef
 
-from .errors import Conflict, Forbidden, Invalid, NotFound
-from .locks import lock_notebook
-from .models import EventKind, Notebook, Role, Session, SessionEvent
-from .roles import Actor, as_actor
-from .selectors import get_notebook, head, view_at_seq
-from .vault import wiring as vault
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.locks import lock_notebook
+from notebooks.log.roles import Actor, as_actor
+from notebooks.log.selectors import get_notebook, head, view_at_seq
+from notebooks.models import EventKind, Notebook, Role, Session, SessionEvent
+from notebooks.vault import wiring as vault
 
 CLOSING = (EventKind.LAND, EventKind.ABANDON)
 DAD_SOURCES = frozenset({"dad", "dad_correction"})
@@ -179,7 +179,7 @@ def _lock_notebook(notebook: Notebook) -> Notebook:
     if connection.vendor == "postgresql":
         # One lock for every take: "one open session per notebook and per actor" cannot race.
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('notebooks.sessions'))")
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('notebooks.sessions.services'))")
     return lock_notebook(notebook)  # not SELECT … FOR UPDATE: the app's role holds no UPDATE (docs/POSTGRES.md)
 
 

@@ -7,7 +7,7 @@ serialise writers.
 
 from django.db import connection
 
-from .models import Notebook
+from notebooks.models import Notebook
 
 # The two-key form keeps these apart from single-key advisory locks (e.g. sessions' global lock).
 NOTEBOOK_LOCK_CLASS = 0x6E62  # "nb"

@@ -5,7 +5,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from .models import Op, Source
+from notebooks.models import Op, Source
 
 REASON_REQUIRED = "A reason is required: say why, in a few words."
 WORDS_REQUIRED = "The words are empty: a line needs words."

@@ -21,11 +21,12 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
-from . import chart, selectors, services
-from .errors import Conflict, Forbidden, NotebookError, NotFound
-from .forms import AddForm, AuditForm, CardViewForm, EditForm, RedactForm, RetireForm, SelectionForm
-from .models import Notebook
-from .roles import Actor, user_is_editor
+from notebooks.card import chart
+from notebooks.card.forms import AddForm, AuditForm, CardViewForm, EditForm, RedactForm, RetireForm, SelectionForm
+from notebooks.log import selectors, services
+from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
+from notebooks.log.roles import Actor, user_is_editor
+from notebooks.models import Notebook
 
 CARD = "notebooks/card.html"
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds

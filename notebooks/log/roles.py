@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
-from .errors import Invalid
-from .models import Source
+from notebooks.log.errors import Invalid
+from notebooks.models import Source
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"

@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from . import session_selectors
+from notebooks.sessions import selectors as session_selectors
 
 STATES = ("open", "landed", "no-op", "abandoned")
 

@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 
 from django.db import connection
 
-from . import importing, log, snapshots
-from .errors import Invalid, NotFound
-from .lines import Head, Line
-from .models import Notebook
-from .roles import is_storable
+from notebooks.log import importing, rowformat, snapshots
+from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.lines import Head, Line
+from notebooks.log.roles import is_storable
+from notebooks.models import Notebook
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
 ALL = 2**62  # a seq past any head: "no cut"
@@ -62,7 +62,7 @@ def redacted_why_sql(r: str, w: str) -> str:
 def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | None, bool]:
     """A row's words, or "[redacted: why]" when a redaction removed them."""
     if redacted_why is not None:
-        return log.redacted_text(redacted_why), True
+        return rowformat.redacted_text(redacted_why), True
     return body, False
 
 
@@ -116,7 +116,7 @@ def head(notebook: Notebook) -> Head:
             [notebook.pk],
         )
         found = cursor.fetchone()
-    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+    return Head(*found) if found else Head(0, rowformat.GENESIS, 0.0)
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
@@ -303,7 +303,7 @@ def _with_fold(notebook: Notebook, use: Callable[[_Fold], T]) -> T:
                 cursor.execute(snapshots.ROWS_SQL, [notebook.pk, max(fold.seq, 1) - 1, fold.seq + FOLD_STEP])
                 found = cursor.fetchall()
             if fold.seq == 0:
-                found.insert(0, (0, "", 0, "", "", 0.0, "", log.GENESIS, "", None))
+                found.insert(0, (0, "", 0, "", "", 0.0, "", rowformat.GENESIS, "", None))
             # Used only if the row it stands at still has its hash, and the rows after it (fewer than a full range,
             # or there may be more) continue the chain.
             if found and found[0][0] == fold.seq and found[0][7] == fold.hash and len(found) <= FOLD_STEP:
@@ -364,7 +364,7 @@ def _frozen_top(notebook: Notebook, cut: int, until: float | None) -> tuple[Head
             {"nb": notebook.pk, "bound": bound},
         )
         found = cursor.fetchone()
-    return (Head(*found[:3]), found[3]) if found else (Head(0, log.GENESIS, 0.0), 0)
+    return (Head(*found[:3]), found[3]) if found else (Head(0, rowformat.GENESIS, 0.0), 0)
 
 
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
@@ -420,7 +420,20 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
         if op == "redact":
             entries.append(
                 Entry(
-                    seq, op, log.redacted_text(why), source_now, by, at, why, how, into, False, None, "", redacts, True
+                    seq,
+                    op,
+                    rowformat.redacted_text(why),
+                    source_now,
+                    by,
+                    at,
+                    why,
+                    how,
+                    into,
+                    False,
+                    None,
+                    "",
+                    redacts,
+                    True,
                 )
             )
             continue
@@ -448,7 +461,7 @@ def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
     parts += [f"[#{line.n} {line.source}] {line.text}" for line in lines]
-    parts.append(log.GAME_ONLY)
+    parts.append(rowformat.GAME_ONLY)
     return "\n".join(parts)
 
 
@@ -458,7 +471,7 @@ def _row_at(notebook: Notebook, seq: int) -> Head:
             "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook.pk, seq]
         )
         found = cursor.fetchone()
-    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+    return Head(*found) if found else Head(0, rowformat.GENESIS, 0.0)
 
 
 def _row_by_time(notebook: Notebook, until: float) -> Head:
@@ -470,7 +483,7 @@ def _row_by_time(notebook: Notebook, until: float) -> Head:
             [notebook.pk, until],
         )
         found = cursor.fetchone()
-    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+    return Head(*found) if found else Head(0, rowformat.GENESIS, 0.0)
 
 
 def _row_before(notebook: Notebook, seq: int) -> Head:
@@ -481,7 +494,7 @@ def _row_before(notebook: Notebook, seq: int) -> Head:
             [notebook.pk, seq],
         )
         found = cursor.fetchone()
-    return Head(*found) if found else Head(0, log.GENESIS, 0.0)
+    return Head(*found) if found else Head(0, rowformat.GENESIS, 0.0)
 
 
 EXPORT_COLUMNS = (
@@ -508,13 +521,13 @@ def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | No
         while batch := cursor.fetchmany(2000):
             for values in batch:
                 row = dict(zip(names, values[:-2], strict=True))
-                yield log.export_row(row, values[-1], redacted_why=values[-2])
+                yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
 
 
 def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
     """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
-        yield log.dumps(row)
+        yield rowformat.dumps(row)
 
 
 # ----- the vault ----------------------------------------------------------------------------------
@@ -528,7 +541,7 @@ def heads() -> dict[str, Head]:
             "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id)"
         )
         return {
-            title: Head(seq, hash, at) if seq is not None else Head(0, log.GENESIS, 0.0)
+            title: Head(seq, hash, at) if seq is not None else Head(0, rowformat.GENESIS, 0.0)
             for title, seq, hash, at in cursor.fetchall()
         }
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.db import connection
 
-from . import importing, log
-from .errors import Invalid
-from .models import Notebook
+from notebooks.log import importing, rowformat
+from notebooks.log.errors import Invalid
+from notebooks.models import Notebook
 
 COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
@@ -50,7 +50,7 @@ def check_rows(
 ) -> list[str]:
     """The checks themselves, on rows in seq order (the stored columns plus `body`, the words or None)."""
     problems: list[str] = []
-    prev, expected_seq, last_at = log.GENESIS, 1, 0.0
+    prev, expected_seq, last_at = rowformat.GENESIS, 1, 0.0
     carried: dict[int, set[str]] = {}  # digests each line's rows carried so far
     missing: dict[str, int] = {}  # digest -> first seq whose words are gone
     present: set[str] = set()
@@ -64,7 +64,7 @@ def check_rows(
             problems.append(f"{where}: expected seq {expected_seq} (a row is missing or inserted)")
         if row["prev_hash"] != prev:
             problems.append(f"{where}: does not follow the row before it (chain broken)")
-        if log.row_hash(row["prev_hash"], row) != row["hash"]:
+        if rowformat.row_hash(row["prev_hash"], row) != row["hash"]:
             problems.append(f"{where}: content does not match its hash (row changed)")
         if row["at"] < last_at:
             problems.append(f"{where}: recorded before the row ahead of it (time went backwards)")
@@ -77,7 +77,7 @@ def check_rows(
                 missing.setdefault(digest, seq)
             else:
                 present.add(digest)
-                if log.digest_of(row["body"]) != digest:
+                if rowformat.digest_of(row["body"]) != digest:
                     problems.append(f"{where}: words do not match their digest (words changed)")
         if row["op"] == "redact":
             target = row.get("redacts")
@@ -85,7 +85,7 @@ def check_rows(
                 problems.append(f"{where}: redacts words that no earlier row of line #{row['n']} carried")
             redacted.setdefault(target, seq)
         if rules:
-            replay.append(log.dumps(_for_replay(row)))
+            replay.append(rowformat.dumps(_for_replay(row)))
         prev, expected_seq, last_at = row["hash"], seq + 1, row["at"]
     for digest, seq in sorted(missing.items(), key=lambda item: item[1]):
         if digest not in redacted:
@@ -108,7 +108,7 @@ def check_rows(
 def _for_replay(row: dict) -> dict:
     """The row as the importer reads it (words by digest when gone), without seq and hash: those are checked above."""
     gone = "" if row["digest"] and row["body"] is None else None
-    out = log.export_row(row, row["body"], redacted_why=gone)
+    out = rowformat.export_row(row, row["body"], redacted_why=gone)
     out.pop("seq", None)
     out.pop("hash", None)
     return out

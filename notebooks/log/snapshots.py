@@ -24,8 +24,8 @@ from operator import is_
 from django.db import connection
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from . import log
-from .lines import Head, Line
+from notebooks.log import rowformat
+from notebooks.log.lines import Head, Line
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
 FORMAT = 1
@@ -311,7 +311,7 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
                         whys = dict(cursor.fetchall())
                     why = whys.get(digest)
                     if why is not None:
-                        yield seq, op, n, source, by, at, row_hash, log.redacted_text(why), True
+                        yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
                         expect, prev_hash = seq + 1, row_hash
                         continue
                 yield seq, op, n, source, by, at, row_hash, body, False
@@ -325,7 +325,7 @@ def catch_up(notebook_id: int, head_seq: int) -> int:
         return 0
     start = nearest(notebook_id, head_seq)
     if start is None:
-        top, lines = Head(0, log.GENESIS, 0.0), []
+        top, lines = Head(0, rowformat.GENESIS, 0.0), []
     else:
         top, lines = start
     folder = Folder(lines, seq=top.seq, last_seq=max(top.seq, last_seq), last_live=last_live)
@@ -340,7 +340,7 @@ def rebuild(notebook_id: int) -> int:
         cursor.execute("SELECT COALESCE(MAX(seq), 0) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])
         (head_seq,) = cursor.fetchone()
     folder = Folder()
-    folder.feed(rows_after(notebook_id, 0, head_seq, log.GENESIS))
+    folder.feed(rows_after(notebook_id, 0, head_seq, rowformat.GENESIS))
     return store(notebook_id, folder.made)
 
 
@@ -360,7 +360,7 @@ def problems(notebook_id: int) -> list[str]:
     redactions = count_redactions(notebook_id)
     found: list[str] = []
     folder = Folder(pace=False)
-    rows = rows_after(notebook_id, 0, max(hashes, default=0), log.GENESIS)
+    rows = rows_after(notebook_id, 0, max(hashes, default=0), rowformat.GENESIS)
     with quiet_gc():
         for seq, hash_, their_redactions, blob, their_mac in stored:
             where = f"snapshot at seq {seq}"

@@ -4,8 +4,8 @@ from typing import Any
 
 from django.conf import settings
 
-from .log import GAME_ONLY
-from .models import TITLE_PATTERN, Source
+from notebooks.log.rowformat import GAME_ONLY
+from notebooks.models import TITLE_PATTERN, Source
 
 MAX_LINE = 2**31 - 1
 MAX_SEQ = 2**63 - 1

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .errors import Forbidden, Invalid, NotFound
-from .models import Role, Token
-from .roles import Actor, actor_named
+from notebooks.log.errors import Forbidden, Invalid, NotFound
+from notebooks.log.roles import Actor, actor_named
+from notebooks.models import Role, Token
 
 PREFIX = "nbk_"
 MAX_TOKEN_LENGTH = 200

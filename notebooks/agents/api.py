@@ -14,11 +14,14 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from . import selectors, services, session_selectors, sessions, tokens
-from .errors import Invalid, NotebookError, NotFound
-from .models import TITLE_PATTERN, Notebook
-from .openapi import document
-from .roles import Actor
+from notebooks.agents import tokens
+from notebooks.agents.openapi import document
+from notebooks.log import selectors, services
+from notebooks.log.errors import Invalid, NotebookError, NotFound
+from notebooks.log.roles import Actor
+from notebooks.models import TITLE_PATTERN, Notebook
+from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions import services as sessions
 
 MAX_LINE = 2**31 - 1  # a line number is a PositiveIntegerField
 MAX_SEQ = 2**63 - 1

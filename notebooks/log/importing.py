@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import log
-from .errors import Invalid
-from .models import How, Source
+from notebooks.log import rowformat
+from notebooks.log.errors import Invalid
+from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
 HOWS = frozenset(How.values)  # How.values builds a new list on every read: 100k rows read it 30k times
@@ -99,7 +99,7 @@ def _words(obj: dict, key: str, line_no: int, fold: Fold, limit: int) -> tuple[s
         fold.absent.setdefault(digest, line_no)
         return None, digest
     words = _text(obj, key, line_no, required=True, limit=limit)
-    digest = log.digest_of(words)  # once, here: the log keeps it (services._append)
+    digest = rowformat.digest_of(words)  # once, here: the log keeps it (services._append)
     if digest in fold.redacted:
         raise _fail(line_no, f"these words were redacted on line {fold.redacted[digest]}; they cannot be written again")
     return words, digest
@@ -273,7 +273,9 @@ def adoptions(rewrite: Fold, backup: Fold, *, backup_name: str) -> list[dict[str
         if new is not None and new.words == old.words:
             continue
         for text in old.texts:
-            gone = text["words"] is None or log.digest_of(text["words"]) in backup.redacted.keys() | rewrite.redacted
+            gone = (
+                text["words"] is None or rowformat.digest_of(text["words"]) in backup.redacted.keys() | rewrite.redacted
+            )
             if gone:
                 continue  # redacted words stay gone
             why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
@@ -292,4 +294,4 @@ def adoptions(rewrite: Fold, backup: Fold, *, backup_name: str) -> list[dict[str
 
 
 def dumps_all(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(log.dumps(r) + "\n" for r in rows)
+    return "".join(rowformat.dumps(r) + "\n" for r in rows)

@@ -13,11 +13,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from . import selectors, services, session_selectors, sessions
-from .errors import NotebookError
-from .log import GAME_ONLY
-from .models import Notebook
-from .roles import Actor
+from notebooks.log import selectors, services
+from notebooks.log.errors import NotebookError
+from notebooks.log.roles import Actor
+from notebooks.log.rowformat import GAME_ONLY
+from notebooks.models import Notebook
+from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions import services as sessions
 
 # Bounds the database can hold: a larger number is refused as bad arguments, never sent to SQL.
 LineNumber = Annotated[int, Field(ge=1, le=2**31 - 1)]

@@ -17,12 +17,13 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 
-from . import importing, log, selectors, sessions, snapshots
-from .errors import Conflict, Forbidden, Invalid, NotFound
-from .locks import LOCK_BY_TITLE, lock_notebook
-from .models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
-from .roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
-from .selectors import Head, get_notebook, head
+from notebooks.log import importing, rowformat, selectors, snapshots
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
+from notebooks.log.roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
+from notebooks.log.selectors import Head, get_notebook, head
+from notebooks.models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
+from notebooks.sessions import services as sessions
 
 SOURCES = frozenset(Source.values)
 MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
@@ -171,7 +172,7 @@ def _tip(notebook: Notebook) -> tuple[Head, int]:
         )
         found = cursor.fetchone()
     if found is None:
-        return Head(0, log.GENESIS, 0.0), 1
+        return Head(0, rowformat.GENESIS, 0.0), 1
     return Head(*found[:3]), found[3] + 1
 
 
@@ -315,7 +316,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head
     claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
     if redact_seq is not None:
         _refuse_redacted(nb, redact_seq)
-    top = Head(seq, hash_, at) if seq is not None else Head(0, log.GENESIS, 0.0)
+    top = Head(seq, hash_, at) if seq is not None else Head(0, rowformat.GENESIS, 0.0)
     return nb, top, (top_n or 0) + 1, claim
 
 
@@ -497,13 +498,13 @@ def _chained(
     # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
     # every None (about 3k instructions each; an imported row has four NULLs).
     null = math.nan if vendor == "sqlite" else None
-    hash_of, worded = log.hash_of, selectors.WORDED
+    hash_of, worded = rowformat.hash_of, selectors.WORDED
     for fields in new_rows:
         seq += 1
         get = fields.get
         body = get("words")
         # The importer hands its digest over (computed once); a redacted row has a digest and no words.
-        digest = get("digest") or (log.digest_of(body) if body is not None else "")
+        digest = get("digest") or (rowformat.digest_of(body) if body is not None else "")
         if body is not None:
             words[digest] = body
         at = get("at")
@@ -578,7 +579,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     check_source(source)
     if not actor.editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{actor.name} is an agent and may add only seen or guessed lines, not {source}.")
-    digest = log.digest_of(text)
+    digest = rowformat.digest_of(text)
     with _write_transaction():
         nb, top, n, claim = _add_state(notebook, actor, digest)
         fields = {"op": "add", "n": n, "words": text, "digest": digest, "source": source, "by": actor.name, "why": why}
