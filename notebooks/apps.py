@@ -9,6 +9,10 @@ class NotebooksConfig(AppConfig):
         from django.db.models.signals import post_migrate, pre_migrate
 
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
+        from notebooks.log import guards
+        from notebooks.sessions.services import WRITE_GUARD
+
+        guards.register(WRITE_GUARD)  # the core enforces sessions' rule on every write without importing them
 
         pre_migrate.connect(signals.before_migrate, sender=self)
         post_migrate.connect(signals.after_migrate, sender=self)

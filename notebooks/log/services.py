@@ -17,13 +17,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 
-from notebooks.log import importing, rowformat, selectors, snapshots
+from notebooks.log import guards, importing, rowformat, selectors, snapshots
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
 from notebooks.log.roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from notebooks.log.selectors import Head, get_notebook, head
 from notebooks.models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
-from notebooks.sessions import services as sessions
 
 SOURCES = frozenset(Source.values)
 MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
@@ -109,8 +108,8 @@ def _may_change(actor: Actor, line: LineState, verb: str) -> None:
 
 
 def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
-    """The session the write's rows belong to (sessions.py); refuses a write an open session forbids."""
-    return {"session_id": sessions.claim_for_write(title=title, actor=actor)}
+    """The session the write's rows belong to (guards.py); refuses a write an open session forbids."""
+    return {"session_id": guards.current().claim(title=title, actor=actor)}
 
 
 # ----- state read inside the write's transaction --------------------------------------------------
@@ -177,16 +176,16 @@ def _tip(notebook: Notebook) -> tuple[Head, int]:
 
 
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
-# words (redacted words never come back) and whether a session may claim the write (sessions.MAY_CLAIM_SQL).
+# words (redacted words never come back) and whether the write guard may claim the write (guards.py).
 # Each statement through Django's cursor costs more CPU than SQLite spends on it; an add ran five.
-_ADD_STATE = (
-    "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
-    "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s LIMIT 1), "
-    f"{sessions.MAY_CLAIM_SQL} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
-    "AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE "
-)
-ADD_STATE_BY_TITLE = _ADD_STATE + "nb.title = %s"
-ADD_STATE_BY_ID = _ADD_STATE + "nb.id = %s"
+@functools.cache
+def _add_state_sql(may_claim_sql: str, where: str) -> str:
+    return (
+        "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
+        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s "
+        f"LIMIT 1), {may_claim_sql} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
+        f"AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE {where}"
+    )
 
 
 @functools.cache
@@ -291,20 +290,22 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head
     notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
     """
     vendor = _vendor()
+    guard = guards.current()
     with _driver_cursor() as cursor:
         if vendor == "postgresql":
             cursor.execute(LOCK_BY_TITLE, (title,))
             locked = cursor.fetchone()
             found = None
             if locked is not None:
-                cursor.execute(ADD_STATE_BY_ID, (digest, actor.name, locked[0]))
+                cursor.execute(_add_state_sql(guard.may_claim_sql, "nb.id = %s"), (digest, actor.name, locked[0]))
                 found = cursor.fetchone()
         else:
-            cursor.execute(_native(ADD_STATE_BY_TITLE, vendor), (digest, actor.name, title))
+            sql = _add_state_sql(guard.may_claim_sql, "nb.title = %s")
+            cursor.execute(_native(sql, vendor), (digest, actor.name, title))
             found = cursor.fetchone()
     if found is None:
         # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
-        claim = sessions.claim_for_write(title=title, actor=actor)
+        claim = guards.current().claim(title=title, actor=actor)
         nb = _lock(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
         top, n = _tip(nb)
         gone = _redacted_digests(nb, [digest])
@@ -313,7 +314,7 @@ def _add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head
         return nb, top, n, claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
     nb = NotebookRef(pk, title)
-    claim = sessions.claim_for_write(title=title, actor=actor) if may_claim else None
+    claim = guards.current().claim(title=title, actor=actor) if may_claim else None
     if redact_seq is not None:
         _refuse_redacted(nb, redact_seq)
     top = Head(seq, hash_, at) if seq is not None else Head(0, rowformat.GENESIS, 0.0)
@@ -562,7 +563,7 @@ def create_notebook(*, title: str, by: str) -> Notebook:
     check_name(by)
     try:
         with transaction.atomic():
-            sessions.refuse_new_notebook(title=title, by=by)
+            guards.current().refuse_new_notebook(title=title, by=by)
             if Notebook.objects.filter(title=title).exists():
                 raise Conflict(f"A notebook titled {title!r} already exists.")
             return Notebook.objects.create(title=title, created_by=by)
@@ -903,7 +904,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             by = fields["by"]
             if by not in claims:
                 try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
-                    claims[by] = sessions.claim_for_write(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                    claims[by] = guards.current().claim(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
                 except Conflict as exc:
                     raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
             fields["session_id"] = claims[by]

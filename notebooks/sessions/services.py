@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef
 
+from notebooks.log import guards
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, as_actor
@@ -395,3 +396,8 @@ def gates(session: Session, own: list[tuple], top: int) -> list[str]:
             "into the line that says it, merge, or abandon the session and ask Dad."
         )
     return reasons
+
+
+WRITE_GUARD = guards.WriteGuard(
+    claim=claim_for_write, refuse_new_notebook=refuse_new_notebook, may_claim_sql=MAY_CLAIM_SQL
+)

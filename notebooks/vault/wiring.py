@@ -1,4 +1,4 @@
-"""What the sessions code (notebooks/sessions/services.py, issue 4) calls so take, checkpoint, land and abandon reach git.
+"""What the sessions code (notebooks/sessions/services.py) calls so take, checkpoint, land and abandon reach git.
 
 Every function does nothing (and returns an empty value) unless a vault is configured (vault_enabled()).
 A session object needs: pk, notebook.title, actor, plan, and vault_base (the base_sha stored at take).
