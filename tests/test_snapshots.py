@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import rowformat, selectors, services, snapshots
+from notebooks.log import rowformat, selectors, services, snapshot_format, snapshots
 from notebooks.log.lines import Line
 from notebooks.models import Snapshot
 
@@ -65,14 +65,14 @@ def test_a_view_survives_encoding_exactly():
         Line(7, "[redacted: a password]", "guessed", "reflector", 2000.0, 12, True),
         Line(9, None, "seen", "pippa", 2001.5, 14),
     ]
-    assert snapshots.decode(snapshots.encode(lines)) == lines
-    assert snapshots.decode(snapshots.encode([])) == []
+    assert snapshot_format.decode(snapshot_format.encode(lines)) == lines
+    assert snapshot_format.decode(snapshot_format.encode([])) == []
 
 
 def test_a_blob_of_another_format_is_refused():
-    blob = snapshots.encode([Line(1, "a", "seen", "pippa", 1.0, 1)]).replace(b'"v":1', b'"v":9', 1)
+    blob = snapshot_format.encode([Line(1, "a", "seen", "pippa", 1.0, 1)]).replace(b'"v":1', b'"v":9', 1)
     with pytest.raises(ValueError, match="format 9"):
-        snapshots.decode(blob)
+        snapshot_format.decode(blob)
 
 
 # ----- where they are made ------------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def test_an_import_makes_half_as_many_snapshots_and_one_at_its_last_row(notebook
         assert snapshots.due(seq, last_seq, last_live, snapshots.IMPORT_SPACING)
         last_seq, last_live = seq, live
     for seq, _live, blob in stored:
-        assert snapshots.decode(blob) == _from_log(copy, seq)
+        assert snapshot_format.decode(blob) == _from_log(copy, seq)
     assert snapshots.problems(copy.pk) == []
     # Writes after it go on from its last snapshot, at the usual spacing.
     for i in range(EVERY * 10):
@@ -156,7 +156,7 @@ def _tamper(nb, seq: int, lines: list[Line]) -> None:  # noqa: ANN001
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE notebooks_snapshot SET lines = %s WHERE notebook_id = %s AND seq = %s",
-            [snapshots.encode(lines), nb.pk, seq],
+            [snapshot_format.encode(lines), nb.pk, seq],
         )
 
 
@@ -176,11 +176,16 @@ def test_a_snapshot_forged_with_the_key_is_still_caught_by_verify(notebook, dad)
     _history("zelda", 60, seed=2)
     last = max(_stored(notebook))
     forged = [line._replace(text="always attack first") for line in _from_log(notebook, last)]
-    blob = snapshots.encode(forged)
+    blob = snapshot_format.encode(forged)
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE notebooks_snapshot SET lines = %s, mac = %s WHERE notebook_id = %s AND seq = %s",
-            [blob, snapshots.mac(notebook.pk, last, selectors.row_hash(notebook, last), 0, blob), notebook.pk, last],
+            [
+                blob,
+                snapshot_format.mac(notebook.pk, last, selectors.row_hash(notebook, last), 0, blob),
+                notebook.pk,
+                last,
+            ],
         )
     assert snapshots.problems(notebook.pk) == [
         f"snapshot at seq {last}: its lines differ from the log's view at that row"
@@ -204,12 +209,12 @@ def test_a_snapshot_naming_another_hash_is_passed_over(notebook, dad):
     _history("zelda", 40, seed=4)
     last = max(_stored(notebook))
     lines = _from_log(notebook, last)
-    blob = snapshots.encode(lines)
+    blob = snapshot_format.encode(lines)
     wrong = "0" * 64
     with connection.cursor() as cursor:
         cursor.execute(
             'UPDATE notebooks_snapshot SET "hash" = %s, mac = %s WHERE notebook_id = %s AND seq = %s',
-            [wrong, snapshots.mac(notebook.pk, last, wrong, 0, blob), notebook.pk, last],
+            [wrong, snapshot_format.mac(notebook.pk, last, wrong, 0, blob), notebook.pk, last],
         )
     assert snapshots.nearest(notebook.pk, selectors.ALL)[0].seq < last
     assert "does not carry the hash it names" in snapshots.problems(notebook.pk)[-1]
@@ -269,5 +274,5 @@ def test_an_import_of_a_redacted_export_makes_its_snapshots_from_the_log(noteboo
     assert len(stored) >= 3
     for seq, blob in stored:
         assert b"hunter2" not in bytes(blob)
-        assert snapshots.decode(blob) == _from_log(copy, seq)
+        assert snapshot_format.decode(blob) == _from_log(copy, seq)
     assert snapshots.problems(copy.pk) == []

@@ -188,7 +188,7 @@ def _computed_now(notebook: Notebook, cut: int) -> tuple[list[Line], Head]:
     start = snapshots.nearest(notebook.pk, cut)
     if start is not None and (cut >= ALL or cut - start[0].seq <= FORWARD_MAX):
         top, lines = start
-        folder = snapshots.Folder(lines, seq=top.seq, pace=False)
+        folder = snapshots.Folder(lines, seq=top.seq, makes_snapshots=False)
         try:
             # Past this many rows one query over the log beats folding them in Python.
             rows = list(islice(snapshots.rows_after(notebook.pk, top.seq, cut, top.hash), FORWARD_MAX + 1))

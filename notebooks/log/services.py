@@ -525,8 +525,10 @@ def _chained(
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
         if folder is not None:
             if op == "redact" or (digest and body is None):
-                folder.spoiled = True  # words gone: the snapshots are made from the log, with the redaction's mark
-            folder.take(seq, op, n, source, by, at, digest_hash, body, False)
+                folder.words_missing = (
+                    True  # words gone: the snapshots are made from the log, with the redaction's mark
+                )
+            folder.apply(seq, op, n, source, by, at, digest_hash, body, False)
         yield (
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
             null if was_at is None else was_at, was_by, prev, digest_hash,
@@ -540,7 +542,7 @@ def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder
     after = written[-1].seq if written else before
     if after // snapshots.EVERY == before // snapshots.EVERY:
         return
-    if folder is not None and not folder.spoiled:
+    if folder is not None and not folder.words_missing:
         folder.finish()
         snapshots.store(notebook.pk, folder.made, redactions=0)  # an import, folded from memory as it streamed
     else:

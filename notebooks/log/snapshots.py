@@ -12,28 +12,19 @@ only source of truth, and a snapshot that fails a check is passed over, never tr
 """
 
 import gc
-import json
-import sys
-from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import partial
-from itertools import compress, repeat
-from operator import is_
 
 from django.db import connection
-from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.crypto import constant_time_compare
 
 from notebooks.log import rowformat
+from notebooks.log.fold import LiveLines
+from notebooks.log.fold import ViewRow as FoldRow
 from notebooks.log.lines import Head, Line
+from notebooks.log.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
-FORMAT = 1
-BIG_ENDIAN = sys.byteorder == "big"  # the stored arrays are little-endian
-MAC_SALT = "notebooks.snapshot"
-
-# A row to fold: (seq, op, n, source, by, at, hash, text, redacted)
-FoldRow = tuple[int, str, int, str, str, float, str, "str | None", bool]
 
 
 SPACING = 2  # a snapshot of L lines is followed by the next after L / SPACING rows (or EVERY, if more)
@@ -58,100 +49,11 @@ def quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-# ----- the stored form ------------------------------------------------------------------------------------------
-
-
-NUMBERS = (("n", "q"), ("a", "d"), ("q", "q"), ("s", "H"), ("b", "H"))  # column, array typecode
-is_none = partial(is_, None)
-# tuple.__new__ straight from C: the named tuple's own __new__ is Python and doubles the cost of 15k lines.
-make_line = partial(tuple.__new__, Line)
-
-
-def encode(lines: list[Line]) -> bytes:
-    """A small JSON head, the numeric columns as packed little-endian arrays, then every line's text joined by
-    NUL (texts never hold one): a view of 15k lines encodes in a few ms and decodes without parsing its texts."""
-    count = len(lines)
-    # The columns, transposed in C.
-    ns, texts, sources, names, ats, seqs, redacted = zip(*lines, strict=True) if lines else ((),) * 7
-    source_ids = {name: i for i, name in enumerate(dict.fromkeys(sources))}
-    name_ids = {name: i for i, name in enumerate(dict.fromkeys(names))}
-    columns = {
-        "n": ns,
-        "a": ats,
-        "q": seqs,
-        "s": map(source_ids.__getitem__, sources),
-        "b": map(name_ids.__getitem__, names),
-    }
-    missing = list(compress(range(count), map(is_none, texts))) if None in texts else []
-    head = {
-        "v": FORMAT,
-        "count": count,
-        "S": list(source_ids),
-        "B": list(name_ids),
-        "r": list(compress(range(count), redacted)),
-        "z": missing,
-    }
-    parts = [json.dumps(head, separators=(",", ":")).encode(), b"\n"]
-    for name, code in NUMBERS:
-        packed = array(code, columns[name])
-        if BIG_ENDIAN:
-            packed.byteswap()
-        parts.append(packed.tobytes())
-    parts.append("\x00".join(t or "" for t in texts).encode() if missing else "\x00".join(texts).encode())
-    return b"".join(parts)
-
-
-def decode(blob: bytes) -> list[Line]:
-    raw = bytes(blob)
-    end = raw.index(b"\n")  # JSON escapes every newline inside the head
-    head = json.loads(raw[:end])
-    data = memoryview(raw)
-    if head.get("v") != FORMAT:
-        raise ValueError(f"snapshot format {head.get('v')!r}, not {FORMAT}")
-    count, at = head["count"], end + 1
-    columns: dict[str, list] = {}
-    for name, code in NUMBERS:
-        packed = array(code)
-        size = packed.itemsize * count
-        packed.frombytes(data[at : at + size])
-        if BIG_ENDIAN:
-            packed.byteswap()
-        columns[name], at = packed.tolist(), at + size
-    texts: list[str | None] = str(data[at:], "utf-8").split("\x00") if count else []
-    if len(texts) != count:
-        raise ValueError("snapshot texts do not match its lines")
-    for i in head["z"]:
-        texts[i] = None
-    sources, names = head["S"], head["B"]
-    lines = list(
-        map(
-            make_line,
-            zip(
-                columns["n"],
-                texts,
-                [sources[i] for i in columns["s"]],
-                [names[i] for i in columns["b"]],
-                columns["a"],
-                columns["q"],
-                repeat(False),
-            ),
-        )
-    )
-    for i in head["r"]:
-        lines[i] = lines[i]._replace(redacted=True)
-    return lines
-
-
-def mac(notebook_id: int, seq: int, hash_: str, redactions: int, blob: bytes) -> str:
-    message = f"{FORMAT}:{notebook_id}:{seq}:{hash_}:{redactions}:".encode() + bytes(blob)
-    return salted_hmac(MAC_SALT, message, algorithm="sha256").hexdigest()
-
-
-# ----- folding rows into a view ---------------------------------------------------------------------------------
+# ----- folding rows into a view and its snapshots -----------------------------------------------------------------
 
 
 class Folder:
-    """Folds rows in seq order into the live lines, and makes a snapshot wherever one is due."""
+    """Folds rows in seq order into the live lines (fold.LiveLines), and makes a snapshot wherever one is due."""
 
     def __init__(
         self,
@@ -160,46 +62,43 @@ class Folder:
         seq: int = 0,
         last_seq: int = 0,
         last_live: int = 0,
-        pace: bool = True,
+        makes_snapshots: bool = True,
         spacing: int = SPACING,
     ) -> None:
-        self.lines = {line.n: line for line in lines}
-        self.seq, self.last_seq, self.last_live, self.pace = seq, last_seq, last_live, pace
-        self.spacing = spacing
-        self.last: Head | None = None  # the last row taken
+        self.live = LiveLines(lines)
+        self.seq, self.last_seq, self.last_live = seq, last_seq, last_live
+        self.makes_snapshots, self.spacing = makes_snapshots, spacing
+        self.last: tuple[int, str, float] | None = None  # the last row applied
         self.made: list[tuple[Head, list[Line]]] = []
-        self.spoiled = False  # set by a feeder whose rows lack words they should carry: its snapshots are not used
+        self.words_missing = False  # set by a feeder whose rows lack words they carried: its snapshots are not used
 
     def feed(self, rows: Iterable[FoldRow]) -> None:
-        take = self.take
+        apply = self.apply
         for row in rows:
-            take(*row)
+            apply(*row)
 
-    def take(
+    def apply(
         self, seq: int, op: str, n: int, source: str, by: str, at: float, hash_: str, text: str | None, redacted: bool
     ) -> None:
-        lines = self.lines
-        if op == "strike":
-            lines.pop(n, None)
-        elif op == "add" or (op == "edit" and n in lines):  # an edit of a retired line stays retired
-            lines[n] = make_line((n, text, source, by, at, seq, redacted))
+        self.live.apply(seq, op, n, source, by, at, text, redacted)
         self.seq = seq
-        if self.pace and due(seq, self.last_seq, self.last_live, self.spacing):
+        if not self.makes_snapshots:
+            return
+        if due(seq, self.last_seq, self.last_live, self.spacing):
             self.made.append((Head(seq, hash_, at), self.view()))
-            self.last_seq, self.last_live = seq, len(lines)
-        elif self.pace:
+            self.last_seq, self.last_live = seq, len(self.live)
+        else:
             self.last = (seq, hash_, at)
 
     def finish(self) -> None:
-        """A snapshot at the last row taken too, unless one stands there: the first read after an import starts
+        """A snapshot at the last row applied too, unless one stands there: the first read after an import starts
         from it."""
         if self.last is not None and self.last[0] > self.last_seq:
             self.made.append((Head(*self.last), self.view()))
-            self.last_seq, self.last_live = self.last[0], len(self.lines)
+            self.last_seq, self.last_live = self.last[0], len(self.live)
 
     def view(self) -> list[Line]:
-        lines = self.lines
-        return [lines[n] for n in sorted(lines)]
+        return self.live.copy()
 
 
 # ----- reading and writing them ---------------------------------------------------------------------------------
@@ -359,7 +258,7 @@ def problems(notebook_id: int) -> list[str]:
         return []
     redactions = count_redactions(notebook_id)
     found: list[str] = []
-    folder = Folder(pace=False)
+    folder = Folder(makes_snapshots=False)
     rows = rows_after(notebook_id, 0, max(hashes, default=0), rowformat.GENESIS)
     with quiet_gc():
         for seq, hash_, their_redactions, blob, their_mac in stored:

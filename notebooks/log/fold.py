@@ -1,0 +1,219 @@
+"""What the log's rows mean, in one place. Pure: no Django, no I/O; every view, store and check calls it.
+
+The rule of the log:
+- add makes line n, with its words and source; a number is given once, for good;
+- edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
+- strike (retired or merged) takes the line out of view;
+- adopt keeps recovered words in the line's history only; redact removes words, which then read "[redacted: why]".
+
+Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
+lines and may change only those; only the editor redacts.
+"""
+
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from operator import attrgetter
+from typing import Any
+
+from notebooks.log.errors import Forbidden
+from notebooks.log.lines import Line
+from notebooks.log.rowformat import redacted_text
+
+WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
+AGENT_SOURCES = frozenset({"seen", "guessed"})
+EDITOR_SOURCES = frozenset({"dad", "dad_correction"})
+DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
+
+# A row as a view folds it: (seq, op, n, source, by, at, hash, text, redacted).
+ViewRow = tuple[int, str, int, str, str, float, str, "str | None", bool]
+
+# tuple.__new__ straight from C: the named tuple's own __new__ is Python and doubles the cost of 15k lines.
+make_line = partial(tuple.__new__, Line)
+_number = attrgetter("n")
+
+
+class LiveLines:
+    """The live lines in number order, kept sorted as rows are applied (a new line is usually the last)."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: Iterable[Line] = ()) -> None:
+        self.lines: list[Line] = list(lines)
+
+    def apply(
+        self, seq: int, op: str, n: int, source: str, by: str, at: float, text: str | None, redacted: bool = False
+    ) -> None:
+        """One row's effect on the view: the rule of the log, for views."""
+        if op not in WORDED and op != "strike":
+            return  # adopt and redact change no view
+        lines = self.lines
+        if op == "add" and (not lines or lines[-1].n < n):
+            lines.append(make_line((n, text, source, by, at, seq, redacted)))
+            return
+        i = bisect_left(lines, n, key=_number)
+        found = i < len(lines) and lines[i].n == n
+        if op == "strike":
+            if found:
+                del lines[i]
+        elif found:
+            lines[i] = make_line((n, text, source, by, at, seq, redacted))
+        elif op == "add":
+            lines.insert(i, make_line((n, text, source, by, at, seq, redacted)))
+
+    def apply_rows(self, rows: Iterable[ViewRow]) -> None:
+        apply = self.apply
+        for seq, op, n, source, by, at, _hash, text, redacted in rows:
+            apply(seq, op, n, source, by, at, text, redacted)
+
+    def get(self, n: int) -> Line | None:
+        lines = self.lines
+        i = bisect_left(lines, n, key=_number)
+        return lines[i] if i < len(lines) and lines[i].n == n else None
+
+    def copy(self) -> list[Line]:
+        return list(self.lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def fold_view(rows: Iterable[ViewRow]) -> list[Line]:
+    """The live lines the rows leave, in number order."""
+    view = LiveLines()
+    view.apply_rows(rows)
+    return view.lines
+
+
+@dataclass(slots=True)
+class LineState:
+    """One line as a write judges it: its source and words now, whether it is live, its last row."""
+
+    n: int
+    source: str
+    words: str | None  # None once redacted (or unknown)
+    live: bool = True
+    last_seq: int = 0
+
+    def apply(self, seq: int, op: str, source: str, words: str | None) -> None:
+        """One row's effect on the line: the rule of the log, for a line's state."""
+        if op == "adopt":
+            return  # recovered words are history, not the line
+        if op == "edit" and self.live:
+            self.source, self.words = source, words
+        elif op == "strike":
+            self.live = False
+        self.last_seq = seq
+
+
+def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> LineState | None:
+    """Line n from its rows (seq, op, source, words) in log order; None when it was never added."""
+    state: LineState | None = None
+    for seq, op, source, words in rows:
+        if state is None:
+            if op == "add":
+                state = LineState(n=n, source=source, words=words, last_seq=seq)
+            continue
+        state.apply(seq, op, source, words)
+    return state
+
+
+# ----- who may do what -------------------------------------------------------------------------------
+
+
+def check_may_write(*, name: str, editor: bool, source: str) -> None:
+    """An agent writes only seen or guessed lines."""
+    if not editor and source not in AGENT_SOURCES:
+        raise Forbidden(f"{name} is an agent and may write only seen or guessed lines, not {source}.")
+
+
+def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str) -> None:
+    """An agent may change only her own kind of line (seen, guessed)."""
+    if not editor and source not in AGENT_SOURCES:
+        raise Forbidden(f"{name} may not {verb} line #{n}: it is Dad's ({source}); only the human editor may.")
+
+
+def check_may_redact(*, name: str, editor: bool) -> None:
+    if not editor:
+        raise Forbidden(f"{name} may not redact: only the human editor may.")
+
+
+def source_after_edit(*, editor: bool, current: str) -> str:
+    """The editor's edit makes a line his correction; an agent's keeps its source."""
+    return DAD_CORRECTION if editor else current
+
+
+def edit_source_allowed(*, current: str, given: str) -> bool:
+    """An edit keeps the line's source or makes it the editor's correction."""
+    return given in (current, DAD_CORRECTION)
+
+
+def merged_source(*, editor: bool, sources: Sequence[str]) -> str:
+    """The source of a line that says what several said, when the merge names none."""
+    if editor:
+        return DAD if all(s == DAD for s in sources) else DAD_CORRECTION
+    return SEEN if any(s == SEEN for s in sources) else GUESSED
+
+
+# ----- a line's history --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a line's history, with the words the line had after it."""
+
+    seq: int
+    op: str
+    text: str | None
+    source: str
+    by: str
+    at: float
+    why: str
+    how: str
+    into: int | None
+    adopted: bool
+    was_at: float | None
+    was_by: str
+    redacts: str | None = None
+    redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq, "op": self.op, "text": self.text, "source": self.source, "by": self.by, "at": self.at,
+            "why": self.why, "how": self.how, "into": self.into, "adopted": self.adopted, "was_at": self.was_at,
+            "was_by": self.was_by,
+        }  # fmt: skip
+
+
+# A row of one line as history reads it: (seq, op, words, source, by, at, why, how, into, was_at, was_by, redacts,
+# redacted_mark), where words are already "[redacted: why]" when redacted_mark is set.
+HistoryRow = tuple[
+    int, str, "str | None", str, str, float, str, str, "int | None", "float | None", str, "str | None", bool
+]
+
+
+def history(rows: Sequence[HistoryRow]) -> list[Entry]:
+    """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
+    words the line had after it. A redact row's text is its own mark, "[redacted: why]"."""
+    adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
+    entries = [
+        Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
+        for seq, op, words, src, by, at, why, how, into, was_at, was_by, _redacts, gone in adopted
+    ]
+    words_now: str | None = None
+    source_now, redacted_now = "", False
+    for seq, op, words, src, by, at, why, how, into, was_at, was_by, redacts, gone in rows:
+        if op == "adopt":
+            continue
+        if op in WORDED:
+            words_now, redacted_now, source_now = words, gone, src
+        if op == "redact":
+            entries.append(
+                Entry(seq, op, redacted_text(why), source_now, by, at, why, how, into, False, None, "", redacts, True)
+            )
+            continue
+        entries.append(
+            Entry(seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by, None, redacted_now)
+        )
+    return entries
