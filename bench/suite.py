@@ -28,7 +28,7 @@ from django.test import Client  # noqa: E402
 from bench import data, web  # noqa: E402
 from bench.peer import build  # noqa: E402
 from bench.peer.models import PeerLine  # noqa: E402
-from notebooks.log import selectors, services, verify  # noqa: E402
+from notebooks.log import kept, selectors, services, verify  # noqa: E402
 from notebooks.log.roles import Actor  # noqa: E402
 from notebooks.models import Notebook, Row, Words  # noqa: E402
 
@@ -132,7 +132,7 @@ def peer_as_of(title: str, at: float) -> Callable[[], list]:
 
 def cold_view(nb: Notebook) -> Callable[[], list]:
     def read() -> list:
-        selectors.forget_folds()
+        kept.forget()
         return selectors.view(nb)
 
     return read
@@ -142,7 +142,7 @@ def first_frozen(nb: Notebook, until: float) -> Callable[[], list]:
     """A frozen view read for the first time (past views are kept once read)."""
 
     def read() -> list:
-        selectors.forget_folds()
+        kept.forget()
         return selectors.view(nb, until=until)
 
     return read

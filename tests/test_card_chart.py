@@ -1,7 +1,7 @@
 """The chart's geometry: stacked bars per day, her seen lines at the bottom, the window at most `span` days."""
 
 from notebooks.card import chart
-from notebooks.log.selectors import DayCount
+from notebooks.card.selectors import DayCount
 
 
 def test_nothing_added_draws_no_chart():

@@ -5,7 +5,8 @@ import json
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import selectors, services
+from notebooks.card import selectors as card_selectors
+from notebooks.log import kept, selectors, services
 
 
 def test_live_line_is_the_lines_current_words_or_none_once_retired(lines):
@@ -35,10 +36,10 @@ def test_notebook_summaries_count_live_lines_by_source_from_the_kept_views(lines
     services.create_notebook(title="tetris", by="test")
     services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="r")
     services.retire(notebook="zelda", n=2, by="dad", why="r")
-    selectors.forget_folds()
-    cold = {s.title: s.counts for s in selectors.notebook_summaries()}
+    kept.forget()
+    cold = {s.title: s.counts for s in card_selectors.notebook_summaries()}
     with CaptureQueriesContext(connection) as queries:
-        found = {s.title: s for s in selectors.notebook_summaries()}
+        found = {s.title: s for s in card_selectors.notebook_summaries()}
     assert len(queries) == 2  # the heads, and one check of zelda's kept view (tetris has no rows to read)
     assert {title: s.counts for title, s in found.items()} == cold
     assert found["zelda"].counts == {"dad_correction": 1, "dad": 1}
@@ -57,21 +58,21 @@ def test_added_per_day_counts_add_rows_by_utc_day_and_source(dad):
         {"op": "add", "n": 4, "text": "d", "source": "guessed", "at": 6 * day},
     ]
     nb = services.import_notebook(title="zelda", lines=[json.dumps(r) for r in rows], by="t").notebook
-    got = [(c.day, c.source, c.count) for c in selectors.added_per_day(nb)]
+    got = [(c.day, c.source, c.count) for c in card_selectors.added_per_day(nb)]
     assert got == [(3, "seen", 2), (4, "dad", 1), (6, "guessed", 1)]
-    assert [(c.day, c.count) for c in selectors.added_per_day(nb, cut=2)] == [(3, 2)]
+    assert [(c.day, c.count) for c in card_selectors.added_per_day(nb, cut=2)] == [(3, 2)]
 
 
 def test_audit_pages_newest_first_across_notebooks(lines):
     services.create_notebook(title="tetris", by="test")
     services.add(notebook="tetris", text="rotate", source="seen", by="pippa", why="s")
-    page = selectors.audit(per_page=2)
+    page = card_selectors.audit(per_page=2)
     assert (page.total, page.pages) == (4, 2)
     assert [(r.notebook, r.seq) for r in page.rows] == [("tetris", 1), ("zelda", 3)]
-    assert [(r.notebook, r.seq) for r in selectors.audit(per_page=2, page=2).rows] == [("zelda", 2), ("zelda", 1)]
-    assert selectors.audit(by="dad").total == 1
-    assert selectors.audit(op="strike").total == 0
-    assert selectors.actors() == ["dad", "pippa"]
+    assert [(r.notebook, r.seq) for r in card_selectors.audit(per_page=2, page=2).rows] == [("zelda", 2), ("zelda", 1)]
+    assert card_selectors.audit(by="dad").total == 1
+    assert card_selectors.audit(op="strike").total == 0
+    assert card_selectors.actors() == ["dad", "pippa"]
 
 
 def test_retire_many_retires_all_for_one_reason(lines):

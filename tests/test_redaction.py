@@ -6,6 +6,7 @@ from django.core.management import CommandError, call_command
 from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrate_signal
 from django.db import IntegrityError, connection, transaction
 
+from notebooks.card import selectors as card_selectors
 from notebooks.log import rowformat, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
@@ -233,6 +234,6 @@ def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):
     assert selectors.view(leaked, until=before)[0].text == mark
     assert SECRET not in selectors.turn(leaked) and mark in selectors.turn(leaked)
     assert selectors.live_line(leaked, 1).text == mark
-    assert selectors.stand(leaked, until=before).lines[0].text == mark
-    assert all(SECRET != row.text for row in selectors.audit().rows)
-    assert mark in {row.text for row in selectors.audit().rows}
+    assert selectors.pinned_view(leaked, until=before).lines[0].text == mark
+    assert all(SECRET != row.text for row in card_selectors.audit().rows)
+    assert mark in {row.text for row in card_selectors.audit().rows}

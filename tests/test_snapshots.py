@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import rowformat, selectors, services, snapshot_format, snapshots
+from notebooks.log import kept, queries, rowformat, selectors, services, snapshot_format, snapshots
 from notebooks.log.lines import Line
 from notebooks.models import Snapshot
 
@@ -20,9 +20,9 @@ EVERY = 10  # rows between snapshot places in these tests (250 in the product)
 @pytest.fixture(autouse=True)
 def small_steps(monkeypatch):
     monkeypatch.setattr(snapshots, "EVERY", EVERY)
-    selectors.forget_folds()
+    kept.forget()
     yield
-    selectors.forget_folds()
+    kept.forget()
 
 
 def _history(title: str, rows: int, seed: int = 1) -> None:
@@ -52,7 +52,7 @@ def _stored(nb) -> list[int]:  # noqa: ANN001
 
 def _from_log(nb, cut: int) -> list[Line]:  # noqa: ANN001
     """The view at `cut` as one query over the whole log computes it, with no snapshot involved."""
-    return selectors._view_sql(nb, cut)[0]
+    return queries.view_by_sql(nb, cut)[0]
 
 
 # ----- the stored form ----------------------------------------------------------------------------------------
@@ -128,14 +128,14 @@ def test_every_cut_reads_what_the_whole_log_says(notebook, dad):
     assert len(_stored(notebook)) >= 5
     head = selectors.head(notebook).seq
     for cut in range(1, head + 1):
-        lines, top = selectors._computed(notebook, cut)
+        lines, top = queries.computed_view(notebook, cut)
         assert lines == _from_log(notebook, cut), f"cut {cut}"
         assert top.seq == cut and top.hash == selectors.row_hash(notebook, cut)
 
 
 def test_a_first_read_starts_from_the_nearest_snapshot(notebook, dad):
     _history("zelda", 95, seed=3)
-    selectors.forget_folds()
+    kept.forget()
     nearest = snapshots.nearest(notebook.pk, selectors.ALL)
     assert nearest is not None and nearest[0].seq == max(_stored(notebook))
     assert selectors.view(notebook) == _from_log(notebook, selectors.ALL)
@@ -145,7 +145,7 @@ def test_a_notebook_without_snapshots_reads_the_same(notebook, dad):
     _history("zelda", 80, seed=5)
     expected = _from_log(notebook, selectors.ALL)
     Snapshot.objects.filter(notebook=notebook).delete()
-    selectors.forget_folds()
+    kept.forget()
     assert selectors.view(notebook) == expected
 
 
@@ -166,7 +166,7 @@ def test_an_altered_snapshot_is_passed_over_and_verify_names_it(notebook, dad):
     forged = [line._replace(text="always attack first") for line in _from_log(notebook, last)]
     _tamper(notebook, last, forged)
     assert snapshots.nearest(notebook.pk, last)[0].seq < last
-    selectors.forget_folds()
+    kept.forget()
     assert all(line.text != "always attack first" for line in selectors.view(notebook))
     assert snapshots.problems(notebook.pk) == [f"snapshot at seq {last}: its MAC does not match (altered, or made "
                                                "under another SECRET_KEY)"]  # fmt: skip
@@ -201,7 +201,7 @@ def test_snapshots_made_under_another_key_are_passed_over(notebook, dad):
     assert snapshots.nearest(notebook.pk, selectors.ALL) is not None
     with override_settings(SECRET_KEY="another-key-" + "x" * 40):
         assert snapshots.nearest(notebook.pk, selectors.ALL) is None
-        selectors.forget_folds()
+        kept.forget()
         assert selectors.view(notebook) == _from_log(notebook, selectors.ALL)
 
 
@@ -237,10 +237,10 @@ def test_a_redaction_takes_the_words_out_of_every_snapshot(notebook, dad):
     services.redact(notebook="zelda", n=1, by="dad", why="a password")
     blobs = list(Snapshot.objects.filter(notebook=notebook).values_list("lines", flat=True))
     assert blobs and not any(b"hunter2" in bytes(blob) for blob in blobs)
-    selectors.forget_folds()
+    kept.forget()
     head = selectors.head(notebook).seq
     for cut in range(1, head + 1):
-        assert selectors._computed(notebook, cut)[0] == _from_log(notebook, cut), f"cut {cut}"
+        assert queries.computed_view(notebook, cut)[0] == _from_log(notebook, cut), f"cut {cut}"
     first = selectors.view_at_seq(notebook, EVERY)
     assert first[0].text == rowformat.redacted_text("a password") and first[0].redacted
 

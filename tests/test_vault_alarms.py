@@ -7,8 +7,8 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.template import Context, Template
 
-from notebooks.log import selectors, services
 from notebooks.log.errors import Conflict, Forbidden, NotFound
+from notebooks.vault import alarms
 from tests.vaulttools import (
     file_bytes,
     vault_fixture,  # noqa: F401 - the "vault" fixture
@@ -28,7 +28,7 @@ def refused(vault, zelda):  # noqa: ANN001, ANN201
 
 
 def test_a_refusal_is_recorded_with_its_evidence(refused):
-    (alarm,) = selectors.vault_alarms()
+    (alarm,) = alarms.vault_alarms()
     assert (alarm.title, alarm.problem) == ("zelda", "rewritten")
     assert alarm.evidence_ref == refused.evidence_ref and alarm.evidence_sha == refused.evidence_sha
     assert "not an append of the log" in alarm.message
@@ -52,34 +52,34 @@ def test_the_banner_is_empty_without_alarms(db):
 
 
 def test_the_editor_acknowledges_an_alarm_and_the_banner_clears(refused, dad):
-    (alarm,) = selectors.vault_alarms()
-    services.acknowledge_vault_alarm(alarm=alarm.id, by="dad", why="seen; the rewrite was mine")
-    assert selectors.vault_alarms() == []
-    assert [a.id for a in selectors.vault_alarms(include_acknowledged=True)] == [alarm.id]
+    (alarm,) = alarms.vault_alarms()
+    alarms.acknowledge_vault_alarm(alarm=alarm.id, by="dad", why="seen; the rewrite was mine")
+    assert alarms.vault_alarms() == []
+    assert [a.id for a in alarms.vault_alarms(include_acknowledged=True)] == [alarm.id]
     assert "<section" not in BANNER.render(Context({}))
 
 
 def test_an_agent_may_not_acknowledge_an_alarm(refused):
     with pytest.raises(Forbidden):
-        services.acknowledge_vault_alarm(alarm=selectors.vault_alarms()[0].id, by="pippa")
+        alarms.acknowledge_vault_alarm(alarm=alarms.vault_alarms()[0].id, by="pippa")
 
 
 def test_an_alarm_is_acknowledged_once(refused, dad):
-    alarm = selectors.vault_alarms()[0].id
-    services.acknowledge_vault_alarm(alarm=alarm, by="dad")
+    alarm = alarms.vault_alarms()[0].id
+    alarms.acknowledge_vault_alarm(alarm=alarm, by="dad")
     with pytest.raises(Conflict):
-        services.acknowledge_vault_alarm(alarm=alarm, by="dad")
+        alarms.acknowledge_vault_alarm(alarm=alarm, by="dad")
 
 
 def test_acknowledging_an_unknown_alarm_is_not_found(db, dad):
     with pytest.raises(NotFound):
-        services.acknowledge_vault_alarm(alarm=999, by="dad")
+        alarms.acknowledge_vault_alarm(alarm=999, by="dad")
 
 
 def test_the_command_line_lists_and_acknowledges_alarms(refused, dad, vault):
     out = StringIO()
     call_command("notebook", "vault", "alarms", stdout=out)
-    alarm = selectors.vault_alarms()[0]
+    alarm = alarms.vault_alarms()[0]
     assert f"#{alarm.id} " in out.getvalue() and "zelda rewritten" in out.getvalue()
     out = StringIO()
     call_command("notebook", "vault", "ack", str(alarm.id), "--by", "dad", stdout=out)

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pytest
 from django.core.management import call_command
 
-from notebooks.log import selectors, services
+from notebooks.log import services
 from notebooks.log.errors import Conflict, Invalid
-from notebooks.vault import vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
+from notebooks.vault import alarms, vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
 from tests.vaulttools import (
     add,
     append_to,
@@ -255,7 +255,7 @@ def test_land_refuses_when_its_own_file_held_a_bad_append_then_lands_the_restore
     append_to(vault, "zelda", "{not json")
     with pytest.raises(Conflict, match="Land refused: .* land again"):
         land(taken, [s1])
-    assert selectors.vault_alarms()[0].problem == "refused_append"
+    assert alarms.vault_alarms()[0].problem == "refused_append"
     landed = land(taken, [s1])
     assert at(vault, landed.semantic) == canonical()
 

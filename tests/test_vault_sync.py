@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from notebooks.log import selectors, services
-from notebooks.vault import Vault
+from notebooks.vault import Vault, alarms
 from tests.vaulttools import (
     add,
     append_to,
@@ -95,7 +95,7 @@ def test_outside_appends_are_imported_keeping_their_by(vault, zelda):
     assert all("hash" in row for row in rows_of(file_bytes(vault)))
     assert "appended outside and imported: 4-6" in commits(vault)[0]["body"]
     assert "Actors: harness, pippa, reflector" in commits(vault)[0]["body"]
-    assert selectors.vault_alarms() == []
+    assert alarms.vault_alarms() == []
 
 
 def test_the_default_by_of_a_sweep_can_be_named(vault, zelda):
@@ -141,7 +141,7 @@ def _refused(vault: Vault, problem: str, found: bytes | None) -> None:
     assert commits(vault, f.evidence_ref)[1]["sha"] == result.head  # a side branch off the vault's head
     assert file_bytes(vault) == canonical()
     assert at(vault, "HEAD") == canonical()
-    (alarm,) = selectors.vault_alarms()
+    (alarm,) = alarms.vault_alarms()
     assert (alarm.title, alarm.problem, alarm.evidence_ref) == ("zelda", problem, f.evidence_ref)
 
 
@@ -153,7 +153,7 @@ def test_a_rewritten_file_is_refused_and_kept_as_evidence(vault, zelda):
     vault.path("zelda").write_text(rewrite)
     _refused(vault, "rewritten", rewrite.encode())
     assert selectors.head(zelda).seq == rows_before  # nothing imported
-    assert "line 1 differs" in selectors.vault_alarms()[0].message
+    assert "line 1 differs" in alarms.vault_alarms()[0].message
 
 
 def test_a_changed_quote_is_refused(vault, zelda):
@@ -200,7 +200,7 @@ def test_an_invalid_append_is_refused_naming_the_line(vault, zelda):
     append_to(vault, "zelda", outside(n=4, text="fine", source="seen"), "{not json")
     bad = file_bytes(vault)
     _refused(vault, "refused_append", bad)
-    assert "line 5: not valid JSON" in selectors.vault_alarms()[0].message
+    assert "line 5: not valid JSON" in alarms.vault_alarms()[0].message
     assert selectors.head(zelda).seq == 3  # all or nothing: the good row was not imported either
     assert file_bytes(vault) == good
 

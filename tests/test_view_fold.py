@@ -6,20 +6,20 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import rowformat, selectors, services, verify
+from notebooks.log import kept, queries, rowformat, selectors, services, verify
 from notebooks.log.selectors import ALL
 from notebooks.models import Row, Words
 
 
 @pytest.fixture(autouse=True)
 def _no_folds_between_tests():
-    selectors.forget_folds()
+    kept.forget()
     yield
-    selectors.forget_folds()
+    kept.forget()
 
 
 def by_log(notebook) -> list:  # noqa: ANN001
-    return selectors._view_sql(notebook, ALL)[0]
+    return queries.view_by_sql(notebook, ALL)[0]
 
 
 def texts(lines: list) -> dict[int, str]:
@@ -57,14 +57,13 @@ def test_the_read_after_another_workers_row_folds_only_that_row_in_one_query(
     services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="died")
     selectors.view(notebook)
     with monkeypatch.context() as m:
-        m.setattr(selectors, "fold_in", lambda *args: None)  # written elsewhere: this process's fold never saw it
+        m.setattr(kept, "fold_in", lambda *args: None)  # written elsewhere: this process's fold never saw it
         services.add(notebook="zelda", text="the bridge is out", source="seen", by="pippa", why="fell")
-    (fold,) = selectors._folds.values()
-    assert fold.seq == 1
+    assert kept.kept_seq(notebook) == 1
     with django_assert_num_queries(1):
         lines = selectors.view(notebook)
     assert texts(lines) == {1: "roll after the second swing", 2: "the bridge is out"}
-    assert fold.seq == 2
+    assert kept.kept_seq(notebook) == 2
 
 
 def test_a_writer_folds_its_own_rows_into_its_kept_view_once_committed(
@@ -72,14 +71,13 @@ def test_a_writer_folds_its_own_rows_into_its_kept_view_once_committed(
 ):
     services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="died")
     selectors.view(notebook)
-    (fold,) = selectors._folds.values()
     with django_capture_on_commit_callbacks() as waiting:
         services.add(notebook="zelda", text="the bridge is out", source="seen", by="pippa", why="fell")
-    assert fold.seq == 1 and len(waiting) == 1  # not before the commit
+    assert kept.kept_seq(notebook) == 1 and len(waiting) == 1  # not before the commit
     waiting[0]()
     with django_capture_on_commit_callbacks(execute=True):
         services.edit(notebook="zelda", n=1, to="roll after the third swing", by="dad", why="counted wrong")
-    assert fold.seq == 3  # before any read
+    assert kept.kept_seq(notebook) == 3  # before any read
     with django_assert_num_queries(1):
         lines = selectors.view(notebook)
     assert lines == by_log(notebook)
@@ -89,7 +87,7 @@ def test_a_writer_folds_its_own_rows_into_its_kept_view_once_committed(
     ]
     with django_capture_on_commit_callbacks(execute=True):
         services.merge(notebook="zelda", numbers=[1, 2], text="roll late, then jump", by="dad", why="one thing")
-    assert fold.seq == selectors.head(notebook).seq
+    assert kept.kept_seq(notebook) == selectors.head(notebook).seq
     assert selectors.view(notebook) == by_log(notebook)
 
 
@@ -99,8 +97,7 @@ def test_a_write_rolled_back_is_not_folded_in(notebook, django_capture_on_commit
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
         services.add(notebook="zelda", text="written then rolled back", source="seen", by="pippa", why="saw it")
         raise RuntimeError("the caller's transaction fails after the add")
-    (fold,) = selectors._folds.values()
-    assert fold.seq == 1
+    assert kept.kept_seq(notebook) == 1
     assert texts(selectors.view(notebook)) == {1: "first"}
     assert selectors.view(notebook) == by_log(notebook)
 
@@ -141,15 +138,15 @@ def test_it_rebuilds_from_the_log_when_the_row_it_folded_is_not_there(notebook):
 def test_it_rebuilds_when_the_kept_hash_is_not_the_logs(notebook):
     services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
     selectors.view(notebook)
-    (fold,) = selectors._folds.values()
-    fold.lines.clear()  # a fold that no longer matches what it claims to stand for…
-    fold.hash = "f" * 64  # …is caught by the hash check against the log
+    (view,) = kept._views.values()  # a memory fault, simulated: no public function damages a kept view
+    view.lines.clear()  # a view that no longer matches what it claims to stand for…
+    view.hash = "f" * 64  # …is caught by the hash check against the log
     assert texts(selectors.view(notebook)) == {1: "first"}
 
 
 def test_it_rebuilds_when_too_many_rows_came_after_it(notebook, monkeypatch):
-    monkeypatch.setattr(selectors, "FOLD_STEP", 2)
-    monkeypatch.setattr(selectors, "fold_in", lambda *args: None)  # rows written by another worker
+    monkeypatch.setattr(kept, "FOLD_STEP", 2)
+    monkeypatch.setattr(kept, "fold_in", lambda *args: None)  # rows written by another worker
     services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
     selectors.view(notebook)
     for i in range(3):
@@ -200,7 +197,7 @@ def test_a_notebook_whose_lines_are_all_retired_still_names_its_head(notebook, d
     w = services.retire(notebook="zelda", n=1, by="dad", why="not about the game")
     assert selectors.view(notebook) == []
     assert f"(seq {w.seq}, " in selectors.turn(notebook)
-    selectors.forget_folds()
+    kept.forget()
     assert f"(seq {w.seq}, " in selectors.turn(notebook)
     assert selectors.turn(notebook, until=0).startswith("# Notebook 'zelda' as it stood at its start (seq 0,")
 
@@ -254,13 +251,13 @@ def test_a_kept_frozen_view_is_not_used_once_its_row_is_not_the_logs(notebook):
 
 
 def test_it_keeps_no_more_lines_than_its_bound(notebook, monkeypatch):
-    monkeypatch.setattr(selectors, "FOLD_LINES_KEPT", 3)
+    monkeypatch.setattr(kept, "LINES_KEPT", 3)
     for i in range(3):
         services.add(notebook="zelda", text=f"line {i}", source="seen", by="pippa", why="saw it")
     selectors.view_at_seq(notebook, 1)
     selectors.view_at_seq(notebook, 2)
     selectors.view(notebook)  # 3 lines: the past views (1 and 2 lines) are dropped to make room
-    assert [len(fold.lines) for fold in selectors._folds.values()] == [3]
+    assert kept.kept_sizes() == [3]
     assert texts(selectors.view_at_seq(notebook, 2)) == {1: "line 0", 2: "line 1"}
 
 

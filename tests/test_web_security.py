@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from notebooks.card import security
-from notebooks.log import services
+from notebooks.log import selectors, services
 from tests.databases import ROOT
 
 PAGES = [
@@ -120,7 +120,7 @@ def test_every_post_without_the_csrf_token_is_refused(zelda, dad, url):
     client.force_login(dad)
     response = client.post(url, {"text": "x", "why": "y", "source": "dad", "to": "z", "username": "dad"})
     assert response.status_code == 403
-    assert services.selectors.head(zelda).seq == 1
+    assert selectors.head(zelda).seq == 1
 
 
 def test_every_page_carries_the_policy(zelda, dad_client):

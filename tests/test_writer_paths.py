@@ -245,13 +245,12 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks.log import rowformat, selectors, services
+from notebooks.log import kept as kept_views, rowformat, selectors, services
 from notebooks.log.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 
 def kept():
-    (fold,) = selectors._folds.values()  # the live view this process keeps: rows it wrote go in once committed
-    return fold.seq
+    return kept_views.kept_seq(Notebook.objects.get(title="zelda"))  # rows it wrote go in once committed
 
 def open_transaction():
     if connection.vendor == "sqlite":
@@ -289,7 +288,7 @@ except RuntimeError:
     out["nested_rolled_back"] = (open_transaction(), Row.objects.count(), kept())
 out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
 out["view"] = [line.text for line in selectors.view(Notebook.objects.get(title="zelda"))]
-selectors.fold_in = lambda *args: 1 / 0  # what runs after the commit fails: the add still answers as committed
+kept_views.fold_in = lambda *args: 1 / 0  # what runs after the commit fails: the add still answers as committed
 out["after_commit_failed"] = (add("six").seq, open_transaction(), Row.objects.count())
 print(json.dumps(out))
 """

@@ -220,7 +220,7 @@ def lines(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
         return _add(request, actor, title)
     nb = _notebook(title)
     until = _until(request)
-    read = selectors.stand(nb, until=until)
+    read = selectors.pinned_view(nb, until=until)
     lines = [line.as_dict() for line in read.lines]
     return JsonResponse({"notebook": nb.title, "until": until, "seq": read.seq, "hash": read.hash, "lines": lines})
 

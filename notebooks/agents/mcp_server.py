@@ -88,7 +88,7 @@ def build(actor: Actor) -> MCPServer:
     @_tool
     def view(notebook: str, until: str | None = None) -> dict[str, Any]:
         nb = selectors.get_notebook(notebook)
-        read = selectors.stand(nb, until=_until(until))
+        read = selectors.pinned_view(nb, until=_until(until))
         return {
             "notebook": nb.title,
             "seq": read.seq,

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from notebooks.log.selectors import DayCount
+from notebooks.card.selectors import DayCount
 
 SOURCES = ("seen", "guessed", "dad", "dad_correction")  # bottom to top: her own lines carry the story
 EPOCH = date(1970, 1, 1)

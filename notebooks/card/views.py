@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import chart
+from notebooks.card import selectors as card_selectors
 from notebooks.card.forms import AddForm, AuditForm, CardViewForm, EditForm, RedactForm, RetireForm, SelectionForm
 from notebooks.log import selectors, services
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
@@ -139,7 +140,7 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
         "more_link": f"Show {min(CARD_LINES, len(shown) - len(listed)):,} more",
         "total": len(lines),
         "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
-        "chart": chart.build(selectors.added_per_day(notebook, cut)),
+        "chart": chart.build(card_selectors.added_per_day(notebook, cut)),
         "can_edit": user_is_editor(request.user) and not frozen,
         "add_form": AddForm(),
         "selection_form": SelectionForm(),
@@ -193,7 +194,7 @@ def _gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
 @login_required
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return _render(request, "notebooks/index.html", {"notebooks": selectors.notebook_summaries()})
+    return _render(request, "notebooks/index.html", {"notebooks": card_selectors.notebook_summaries()})
 
 
 @login_required
@@ -444,7 +445,7 @@ def _state(request: HttpRequest) -> dict[str, str]:
 @login_required
 @require_GET
 def audit(request: HttpRequest) -> HttpResponse:
-    form = AuditForm(request.GET or None, titles=selectors.titles(), actors=selectors.actors())
+    form = AuditForm(request.GET or None, titles=card_selectors.titles(), actors=card_selectors.actors())
     filters: dict[str, Any] = {}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
@@ -456,5 +457,5 @@ def audit(request: HttpRequest) -> HttpResponse:
             "until": data["until"].timestamp() if data["until"] else None,
             "page": data["page"] or 1,
         }
-    page = selectors.audit(**filters)
+    page = card_selectors.audit(**filters)
     return _render(request, "notebooks/audit.html", {"form": form, "page": page})

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.log import selectors, services
 from notebooks.vault import SweepResult, Vault
+from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
@@ -140,7 +140,7 @@ def watch(cmd: BaseCommand, o: dict) -> None:
 
 
 def alarms(cmd: BaseCommand, o: dict) -> None:
-    found = selectors.vault_alarms(include_acknowledged=o["all"])
+    found = vault_alarms.vault_alarms(include_acknowledged=o["all"])
     if o["json"]:
         cmd.stdout.write(json.dumps([a.as_dict() for a in found], ensure_ascii=False, indent=1))
         return
@@ -152,5 +152,5 @@ def alarms(cmd: BaseCommand, o: dict) -> None:
 
 
 def ack(cmd: BaseCommand, o: dict) -> None:
-    services.acknowledge_vault_alarm(alarm=o["alarm"], by=o["by"], why=o["why"])
+    vault_alarms.acknowledge_vault_alarm(alarm=o["alarm"], by=o["by"], why=o["why"])
     cmd.stdout.write(f"alarm #{o['alarm']} acknowledged")

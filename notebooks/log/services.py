@@ -17,12 +17,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 
-from notebooks.log import guards, importing, rowformat, selectors, snapshots
+from notebooks.log import fold, guards, importing, kept, rowformat, snapshots
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
 from notebooks.log.roles import AGENT_SOURCES, Actor, as_actor, check_name, is_storable
 from notebooks.log.selectors import Head, get_notebook, head
-from notebooks.models import Notebook, Source, VaultAlarm, VaultAlarmAck, title_validator
+from notebooks.models import Notebook, Source, title_validator
 
 SOURCES = frozenset(Source.values)
 MAX_NUMBER = 2**31 - 1  # the largest line number the n column holds on every database
@@ -456,27 +456,27 @@ def _append(
             with _driver_cursor() as cursor:
                 cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), rows)
         # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
-        kept = sorted((notebook.pk, d, b) for d, b in words.items() if d not in redacted)
-        if kept and top.seq and not redactions_checked:
+        new_words = sorted((notebook.pk, d, b) for d, b in words.items() if d not in redacted)
+        if new_words and top.seq and not redactions_checked:
             # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
             # none). Rows already in are rolled back with the caller's transaction.
-            gone = _redacted_digests(notebook, [d for _, d, _ in kept])
+            gone = _redacted_digests(notebook, [d for _, d, _ in new_words])
             if gone:
                 _refuse_redacted(notebook, next(iter(gone.values())))
-        if kept and vendor == "postgresql" and len(kept) >= COPY_FROM:
+        if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:
             with connection.cursor() as cursor:
-                _copy_words(cursor, notebook, kept)
-        elif kept:
+                _copy_words(cursor, notebook, new_words)
+        elif new_words:
             with _driver_cursor() as cursor:
-                cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), kept)
+                cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), new_words)
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
     _snapshot(notebook, top.seq, written, folder)
-    if len(written) <= selectors.FOLD_STEP and not redacted:
+    if len(written) <= kept.FOLD_STEP and not redacted:
         # Once committed, this process's kept view takes the rows written (its next read still checks them against
         # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
         def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
-            selectors.fold_in(notebook, top, written)
+            kept.fold_in(notebook, top, written)
 
         _on_commit(fold_in)
     return written
@@ -499,7 +499,7 @@ def _chained(
     # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
     # every None (about 3k instructions each; an imported row has four NULLs).
     null = math.nan if vendor == "sqlite" else None
-    hash_of, worded = rowformat.hash_of, selectors.WORDED
+    hash_of, worded = rowformat.hash_of, fold.WORDED
     for fields in new_rows:
         seq += 1
         get = fields.get
@@ -886,7 +886,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             nb = create_notebook(title=notebook, by=by_default)
         nb = lock_notebook(nb)
         top = head(nb)
-        fold = selectors.fold_state(nb)
+        fold = fold_state(nb)
         sources = {n: line.source for n, line in fold.lines.items()}
         rows, after = importing.parse(
             lines,
@@ -927,28 +927,28 @@ def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_edi
         sources[n] = fields["source"]
 
 
-def record_vault_alarm(
-    *, title: str, problem: str, message: str, evidence_ref: str = "", evidence_sha: str = ""
-) -> VaultAlarm:
-    """A file the vault refused: recorded for Dad's pages until he acknowledges it."""
-    return VaultAlarm.objects.create(
-        at=time.time(),
-        title=title[:80],
-        problem=problem,
-        message=message,
-        evidence_ref=evidence_ref,
-        evidence_sha=evidence_sha,
-    )
-
-
-def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> VaultAlarmAck:
-    actor = as_actor(by)
-    if not actor.editor:
-        raise Forbidden(f"{actor.name} may not acknowledge a vault alarm; only the human editor may.")
-    with transaction.atomic():
-        found = VaultAlarm.objects.filter(pk=alarm).first()
-        if found is None:
-            raise NotFound(f"No vault alarm #{alarm}.")
-        if VaultAlarmAck.objects.filter(alarm=found).exists():
-            raise Conflict(f"Vault alarm #{alarm} is already acknowledged.")
-        return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())
+def fold_state(notebook: Notebook) -> importing.Fold:
+    """The notebook as the importer's fold: enough to judge rows appended after its head."""
+    fold = importing.Fold()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, op, n, source, at, digest, redacts FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+            [notebook.pk],
+        )
+        while batch := cursor.fetchmany(5000):
+            for seq, op, n, source, at, digest, redacts in batch:
+                if digest:  # what a redact row appended later may name
+                    fold.worded.setdefault(n, set()).add(digest)
+                if op == "redact":
+                    fold.redacted[redacts] = seq
+                line = fold.lines.get(n)
+                if op in ("add", "edit"):
+                    if line is None:
+                        fold.lines[n] = importing.FoldedLine(source=source, words="")
+                    else:
+                        line.source = source
+                elif op == "strike" and line is not None:
+                    line.live = False
+                fold.top_n = max(fold.top_n, n)
+                fold.seq, fold.at = seq, at
+    return fold

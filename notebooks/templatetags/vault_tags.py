@@ -4,11 +4,11 @@ from typing import Any
 
 from django import template
 
-from notebooks.log import selectors
+from notebooks.vault import alarms
 
 register = template.Library()
 
 
 @register.inclusion_tag("notebooks/_vault_banner.html", takes_context=True)
 def vault_banner(context: template.Context) -> dict[str, Any]:
-    return {"vault_alarms": selectors.vault_alarms(), "request": context.get("request")}
+    return {"vault_alarms": alarms.vault_alarms(), "request": context.get("request")}

@@ -18,6 +18,7 @@ from django.conf import settings
 from notebooks.log import rowformat, selectors, services, snapshots
 from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
+from notebooks.vault import alarms
 
 from .git import Git, Person, blob_id, safe_ref_part
 
@@ -488,7 +489,7 @@ class Vault:
             self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
             state.pop(result.title, None)
         self._partials.pop(result.title, None)
-        services.record_vault_alarm(
+        alarms.record_vault_alarm(
             title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
         )
         return result

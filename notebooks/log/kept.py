@@ -1,0 +1,167 @@
+"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query.
+
+Every read of the live view checks the log: one query returns the row the kept view stands at and any rows after
+it. The view is used only if that row still has the hash it saw (the hash chains every row before it, so the log up
+to there is exactly what was folded); new rows are folded in after checking that each links to the one before.
+Otherwise the view is computed again from the log. A past view never changes, so it is kept too, under the seq of
+the row it stands at, while that row keeps its hash and no redaction came since. Nothing in the database holds a
+copy of a view but the signed snapshots (snapshots.py).
+"""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.db import connection
+
+from notebooks.log import queries, snapshots
+from notebooks.log.fold import WORDED, LiveLines
+from notebooks.log.lines import Head, Line
+from notebooks.models import Notebook
+
+T = TypeVar("T")
+FOLD_STEP = 2000  # rows read past a kept view in one go; more than that and it is computed again
+VIEWS_KEPT = 256  # views kept, live and past (least recently read dropped first)…
+LINES_KEPT = 200_000  # …and no more lines than this in all of them (about 100 MB)
+
+
+@dataclass
+class KeptView:
+    """The live view as the log stood at row `seq` (whose hash is `hash`)."""
+
+    seq: int
+    hash: str
+    at: float
+    live: LiveLines
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    turn: str | None = None  # the turn text at this head, made on the first turn read
+    redactions: int = 0  # redact rows in the notebook when folded: a past view holds words a later one removed
+
+    @property
+    def head(self) -> Head:
+        return Head(self.seq, self.hash, self.at)
+
+    @property
+    def lines(self) -> list[Line]:
+        return self.live.lines
+
+    def fold_forward(self, rows: Sequence[tuple]) -> bool:
+        """Fold rows (snapshots.ROWS_SQL's columns) after `seq` into the view; False, and the view unchanged, if
+        they do not continue its chain or carry a redaction (the view is then computed again, without the words)."""
+        prev_seq, prev_hash = self.seq, self.hash
+        for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, body in rows:
+            if seq != prev_seq + 1 or row_prev != prev_hash or op == "redact":
+                return False
+            if body is None and op in WORDED:  # words redacted before this row came: a new view shows the mark
+                return False
+            prev_seq, prev_hash = seq, row_hash
+        apply = self.live.apply
+        for seq, op, n, source, by, at, _prev, _hash, _digest, body in rows:
+            apply(seq, op, n, source, by, at, body)
+        last = rows[-1]
+        self.seq, self.at, self.hash, self.turn = last[0], last[5], last[7], None
+        return True
+
+
+_views: OrderedDict[tuple, KeptView] = OrderedDict()  # (alias, database name, notebook[, cut seq]) -> view
+_views_lock = threading.Lock()
+
+
+def _key(notebook: Notebook) -> tuple[str, str, int]:
+    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+
+
+def forget() -> None:
+    """Drop every kept view (the next read of each computes it again from the log)."""
+    with _views_lock:
+        _views.clear()
+
+
+def _get(key: tuple) -> KeptView | None:
+    with _views_lock:
+        view = _views.get(key)
+        if view is not None:
+            _views.move_to_end(key)
+    return view
+
+
+def _keep(key: tuple, view: KeptView) -> None:
+    with _views_lock:
+        _views[key] = view
+        _views.move_to_end(key)
+        lines = sum(len(kept.live) for kept in _views.values())
+        while len(_views) > 1 and (len(_views) > VIEWS_KEPT or lines > LINES_KEPT):
+            _, dropped = _views.popitem(last=False)
+            lines -= len(dropped.live)
+
+
+def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
+    """Rows just committed after `top` (append.RowWritten) folded into the notebook's kept live view, if it stands at
+    `top`. The next read still checks the row the view stands at against the log."""
+    view = _get(_key(notebook))
+    if view is None or not written:
+        return
+    with view.lock:
+        if view.seq == top.seq and view.hash == top.hash:
+            rows = [(w.seq, w.op, w.n, w.source, w.by, w.at, w.prev_hash, w.hash, "", w.body) for w in written]
+            view.fold_forward(rows)
+
+
+def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
+    """`use` applied to the notebook's live view, brought up to the log's head (or computed again), under its lock."""
+    key = _key(notebook)
+    view = _get(key)
+    if view is not None:
+        with view.lock:
+            # The row the view stands at and up to FOLD_STEP rows after it, in one bounded range (seqs are dense).
+            with connection.cursor() as cursor:
+                cursor.execute(snapshots.ROWS_SQL, [notebook.pk, max(view.seq, 1) - 1, view.seq + FOLD_STEP])
+                found = cursor.fetchall()
+            if view.seq == 0:
+                found.insert(0, (0, "", 0, "", "", 0.0, "", queries.NO_ROWS.hash, "", None))
+            if found and found[0][0] == view.seq and found[0][7] == view.hash and len(found) <= FOLD_STEP:
+                if len(found) == 1 or view.fold_forward(found[1:]):
+                    return use(view)
+    lines, top = queries.computed_view(notebook)
+    view = KeptView(top.seq, top.hash, top.at, LiveLines(lines), redactions=snapshots.count_redactions(notebook.pk))
+    _keep(key, view)
+    with view.lock:
+        return use(view)
+
+
+def live(notebook: Notebook) -> tuple[list[Line], Head]:
+    """The live lines and the head they stand at."""
+    return with_live(notebook, lambda view: (view.live.copy(), view.head))
+
+
+def past(notebook: Notebook, cut: int = queries.ALL, *, until: float | None = None) -> KeptView:
+    """The view as the log stood at row `cut` (or at time `until`), kept under the seq of the row it stands at."""
+    top, redactions = queries.row_and_redactions(notebook, cut, until)
+    key = (*_key(notebook), top.seq)
+    view = _get(key)
+    if view is not None and view.hash == top.hash and view.redactions == redactions:
+        return view
+    lines, found = queries.computed_view(notebook, top.seq)
+    view = KeptView(found.seq, found.hash, found.at, LiveLines(lines), redactions=redactions)
+    _keep(key, view)
+    return view
+
+
+def kept_count() -> int:
+    """How many views this process keeps (for tests and diagnostics)."""
+    with _views_lock:
+        return len(_views)
+
+
+def kept_seq(notebook: Notebook) -> int | None:
+    """The seq the notebook's kept live view stands at, unchecked; None when none is kept."""
+    view = _get(_key(notebook))
+    return None if view is None else view.seq
+
+
+def kept_sizes() -> list[int]:
+    """How many lines each kept view holds, least recently read first."""
+    with _views_lock:
+        return [len(view.live) for view in _views.values()]

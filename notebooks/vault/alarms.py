@@ -1,0 +1,73 @@
+"""The vault's alarms: files it refused, kept as evidence and restored, shown to Dad until he acknowledges them."""
+
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import connection, transaction
+
+from notebooks.log.errors import Conflict, Forbidden, NotFound
+from notebooks.log.roles import Actor, as_actor
+from notebooks.models import VaultAlarm, VaultAlarmAck
+
+
+def record_vault_alarm(
+    *, title: str, problem: str, message: str, evidence_ref: str = "", evidence_sha: str = ""
+) -> VaultAlarm:
+    """A file the vault refused: recorded for Dad's pages until he acknowledges it."""
+    return VaultAlarm.objects.create(
+        at=time.time(),
+        title=title[:80],
+        problem=problem,
+        message=message,
+        evidence_ref=evidence_ref,
+        evidence_sha=evidence_sha,
+    )
+
+
+def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> VaultAlarmAck:
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"{actor.name} may not acknowledge a vault alarm; only the human editor may.")
+    with transaction.atomic():
+        found = VaultAlarm.objects.filter(pk=alarm).first()
+        if found is None:
+            raise NotFound(f"No vault alarm #{alarm}.")
+        if VaultAlarmAck.objects.filter(alarm=found).exists():
+            raise Conflict(f"Vault alarm #{alarm} is already acknowledged.")
+        return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())
+
+
+# ----- reads -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alarm:
+    id: int
+    at: float
+    title: str
+    problem: str
+    message: str
+    evidence_ref: str
+    evidence_sha: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def when(self) -> datetime:
+        return datetime.fromtimestamp(self.at, tz=UTC)
+
+
+def vault_alarms(*, include_acknowledged: bool = False, limit: int = 50) -> list[Alarm]:
+    """The vault's alarms, newest first: files it refused, kept as evidence and restored."""
+    where = "" if include_acknowledged else "WHERE k.id IS NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.id, a.at, a.title, a.problem, a.message, a.evidence_ref, a.evidence_sha "
+            "FROM notebooks_vaultalarm a LEFT JOIN notebooks_vaultalarmack k ON k.alarm_id = a.id "
+            f"{where} ORDER BY a.id DESC LIMIT %s",
+            [limit],
+        )
+        return [Alarm(*values) for values in cursor.fetchall()]
