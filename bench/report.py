@@ -120,7 +120,7 @@ def figures_table(res: dict[str, Any]) -> list[str]:
     for key, label in FIGURES:
         lines.append(f"| {label} | " + " | ".join(ms(med(sizes[n], key)) for n in order) + " |")
     lines.append(
-        "| import (services.import_notebook) | " + " | ".join(f"{sizes[n]['import_s']:.2f} s" for n in order) + " |"
+        "| import (imports.import_notebook) | " + " | ".join(f"{sizes[n]['import_s']:.2f} s" for n in order) + " |"
     )
     lines.append(
         "| export (JSON Lines to a file) | "
@@ -207,7 +207,7 @@ def plot(results: dict[str, dict], path: Path) -> None:
 
 NOTES = (
     "- Notebooks are generated (bench/data.py): about 47% adds, 21% edits, 32% strikes (retirements, and",
-    "  merges of 2-3 lines), so about 15.8% of the lines stay live; imported through services.import_notebook.",
+    "  merges of 2-3 lines), so about 15.8% of the lines stay live; imported through imports.import_notebook.",
     "- **warm**: selectors.view on a notebook already read (the card and every turn); **cold**: the same read",
     "  after dropping the kept fold (the first read after start: the nearest stored snapshot, checked against",
     "  the log, and the rows after it); **after one new row**: the read right after services.add in the same",

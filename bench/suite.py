@@ -28,7 +28,7 @@ from django.test import Client  # noqa: E402
 from bench import data, web  # noqa: E402
 from bench.peer import build  # noqa: E402
 from bench.peer.models import PeerLine  # noqa: E402
-from notebooks.log import kept, selectors, services, verify  # noqa: E402
+from notebooks.log import imports, kept, selectors, services, verify  # noqa: E402
 from notebooks.log.roles import Actor  # noqa: E402
 from notebooks.models import Notebook, Row, Words  # noqa: E402
 
@@ -176,7 +176,7 @@ def load(size: int, index: int) -> dict[str, Any]:
     rows = list(data.rows(size, seed=size))
     text = [json.dumps(r, separators=(",", ":")) for r in rows]
     say(f"{size:,} rows: importing")
-    import_s, imported = timed(lambda: services.import_notebook(title=title, lines=text, by="bench"))
+    import_s, imported = timed(lambda: imports.import_notebook(title=title, lines=text, by="bench"))
     nb = imported.notebook
     if size <= 1000:
         build.through_the_model(title, rows)
@@ -305,7 +305,7 @@ def compact_memory(nb: Notebook, size: int) -> tuple[int, int]:
         json.dumps({"op": "add", "n": i, "text": x.text, "source": x.source, "by": x.by, "at": data.START + i})
         for i, x in enumerate(lines, start=1)
     ]
-    compact = services.import_notebook(title=f"compact-{size}", lines=text, by="bench").notebook
+    compact = imports.import_notebook(title=f"compact-{size}", lines=text, by="bench").notebook
     analyze()
     peak_memory(cold_view(compact))  # the first read warms the database's own caches
     return peak_memory(cold_view(compact)), len(lines)
@@ -381,9 +381,9 @@ def four_writers(count: int) -> dict[str, Any]:
 def web_pages(reps: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     api_rows = data.with_live(200, seed=200)
-    services.import_notebook(title="api-200", lines=[json.dumps(r) for r in api_rows], by="bench")
+    imports.import_notebook(title="api-200", lines=[json.dumps(r) for r in api_rows], by="bench")
     card_rows = data.with_live(1000, seed=1000)
-    services.import_notebook(title="card-1000", lines=[json.dumps(r) for r in card_rows], by="bench")
+    imports.import_notebook(title="card-1000", lines=[json.dumps(r) for r in card_rows], by="bench")
     nb200 = Notebook.objects.get(title="api-200")
     selectors.turn(nb200)
     out["turn_200"] = interleaved({"t": lambda: selectors.turn(nb200)}, max(reps, 20))["t"]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from notebooks.log import selectors, services
+from notebooks.log import imports, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.models import Row
 
@@ -48,7 +48,7 @@ def test_a_title_no_notebook_could_have_is_not_found(notebook, title):
 )
 def test_the_importer_names_the_line_and_the_problem(db, row, message):
     with pytest.raises(Invalid, match=message):
-        services.import_notebook(title="bad", lines=[row], by="test")
+        imports.import_notebook(title="bad", lines=[row], by="test")
     assert not Row.objects.exists()
 
 

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import kept, selectors, services
+from notebooks.log import imports, kept, selectors, services
 
 
 def test_live_line_is_the_lines_current_words_or_none_once_retired(lines):
@@ -57,7 +57,7 @@ def test_added_per_day_counts_add_rows_by_utc_day_and_source(dad):
         {"op": "strike", "n": 1, "by": "dad", "why": "r", "at": 4 * day + 2},
         {"op": "add", "n": 4, "text": "d", "source": "guessed", "at": 6 * day},
     ]
-    nb = services.import_notebook(title="zelda", lines=[json.dumps(r) for r in rows], by="t").notebook
+    nb = imports.import_notebook(title="zelda", lines=[json.dumps(r) for r in rows], by="t").notebook
     got = [(c.day, c.source, c.count) for c in card_selectors.added_per_day(nb)]
     assert got == [(3, "seen", 2), (4, "dad", 1), (6, "guessed", 1)]
     assert [(c.day, c.count) for c in card_selectors.added_per_day(nb, cut=2)] == [(3, 2)]

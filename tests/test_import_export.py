@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from notebooks.log import selectors, services
+from notebooks.log import append, imports, selectors, services
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.models import Notebook, Row, Words
 
@@ -35,9 +35,9 @@ def _export(title: str, until: float | None = None) -> str:
     return "".join(line + "\n" for line in selectors.export(selectors.get_notebook(title), until=until))
 
 
-def _import(title: str, text: "str | list[str]", **kwargs) -> services.Imported:  # noqa: ANN003
+def _import(title: str, text: "str | list[str]", **kwargs) -> imports.Imported:  # noqa: ANN003
     lines = text.splitlines(keepends=True) if isinstance(text, str) else text
-    return services.import_notebook(title=title, lines=lines, by=kwargs.pop("by", "test"), **kwargs)
+    return imports.import_notebook(title=title, lines=lines, by=kwargs.pop("by", "test"), **kwargs)
 
 
 def _row_fields(title: str) -> list[tuple]:
@@ -56,7 +56,7 @@ def _count() -> tuple[int, int, int]:
 def every_op(dad, monkeypatch):
     """A notebook that holds every kind of row: adopted history, add, edit, strike (retired, into, merged)."""
     clock = SimpleNamespace(now=1_800_000_000.25)
-    monkeypatch.setattr(services, "time", SimpleNamespace(time=lambda: clock.now))
+    monkeypatch.setattr(append, "time", SimpleNamespace(time=lambda: clock.now))
     backup = _jsonl(
         {"op": "add", "n": 1, "text": "old words", "source": "seen", "by": "pippa", "why": "saw", "at": 10.5},
         {"op": "add", "n": 2, "text": "dropped line", "source": "guessed", "at": 11},

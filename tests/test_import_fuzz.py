@@ -8,7 +8,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import selectors, services
+from notebooks.log import imports, selectors, services
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
@@ -91,7 +91,7 @@ def _import(file_lines: list[str]) -> None:
     title = f"fuzz{next(_titles)}"
     before = (Row.objects.count(), Words.objects.count())
     try:
-        result = services.import_notebook(title=title, lines=file_lines, by="fuzz")
+        result = imports.import_notebook(title=title, lines=file_lines, by="fuzz")
     except Invalid as exc:
         tried["refused"] += 1
         assert exc.message.strip()
@@ -178,6 +178,6 @@ def test_mutated_exports_are_taken_whole_or_refused_with_a_reason(db, dad, data)
 
 def test_the_untouched_export_imports(db, dad):
     base = _valid_export()
-    result = services.import_notebook(title="copy", lines=base, by="test")
+    result = imports.import_notebook(title="copy", lines=base, by="test")
     assert verify_chain(result.notebook) == []
     record("import fuzzing", examples_per_test=EXAMPLES, **tried)

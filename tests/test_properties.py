@@ -11,7 +11,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import selectors, services
+from notebooks.log import append, imports, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound
 from notebooks.log.verify import verify_chain
 
@@ -287,12 +287,12 @@ def _db_history(nb, n: int) -> list[tuple] | None:  # noqa: ANN001
 )
 def test_the_services_agree_with_the_seeds_fold(dad, monkeypatch, start, ops):
     clock = SimpleNamespace(now=1000.0)
-    monkeypatch.setattr(services, "time", SimpleNamespace(time=lambda: clock.now))
+    monkeypatch.setattr(append, "time", SimpleNamespace(time=lambda: clock.now))
     model = Model()
     with transaction.atomic():
         if start and (start[0] or start[1]):
             rewrite, backup = start
-            services.import_notebook(
+            imports.import_notebook(
                 title="zelda",
                 lines=[json.dumps(r) for r in rewrite],
                 by="dad",

@@ -7,7 +7,7 @@ from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrat
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import rowformat, selectors, services
+from notebooks.log import imports, rowformat, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
@@ -89,7 +89,7 @@ def test_a_redacted_notebook_round_trips_through_export_and_import(leaked):
     _redact()
     services.edit(notebook="zelda", n=2, to="roll after his second swing", by="dad", why="clearer")
     lines = _export(leaked)
-    copy = services.import_notebook(title="zelda copy", lines=lines, by="test").notebook
+    copy = imports.import_notebook(title="zelda copy", lines=lines, by="test").notebook
     assert selectors.head(copy).hash == selectors.head(leaked).hash
     assert verify_chain(copy) == []
     assert _export(copy) == lines
@@ -163,7 +163,7 @@ REDACT = {"op": "redact", "n": 1, "redacts": rowformat.digest_of(SECRET), "by": 
 
 
 def test_an_import_stores_no_words_that_a_later_redact_row_names(db, dad):
-    nb = services.import_notebook(title="imported", lines=_rows(ADD, REDACT), by="test").notebook
+    nb = imports.import_notebook(title="imported", lines=_rows(ADD, REDACT), by="test").notebook
     assert not Words.objects.filter(body=SECRET).exists()
     assert selectors.view(nb)[0].text == "[redacted: a password]"
     assert verify_chain(nb) == []
@@ -172,25 +172,25 @@ def test_an_import_stores_no_words_that_a_later_redact_row_names(db, dad):
 def test_an_import_refuses_words_marked_redacted_without_a_redact_row(db):
     hidden = {**ADD, "text": "[redacted: x]", "digest": rowformat.digest_of(SECRET)}
     with pytest.raises(Invalid, match="line 1: .*no redact row names them"):
-        services.import_notebook(title="imported", lines=_rows(hidden), by="test")
+        imports.import_notebook(title="imported", lines=_rows(hidden), by="test")
     assert not Notebook.objects.filter(title="imported").exists()
 
 
 def test_an_import_refuses_a_redact_row_by_an_agent(db):
     with pytest.raises(Invalid, match="line 2: a redact row must be by the human editor"):
-        services.import_notebook(title="imported", lines=_rows(ADD, {**REDACT, "by": "pippa"}), by="test")
+        imports.import_notebook(title="imported", lines=_rows(ADD, {**REDACT, "by": "pippa"}), by="test")
 
 
-def test_an_import_refuses_a_redact_row_naming_words_the_line_never_had(db):
+def test_an_import_refuses_a_redact_row_naming_words_the_line_never_had(dad):
     wrong = {**REDACT, "redacts": rowformat.digest_of("something else")}
     with pytest.raises(Invalid, match="line 2: 'redacts' names words that no earlier row"):
-        services.import_notebook(title="imported", lines=_rows(ADD, wrong), by="test")
+        imports.import_notebook(title="imported", lines=_rows(ADD, wrong), by="test")
 
 
-def test_an_import_refuses_redacted_words_written_again(db):
+def test_an_import_refuses_redacted_words_written_again(dad):
     again = {**ADD, "n": 2, "at": 3.0}
     with pytest.raises(Invalid, match="line 3: these words were redacted on line 2"):
-        services.import_notebook(title="imported", lines=_rows(ADD, REDACT, again), by="test")
+        imports.import_notebook(title="imported", lines=_rows(ADD, REDACT, again), by="test")
 
 
 def test_the_cli_redacts_and_says_so(leaked):

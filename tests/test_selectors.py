@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import rowformat, selectors, services
+from notebooks.log import append, imports, rowformat, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 
 
@@ -15,7 +15,7 @@ from notebooks.log.errors import Invalid, NotFound
 def clock(monkeypatch):
     """The services' clock, set by the test: clock.now = 1000.0."""
     state = SimpleNamespace(now=1000.0)
-    monkeypatch.setattr(services, "time", SimpleNamespace(time=lambda: state.now))
+    monkeypatch.setattr(append, "time", SimpleNamespace(time=lambda: state.now))
     return state
 
 
@@ -182,7 +182,7 @@ def test_history_puts_adopted_rows_first_by_their_own_time(db):
         {"op": "edit", "n": 1, "to": "old one, edited", "by": "reflector", "why": "better", "at": 30},
     )
     rewrite = _jsonl({"op": "add", "n": 1, "text": "clean one", "source": "seen", "by": "chat", "at": 100})
-    result = services.import_notebook(title="zelda", lines=rewrite, by="dad", adopt_from=backup, adopt_name="bak")
+    result = imports.import_notebook(title="zelda", lines=rewrite, by="dad", adopt_from=backup, adopt_name="bak")
     assert (result.rows, result.adopted) == (1, 3)
     nb = result.notebook
     entries = selectors.history(nb, 1)
@@ -280,7 +280,7 @@ def _big(title: str, lines: int) -> None:
         rows.append({"op": "edit", "n": n, "to": f"line {n}, edited", "by": "dad", "why": "w", "at": at})
     for n in range(5, lines + 1, 5):
         rows.append({"op": "strike", "n": n, "how": "retired", "by": "dad", "why": "w", "at": at})
-    services.import_notebook(title=title, lines=_jsonl(*rows), by="test")
+    imports.import_notebook(title=title, lines=_jsonl(*rows), by="test")
 
 
 def _queries(read) -> int:  # noqa: ANN001

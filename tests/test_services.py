@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth.models import User
 
-from notebooks.log import selectors, services
+from notebooks.log import append, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Words
@@ -395,7 +395,7 @@ def test_merge_refuses_empty_words_an_empty_reason_and_long_words(lines, setting
 
 def test_at_never_goes_backwards_even_when_the_clock_does(notebook, monkeypatch):
     times = iter([1000.0, 900.0, 1100.0])
-    monkeypatch.setattr(services, "time", SimpleNamespace(time=lambda: next(times)))
+    monkeypatch.setattr(append, "time", SimpleNamespace(time=lambda: next(times)))
     for text in ("a", "b", "c"):
         services.add(notebook="zelda", text=text, source="seen", by="pippa", why="w")
     assert [r.at for r in _rows()] == [1000.0, 1000.0, 1100.0]

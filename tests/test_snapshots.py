@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import kept, queries, rowformat, selectors, services, snapshot_format, snapshots
+from notebooks.log import imports, kept, queries, rowformat, selectors, services, snapshot_format, snapshots
 from notebooks.log.lines import Line
 from notebooks.models import Snapshot
 
@@ -102,7 +102,7 @@ def test_no_snapshot_before_the_first_place(notebook):
 
 def test_an_import_makes_half_as_many_snapshots_and_one_at_its_last_row(notebook, dad):
     _history("zelda", 123)
-    services.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
+    imports.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
     copy = selectors.get_notebook("copy")
     stored = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "live", "lines"))
     head = selectors.head(copy)
@@ -268,7 +268,7 @@ def test_an_import_of_a_redacted_export_makes_its_snapshots_from_the_log(noteboo
     services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it")
     _history("zelda", 45, seed=6)
     services.redact(notebook="zelda", n=1, by="dad", why="a password")
-    services.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
+    imports.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
     copy = selectors.get_notebook("copy")
     stored = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "lines"))
     assert len(stored) >= 3

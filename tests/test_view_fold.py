@@ -6,7 +6,7 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import kept, queries, rowformat, selectors, services, verify
+from notebooks.log import imports, kept, queries, rowformat, selectors, services, verify
 from notebooks.log.selectors import ALL
 from notebooks.models import Row, Words
 
@@ -117,7 +117,7 @@ def test_rows_appended_with_a_redaction_of_their_words_show_its_mark(notebook, d
             "at": 9e9 + 1,
         },
     ]
-    services.append_rows(notebook="zelda", lines=[json.dumps(r) for r in rows], by_default="dad")
+    imports.append_rows(notebook="zelda", lines=[json.dumps(r) for r in rows], by_default="dad")
     lines = selectors.view(notebook)
     assert lines == by_log(notebook)
     assert texts(lines) == {1: "first", 2: "[redacted: a password]"}
@@ -172,7 +172,7 @@ def test_the_turn_names_the_head_it_was_read_at(notebook):
 
 def test_every_frozen_view_of_a_generated_notebook_is_the_fold_of_its_rows(db):
     rows = list(data.rows(400, seed=11))
-    imported = services.import_notebook(title="generated", lines=data.jsonl(400, seed=11), by="test")
+    imported = imports.import_notebook(title="generated", lines=data.jsonl(400, seed=11), by="test")
     nb = imported.notebook
     assert verify.verify_chain(nb) == []
     for cut in range(0, len(rows) + 1, 7):
@@ -186,7 +186,7 @@ def test_every_frozen_view_of_a_generated_notebook_is_the_fold_of_its_rows(db):
 def test_an_import_keeps_each_words_once_and_a_chain_that_verifies(db):
     rows = [{"op": "add", "n": i, "text": f"line {i % 7}", "source": "seen", "at": 100 + i} for i in range(1, 301)]
     lines = [json.dumps(r) for r in rows]
-    nb = services.import_notebook(title="repeats", lines=lines, by="test").notebook
+    nb = imports.import_notebook(title="repeats", lines=lines, by="test").notebook
     assert Words.objects.filter(notebook=nb).count() == 7
     assert verify.verify_chain(nb) == []
     assert len(selectors.view(nb)) == 300
@@ -204,7 +204,7 @@ def test_a_notebook_whose_lines_are_all_retired_still_names_its_head(notebook, d
 
 def test_a_view_by_time_is_the_view_at_the_last_row_recorded_by_then(db):
     rows = list(data.rows(200, seed=3))
-    nb = services.import_notebook(title="timed", lines=data.jsonl(200, seed=3), by="test").notebook
+    nb = imports.import_notebook(title="timed", lines=data.jsonl(200, seed=3), by="test").notebook
     for i in (0, 1, 57, 120, 199):
         at = rows[i]["at"]
         assert selectors.view(nb, until=at) == selectors.view_at_seq(nb, i + 1)
@@ -275,7 +275,7 @@ def test_a_row_appended_with_words_redacted_before_shows_the_mark(notebook, dad,
         "digest": rowformat.digest_of(secret),
     }
     with django_capture_on_commit_callbacks(execute=True):  # a vault file's append carrying the redacted words
-        services.append_rows(
+        imports.append_rows(
             notebook="zelda", lines=[json.dumps({**copied, "by": "pippa", "why": "copied", "at": 9e9})], by_default="x"
         )
     lines = selectors.view(notebook)

@@ -2,7 +2,7 @@
 
 import json
 
-from notebooks.log import services
+from notebooks.log import imports, services
 from tests.card_helpers import HX, url
 
 
@@ -35,7 +35,7 @@ def test_a_retired_lines_history_stands_above_the_list_without_javascript(editor
 def test_it_shows_adopted_rows(editor_client, dad):
     rewrite = [json.dumps({"op": "add", "n": 1, "text": "new words", "source": "seen", "at": 10.0})]
     backup = [json.dumps({"op": "add", "n": 1, "text": "the old words", "source": "seen", "at": 5.0, "by": "pippa"})]
-    services.import_notebook(title="zelda", lines=rewrite, by="importer", adopt_from=backup)
+    imports.import_notebook(title="zelda", lines=rewrite, by="importer", adopt_from=backup)
     html = editor_client.get(url(1, "history"), **HX).content.decode()
     assert "adopted: recovered words" in html and "the old words" in html and "recovered by importer" in html
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks.log import importing, rowformat, selectors, services, triggers
+from notebooks.log import append, importing, imports, queries, rowformat, selectors, services, triggers
 from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Words
@@ -47,12 +47,12 @@ def test_set_fields_are_kept_beside_unset_ones(notebook, dad):
         assert cursor.fetchone() == (2, taken.id)
 
 
-@pytest.mark.parametrize("size", [5, services.COPY_FROM + 5])  # PostgreSQL: INSERT below COPY_FROM, COPY above
+@pytest.mark.parametrize("size", [5, append.COPY_FROM + 5])  # PostgreSQL: INSERT below COPY_FROM, COPY above
 def test_an_import_stores_unset_fields_as_null_and_set_ones_as_given(db, size):
     rows = [{**ADD, "n": i, "text": f"line {i}", "at": float(i)} for i in range(1, size)]
     rows.append({"op": "strike", "n": 1, "how": "merged", "into": 2, "by": "pippa", "why": "w", "at": 1e4})
     rows.append({"op": "adopt", "n": 1, "was": "old words", "was_at": 0.5, "was_by": "dad", "why": "w", "at": 1e4})
-    services.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
+    imports.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
     nulls = _nulls()
     assert nulls[: size - 1] == [(True, True, True, True)] * (size - 1)
     assert nulls[size - 1 :] == [(False, True, True, True), (True, False, True, True)]
@@ -63,7 +63,7 @@ def test_an_import_stores_unset_fields_as_null_and_set_ones_as_given(db, size):
 
 # ----- an import writes rows while it reads them: a refusal anywhere leaves nothing ---------------------
 
-BIG = services.COPY_FROM * 3  # PostgreSQL: rows go in by COPY
+BIG = append.COPY_FROM * 3  # PostgreSQL: rows go in by COPY
 
 
 def _big(bad_at: int | None = None, bad: dict | None = None) -> list[str]:
@@ -87,15 +87,15 @@ def _nothing_written() -> bool:
 )
 def test_a_bad_line_after_many_rows_went_in_writes_nothing(db, bad_at, bad, message):
     with pytest.raises(Invalid, match=f"^line {bad_at}: .*{message}"):
-        services.import_notebook(title="big", lines=_big(bad_at, bad), by="test")
+        imports.import_notebook(title="big", lines=_big(bad_at, bad), by="test")
     assert _nothing_written()
-    assert services.import_notebook(title="big", lines=_big(), by="test").rows == BIG  # the connection still works
+    assert imports.import_notebook(title="big", lines=_big(), by="test").rows == BIG  # the connection still works
 
 
 def test_words_marked_redacted_that_no_later_row_names_are_refused_after_the_last_row(db):
     hidden = {"text": "[redacted: x]", "digest": "a" * 64}
     with pytest.raises(Invalid, match=f"^line {BIG // 2}: .*no redact row names them"):
-        services.import_notebook(title="big", lines=_big(BIG // 2, hidden), by="test")
+        imports.import_notebook(title="big", lines=_big(BIG // 2, hidden), by="test")
     assert _nothing_written()
 
 
@@ -103,7 +103,7 @@ def test_words_a_later_row_redacts_are_never_stored_in_a_big_import(db, dad):
     lines = _big()
     lines.append(json.dumps({"op": "redact", "n": 3, "redacts": rowformat.digest_of("line 3"), "by": "dad", "why": "x",
                              "at": float(BIG)}))  # fmt: skip
-    imported = services.import_notebook(title="big", lines=lines, by="test")
+    imported = imports.import_notebook(title="big", lines=lines, by="test")
     assert imported.rows == BIG + 1
     assert Words.objects.count() == BIG - 1 and not Words.objects.filter(body="line 3").exists()
     assert "every chain verifies" in _verified("big")
@@ -117,12 +117,12 @@ def test_an_import_into_a_notebook_with_rows_is_refused_before_the_file_is_read(
         yield ""
 
     with pytest.raises(Conflict, match="already has 1 rows"):
-        services.import_notebook(title="zelda", lines=never_read(), by="test")
+        imports.import_notebook(title="zelda", lines=never_read(), by="test")
 
 
 def test_adopted_rows_continue_the_chain_after_the_streamed_rows(db, dad):
     backup = [json.dumps({**ADD, "n": 1, "text": "the old words", "at": 1.0})]
-    imported = services.import_notebook(title="big", lines=_big(), by="test", adopt_from=backup)
+    imported = imports.import_notebook(title="big", lines=_big(), by="test", adopt_from=backup)
     assert (imported.rows, imported.adopted) == (BIG, 1)
     assert Row.objects.filter(op="adopt").get().seq == BIG + 1
     assert "every chain verifies" in _verified("big")
@@ -140,12 +140,12 @@ def test_a_big_import_keeps_every_value_exactly(db, dad):
     rows.append({"op": "strike", "n": 2, "how": "merged", "into": 1, "by": "dad", "why": "w", "at": 2e9})
     rows.append({"op": "adopt", "n": 2**31 - 1, "was": "old", "was_at": 0.0, "was_by": "dad", "why": "", "at": 2e9})
     rows.append({"op": "adopt", "n": 5, "was": "later", "was_at": 253402300799.0, "why": "w", "at": 253402300799.0})
-    services.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
+    imports.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
     exported = list(selectors.export(selectors.get_notebook("big")))
     assert len(exported) == len(rows)
     for given, out in zip(rows, map(json.loads, exported), strict=True):
         assert {k: out[k] for k in given if k in out} == {k: v for k, v in given.items() if k in out}
-    services.import_notebook(title="again", lines=exported, by="test")  # every hash checks on the way in
+    imports.import_notebook(title="again", lines=exported, by="test")  # every hash checks on the way in
     assert list(selectors.export(selectors.get_notebook("again"))) == exported
     assert "every chain verifies" in _verified("big")
 
@@ -226,18 +226,18 @@ def test_an_add_continues_the_chain_and_the_numbers(notebook, dad):
 
 def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
     services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
-    real = services._add_state
+    real = services.add_state
 
     def stale(title, actor, digest):  # noqa: ANN001, ANN202 - the head as another writer saw it before this add
         nb, _top, _n, claim = real(title, actor, digest)
-        return nb, services.Head(0, services.rowformat.GENESIS, 0.0), 1, claim
+        return nb, queries.NO_ROWS, 1, claim
 
-    monkeypatch.setattr(services, "_add_state", stale)
+    monkeypatch.setattr(services, "add_state", stale)
     with pytest.raises(Conflict, match="Another write reached notebook 'zelda' first"):
         services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
 
 
-# ----- an add outside any atomic block is its own transaction (on SQLite, BEGIN and COMMIT on the driver) ------
+# ----- an add outside any atomic block is its own transaction, through Django's atomic() --------------------------
 # A test's database is inside the test's transaction (and the log's triggers refuse the flush a transactional test
 # needs), so these run in a process of their own on a scratch database, where each add is the outermost block.
 
@@ -245,7 +245,7 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks.log import kept as kept_views, rowformat, selectors, services
+from notebooks.log import kept as kept_views, queries, rowformat, selectors, services, write_state
 from notebooks.log.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 
@@ -268,18 +268,18 @@ try:
     services.add(notebook="nowhere", text="x", source="seen", by="pippa", why="w")
 except NotFound:
     out["refused"] = (open_transaction(), Row.objects.count())
-real = services._add_state
-services._add_state = lambda *a: (real(*a)[0], services.Head(0, rowformat.GENESIS, 0.0), 1, None)
+real = services.add_state
+services.add_state = lambda *a: (real(*a)[0], queries.NO_ROWS, 1, None)
 try:
     add("two")
 except Conflict:
     out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
-services._add_state = lambda *a: (services.NotebookRef(10**9, "zelda"), *real(*a)[1:])
+services.add_state = lambda *a: (write_state.NotebookRef(10**9, "zelda"), *real(*a)[1:])
 try:
     add("three")
 except IntegrityError:
     out["commit_failed"] = (open_transaction(), Row.objects.count(), Words.objects.count())
-services._add_state = real
+services.add_state = real
 try:
     with transaction.atomic():
         add("four")
@@ -288,6 +288,20 @@ except RuntimeError:
     out["nested_rolled_back"] = (open_transaction(), Row.objects.count(), kept())
 out["after"] = (add("five").seq, open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
 out["view"] = [line.text for line in selectors.view(Notebook.objects.get(title="zelda"))]
+ran = []
+with transaction.atomic():  # an add composes with the caller's transaction; its hooks run once that commits
+    add("seven")
+    transaction.on_commit(lambda: ran.append(open_transaction()))
+    out["hook_waits"] = list(ran)
+out["hook_ran_after_commit"] = ran
+from django.test.utils import CaptureQueriesContext
+with CaptureQueriesContext(connection) as queries_seen:
+    add("eight")
+import re
+out["insert_seen"] = [
+    m.group(1) for q in queries_seen.captured_queries for m in [re.search(r"INSERT INTO (\\w+)", q["sql"])] if m
+]
+out["transaction_seen"] = [q["sql"] for q in queries_seen.captured_queries if q["sql"] in ("BEGIN IMMEDIATE", "COMMIT")]
 kept_views.fold_in = lambda *args: 1 / 0  # what runs after the commit fails: the add still answers as committed
 out["after_commit_failed"] = (add("six").seq, open_transaction(), Row.objects.count())
 print(json.dumps(out))
@@ -308,7 +322,11 @@ def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(
         "nested_rolled_back": [False, 1, 1],  # never folded into the kept view
         "after": [2, False, ["five", "one"], 2],
         "view": ["one", "five"],
-        "after_commit_failed": [3, False, 3],
+        "hook_waits": [],
+        "hook_ran_after_commit": [False],
+        "insert_seen": ["notebooks_row", "notebooks_words"],
+        "transaction_seen": ["BEGIN IMMEDIATE", "COMMIT"] if db.vendor == "sqlite" else [],
+        "after_commit_failed": [5, False, 5],
     }
     assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
 

@@ -27,9 +27,9 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
 def demo(cmd: BaseCommand, o: dict) -> None:
     from notebooks.cli import demo as demo_rows
-    from notebooks.log import services
+    from notebooks.log import imports
 
-    result = services.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
+    result = imports.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
     cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")
 
 

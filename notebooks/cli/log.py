@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows
-from notebooks.log import rowformat, selectors, services, snapshots, triggers
+from notebooks.log import imports, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
@@ -145,7 +145,7 @@ def import_(cmd: BaseCommand, o: dict) -> None:
             raise CommandError(f"{o['adopt_from']} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         with _open(o["file"]) as f:
-            result = services.import_notebook(
+            result = imports.import_notebook(
                 title=o["title"],
                 lines=f,
                 by=o["by"],

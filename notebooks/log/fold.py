@@ -122,10 +122,10 @@ def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> Line
 # ----- who may do what -------------------------------------------------------------------------------
 
 
-def check_may_write(*, name: str, editor: bool, source: str) -> None:
+def check_may_write(*, name: str, editor: bool, source: str, verb: str = "write") -> None:
     """An agent writes only seen or guessed lines."""
     if not editor and source not in AGENT_SOURCES:
-        raise Forbidden(f"{name} is an agent and may write only seen or guessed lines, not {source}.")
+        raise Forbidden(f"{name} is an agent and may {verb} only seen or guessed lines, not {source}.")
 
 
 def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str) -> None:
@@ -142,6 +142,12 @@ def check_may_redact(*, name: str, editor: bool) -> None:
 def source_after_edit(*, editor: bool, current: str) -> str:
     """The editor's edit makes a line his correction; an agent's keeps its source."""
     return DAD_CORRECTION if editor else current
+
+
+def sourceless_edit_source(*, by: str, editor: bool, current: str) -> str:
+    """The source of a file's edit row that names none, as the seed's format reads it: an edit by "dad" (or by the
+    editor) is his correction. This reads a field, it grants nothing: who may write the row is checked apart."""
+    return DAD_CORRECTION if editor or by == DAD else current
 
 
 def edit_source_allowed(*, current: str, given: str) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 from notebooks.log import rowformat
 from notebooks.log.errors import Invalid
+from notebooks.log.fold import sourceless_edit_source
 from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
@@ -21,7 +22,7 @@ HEX = frozenset("0123456789abcdef")
 
 
 @dataclass
-class FoldedLine:
+class ImportedLine:
     source: str
     words: str | None  # None once redacted
     live: bool = True
@@ -29,10 +30,10 @@ class FoldedLine:
 
 
 @dataclass
-class Fold:
+class ImportState:
     """The notebook's lines as the rows so far leave them: enough to judge the next row."""
 
-    lines: dict[int, FoldedLine] = field(default_factory=dict)
+    lines: dict[int, ImportedLine] = field(default_factory=dict)
     top_n: int = 0
     seq: int = 0
     at: float = 0.0
@@ -92,16 +93,18 @@ def _digest(obj: dict, key: str, line_no: int) -> str:
     return value
 
 
-def _words(obj: dict, key: str, line_no: int, fold: Fold, limit: int) -> tuple[str | None, str | None]:
+def _words(obj: dict, key: str, line_no: int, state: ImportState, limit: int) -> tuple[str | None, str | None]:
     """A row's words, or (None, digest) for words redacted before export ("digest" beside "[redacted: why]")."""
     if "digest" in obj:
         digest = _digest(obj, "digest", line_no)
-        fold.absent.setdefault(digest, line_no)
+        state.absent.setdefault(digest, line_no)
         return None, digest
     words = _text(obj, key, line_no, required=True, limit=limit)
-    digest = rowformat.digest_of(words)  # once, here: the log keeps it (services._append)
-    if digest in fold.redacted:
-        raise _fail(line_no, f"these words were redacted on line {fold.redacted[digest]}; they cannot be written again")
+    digest = rowformat.digest_of(words)  # once, here: the log keeps it (append.py)
+    if digest in state.redacted:
+        raise _fail(
+            line_no, f"these words were redacted on line {state.redacted[digest]}; they cannot be written again"
+        )
     return words, digest
 
 
@@ -127,22 +130,24 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True) -> float 
     return float(value)
 
 
-def parse(lines: Iterable[str], *, fold: Fold | None = None, **options: Any) -> tuple[list[dict[str, Any]], Fold]:
-    """Check rows against the fold and return them as fields for the log, with the fold after them.
+def parse(
+    lines: Iterable[str], *, state: ImportState | None = None, **options: Any
+) -> tuple[list[dict[str, Any]], ImportState]:
+    """Check rows against the state and return them as fields for the log, with the state after them.
 
     `options` are checked_rows' (limits, is_editor, progress, `start`: the file's line number of the first line
     given, so a refusal names the line in the file; `keep_texts=False` skips keeping every text of every line).
     """
-    fold = fold or Fold()
-    return list(checked_rows(lines, fold=fold, **options)), fold
+    state = state or ImportState()
+    return list(checked_rows(lines, state=state, **options)), state
 
 
 def checked_rows(
     lines: Iterable[str],
     *,
-    fold: Fold,
+    state: ImportState,
     default_by: str = "unknown",
-    is_editor: Callable[[str], bool] = lambda name: name == "dad",
+    is_editor: Callable[[str], bool] = lambda name: False,
     max_words: int = 4000,
     max_reason: int = 2000,
     max_rows: int = 2_000_000,
@@ -150,7 +155,7 @@ def checked_rows(
     start: int = 1,
     keep_texts: bool = True,
 ) -> Iterator[dict[str, Any]]:
-    """parse, a row at a time: each row is checked against `fold` (brought up to date as it goes) before it is
+    """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
     no redact row names) runs after its last row: a refusal can come after every row was given."""
     count = 0
@@ -172,22 +177,22 @@ def checked_rows(
             raise _fail(line_no, f"unknown op {op!r}: use add, edit, strike, adopt or redact")
         n = _number(obj, "n", line_no)
         at = _time(obj, "at", line_no)
-        if at < fold.at:
-            raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {fold.at})")
+        if at < state.at:
+            raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
         by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=80) or default_by
         why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
-        current = fold.lines.get(n)
+        current = state.lines.get(n)
         if op == "add":
-            if n != fold.top_n + 1:
-                raise _fail(line_no, f"a new line takes number {fold.top_n + 1}, not {n} (numbers are never reused)")
+            if n != state.top_n + 1:
+                raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
             source = obj.get("source")
             if not isinstance(source, str) or source not in SOURCES:
                 raise _fail(line_no, f"unknown source {source!r}")
-            words, digest = _words(obj, "text", line_no, fold, max_words)
+            words, digest = _words(obj, "text", line_no, state, max_words)
             fields.update(words=words, digest=digest, source=source)
-            fold.lines[n] = FoldedLine(source=source, words=words)
-            fold.top_n = n
+            state.lines[n] = ImportedLine(source=source, words=words)
+            state.top_n = n
         elif op == "edit":
             if current is None:
                 raise _fail(line_no, f"edit of line #{n}, which does not exist")
@@ -195,10 +200,10 @@ def checked_rows(
                 raise _fail(line_no, f"edit of line #{n}, which is retired")
             if "text" in obj:
                 raise _fail(line_no, "an edit's words ride under 'to', never 'text'")
-            words, digest = _words(obj, "to", line_no, fold, max_words)
+            words, digest = _words(obj, "to", line_no, state, max_words)
             source = obj.get("source")
             if source is None:
-                source = DAD_CORRECTION if is_editor(by) else current.source
+                source = sourceless_edit_source(by=by, editor=is_editor(by), current=current.source)
             elif not isinstance(source, str) or source not in (current.source, DAD_CORRECTION):
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, source=source)
@@ -215,7 +220,7 @@ def checked_rows(
             if into is not None:
                 if into == n:
                     raise _fail(line_no, f"line #{n} cannot be retired into itself")
-                target = fold.lines.get(into)
+                target = state.lines.get(into)
                 if target is None or not target.live:
                     raise _fail(line_no, f"'into' names line #{into}, which is not a live line")
             fields.update(how=how, into=into)
@@ -224,15 +229,15 @@ def checked_rows(
             if not is_editor(by):
                 raise _fail(line_no, f"a redact row must be by the human editor, not {by!r}")
             digest = _digest(obj, "redacts", line_no)
-            if digest not in fold.worded.get(n, ()):
+            if digest not in state.worded.get(n, ()):
                 raise _fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
-            if digest in fold.redacted:
-                raise _fail(line_no, f"those words were already redacted on line {fold.redacted[digest]}")
-            fold.redacted[digest] = line_no
+            if digest in state.redacted:
+                raise _fail(line_no, f"those words were already redacted on line {state.redacted[digest]}")
+            state.redacted[digest] = line_no
             fields.update(redacts=digest)
             words = None
         else:  # adopt: history only, never in the view
-            words, digest = _words(obj, "was", line_no, fold, max_words)
+            words, digest = _words(obj, "was", line_no, state, max_words)
             source = obj.get("source") or ""
             if source and (not isinstance(source, str) or source not in SOURCES):
                 raise _fail(line_no, f"unknown source {source!r}")
@@ -243,28 +248,28 @@ def checked_rows(
                 was_at=_time(obj, "was_at", line_no, required=False),
                 was_by=_text(obj, "was_by", line_no, required=False, limit=80),
             )
-            fold.top_n = max(fold.top_n, n)
+            state.top_n = max(state.top_n, n)
         if op in ("add", "edit", "adopt"):
-            fold.worded.setdefault(n, set()).add(digest)
+            state.worded.setdefault(n, set()).add(digest)
         if keep_texts and op in ("add", "edit"):
-            fold.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
-        fold.seq += 1
-        if "seq" in obj and obj["seq"] != fold.seq:
-            raise _fail(line_no, f"'seq' is {obj['seq']!r} but this row is number {fold.seq} in the log")
+            state.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
+        state.seq += 1
+        if "seq" in obj and obj["seq"] != state.seq:
+            raise _fail(line_no, f"'seq' is {obj['seq']!r} but this row is number {state.seq} in the log")
         if "hash" in obj:
             if not isinstance(obj["hash"], str):
                 raise _fail(line_no, "'hash' must be a string")
             fields["expect_hash"] = obj["hash"]
-        fold.at = at
+        state.at = at
         count += 1
         yield fields
-    unnamed = {d: line for d, line in fold.absent.items() if d not in fold.redacted}
+    unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted}
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
         raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
 
 
-def adoptions(rewrite: Fold, backup: Fold, *, backup_name: str) -> list[dict[str, Any]]:
+def adoptions(rewrite: ImportState, backup: ImportState, *, backup_name: str) -> list[dict[str, Any]]:
     """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
     out: list[dict[str, Any]] = []
     for n in sorted(backup.lines):

@@ -1,15 +1,17 @@
-"""Who may do what. The human editor's role is recorded (a permission, or superuser), never guessed from a name."""
+"""Who is writing. The human editor's role is recorded (a permission, a group holding it, or superuser), never
+guessed from a name: a name counts as the editor's only when an active user of that name holds the role."""
 
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
-from notebooks.log.errors import Invalid
-from notebooks.models import Source
+from notebooks.log.checks import check_name, is_storable
+from notebooks.log.fold import AGENT_SOURCES
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"
-AGENT_SOURCES = frozenset({Source.SEEN, Source.GUESSED})
+__all__ = ["AGENT_SOURCES", "EDITOR_GROUP", "Actor", "actor_named", "as_actor", "check_name", "is_storable"]
 
 
 @dataclass(frozen=True)
@@ -32,29 +34,17 @@ def user_is_editor(user) -> bool:  # noqa: ANN001 - any auth user
     return bool(user.is_active and (user.is_superuser or user.has_perm(EDITOR_PERMISSION)))
 
 
-MAX_NAME = 80  # Row.by and Notebook.created_by are 80 characters
-
-
-def check_name(name: object) -> str:
-    """An actor's name as a row records it: refused when empty, too long or not storable text."""
-    if not isinstance(name, str) or not name.strip():
-        raise Invalid("Say who is writing: the actor's name is empty.")
-    if len(name) > MAX_NAME:
-        raise Invalid(f"The actor's name is {len(name)} characters long; the limit is {MAX_NAME}.")
-    if not name.isprintable():
-        raise Invalid("The actor's name contains a control character.")
-    if not is_storable(name):
-        raise Invalid("The actor's name is not valid Unicode text.")
-    return name
-
-
-def is_storable(text: str) -> bool:
-    """False for lone surrogates (from undecodable bytes), which neither UTF-8 nor the databases can store."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def editor_names() -> set[str]:
+    """The names of every active user holding the editor role, in one query."""
+    codename = EDITOR_PERMISSION.split(".", 1)[1]
+    editors = (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(
+            Q(is_superuser=True) | Q(user_permissions__codename=codename) | Q(groups__permissions__codename=codename)
+        )
+    )
+    return set(editors.values_list("username", flat=True))
 
 
 def as_actor(by: "Actor | str") -> Actor:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from notebooks.log import rowformat, selectors, services, snapshots
+from notebooks.log import imports, rowformat, selectors, snapshots
 from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
 from notebooks.vault import alarms
@@ -407,7 +407,7 @@ class Vault:
                 already, outside = len(outside), []
             if outside:
                 try:
-                    appended = services.append_rows(
+                    appended = imports.append_rows(
                         notebook=title,
                         lines=[line.decode("utf-8") for line in outside],
                         by_default=by_default,

@@ -1,0 +1,220 @@
+"""Appending rows to a notebook's log: each row hashed into the chain after the head, its words stored once, the
+snapshots the rows reach made, and, once committed, the rows folded into this process's kept view.
+
+Every function here runs inside the caller's transaction (services.py, imports.py), through Django's cursor.
+"""
+
+import functools
+import itertools
+import math
+import time
+from collections.abc import Container, Iterable, Iterator
+from typing import Any, NamedTuple
+
+from django.db import IntegrityError, connection, transaction
+
+from notebooks.log import fold, kept, rowformat, snapshots
+from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.lines import Head
+from notebooks.log.selectors import head
+from notebooks.log.write_state import AnyNotebook, redacted_digests_of, refuse_redacted
+from notebooks.models import Notebook
+
+ROW_COLUMNS = (
+    "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
+    "prev_hash", "hash", "session_id", "redacts",
+)  # fmt: skip
+
+
+class RowWritten(NamedTuple):
+    """A row as _append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
+
+    seq: int
+    op: str
+    n: int
+    by: str
+    at: float
+    prev_hash: str
+    hash: str
+    source: str
+    body: str | None  # the words of an add or edit (None when redacted, and for other ops)
+
+
+WORDS_COLUMNS = ("notebook_id", "digest", "body")
+COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
+
+
+def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
+    return f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
+
+
+# The row columns' types, for a binary COPY (psycopg writes each value as the server keeps it: no text to format
+# here nor to parse there).
+ROW_TYPES = (
+    "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
+    "varchar", "varchar", "varchar", "int8", "varchar",
+)  # fmt: skip
+
+
+def _copy(cursor: Any, notebook: AnyNotebook, values: Iterable[tuple[Any, ...]]) -> None:
+    """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
+    to the server as they are made, and it files them meanwhile (on the other core)."""
+    raw = cursor.cursor  # psycopg's own cursor under Django's wrapper
+    with raw.copy(_copy_sql("notebooks_row", ROW_COLUMNS) + " (FORMAT BINARY)") as copy:
+        copy.set_types(ROW_TYPES)
+        write = copy.write_row
+        for row in values:
+            write(row)
+
+
+def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]) -> None:
+    """COPY of words, skipping those kept already by hand (COPY has no ON CONFLICT); the notebook is locked, so
+    no other writer adds them meanwhile."""
+    # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
+    # comparing each kept row with the whole list (20 s for a 100k-row import).
+    cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
+    kept = {digest for (digest,) in cursor.fetchall()}
+    raw = cursor.cursor
+    with raw.copy(_copy_sql("notebooks_words", WORDS_COLUMNS)) as copy:
+        write = copy.write_row
+        for row in words:
+            if row[1] not in kept:
+                write(row)
+
+
+@functools.cache
+def _insert_sql(table: str, columns: tuple[str, ...], suffix: str = "") -> str:
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    return f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))}){suffix}"
+
+
+def append(
+    notebook: AnyNotebook,
+    new_rows: Iterable[dict[str, Any]],
+    top: Head | None = None,
+    *,
+    redacted: Container[str] = frozenset(),
+    redactions_checked: bool = False,
+) -> list[RowWritten]:
+    """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
+
+    A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
+    are never stored. `new_rows` may be a generator (an import's rows as they are read and checked): each row is
+    inserted as it comes, and `redacted` is read after the last, with the words. A refusal raised by the generator
+    or here leaves the caller's transaction to roll back what went in. `redactions_checked`: the caller has
+    already refused words a redact row names (an add).
+
+    One prepared INSERT run over all rows (executemany), or COPY on PostgreSQL from COPY_FROM rows: building a
+    model instance per row made a 100k-row import take 20 s, most of it in the ORM.
+    """
+    top = top or head(notebook)
+    vendor = connection.vendor
+    words: dict[str, str] = {}
+    written: list[RowWritten] = []
+    # Rows into an empty notebook (an import) are folded into its snapshots as they stream by.
+    folder = snapshots.Folder(spacing=snapshots.IMPORT_SPACING) if top.seq == 0 else None
+    rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
+    try:
+        if vendor == "postgresql":
+            first = list(itertools.islice(rows, COPY_FROM))
+            if len(first) == COPY_FROM:
+                with connection.cursor() as cursor:
+                    _copy(cursor, notebook, itertools.chain(first, rows))
+            elif first:
+                with connection.cursor() as cursor:
+                    cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), first)
+        else:
+            with connection.cursor() as cursor:
+                cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), rows)
+        # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
+        new_words = sorted((notebook.pk, d, b) for d, b in words.items() if d not in redacted)
+        if new_words and top.seq and not redactions_checked:
+            # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
+            # none). Rows already in are rolled back with the caller's transaction.
+            gone = redacted_digests_of(notebook, [d for _, d, _ in new_words])
+            if gone:
+                refuse_redacted(notebook, next(iter(gone.values())))
+        if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:
+            with connection.cursor() as cursor:
+                _copy_words(cursor, notebook, new_words)
+        elif new_words:
+            with connection.cursor() as cursor:
+                cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), new_words)
+    except IntegrityError as exc:
+        raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
+    _snapshot(notebook, top.seq, written, folder)
+    if len(written) <= kept.FOLD_STEP and not redacted:
+        # Once committed, this process's kept view takes the rows written (its next read still checks them against
+        # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
+        def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
+            kept.fold_in(notebook, top, written)
+
+        transaction.on_commit(fold_in, robust=True)  # an error is logged: the write itself is committed
+    return written
+
+
+def _chained(
+    notebook: AnyNotebook,
+    new_rows: Iterable[dict[str, Any]],
+    top: Head,
+    words: dict[str, str],
+    written: list[RowWritten],
+    vendor: str,
+    folder: "snapshots.Folder | None" = None,
+) -> Iterator[tuple[Any, ...]]:
+    """Each row's column values, hashed into the chain after `top`; fills `words` and `written` (and feeds
+    `folder`) as it goes."""
+    now = time.time()
+    seq, prev, last_at = top.seq, top.hash, top.at
+    pk = notebook.pk
+    # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
+    # every None (about 3k instructions each; an imported row has four NULLs).
+    null = math.nan if vendor == "sqlite" else None
+    hash_of, worded = rowformat.hash_of, fold.WORDED
+    for fields in new_rows:
+        seq += 1
+        get = fields.get
+        body = get("words")
+        # The importer hands its digest over (computed once); a redacted row has a digest and no words.
+        digest = get("digest") or (rowformat.digest_of(body) if body is not None else "")
+        if body is not None:
+            words[digest] = body
+        at = get("at")
+        at = max(now, last_at) if at is None else float(at)
+        op, n, by = fields["op"], fields["n"], fields["by"]
+        source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
+        was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
+        digest_hash = hash_of(prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why)
+        expect_hash = get("expect_hash")
+        if expect_hash is not None and expect_hash != digest_hash:
+            line_no = get("line_no")
+            raise Invalid(
+                f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
+                line=line_no,
+            )
+        session_id = get("session_id")
+        written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
+        if folder is not None:
+            if op == "redact" or (digest and body is None):
+                folder.words_missing = (
+                    True  # words gone: the snapshots are made from the log, with the redaction's mark
+                )
+            folder.apply(seq, op, n, source, by, at, digest_hash, body, False)
+        yield (
+            pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
+            null if was_at is None else was_at, was_by, prev, digest_hash,
+            null if session_id is None else session_id, null if redacts is None else redacts,
+        )  # fmt: skip
+        prev, last_at = digest_hash, at
+
+
+def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:
+    """Make the snapshots the rows just written reached (snapshots.py), in the same transaction."""
+    after = written[-1].seq if written else before
+    if after // snapshots.EVERY == before // snapshots.EVERY:
+        return
+    if folder is not None and not folder.words_missing:
+        folder.finish()
+        snapshots.store(notebook.pk, folder.made, redactions=0)  # an import, folded from memory as it streamed
+    else:
+        snapshots.catch_up(notebook.pk, after)

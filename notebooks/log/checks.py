@@ -1,0 +1,157 @@
+"""Every check of what comes in, and every limit, named once: words, reasons, names, titles, numbers, times, sources
+and digests. Each door (web, API, CLI, MCP, import, vault appends) calls these; a refusal raises Invalid.
+
+`problem_of_text` gives the reason as a phrase, so a door that names its field or its file's line (the importer)
+says the same thing in its own words.
+"""
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+
+from notebooks.log.errors import Invalid
+
+MAX_NUMBER = 2**31 - 1  # a line number: the n column holds no more on any database
+MAX_ID = 2**63 - 1  # a seq or a session id: a bigint
+MAX_NAME = 80  # an actor's name: Row.by and Notebook.created_by
+MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
+SOURCES = frozenset({"seen", "guessed", "dad", "dad_correction"})
+DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def max_words() -> int:
+    return settings.NOTEBOOK_MAX_WORDS
+
+
+def max_reason() -> int:
+    return settings.NOTEBOOK_MAX_REASON
+
+
+def is_storable(text: str) -> bool:
+    """False for lone surrogates (from undecodable bytes), which neither UTF-8 nor the databases can store."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def problem_of_text(value: Any, *, limit: int, required: bool = True, plural: bool = False) -> str | None:
+    """What is wrong with a piece of text, as a phrase after its name ("is empty"), or None."""
+    is_, has = ("are", "contain") if plural else ("is", "contains")
+    if not isinstance(value, str):
+        return f"{is_} missing" if value is None else f"must be text, not {type(value).__name__}"
+    if required and not value.strip():
+        return f"{is_} empty" if not value else f"{is_} blank"
+    if len(value) > limit:
+        return f"{is_} {len(value)} characters long; the limit is {limit}"
+    if "\x00" in value:
+        return f"{has} a NUL character"
+    if not is_storable(value):
+        return f"{is_} not valid Unicode text (a lone surrogate)"
+    return None
+
+
+def check_text(value: Any, what: str, *, limit: int | None = None, required: bool = True) -> str:
+    """Text a person or agent wrote (a plan, a note, a summary); "" when it is optional and not given."""
+    if value is None and not required:
+        return ""
+    problem = problem_of_text(value, limit=limit or max_reason(), required=required)
+    if problem:
+        raise Invalid(f"The {what} {problem}.")
+    return value
+
+
+def check_words(words: Any, what: str = "words") -> str:
+    """A line's words."""
+    if not isinstance(words, str) or not words.strip():
+        raise Invalid(f"The {what} are empty: a line needs words.")
+    problem = problem_of_text(words, limit=max_words(), plural=True)
+    if problem:
+        raise Invalid(f"The {what} {problem}.")
+    return words
+
+
+def check_reason(why: Any) -> str:
+    if not isinstance(why, str) or not why.strip():
+        raise Invalid("A reason is required: say why, in a few words.")
+    return check_text(why, "reason", limit=max_reason())
+
+
+def check_source(source: Any) -> str:
+    if not isinstance(source, str) or source not in SOURCES:
+        raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
+    return source
+
+
+def check_number(n: Any, what: str = "line number") -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise Invalid(f"The {what} {n!r} is not a positive whole number.")
+    if n > MAX_NUMBER:
+        raise Invalid(f"The {what} {n} is beyond any line a notebook can have.")
+    return n
+
+
+def is_number(n: Any) -> bool:
+    return not isinstance(n, bool) and isinstance(n, int) and 1 <= n <= MAX_NUMBER
+
+
+def check_id(value: Any, what: str) -> int:
+    """A seq or a session id."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        raise Invalid(f"The {what} {value!r} is not a positive whole number.")
+    return value
+
+
+def check_name(name: object) -> str:
+    """An actor's name as a row records it: refused when empty, too long or not storable text."""
+    if not isinstance(name, str) or not name.strip():
+        raise Invalid("Say who is writing: the actor's name is empty.")
+    if len(name) > MAX_NAME:
+        raise Invalid(f"The actor's name is {len(name)} characters long; the limit is {MAX_NAME}.")
+    if not name.isprintable():
+        raise Invalid("The actor's name contains a control character.")
+    if not is_storable(name):
+        raise Invalid("The actor's name is not valid Unicode text.")
+    return name
+
+
+def check_digest(value: Any, what: str = "digest") -> str:
+    if not isinstance(value, str) or not DIGEST.fullmatch(value):
+        raise Invalid(f"The {what} must be a sha256 digest (64 lowercase hex digits), not {value!r}.")
+    return value
+
+
+def is_time(value: Any) -> bool:
+    """An epoch-seconds time a row may carry."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and 0 <= value <= MAX_TIME
+
+
+def parse_when(value: "str | float | int | datetime") -> float:
+    """ISO 8601 (naive means UTC) or epoch seconds, as epoch seconds."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise Invalid(f"{value!r} is not a time")
+        return float(value)
+    else:
+        text = str(value).strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(seconds):
+                return seconds
+            raise Invalid(f"{value!r} is not a time")
+        try:
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise Invalid(f"{value!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()

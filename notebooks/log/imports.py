@@ -1,0 +1,192 @@
+"""Rows from outside: a JSON Lines file imported as a new notebook, and rows an outside writer appended to a
+notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+
+from notebooks.log import guards, importing
+from notebooks.log.append import append
+from notebooks.log.errors import Conflict, Forbidden, Invalid
+from notebooks.log.fold import AGENT_SOURCES
+from notebooks.log.lines import Head
+from notebooks.log.locks import lock_notebook
+from notebooks.log.roles import Actor, check_name, editor_names
+from notebooks.log.selectors import head
+from notebooks.log.services import create_notebook
+from notebooks.models import Notebook, title_validator
+
+
+@dataclass(frozen=True)
+class Imported:
+    notebook: Notebook
+    rows: int
+    adopted: int
+
+
+def import_notebook(
+    *,
+    title: str,
+    lines: Iterable[str],
+    by: str,
+    adopt_from: Iterable[str] | None = None,
+    adopt_name: str = "backup",
+    progress: Callable[[int], None] | None = None,
+) -> Imported:
+    """A new notebook from JSON Lines, all or nothing. `adopt_from` recovers a hand rewrite's lost words.
+
+    The rows are written as they are read and checked, inside the transaction (PostgreSQL files them on the
+    other core meanwhile): the notebook is taken first, and a refusal of any line rolls every row back.
+    """
+    limits = {
+        "max_words": settings.NOTEBOOK_MAX_WORDS,
+        "max_reason": settings.NOTEBOOK_MAX_REASON,
+        "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
+    }
+    check_name(by)
+    is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
+    with transaction.atomic():
+        nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
+        nb = lock_notebook(nb)
+        top = head(nb)
+        if top.seq:
+            raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
+        state = importing.ImportState()
+        rows = importing.checked_rows(
+            lines, state=state, is_editor=is_editor, progress=progress, keep_texts=False, **limits
+        )
+        written = append(nb, rows, top, redacted=state.redacted)
+        adopted: list[dict[str, Any]] = []
+        if adopt_from is not None:
+            try:
+                _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
+            except Invalid as exc:
+                raise Invalid(f"{adopt_name}: {exc.message}") from None
+            adopted = importing.adoptions(state, backup, backup_name=adopt_name)
+            for row in adopted:
+                row["by"] = by
+            if adopted:
+                last = written[-1] if written else None
+                append(nb, adopted, Head(last.seq, last.hash, last.at) if last else top, redacted=state.redacted)
+        if not written and not adopted:
+            raise Invalid("The file holds no rows.")
+        if connection.vendor == "postgresql":
+            # A big new notebook is unknown to the planner until autovacuum next analyzes the table; planned
+            # as "one row", the view's joins turn quadratic (seen: 300 ms for 1,000 rows instead of 3 ms).
+            transaction.on_commit(_analyze)
+    return Imported(notebook=nb, rows=len(written), adopted=len(adopted))
+
+
+# The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
+# by ANALYZE) took most of its time and steer no plan. Any ANALYZE updates the tables' sizes.
+ANALYZED = (
+    'notebooks_row (notebook_id, seq, n, op, at, "by", digest, redacts, session_id), '
+    "notebooks_words (notebook_id, digest)"
+)
+
+
+def _analyze() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {ANALYZED}")
+
+
+@dataclass(frozen=True)
+class Appended:
+    notebook: Notebook
+    created: bool
+    seqs: tuple[int, ...]
+    by: tuple[str, ...]  # each row's actor, in order
+
+
+def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
+    """Rows an outside writer appended to a notebook's file, continuing the log from its head. All or nothing.
+
+    Each row is checked as an import checks it, against the notebook as the database holds it, and keeps its
+    `by` (rows without one are by `by_default`). An agent's row may write and change only seen or guessed
+    lines, as through every other door. A refusal names the line of the file (`first_line` is the file's
+    line number of the first line given). A title with no notebook yet starts one.
+    """
+    try:
+        title_validator(notebook)
+    except ValidationError as exc:
+        raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
+    is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
+    lines = list(lines)
+    with transaction.atomic():
+        nb = Notebook.objects.filter(title=notebook).first()
+        created = nb is None
+        if created:
+            nb = create_notebook(title=notebook, by=by_default)
+        nb = lock_notebook(nb)
+        top = head(nb)
+        state = import_state(nb)
+        sources = {n: line.source for n, line in state.lines.items()}
+        rows, after = importing.parse(
+            lines,
+            state=state,
+            default_by=by_default,
+            is_editor=is_editor,
+            max_words=settings.NOTEBOOK_MAX_WORDS,
+            max_reason=settings.NOTEBOOK_MAX_REASON,
+            max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
+            start=first_line,
+        )
+        if not rows:
+            raise Invalid("No rows to append.")
+        claims: dict[str, int | None] = {}
+        for fields in rows:
+            _outside_row_allowed(fields, sources, is_editor)
+            by = fields["by"]
+            if by not in claims:
+                try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
+                    claims[by] = guards.current().claim(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                except Conflict as exc:
+                    raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
+            fields["session_id"] = claims[by]
+        written = append(nb, rows, top, redacted=frozenset(after.redacted))
+    return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_editor: Callable[[str], bool]) -> None:
+    op, n, by = fields["op"], fields["n"], fields["by"]
+    if not is_editor(by):
+        agent = f"line {fields['line_no']}: {by} is an agent and may"
+        if op in ("edit", "strike") and sources.get(n) not in AGENT_SOURCES:
+            verb = "edit" if op == "edit" else "retire"
+            raise Forbidden(f"{agent} not {verb} line #{n}, which is Dad's ({sources.get(n)})")
+        if op in ("add", "edit") and fields["source"] not in AGENT_SOURCES:
+            raise Forbidden(f"{agent} write only seen or guessed lines, not {fields['source']}")
+    if op in ("add", "edit"):
+        sources[n] = fields["source"]
+
+
+def import_state(notebook: Notebook) -> importing.ImportState:
+    """The notebook as the importer's state: enough to judge rows appended after its head."""
+    state = importing.ImportState()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, op, n, source, at, digest, redacts FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+            [notebook.pk],
+        )
+        while batch := cursor.fetchmany(5000):
+            for seq, op, n, source, at, digest, redacts in batch:
+                if digest:  # what a redact row appended later may name
+                    state.worded.setdefault(n, set()).add(digest)
+                if op == "redact":
+                    state.redacted[redacts] = seq
+                line = state.lines.get(n)
+                if op in ("add", "edit"):
+                    if line is None:
+                        state.lines[n] = importing.ImportedLine(source=source, words="")
+                    else:
+                        line.source = source
+                elif op == "strike" and line is not None:
+                    line.live = False
+                state.top_n = max(state.top_n, n)
+                state.seq, state.at = seq, at
+    return state

@@ -1,0 +1,159 @@
+"""What a write reads inside its transaction, after taking the notebook's lock: the notebook, its head and next
+number, a line's state, and for an add all of it in one statement."""
+
+import functools
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from django.db import connection
+
+from notebooks.log import fold, guards
+from notebooks.log.checks import check_number
+from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log.fold import LineState
+from notebooks.log.lines import Head
+from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
+from notebooks.log.queries import NO_ROWS
+from notebooks.log.roles import Actor
+from notebooks.log.selectors import get_notebook
+from notebooks.models import Notebook
+
+
+class NotebookRef(NamedTuple):
+    """What a write needs of its notebook: an add builds this, not a model instance (which cost more to make)."""
+
+    pk: int
+    title: str
+
+
+AnyNotebook = Notebook | NotebookRef
+
+
+AnyNotebook = Notebook | NotebookRef
+
+
+def locked_notebook(title: str) -> Notebook:
+    """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
+    UPDATE privilege). Plain SQL: compiling the ORM query cost more CPU than the rest of an add."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
+        found = cursor.fetchone()
+    if found is None:
+        return get_notebook(title)  # raises NotFound, with a hint
+    return lock_notebook(Notebook.from_db(connection.alias, ["id", "title"], found))  # the rest loads when read
+
+
+def line_state(notebook: AnyNotebook, n: int) -> LineState:
+    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.seq, r.op, r.source, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
+            [notebook.pk, n],
+        )
+        state = fold.line_state(n, cursor.fetchall())
+    if state is None:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
+    return state
+
+
+def live_line_state(notebook: Notebook, n: int) -> LineState:
+    line = line_state(notebook, check_number(n))
+    if not line.live:
+        raise Conflict(f"Line #{n} is already retired; its history keeps its words.", current_seq=line.last_seq)
+    return line
+
+
+def next_number(notebook: Notebook) -> int:
+    # Numbers are given once, for good: adopted rows of a dropped line hold their number too.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook.pk])
+        (top,) = cursor.fetchone()
+    return (top or 0) + 1
+
+
+def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
+    """The head and the next line number, in one query (an add needs both)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, hash, at, (SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s) "
+            "FROM notebooks_row WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1",
+            [notebook.pk, notebook.pk],
+        )
+        found = cursor.fetchone()
+    if found is None:
+        return NO_ROWS, 1
+    return Head(*found[:3]), found[3] + 1
+
+
+# What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
+# words (redacted words never come back) and whether the write guard may claim the write (guards.py).
+# Each statement through Django's cursor costs more CPU than SQLite spends on it; an add ran five.
+@functools.cache
+def _add_state_sql(may_claim_sql: str, where: str) -> str:
+    return (
+        "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
+        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s "
+        f"LIMIT 1), {may_claim_sql} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
+        f"AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE {where}"
+    )
+
+
+def add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
+    """The notebook, locked, its head and next number and the write's session, for an add of words with `digest`.
+
+    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
+    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
+    """
+    guard = guards.current()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(LOCK_BY_TITLE, (title,))
+            locked = cursor.fetchone()
+            found = None
+            if locked is not None:
+                cursor.execute(_add_state_sql(guard.may_claim_sql, "nb.id = %s"), (digest, actor.name, locked[0]))
+                found = cursor.fetchone()
+        else:
+            cursor.execute(_add_state_sql(guard.may_claim_sql, "nb.title = %s"), (digest, actor.name, title))
+            found = cursor.fetchone()
+    if found is None:
+        # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
+        claim = guards.current().claim(title=title, actor=actor)
+        nb = locked_notebook(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
+        top, n = head_and_next_number(nb)
+        gone = redacted_digests_of(nb, [digest])
+        if gone:
+            refuse_redacted(nb, gone[digest])
+        return nb, top, n, claim
+    pk, seq, hash_, at, top_n, redact_seq, may_claim = found
+    nb = NotebookRef(pk, title)
+    claim = guards.current().claim(title=title, actor=actor) if may_claim else None
+    if redact_seq is not None:
+        refuse_redacted(nb, redact_seq)
+    top = Head(seq, hash_, at) if seq is not None else NO_ROWS
+    return nb, top, (top_n or 0) + 1, claim
+
+
+def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
+    raise Invalid(
+        f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
+        "they cannot be written into it again."
+    )
+
+
+def redacted_digests_of(notebook: AnyNotebook, digests: Iterable[str]) -> dict[str, int]:
+    """Which of these digests a redact row of the notebook names, with that row's seq."""
+    found: dict[str, int] = {}
+    wanted = sorted(set(digests))
+    with connection.cursor() as cursor:
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            cursor.execute(
+                "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
+                f"AND redacts IN ({', '.join(['%s'] * len(chunk))})",
+                [notebook.pk, *chunk],
+            )
+            found.update(cursor.fetchall())
+    return found
