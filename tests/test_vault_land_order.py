@@ -159,14 +159,17 @@ print(time.monotonic() - t)
 
 
 def _slow_git(where: Path) -> Path:
-    """A `git` that sleeps before each commit-tree when SLOW_GIT_STARTED names a file, which it creates first."""
+    """A `git` that sleeps before committing as pippa (the semantic commit: the vault commits as itself) when
+    SLOW_GIT_STARTED names a file, which it creates first."""
     bin_dir = where / "bin"
     bin_dir.mkdir()
     script = bin_dir / "git"
     script.write_text(
         "#!/bin/sh\n"
         'case " $* " in *" commit-tree "*)\n'
-        '  if [ -n "$SLOW_GIT_STARTED" ]; then touch "$SLOW_GIT_STARTED"; sleep ' + str(GIT_DELAY) + "; fi;;\n"
+        '  if [ -n "$SLOW_GIT_STARTED" ] && [ "$GIT_AUTHOR_NAME" = pippa ]; then\n'
+        f'    touch "$SLOW_GIT_STARTED"; sleep {GIT_DELAY}\n'
+        "  fi;;\n"
         "esac\n"
         'exec /usr/bin/git "$@"\n'
     )
