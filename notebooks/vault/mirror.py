@@ -64,8 +64,9 @@ class Vault:
     def lock(self) -> Iterator[None]:
         """One sweep, take, checkpoint or land at a time, across processes (the watcher and the web).
 
-        Re-entrant within a thread, so sessions can hold it around their own transaction and call take or land
-        inside: the order is always the vault's lock, then the database's, as in a sweep, so the two cannot deadlock.
+        Re-entrant within a thread, so sessions can hold it around a whole land (check, transaction, commits) and
+        call take or land inside: the order is always the vault's lock, then the database's, as in a sweep, so the
+        two cannot deadlock.
         """
         self.ensure()
         held = _HELD.__dict__.setdefault("roots", {})
