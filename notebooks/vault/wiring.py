@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
@@ -21,13 +20,9 @@ from notebooks.sessions import hooks
 
 from .landing import Landed
 from .mirror import Vault
-from .sessions import vault_abandon, vault_checkpoint, vault_land_check, vault_land_commit, vault_take
+from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land_check, vault_land_commit, vault_take
 
 log = logging.getLogger(__name__)
-
-
-def vault_enabled() -> bool:
-    return bool(settings.NOTEBOOK_VAULT_ENABLED)
 
 
 @contextmanager
