@@ -11,8 +11,10 @@ class NotebooksConfig(AppConfig):
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
         from notebooks.log import guards
         from notebooks.sessions.services import WRITE_GUARD
+        from notebooks.vault import wiring
 
         guards.register(WRITE_GUARD)  # the core enforces sessions' rule on every write without importing them
+        wiring.install()  # the vault's hooks around sessions, when a vault is configured
 
         pre_migrate.connect(signals.before_migrate, sender=self)
         post_migrate.connect(signals.after_migrate, sender=self)

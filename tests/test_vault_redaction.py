@@ -9,6 +9,7 @@ from notebooks.log import rowformat, services
 from notebooks.log.errors import Conflict
 from notebooks.models import VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take
+from notebooks.vault.state import STATE_FILE
 from tests.vaulttools import (
     add,
     append_to,
@@ -150,7 +151,7 @@ def test_a_land_refuses_a_hand_made_redaction_mark(vault, zelda, settings):
 def test_the_vault_state_lost_after_a_redaction_is_no_alarm(vault, zelda):
     vault.sweep(claimed=set())
     _redact()
-    vault._state_path().unlink()  # a new clone of the vault, or its state file removed
+    (vault.root / ".git" / STATE_FILE).unlink()  # a new clone of the vault, or its state file removed
     result = vault.sweep(claimed=set())
     assert [f.problem for f in result.files] == [""]
     assert [f.redacted for f in result.files] == [(2,)]

@@ -9,6 +9,8 @@ from django.core.management import call_command
 
 from notebooks.log import services
 from notebooks.log.errors import Conflict, Invalid
+from notebooks.sessions import hooks as session_hooks
+from notebooks.sessions import services as sessions
 from notebooks.vault import alarms, vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
 from tests.vaulttools import (
     add,
@@ -331,11 +333,23 @@ def _session(base: str) -> SimpleNamespace:
     return SimpleNamespace(pk=7, notebook=SimpleNamespace(title="zelda"), actor="pippa", plan="Tidy", vault_base=base)
 
 
-def test_the_hooks_do_nothing_without_a_vault(vault, zelda, settings):
+def test_the_vaults_hooks_are_registered_only_while_a_vault_is_configured(vault, zelda, settings):
     settings.NOTEBOOK_VAULT_ENABLED = False
+    assert session_hooks.current() is session_hooks.NO_HOOKS
     head = commits(vault)[0]["sha"]
-    with wiring.session_lock():
-        assert wiring.base_for_take("zelda") == ""
+    taken = sessions.take(notebook="zelda", plan="Tidy", by="pippa")
+    add("the session's line")
+    assert sessions.land(session=taken.id, by="pippa", summary="One line.").result == "landed"
+    assert sessions.Session.objects.get(pk=taken.id).vault_base == ""
+    assert commits(vault)[0]["sha"] == head  # nothing reached git
+    settings.NOTEBOOK_VAULT_ENABLED = True
+    assert session_hooks.current() is wiring.HOOKS
+
+
+def test_a_session_taken_without_a_vault_has_hooks_that_do_nothing(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_ENABLED = True
+    head = commits(vault)[0]["sha"]
+    wiring.check_land(_session(""), [])
     assert wiring.after_checkpoint(_session(""), "n") is None
     assert wiring.land_in_git(_session(""), "s", []) is None
     assert wiring.after_abandon(_session(""), "w") is None

@@ -9,7 +9,7 @@ from django.db.models import Prefetch
 from notebooks.log import rowformat
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.selectors import EXPORT_COLUMNS
-from notebooks.models import EventKind, Session, SessionEvent
+from notebooks.models import EventKind, Row, Session, SessionEvent
 
 _NAMES = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
 ROW_SQL = (
@@ -146,3 +146,15 @@ def recent(*, limit: int = 50, state: str | None = None, rows: bool = False, row
         if len(views) >= limit:
             break
     return views
+
+
+def own_seqs(session: Session) -> list[int]:
+    """The seqs of the session's own rows, in order: its semantic change."""
+    found = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, session=session)
+    return list(found.order_by("seq").values_list("seq", flat=True))
+
+
+def lands_after(event_id: int) -> list[SessionEvent]:
+    """Land events with rows (not no-ops) after event `event_id`, in order, with their sessions and notebooks."""
+    found = SessionEvent.objects.filter(pk__gt=event_id, kind=EventKind.LAND, result="landed")
+    return list(found.select_related("session__notebook").order_by("pk"))

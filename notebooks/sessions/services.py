@@ -20,7 +20,8 @@ from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, as_actor
 from notebooks.log.selectors import get_notebook, head, view_at_seq
 from notebooks.models import EventKind, Notebook, Role, Session, SessionEvent
-from notebooks.vault import wiring as vault
+
+from . import hooks as session_hooks
 
 CLOSING = (EventKind.LAND, EventKind.ABANDON)
 DAD_SOURCES = frozenset({"dad", "dad_correction"})
@@ -223,9 +224,10 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
     _check_text(plan, "plan", limit=settings.NOTEBOOK_MAX_WORDS)
-    with vault.session_lock():
+    hooks = session_hooks.current()
+    with hooks.lock():
         get_notebook(notebook)
-        vault_base = vault.base_for_take(notebook)  # pending drift committed in git before base is fixed
+        vault_base = hooks.base_for_take(notebook)  # before the transaction: git never runs inside one
         return _take(notebook=notebook, plan=plan, actor=actor, vault_base=vault_base)
 
 
@@ -270,7 +272,7 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
         _open_for(s, actor, "checkpoint")
         top = head(nb).seq
         _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
-    vault.after_checkpoint(s, note)
+    session_hooks.current().after_checkpoint(s, note)  # after the commit: the checkpoint stands whatever git does
     return Checkpointed(id=s.pk, base=s.base, head=top)
 
 
@@ -278,30 +280,42 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     """The session's rows since base become one semantic change; others' rows are recorded apart as drift.
 
     A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons and
-    leaves the session open.
+    leaves the session open. Every gate is checked before the transaction (the hooks' too: the vault's final gate)
+    and the database's again inside it; the hooks' git work runs after the commit, outside any transaction.
     """
     actor = as_actor(by)
     s = _session(session)
     _check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
-    with vault.session_lock(), transaction.atomic():
-        nb = _lock_notebook(s.notebook)
-        _open_for(s, actor, "land")
-        top = head(nb).seq
-        own = _own_rows(s)
-        if own and not (summary or "").strip():
-            raise Invalid("A land needs a summary: say what the session changed, in a few words.")
-        reasons = gates(s, own, top)
-        if reasons:
-            raise GateRefused(
-                f"Land refused for session #{s.pk}; it stays open: " + " ".join(reasons),
-                reasons=reasons,
-                session=s.pk,
-            )
-        vault.land_in_git(s, summary, [row[0] for row in own])  # the vault's final gate may still refuse
-        drift = _record_drift(s, nb, top, by=actor.name)
-        result = "landed" if own else "no-op"
-        _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
+    hooks = session_hooks.current()
+    with hooks.lock():
+        _, own = _land_gates(s, actor, summary)
+        hooks.check_land(s, [row[0] for row in own])  # may refuse; runs before the transaction opens
+        with transaction.atomic():
+            nb = _lock_notebook(s.notebook)
+            top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
+            drift = _record_drift(s, nb, top, by=actor.name)
+            result = "landed" if own else "no-op"
+            _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
+        # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
+        hooks.land_in_git(s, summary or "", [row[0] for row in own])
     return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+
+
+def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, list[tuple]]:
+    """The head and the session's rows, once the database's gates let the land through; raises when they do not."""
+    _open_for(s, actor, "land")
+    top = head(s.notebook).seq
+    own = _own_rows(s)
+    if own and not (summary or "").strip():
+        raise Invalid("A land needs a summary: say what the session changed, in a few words.")
+    reasons = gates(s, own, top)
+    if reasons:
+        raise GateRefused(
+            f"Land refused for session #{s.pk}; it stays open: " + " ".join(reasons),
+            reasons=reasons,
+            session=s.pk,
+        )
+    return top, own
 
 
 def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
@@ -309,14 +323,16 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     actor = as_actor(by)
     s = _session(session)
     _check_text(why, "reason")
-    with vault.session_lock(), transaction.atomic():
-        nb = _lock_notebook(s.notebook)
-        _open_for(s, actor, "abandon", editor_may=True)
-        top = head(nb).seq
-        drift = _record_drift(s, nb, top, by=actor.name)
-        own = len(_own_rows(s))
-        _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
-        vault.after_abandon(s, why)
+    hooks = session_hooks.current()
+    with hooks.lock():
+        with transaction.atomic():
+            nb = _lock_notebook(s.notebook)
+            _open_for(s, actor, "abandon", editor_may=True)
+            top = head(nb).seq
+            drift = _record_drift(s, nb, top, by=actor.name)
+            own = len(_own_rows(s))
+            _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
+        hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does
     return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
 
 

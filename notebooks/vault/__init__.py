@@ -6,9 +6,20 @@ vault_take / vault_checkpoint / vault_land / vault_abandon   the sessions' side 
 """
 
 from .claims import claimed_titles, open_session_titles
+from .fileformat import canonical_bytes
 from .git import GitError
-from .mirror import FileResult, SweepResult, Vault, canonical_bytes
-from .sessions import Landed, vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take
+from .landing import Landed
+from .mirror import Vault
+from .results import FileResult, SweepResult
+from .sessions import (
+    vault_abandon,
+    vault_checkpoint,
+    vault_enabled,
+    vault_land,
+    vault_land_check,
+    vault_land_commit,
+    vault_take,
+)
 from .watch import watch
 
 __all__ = [
@@ -24,6 +35,8 @@ __all__ = [
     "vault_checkpoint",
     "vault_enabled",
     "vault_land",
+    "vault_land_check",
+    "vault_land_commit",
     "vault_take",
     "watch",
 ]

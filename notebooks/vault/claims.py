@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from notebooks.sessions.services import open_sessions
+
 
 def claimed_titles() -> frozenset[str]:
     """The titles claimed now, from the function settings.NOTEBOOK_VAULT_CLAIMS names."""
@@ -11,6 +13,4 @@ def claimed_titles() -> frozenset[str]:
 
 def open_session_titles() -> set[str]:
     """Titles with an open session (taken, neither landed nor abandoned)."""
-    from notebooks.sessions.services import open_sessions  # imported here: sessions imports the vault's wiring
-
     return set(open_sessions().values_list("notebook__title", flat=True))

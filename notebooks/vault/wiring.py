@@ -1,89 +1,108 @@
-"""What the sessions code (notebooks/sessions/services.py) calls so take, checkpoint, land and abandon reach git.
+"""The vault's side of take, checkpoint, land and abandon: the hooks sessions call (notebooks/sessions/hooks.py),
+registered at start-up (AppConfig.ready) when a vault is configured (NOTEBOOK_VAULT_ENABLED), else none is.
 
-Every function does nothing (and returns an empty value) unless a vault is configured (vault_enabled()).
-A session object needs: pk, notebook.title, actor, plan, and vault_base (the base_sha stored at take).
-
-    take:       with session_lock():
-                    base_sha = base_for_take(title)              # before the transaction: pending drift committed
-                    with transaction.atomic():
-                        ... Session.objects.create(..., vault_base=base_sha)
-    checkpoint: after the checkpoint event:   after_checkpoint(session, note)
-    land:       with session_lock(), transaction.atomic():
-                    ... the database's gates ...
-                    land_in_git(session, summary, seqs)    # a Conflict rolls the land back: the session stays open
-                    ... the land event ...
-    abandon:    with session_lock(), transaction.atomic(): ... ; after_abandon(session, why)
-
-The lock is taken before the database's own locks, as a sweep takes it, so the watcher and a session never
-wait on each other in opposite orders. land_in_git is idempotent: a land retried after the database's commit
-failed returns the semantic commit git already holds.
+A session object needs: pk, notebook.title, actor, plan, and vault_base (the base_sha stored at take); a session
+taken without a vault has none, and its hooks do nothing. The lock is taken before the database's own locks, as
+a sweep takes it, so the watcher and a session never wait on each other in opposite orders. Nothing here runs
+inside a database transaction: sessions call check_land before the land's and the others after theirs commit.
 """
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
-if TYPE_CHECKING:
-    from .sessions import Landed
+from notebooks.log.errors import NotebookError
+from notebooks.sessions import hooks
 
-# The vault's modules are imported when called: sessions.py imports this module, and the vault imports services.
+from .landing import Landed
+from .mirror import Vault
+from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land_check, vault_land_commit, vault_take
 
-
-def vault_enabled() -> bool:
-    return bool(settings.NOTEBOOK_VAULT_ENABLED)
+log = logging.getLogger(__name__)
 
 
 @contextmanager
 def session_lock() -> Iterator[None]:
-    """The vault's lock, when there is a vault; hold it around a take's or a land's transaction."""
-    if not vault_enabled():
-        yield
-        return
-    from .mirror import Vault
-
+    """The vault's lock, held around a take's, a land's or an abandon's own steps."""
     with Vault().lock():
         yield
 
 
 def base_for_take(title: str) -> str:
-    """The base_sha to store on the new session ("" without a vault)."""
-    if not vault_enabled():
-        return ""
-    from .sessions import vault_take
-
+    """The base_sha to store on the new session: the vault's head once pending drift is committed."""
     return vault_take(title)
 
 
+def check_land(session: Any, rows: Sequence[int]) -> None:
+    """The vault's final gate and the drift before the land, ahead of the database's land; raises to refuse it."""
+    if session.vault_base:
+        vault_land_check(
+            session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows
+        )
+
+
+def land_in_git(session: Any, summary: str, rows: Sequence[int]) -> Landed | None:
+    """The semantic commit (or the no-op's drift), once the database's land has committed."""
+    if not session.vault_base:
+        return None
+    try:
+        return vault_land_commit(
+            session.notebook.title,
+            actor=session.actor,
+            plan=session.plan,
+            summary=summary,
+            session_id=session.pk,
+            base_sha=session.vault_base,
+            seqs=list(rows),
+        )
+    except (NotebookError, OSError) as exc:  # the land stands: the next land or sweep makes its commit
+        log.warning("session %s landed; its vault commit is left for the next sweep: %s", session.pk, exc)
+        return None
+
+
 def after_checkpoint(session: Any, note: str) -> str | None:
-    if not vault_enabled() or not session.vault_base:
+    """The checkpoint's recovery commit on refs/checkpoints/<session>."""
+    if not session.vault_base:
         return None
-    from .sessions import vault_checkpoint
-
-    return vault_checkpoint(session.notebook.title, session_id=session.pk, base_sha=session.vault_base, note=note)
-
-
-def land_in_git(session: Any, summary: str | None, seqs: "list[int] | tuple[int, ...]") -> "Landed | None":
-    """The semantic commit (or the no-op); raises Conflict when the final gate refuses."""
-    if not vault_enabled() or not session.vault_base:
+    try:
+        return vault_checkpoint(session.notebook.title, session_id=session.pk, base_sha=session.vault_base, note=note)
+    except (NotebookError, OSError) as exc:  # the checkpoint stands in the database, which is its record
+        log.warning("session %s checkpointed; its vault commit failed: %s", session.pk, exc)
         return None
-    from .sessions import vault_land
-
-    return vault_land(
-        session.notebook.title,
-        actor=session.actor,
-        plan=session.plan,
-        summary=summary or "",
-        session_id=session.pk,
-        base_sha=session.vault_base,
-        seqs=list(seqs),
-    )
 
 
 def after_abandon(session: Any, why: str) -> str | None:
-    if not vault_enabled() or not session.vault_base:
+    """The claimed file's change committed as drift, once the database's abandon has committed."""
+    if not session.vault_base:
         return None
-    from .sessions import vault_abandon
+    try:
+        return vault_abandon(session.notebook.title, session_id=session.pk, why=why)
+    except (NotebookError, OSError) as exc:  # the abandon stands: the next sweep commits the file as drift
+        log.warning("session %s abandoned; its vault commit is left for the next sweep: %s", session.pk, exc)
+        return None
 
-    return vault_abandon(session.notebook.title, session_id=session.pk, why=why)
+
+HOOKS = hooks.SessionHooks(
+    lock=session_lock,
+    base_for_take=base_for_take,
+    check_land=check_land,
+    after_checkpoint=after_checkpoint,
+    land_in_git=land_in_git,
+    after_abandon=after_abandon,
+)
+
+
+def install() -> None:
+    """Register the vault's hooks when a vault is configured, and no hooks when it is not."""
+    hooks.register(HOOKS if vault_enabled() else hooks.NO_HOOKS)
+
+
+@receiver(setting_changed)
+def _follow_the_setting(*, setting: str, **kwargs: object) -> None:
+    # Settings overridden at run time (tests) switch the vault on or off as a restart would.
+    if setting == "NOTEBOOK_VAULT_ENABLED":
+        install()

@@ -1,0 +1,99 @@
+"""A notebook's file in the vault: its export's lines, one JSON row each, and how two such files compare."""
+
+import json
+from collections.abc import Container
+
+from notebooks.log import rowformat, selectors
+from notebooks.models import Notebook
+
+SUFFIX = ".jsonl"
+REDACT_ROW = b'"op": "redact"'  # exactly once in each redact row of an export (quotes in values are escaped)
+
+
+def canonical_lines(notebook: Notebook | None, *, after: int = 0) -> list[bytes]:
+    """The notebook's rows after `after`, each exactly as `notebook export` prints it (without the newline)."""
+    if notebook is None:
+        return []
+    return [rowformat.dumps(row).encode("utf-8") for row in selectors.rows(notebook, after=after)]
+
+
+def canonical_bytes(notebook: Notebook) -> bytes:
+    """The file a notebook is: its export's lines, each ending in a newline."""
+    return b"".join(line + b"\n" for line in canonical_lines(notebook))
+
+
+def split_lines(data: bytes) -> tuple[list[bytes], bytes | None]:
+    """Complete lines, and an unfinished last line (no newline yet) when there is one.
+
+    Only b"\\n" ends a line: JSON may carry U+2028 unescaped, which str.splitlines would split on.
+    """
+    if not data:
+        return [], None
+    parts = data.split(b"\n")
+    last = parts.pop()
+    return parts, (last or None)
+
+
+def is_json_object(line: bytes) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def rows_kept(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple[int, list[int]]:
+    """How many of the rows `old` holds the lines `new` begin with, each the same or that row with its words
+    redacted since (words whose digest is in `gone`, the log's redacted digests); and the positions (from 1) of
+    the redacted ones."""
+    redacted = []
+    for k, (was, now) in enumerate(zip(old, new, strict=False)):
+        if was != now:
+            if not redacted_since(was, now, gone):
+                return k, redacted
+            redacted.append(k + 1)
+    return min(len(old), len(new)), redacted
+
+
+def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
+    """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
+    digest, not the words), only the words differ, `was` held the words whose digest `now` names, and a redact
+    row of the log names that digest (`gone`)."""
+    try:
+        before, after = json.loads(was), json.loads(now)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
+        return False
+    if after.get("digest") not in gone:
+        return False
+    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
+    if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
+        return False
+    words = before.get(differ.pop())
+    return isinstance(words, str) and rowformat.digest_of(words) == after.get("digest")
+
+
+def already_in_log(outside: list[bytes], tail: list[bytes]) -> bool:
+    """Whether these outside rows are the log's last rows already: every field they give matches (seq, hash aside)."""
+    if not outside or len(outside) > len(tail):
+        return False
+    for raw, logged in zip(outside, tail[len(tail) - len(outside) :], strict=True):
+        try:
+            mine, theirs = json.loads(raw), json.loads(logged)
+        except ValueError:
+            return False
+        if not isinstance(mine, dict) or any(theirs.get(k) != v for k, v in mine.items() if k not in ("seq", "hash")):
+            return False
+    return True
+
+
+def seq_and_author(line: bytes) -> tuple[int | None, str]:
+    """A row's seq (None when it has none) and its `by` ("" when none), from its line."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None, ""
+    if not isinstance(obj, dict):
+        return None, ""
+    seq = obj.get("seq")
+    return (seq if isinstance(seq, int) else None), str(obj.get("by") or "")
