@@ -21,7 +21,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
-from notebooks.card import chart
+from notebooks.card import chart, fragments
 from notebooks.card.forms import AddForm, AuditForm, CardViewForm, EditForm, RedactForm, RetireForm, SelectionForm
 from notebooks.log import selectors, services
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
@@ -110,6 +110,7 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
         "q": view.cleaned_data.get("q") or "",
     }
     as_of = view.cleaned_data.get("as_of")
+    kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
     cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
     lines = selectors.view_at_seq(notebook, cut)
     shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
@@ -144,6 +145,7 @@ def _card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | No
         "add_form": AddForm(),
         "selection_form": SelectionForm(),
         "selected": (),
+        "fragments": kept,
     }
     context.update(extra)
     return context
@@ -355,6 +357,7 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
             form.add_error(None, exc.message)
             status = _refusal_status(exc)
         else:
+            fragments.forget(notebook)  # kept lines may hold the words just removed
             note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
             if not request.htmx:
                 messages.success(request, note)
