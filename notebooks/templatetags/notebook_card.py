@@ -1,4 +1,5 @@
-"""Small filters for the card's templates: how a source is named and marked, and epoch seconds as a time."""
+"""Small filters for the card's templates (how a source is named and marked, epoch seconds as a time), and the tag
+that lists a card's lines through its `line` partial."""
 
 from datetime import UTC, datetime
 
