@@ -3,8 +3,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from notebooks.card import views
 from notebooks.card.security import ThrottledLoginView
+from notebooks.card.views import audit, lines, pages, selection
 from notebooks.sessions import views as session_views
 
 app_name = "card"
@@ -12,15 +12,15 @@ app_name = "card"
 urlpatterns = [
     path("accounts/login/", ThrottledLoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", views.index, name="index"),
-    path("audit/", views.audit, name="audit"),
+    path("", pages.index, name="index"),
+    path("audit/", audit.audit, name="audit"),
     path("sessions/", session_views.sessions_page, name="sessions"),
-    path("notebooks/<str:title>/", views.card, name="notebook"),
-    path("notebooks/<str:title>/add/", views.add, name="add"),
-    path("notebooks/<str:title>/selected/", views.selected, name="selected"),
-    path("notebooks/<str:title>/lines/<int:n>/", views.line, name="line"),
-    path("notebooks/<str:title>/lines/<int:n>/edit/", views.edit, name="edit"),
-    path("notebooks/<str:title>/lines/<int:n>/retire/", views.retire, name="retire"),
-    path("notebooks/<str:title>/lines/<int:n>/history/", views.history, name="history"),
-    path("notebooks/<str:title>/lines/<int:n>/redact/", views.redact, name="redact"),
+    path("notebooks/<str:title>/", pages.card, name="notebook"),
+    path("notebooks/<str:title>/add/", selection.add, name="add"),
+    path("notebooks/<str:title>/selected/", selection.selected, name="selected"),
+    path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),
+    path("notebooks/<str:title>/lines/<int:n>/edit/", lines.edit, name="edit"),
+    path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),
+    path("notebooks/<str:title>/lines/<int:n>/history/", pages.history, name="history"),
+    path("notebooks/<str:title>/lines/<int:n>/redact/", lines.redact, name="redact"),
 ]

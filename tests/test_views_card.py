@@ -149,9 +149,9 @@ def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook)
 def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_client, lines, monkeypatch):
     from html import unescape
 
-    from notebooks.card import views
+    from notebooks.card.views import respond
 
-    monkeypatch.setattr(views, "CARD_LINES", 2)
+    monkeypatch.setattr(respond, "CARD_LINES", 2)
     services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
     html = editor_client.get(url()).content.decode()
     assert _order(html) == [3, 1]  # Dad's line first, then hers: the first two in turn order
@@ -167,9 +167,9 @@ def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_c
 def test_show_more_keeps_the_order_filter_and_search(editor_client, lines, monkeypatch):
     from html import unescape
 
-    from notebooks.card import views
+    from notebooks.card.views import respond
 
-    monkeypatch.setattr(views, "CARD_LINES", 1)
+    monkeypatch.setattr(respond, "CARD_LINES", 1)
     html = editor_client.get(url(), {"order": "number", "q": "the", "source": "seen"}).content.decode()
     assert _order(html) == [1]
     assert "Listing" not in html  # one line matches: nothing more to show

@@ -1,0 +1,74 @@
+"""Rendered card lines kept between requests: the `line` partial is the only markup, this only remembers its output.
+
+A fragment is kept under everything it is made from: the line itself (every field, its words included, so an edit
+or words redacted after the row was written make a new key) and the request's part in it (the title in its URLs,
+whether the reader may edit, a frozen view, the time zone, the URL prefix, whether the line is fresh or ticked).
+
+A redaction must leave its words nowhere: when a notebook's count of redactions differs from the one its fragments
+were kept under (a redaction in any process), they are all dropped before the card is drawn, and the process that
+redacts drops them at once too. Nothing is kept outside this process's memory.
+"""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.utils.safestring import SafeString
+
+from notebooks.log.snapshots import count_redactions
+from notebooks.models import Notebook
+
+FRAGMENTS_KEPT = 20_000  # about 1 kB each: a 1,000-line card for an editor, a reader and a few frozen views, twice
+
+
+@dataclass
+class Kept:
+    """One notebook's kept fragments, valid while it has `redactions` redact rows."""
+
+    redactions: int
+    html: dict[tuple, SafeString] = field(default_factory=dict)
+
+    def get(self, key: tuple) -> SafeString | None:
+        return self.html.get(key)
+
+    def put(self, key: tuple, html: SafeString) -> None:
+        # Past the bound a notebook starts again: one card's lines are then made afresh, never half-evicted per line.
+        if len(self.html) >= FRAGMENTS_KEPT:
+            self.html.clear()
+        self.html[key] = html
+
+
+_kept: OrderedDict[tuple, Kept] = OrderedDict()  # (alias, database name, notebook pk) -> its fragments
+_lock = threading.Lock()
+
+
+def _key(notebook: Notebook) -> tuple[str, str, int]:
+    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+
+
+def for_notebook(notebook: Notebook) -> Kept:
+    """The notebook's kept fragments, dropped first if a redaction came since they were kept."""
+    redactions = count_redactions(notebook.pk)
+    key = _key(notebook)
+    with _lock:
+        kept = _kept.get(key)
+        if kept is None or kept.redactions != redactions:
+            kept = _kept[key] = Kept(redactions)
+        _kept.move_to_end(key)
+        total = sum(len(k.html) for k in _kept.values())
+        while len(_kept) > 1 and total > FRAGMENTS_KEPT:
+            _, dropped = _kept.popitem(last=False)
+            total -= len(dropped.html)
+        return kept
+
+
+def forget(notebook: Notebook) -> None:
+    """Drop the notebook's fragments (after a redaction: some of them may hold the words it removed)."""
+    with _lock:
+        _kept.pop(_key(notebook), None)
+
+
+def forget_all() -> None:
+    with _lock:
+        _kept.clear()

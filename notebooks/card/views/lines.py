@@ -1,0 +1,173 @@
+"""Actions on one line: edit it, retire it, redact words from its history. Each answers in the line's place."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.views.decorators.http import require_http_methods
+from django_htmx.http import reswap, retarget
+
+from notebooks.card import fragments
+from notebooks.card.forms import EditForm, RedactForm, RetireForm
+from notebooks.card.views.respond import (
+    INVALID,
+    actor_of,
+    card_url,
+    editor_required,
+    gone,
+    history_or_404,
+    line_or_panel,
+    notebook_or_404,
+    refusal_status,
+    region,
+    retired_context,
+)
+from notebooks.log import selectors, services
+from notebooks.log.errors import NotebookError
+from notebooks.log.lines import Line
+from notebooks.models import Notebook
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@editor_required
+def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = notebook_or_404(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            return gone(request, notebook, n)
+        form = EditForm(initial={"words": current.text, "expected": current.seq}, n=n)
+        return line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form)
+    form = EditForm(request.POST, n=n)
+    if not form.is_valid():
+        return line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form, status=INVALID)
+    data = form.cleaned_data
+    try:
+        services.edit(
+            notebook=notebook.title,
+            n=n,
+            to=data["words"],
+            by=actor_of(request),
+            why=data["reason"],
+            expected=data["expected"],
+        )
+    except NotebookError as exc:
+        return _refused(request, notebook, n, exc, form, "edit")
+    if not request.htmx:
+        messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
+        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+    return line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
+
+
+def _refused(
+    request: HttpRequest, notebook: Notebook, n: int, exc: NotebookError, form: "EditForm | RetireForm", verb: str
+) -> HttpResponse:
+    """An edit or retirement the log refused: its form again, with the refusal, over the line as it is now. When
+    the line changed meanwhile, the draft and reason are kept and a second submit knowingly replaces it."""
+    stale = "current" in exc.details
+    if stale:
+        form = type(form)({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+    form.add_error(None, exc.message)
+    current = selectors.live_line(notebook, n)
+    return line_or_panel(
+        request, notebook, f"{verb}-form", n, line=current, stale=stale, status=refusal_status(exc),
+        **{f"{verb}_form": form},
+    )  # fmt: skip
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@editor_required
+def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = notebook_or_404(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            return gone(request, notebook, n)
+        form = RetireForm(initial={"expected": current.seq}, n=n)
+        return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form)
+    form = RetireForm(request.POST, n=n)
+    if not form.is_valid():
+        return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
+    data = form.cleaned_data
+    try:
+        services.retire(
+            notebook=notebook.title,
+            n=n,
+            by=actor_of(request),
+            why=data["reason"],
+            into=data["into"],
+            expected=data["expected"],
+        )
+    except NotebookError as exc:
+        return _refused(request, notebook, n, exc, form, "retire")
+    if not request.htmx:
+        return HttpResponseRedirect(card_url(notebook, retired=n))
+    return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
+
+
+def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:
+    """The entry of line n whose words a redaction would remove: row `seq`, or else the line's current words."""
+    worded = [e for e in history_or_404(notebook, n) if e.op in ("add", "edit", "adopt") and not e.redacted]
+    if seq is not None:
+        worded = [e for e in worded if e.seq == seq]
+    elif worded and worded[-1].adopted:
+        worded = []  # no words of its own: an adopted row is named by its seq, from the history
+    return worded[-1] if worded else None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@editor_required
+def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Remove a row's words from the database for good (services.redact), from the line's history."""
+    notebook = notebook_or_404(title)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        seq = request.GET.get("seq", "")
+        target = _redactable(notebook, n, int(seq) if seq.isdigit() else None)
+        if target is None:
+            raise Http404(f"Line #{n} has no words {f'at seq {seq} ' if seq else ''}left to redact.")
+        form = RedactForm(initial={"seq": target.seq}, n=n)
+        return line_or_panel(request, notebook, "redact-form", n, line=current, redact_form=form, target=target)
+    form = RedactForm(request.POST, n=n)
+    if not form.is_valid():
+        return _redact_again(request, notebook, n, current, form, form.cleaned_data.get("seq"), INVALID)
+    seq = form.cleaned_data["seq"]
+    target = _redactable(notebook, n, seq)
+    # Other live lines saying the same words lose them too: then the whole list is sent back, not one line.
+    alike = target is not None and any(x.text == target.text and x.n != n for x in selectors.view(notebook))
+    try:
+        services.redact(notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"], seq=seq)
+    except NotebookError as exc:
+        form.add_error(None, exc.message)
+        return _redact_again(request, notebook, n, current, form, seq, refusal_status(exc))
+    fragments.forget(notebook)  # kept lines may hold the words just removed
+    return _redacted(request, notebook, n, current, alike)
+
+
+def _redact_again(
+    request: HttpRequest, notebook: Notebook, n: int, current: Line | None, form: RedactForm, seq: int | None,
+    status: int,
+) -> HttpResponse:  # fmt: skip
+    """The redaction form again, with what was wrong; its target is None once the words are gone (it says why)."""
+    target = _redactable(notebook, n, seq)
+    return line_or_panel(
+        request, notebook, "redact-form", n, line=current, redact_form=form, target=target, status=status
+    )
+
+
+def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | None, alike: bool) -> HttpResponse:
+    """After a redaction: the card for a plain POST; for htmx, the line (or its notice) with its history open, or
+    the whole list when other lines lost the same words."""
+    note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
+    if not request.htmx:
+        messages.success(request, note)
+        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+    if alike:
+        return reswap(retarget(region(request, notebook, note=note), "#lines-region"), "outerHTML")
+    after = selectors.history(notebook, n)
+    if current is None:
+        retired = retired_context(notebook, n)
+        return line_or_panel(request, notebook, "retired", n, history_of=n, entries=after, **retired)
+    return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)

@@ -1,0 +1,197 @@
+"""What the card's views share: access checks, the card's context, and the fragment-or-page answers."""
+
+from collections import Counter
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+
+from notebooks.card import chart, fragments
+from notebooks.card import selectors as card_selectors
+from notebooks.card.forms import AddForm, CardViewForm, SelectionForm
+from notebooks.log import selectors
+from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
+from notebooks.log.roles import Actor, user_is_editor
+from notebooks.models import Notebook
+
+CARD = "notebooks/card.html"
+CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
+INVALID, CONFLICT = 422, 409
+FULL_PAGE_SLOT = {
+    "edit-form": "editing",
+    "retire-form": "retiring",
+    "redact-form": "redacting",
+    "history": "history_of",
+}
+
+View = Callable[..., HttpResponse]
+
+
+# ----- access ----------------------------------------------------------------------------------------------
+
+
+def editor_required(view: View) -> View:
+    """Writes need the human editor's role; reading needs only a sign-in."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not user_is_editor(request.user):
+            raise PermissionDenied("Only the human editor may change a notebook.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def actor_of(request: HttpRequest) -> Actor:
+    """The signed-in editor as the log's actor (editor_required has checked the role)."""
+    return Actor(name=request.user.get_username(), editor=True)
+
+
+def notebook_or_404(title: str) -> Notebook:
+    try:
+        return selectors.get_notebook(title)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+
+
+def render_page(request: HttpRequest, template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    """A page, or the fragment htmx asked for: the answer varies with htmx's headers, so no cache mixes them."""
+    response = render(request, template, context, status=status)
+    patch_vary_headers(response, ["HX-Request", "HX-Target"])
+    return response
+
+
+def card_url(notebook: Notebook, state: dict[str, str] | None = None, anchor: str = "", **query: Any) -> str:
+    params = {k: v for k, v in {**(state or {}), **query}.items() if v and not (k == "order" and v == "turn")}
+    url = reverse("card:notebook", args=[notebook.title])
+    return url + (f"?{urlencode(params)}" if params else "") + (f"#{anchor}" if anchor else "")
+
+
+def refusal_status(exc: NotebookError) -> int:
+    """The status of a write the log refused: forbidden and not found raise; a conflict is 409, the rest 422."""
+    if isinstance(exc, Forbidden):
+        raise PermissionDenied(exc.message)
+    if isinstance(exc, NotFound):
+        raise Http404(exc.message)
+    return CONFLICT if isinstance(exc, Conflict) else INVALID
+
+
+# ----- what the card shows ---------------------------------------------------------------------------------
+
+
+def _groups(lines: list[selectors.Line], order: str) -> list[tuple[str, list[selectors.Line]]]:
+    """Lines already in the card's order, grouped by source in turn order."""
+    if order == "number":
+        return [("", lines)] if lines else []
+    groups: list[tuple[str, list[selectors.Line]]] = []
+    for line in lines:
+        if not groups or groups[-1][0] != line.source:
+            groups.append((line.source, []))
+        groups[-1][1].append(line)
+    return groups
+
+
+def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | None = None, **extra: Any) -> dict:
+    data = (request.GET if data is None else data).copy()
+    data.setdefault("order", "turn")
+    view = CardViewForm(data)
+    view.is_valid()
+    state = {
+        "order": view.cleaned_data.get("order") or "turn",
+        "source": view.cleaned_data.get("source") or "",
+        "q": view.cleaned_data.get("q") or "",
+    }
+    as_of = view.cleaned_data.get("as_of")
+    kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
+    cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
+    lines = selectors.view_at_seq(notebook, cut)
+    shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
+    if state["order"] != "number":
+        shown = selectors.in_turn_order(shown)
+    # A big notebook's card lists the first CARD_LINES (Dad's lines come first in turn order), and offers more.
+    limit = view.cleaned_data.get("limit") or CARD_LINES
+    listed = shown[:limit]
+    more_query = {"as_of": data.get("as_of", ""), "limit": limit + CARD_LINES}
+    frozen = as_of is not None
+    top = selectors.head(notebook)
+    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
+    counted = Counter(line.source for line in lines)
+    context = {
+        "notebook": notebook,
+        "view_form": view,
+        "state": state,
+        "as_of": as_of,
+        "frozen": frozen,
+        "head_seq": cut if frozen else top.seq,
+        "head_at": top.at if top.seq else None,
+        "head_hash": pinned.hash if pinned.seq else "",
+        "groups": _groups(listed, state["order"]),
+        "shown": len(shown),
+        "more_url": card_url(notebook, state, **more_query) if len(listed) < len(shown) else "",
+        "more_note": f"Listing the first {len(listed):,} of {len(shown):,} lines.",
+        "more_link": f"Show {min(CARD_LINES, len(shown) - len(listed)):,} more",
+        "total": len(lines),
+        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
+        "chart": chart.build(card_selectors.added_per_day(notebook, cut)),
+        "can_edit": user_is_editor(request.user) and not frozen,
+        "add_form": AddForm(),
+        "selection_form": SelectionForm(),
+        "selected": (),
+        "fragments": kept,
+    }
+    context.update(extra)
+    return context
+
+
+def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
+    """The notice a retired line leaves behind: how it went, and where its words now live."""
+    entries = selectors.history(notebook, n)
+    strike = next((e for e in reversed(entries) if e.op == "strike"), None)
+    return {"line": None, "strike": strike}
+
+
+def line_or_panel(
+    request: HttpRequest, notebook: Notebook, partial: str, n: int, *, status: int = 200, **context: Any
+) -> HttpResponse:
+    """One line's fragment for htmx; otherwise the whole card with that line (or a panel) showing it."""
+    context.setdefault("line", selectors.live_line(notebook, n))
+    context["n"] = n
+    if request.htmx:
+        can_edit = user_is_editor(request.user)
+        return render_page(
+            request, f"{CARD}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
+        )
+    if partial in FULL_PAGE_SLOT:
+        context[FULL_PAGE_SLOT[partial]] = n
+    if context["line"] is None:
+        context["panel"] = partial  # the line is not in the list, so its fragment stands above it
+    return render_page(request, CARD, card_context(request, notebook, **context), status)
+
+
+def region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **context: Any) -> HttpResponse:
+    """The card's list region (lines, selection, add form, chart), for htmx; else the whole card."""
+    full = card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
+    template = f"{CARD}#region" if request.htmx else CARD
+    return render_page(request, template, full, status)
+
+
+def gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
+    """Asked to change a line that is retired: say so where the line stood."""
+    if not request.htmx:
+        messages.info(request, f"Line #{n} is already retired; its history keeps its words.")
+        return HttpResponseRedirect(card_url(notebook, retired=n))
+    return line_or_panel(request, notebook, "retired", n, status=CONFLICT, **retired_context(notebook, n))
+
+
+def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:
+    try:
+        return selectors.history(notebook, n)
+    except NotFound as exc:
+        raise Http404(exc.message) from None

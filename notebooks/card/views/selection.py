@@ -1,0 +1,90 @@
+"""Actions on the list: add a line; merge or retire the ticked lines. Each answers with the list region."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.views.decorators.http import require_POST
+
+from notebooks.card.forms import AddForm, SelectionForm
+from notebooks.card.views.respond import (
+    INVALID,
+    actor_of,
+    card_url,
+    editor_required,
+    notebook_or_404,
+    refusal_status,
+    region,
+)
+from notebooks.log import services
+from notebooks.log.errors import NotebookError
+
+
+@login_required
+@require_POST
+@editor_required
+def add(request: HttpRequest, title: str) -> HttpResponse:
+    notebook = notebook_or_404(title)
+    form = AddForm(request.POST)
+    if form.is_valid():
+        try:
+            written = services.add(
+                notebook=notebook.title,
+                text=form.cleaned_data["words"],
+                source="dad",
+                by=actor_of(request),
+                why=form.cleaned_data["reason"],
+            )
+        except NotebookError as exc:
+            status = refusal_status(exc)
+            form.add_error(None, exc.message)
+        else:
+            note = f"Added line #{written.n}."
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
+            return region(request, notebook, note=note, fresh=(written.n,))
+    else:
+        status = INVALID
+    return region(request, notebook, add_form=form, status=status, add_open=True)
+
+
+@login_required
+@require_POST
+@editor_required
+def selected(request: HttpRequest, title: str) -> HttpResponse:
+    """Merge the selected lines into one, or retire them all for one reason: all or nothing."""
+    notebook = notebook_or_404(title)
+    form = SelectionForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        numbers = data["n"]
+        listed = ", ".join(f"#{x}" for x in numbers)
+        try:
+            if data["action"] == "merge":
+                written = services.merge(
+                    notebook=notebook.title,
+                    numbers=numbers,
+                    text=data["words"],
+                    by=actor_of(request),
+                    why=data["reason"],
+                )
+                note, fresh = f"Merged {listed} into new line #{written.n}.", (written.n,)
+            else:
+                services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
+                note, fresh = f"Retired {listed}.", ()
+        except NotebookError as exc:
+            status = refusal_status(exc)
+            form.add_error(None, f"Nothing was changed. {exc.message}")
+        else:
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(card_url(notebook, _state(request)))
+            return region(request, notebook, note=note, fresh=fresh, retired_now=() if fresh else numbers)
+    else:
+        status = INVALID
+    chosen = {str(x) for x in request.POST.getlist("n")}
+    return region(request, notebook, selection_form=form, selected=chosen, status=status)
+
+
+def _state(request: HttpRequest) -> dict[str, str]:
+    return {k: request.POST.get(k, "") for k in ("order", "source", "q")}
