@@ -40,7 +40,7 @@ def test_a_title_no_notebook_could_have_is_not_found(notebook, title):
         ('{"op": "add", "n": 2147483648, "text": "x", "source": "seen", "at": 1}', "line 1: 'n' must be a whole"),
         (
             '{"op": "add", "n": 1, "text": "\\ud800", "source": "seen", "at": 1}',
-            "line 1: 'text' holds a lone surrogate",
+            "line 1: 'text' is not valid Unicode text",
         ),
         ('{"op": "add", "n": 1, "text": "x", "source": "seen", "at": NaN}', "line 1: 'at' must be a time"),
         ("[" * 100_000, "line 1: not valid JSON"),

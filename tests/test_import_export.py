@@ -180,7 +180,7 @@ STRIKE2 = {"op": "strike", "n": 2, "how": "retired", "by": "dad", "why": "w", "a
         ({**ADD1, "n": 3, "source": "heard"}, "unknown source"),
         ({**ADD1, "n": 3, "text": ""}, "'text' is missing or empty"),
         ({**ADD1, "n": 3, "text": "   "}, "'text' is blank"),
-        ({**ADD1, "n": 3, "text": 7}, "'text' must be a string"),
+        ({**ADD1, "n": 3, "text": 7}, "'text' must be text, not int"),
         ({**ADD1, "n": 3, "text": "x" * 4001}, "limit is 4000"),
         ({**ADD1, "n": 3, "text": "a\x00b"}, "NUL"),
         ({**ADD1, "n": 3, "text": "\ud800"}, "lone surrogate"),

@@ -17,14 +17,13 @@ from django.views.decorators.csrf import csrf_exempt
 from notebooks.agents import tokens
 from notebooks.agents.openapi import document
 from notebooks.log import selectors, services
+from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import TITLE_PATTERN, Notebook
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
-MAX_LINE = 2**31 - 1  # a line number is a PositiveIntegerField
-MAX_SEQ = 2**63 - 1
 MAX_MERGE = 1000
 DIGEST = re.compile(r"[0-9a-f]{64}")  # a sha256 in hex, as rows name words
 ROWS_PAGE = 1000
@@ -96,10 +95,8 @@ def _actor(request: HttpRequest) -> Actor:
 
 
 def _text_ok(value: str, name: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Invalid(f"'{name}' is not valid Unicode text (a lone surrogate).") from None
+    if not is_storable(value):
+        raise Invalid(f"'{name}' is not valid Unicode text (a lone surrogate).")
     return value
 
 
@@ -113,8 +110,8 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
 
 KINDS: dict[str, Callable[[Any, str], Any]] = {
     "text": lambda v, k: _text_ok(v, k) if isinstance(v, str) else _fail(f"'{k}' must be a string."),
-    "line": lambda v, k: _whole(v, k, 1, MAX_LINE),
-    "seq": lambda v, k: _whole(v, k, 1, MAX_SEQ),
+    "line": lambda v, k: _whole(v, k, 1, MAX_NUMBER),
+    "seq": lambda v, k: _whole(v, k, 1, MAX_ID),
     "lines": lambda v, k: _lines(v, k),
     "digest": lambda v, k: v if isinstance(v, str) and DIGEST.fullmatch(v) else _fail(f"'{k}' must be a sha256 hex."),
 }
@@ -127,7 +124,7 @@ def _fail(message: str) -> Any:
 def _lines(value: Any, name: str) -> list[int]:
     if not isinstance(value, list) or not 2 <= len(value) <= MAX_MERGE:
         raise Invalid(f"'{name}' must be a list of 2 to {MAX_MERGE} line numbers.")
-    return [_whole(x, f"{name}[{i}]", 1, MAX_LINE) for i, x in enumerate(value)]
+    return [_whole(x, f"{name}[{i}]", 1, MAX_NUMBER) for i, x in enumerate(value)]
 
 
 def _body(request: HttpRequest, required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
@@ -183,7 +180,7 @@ def _notebook(title: str) -> Notebook:
 def _number(raw: str, what: str = "line number") -> int:
     if not re.fullmatch(r"[0-9]+", raw):
         raise Invalid(f"The {what} {raw!r} is not a positive whole number.")
-    if len(raw) > 20 or not 1 <= int(raw) <= (MAX_LINE if what == "line number" else MAX_SEQ):
+    if len(raw) > 20 or not 1 <= int(raw) <= (MAX_NUMBER if what == "line number" else MAX_ID):
         raise NotFound(f"There is no {what} {raw[:40]}.")
     return int(raw)
 
@@ -243,7 +240,7 @@ def history(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonRespo
 @endpoint("GET")
 def rows(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
     nb = _notebook(title)
-    after = _query_int(request, "after", 0, 0, MAX_SEQ)
+    after = _query_int(request, "after", 0, 0, MAX_ID)
     limit = _query_int(request, "limit", ROWS_PAGE, 1, ROWS_PAGE_MAX)
     found = list(selectors.rows(nb, after=min(after, selectors.ALL), limit=limit + 1))
     more = len(found) > limit

@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from notebooks.log import selectors, services
+from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.errors import NotebookError
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
@@ -22,9 +23,9 @@ from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
 # Bounds the database can hold: a larger number is refused as bad arguments, never sent to SQL.
-LineNumber = Annotated[int, Field(ge=1, le=2**31 - 1)]
-SessionId = Annotated[int, Field(ge=1, le=2**63 - 1)]
-Seq = Annotated[int, Field(ge=1, le=2**63 - 1)]
+LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER)]
+SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
+Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 def _tool(fn: Callable) -> Callable:
@@ -47,11 +48,8 @@ def _tool(fn: Callable) -> Callable:
 def check_text_arguments(arguments: dict[str, Any]) -> None:
     """Text the database could not store (a lone surrogate) is refused before any query."""
     for name, value in arguments.items():
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).") from None
+        if isinstance(value, str) and not is_storable(value):
+            raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).")
 
 
 def _until(value: str | None) -> float | None:

@@ -4,11 +4,9 @@ from typing import Any
 
 from django.conf import settings
 
+from notebooks.log.checks import MAX_ID, MAX_NUMBER
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
-
-MAX_LINE = 2**31 - 1
-MAX_SEQ = 2**63 - 1
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -58,13 +56,13 @@ def document() -> dict[str, Any]:
         "name": "n",
         "in": "path",
         "required": True,
-        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LINE},
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER},
     }
     sid = {
         "name": "id",
         "in": "path",
         "required": True,
-        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SEQ},
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     }
     until = {
         "name": "until",
@@ -74,8 +72,8 @@ def document() -> dict[str, Any]:
         "schema": {"type": "string"},
     }
     why = _text("Why, in a few words.", reason)
-    line_number = {"type": "integer", "minimum": 1, "maximum": MAX_LINE}
-    seq = {"type": "integer", "minimum": 1, "maximum": MAX_SEQ}
+    line_number = {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}
+    seq = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
     written = _ref("Written")
     return {
         "openapi": "3.0.3",
@@ -153,7 +151,7 @@ def document() -> dict[str, Any]:
                         {
                             "name": "after",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEQ},
+                            "schema": {"type": "integer", "minimum": 0, "maximum": MAX_ID},
                         },
                         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 5000}},
                     ],

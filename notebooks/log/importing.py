@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from notebooks.log import rowformat
+from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_text
 from notebooks.log.errors import Invalid
 from notebooks.log.fold import sourceless_edit_source
 from notebooks.models import How, Source
@@ -16,8 +17,6 @@ HOWS = frozenset(How.values)  # How.values builds a new list on every read: 100k
 RETIRED = How.RETIRED.value
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
 OPS = ("add", "edit", "strike", "adopt", "redact")
-MAX_NUMBER = 2**31 - 1  # the n column's limit on every database
-MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
 HEX = frozenset("0123456789abcdef")
 
 
@@ -71,18 +70,9 @@ def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> s
         if required:
             raise _fail(line_no, f"'{key}' is missing or empty")
         return ""
-    if not isinstance(value, str):
-        raise _fail(line_no, f"'{key}' must be a string, not {type(value).__name__}")
-    if required and not value.strip():
-        raise _fail(line_no, f"'{key}' is blank")
-    if len(value) > limit:
-        raise _fail(line_no, f"'{key}' is {len(value)} characters long; the limit is {limit}")
-    if "\x00" in value:
-        raise _fail(line_no, f"'{key}' contains a NUL character")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _fail(line_no, f"'{key}' holds a lone surrogate, which is not text") from None
+    problem = problem_of_text(value, limit=limit, required=required)
+    if problem:
+        raise _fail(line_no, f"'{key}' {problem}")
     return value
 
 
@@ -179,7 +169,7 @@ def checked_rows(
         at = _time(obj, "at", line_no)
         if at < state.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
-        by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=80) or default_by
+        by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=MAX_NAME) or default_by
         why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = state.lines.get(n)
@@ -246,7 +236,7 @@ def checked_rows(
                 digest=digest,
                 source=source,
                 was_at=_time(obj, "was_at", line_no, required=False),
-                was_by=_text(obj, "was_by", line_no, required=False, limit=80),
+                was_by=_text(obj, "was_by", line_no, required=False, limit=MAX_NAME),
             )
             state.top_n = max(state.top_n, n)
         if op in ("add", "edit", "adopt"):

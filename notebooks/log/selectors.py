@@ -13,6 +13,7 @@ from typing import Any
 from django.db import connection
 
 from notebooks.log import fold, kept, rowformat
+from notebooks.log.checks import is_number, is_storable
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.fold import Entry
 from notebooks.log.lines import Head, Line
@@ -27,7 +28,6 @@ from notebooks.log.queries import (
     row_by_time,
     words_or_mark,
 )
-from notebooks.log.roles import is_storable
 from notebooks.models import Notebook
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
@@ -131,7 +131,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
     Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < 2**31:
+    if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     with connection.cursor() as cursor:
         cursor.execute(

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef
 
 from notebooks.log import guards
+from notebooks.log.checks import check_id, check_text
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, as_actor
@@ -27,7 +28,6 @@ CLOSING = (EventKind.LAND, EventKind.ABANDON)
 DAD_SOURCES = frozenset({"dad", "dad_correction"})
 # An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
 MAX_DROPPED_SHARE = 0.5
-MAX_ID = 2**63 - 1
 
 
 class GateRefused(Conflict):
@@ -155,22 +155,8 @@ def refuse_new_notebook(*, title: str, by: str) -> None:
 # ----- checks ------------------------------------------------------------------------------------
 
 
-def _check_text(value: Any, what: str, *, limit: int | None = None, required: bool = True) -> str:
-    limit = limit or settings.NOTEBOOK_MAX_REASON
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise Invalid(f"A {what} is required: say it in a few words.")
-    if len(value) > limit:
-        raise Invalid(f"The {what} is {len(value)} characters long; the limit is {limit}.")
-    if "\x00" in value:
-        raise Invalid(f"The {what} contains a NUL character.")
-    return value
-
-
 def _session(session_id: Any) -> Session:
-    if isinstance(session_id, bool) or not isinstance(session_id, int) or not 1 <= session_id <= MAX_ID:
-        raise Invalid(f"The session id {session_id!r} is not a positive whole number.")
+    check_id(session_id, "session id")
     found = Session.objects.select_related("notebook").filter(pk=session_id).first()
     if found is None:
         raise NotFound(f"There is no session #{session_id}.")
@@ -223,7 +209,7 @@ def _accounted(notebook: Notebook) -> int:
 def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
-    _check_text(plan, "plan", limit=settings.NOTEBOOK_MAX_WORDS)
+    check_text(plan, "plan", limit=settings.NOTEBOOK_MAX_WORDS)
     hooks = session_hooks.current()
     with hooks.lock():
         get_notebook(notebook)
@@ -266,7 +252,7 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
     """Recovery evidence only: records the head. It moves no base and grants nothing."""
     actor = as_actor(by)
     s = _session(session)
-    _check_text(note, "note")
+    check_text(note, "note")
     with transaction.atomic():
         nb = _lock_notebook(s.notebook)
         _open_for(s, actor, "checkpoint")
@@ -285,7 +271,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     """
     actor = as_actor(by)
     s = _session(session)
-    _check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
+    check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
     hooks = session_hooks.current()
     with hooks.lock():
         _, own = _land_gates(s, actor, summary)
@@ -322,7 +308,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     """Close a session without a semantic change. Its rows stay in the log (nothing is erased); the editor may too."""
     actor = as_actor(by)
     s = _session(session)
-    _check_text(why, "reason")
+    check_text(why, "reason")
     hooks = session_hooks.current()
     with hooks.lock():
         with transaction.atomic():
