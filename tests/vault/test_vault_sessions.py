@@ -10,7 +10,7 @@ from django.core.management import call_command
 from notebooks.log import selectors, services
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.vault import vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
-from tests.vaulttools import (
+from tests.vault.vaulttools import (
     add,
     append_to,
     at,
@@ -18,8 +18,6 @@ from tests.vaulttools import (
     commits,
     file_bytes,
     rows_of,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
 )
 
 CLAIMED: set[str] = set()
@@ -32,7 +30,7 @@ def claimed_for_tests() -> set[str]:
 @pytest.fixture
 def claims(settings):  # noqa: ANN001, ANN201
     """Open sessions' titles, as the sessions model will give them."""
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_sessions.claimed_for_tests"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_sessions.claimed_for_tests"
     CLAIMED.clear()
     yield CLAIMED
     CLAIMED.clear()
