@@ -11,27 +11,26 @@ from django.db import connection, connections
 
 from notebooks.log import selectors, services
 
-WRITES = 150
+WRITES = 100
 READERS = 3
 TITLE = "threads"
 HEAD_IN_TURN = re.compile(r"\(seq (\d+), head ([0-9a-f]{16})\)")
 
 
 @pytest.fixture
-def shared_db(transactional_db, scratch_db) -> Iterator[None]:  # noqa: ANN001
-    """A database every thread opens its own connection to. PostgreSQL's test database is one already; SQLite's is
-    in memory with a shared cache, whose table locks fail a reader at once instead of waiting, so on SQLite the
-    test runs on a scratch file (migrated, with the editor dad) made the default database for its duration."""
-    if connection.vendor != "sqlite":
-        yield
-        return
+def shared_db(django_db_blocker, scratch_db) -> Iterator[None]:  # noqa: ANN001
+    """A scratch database (migrated, with the editor dad) made the default one for the test, in every thread.
+    Not the test database: on SQLite that is in memory with a shared cache, whose table locks fail a reader at once
+    instead of waiting, and a transactional test's flush at the end is refused by the log's triggers."""
     scratch = scratch_db()
     kept_settings = connections.settings["default"]
-    kept_connection = connections["default"]  # still open: closing it would drop the in-memory test database
-    connections.settings["default"] = {**kept_settings, "NAME": str(scratch.path), "TEST": {"NAME": None}}
+    kept_connection = connections["default"]  # left open: closing it would drop SQLite's in-memory test database
+    name = str(scratch.path) if scratch.vendor == "sqlite" else scratch.name
+    connections.settings["default"] = {**kept_settings, "NAME": name, "TEST": {"NAME": None}}
     connections["default"] = connections.create_connection("default")
     try:
-        yield
+        with django_db_blocker.unblock():
+            yield
     finally:
         connections["default"].close()
         connections.settings["default"] = kept_settings
