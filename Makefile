@@ -27,10 +27,8 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# PYTEST_WORKERS=2 (or auto) spreads the suite over pytest-xdist workers; 0 runs it in one process. Off by default:
-# on a 2-core machine two workers took 8m39s against 3m32s for one, as tests that start servers, Chromium and
-# writer processes starve each other (both green, the CI report counts identical).
-PYTEST_WORKERS ?= 0
+# The suite runs on PYTEST_WORKERS pytest-xdist workers (each with its own test database); 0 runs it in one process.
+PYTEST_WORKERS ?= 2
 
 test: venv browser lint
 	$(VENV)/bin/pytest -p no:cacheprovider -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
