@@ -74,6 +74,45 @@ def lines(notebook, dad):  # noqa: ANN001, ANN201
     return notebook
 
 
+# ----- the agent's side: API clients holding a token ---------------------------------------------------------
+
+
+@pytest.fixture
+def pippa(db):  # noqa: ANN001, ANN201
+    from notebooks.agents import tokens
+    from tests.agent_helpers import Api
+
+    return Api(tokens.issue(actor="pippa").secret)
+
+
+@pytest.fixture
+def reflector(db):  # noqa: ANN001, ANN201
+    from notebooks.agents import tokens
+    from tests.agent_helpers import Api
+
+    return Api(tokens.issue(actor="reflector").secret)
+
+
+@pytest.fixture
+def dad_api(dad):  # noqa: ANN001, ANN201
+    from notebooks.agents import tokens
+    from tests.agent_helpers import Api
+
+    return Api(tokens.issue(actor="dad", editor=True).secret)
+
+
+@pytest.fixture
+def zelda(notebook):  # noqa: ANN001, ANN201
+    """Notebook zelda with two lines of Pippa's (#1, #2) and one of Dad's (#3); tests/vault/ has its own."""
+    from notebooks.log import services
+    from tests.agent_helpers import DAD
+
+    services.add(notebook="zelda", text="the bridge guard swings twice", source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")
+    services.add(notebook="zelda", text="block first, then attack", source="dad", by=DAD, why="rule")
+    return notebook
+
+
 # ----- the browser tests' Chromium ---------------------------------------------------------------------
 
 

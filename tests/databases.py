@@ -19,6 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count(1)
 
 
+def owner_tag() -> str:
+    """Who makes a scratch name: the xdist worker (gw0, gw1, …; main without xdist) and its pid, so none collide."""
+    return f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{os.getpid()}"
+
+
 def suite_vendor() -> str:
     url = os.environ.get("DATABASE_URL", "")
     return "postgresql" if url.startswith(("postgres://", "postgresql://")) else "sqlite"
@@ -148,11 +153,11 @@ class Templates:
             scratch = Scratch("sqlite", f"sqlite:///{path}", path=path)
         else:
             if self.template is None:
-                name = f"reliability_tpl_{os.getpid()}"
+                name = f"reliability_tpl_{owner_tag()}"
                 pg_execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name}")
                 self.template = Scratch("postgresql", pg_url(name), name=name)
                 self._migrate(self.template)
-            name = f"reliability_{os.getpid()}_{k}"
+            name = f"reliability_{owner_tag()}_{k}"
             pg_execute(
                 f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name} TEMPLATE {self.template.name}"
             )
@@ -167,7 +172,7 @@ class Templates:
             path = self.base / f"empty{k}.sqlite3"
             scratch = Scratch("sqlite", f"sqlite:///{path}", path=path)
         else:
-            name = f"reliability_{os.getpid()}_{k}"
+            name = f"reliability_{owner_tag()}_{k}"
             pg_execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name}")
             scratch = Scratch("postgresql", pg_url(name), name=name)
         self.made.append(scratch)

@@ -1,7 +1,6 @@
 from notebooks.agents import tokens
 from notebooks.models import Token
-
-from .agent_fixtures import Api, dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
+from tests.agent_helpers import Api
 
 
 def test_it_answers_401_without_a_token(zelda):

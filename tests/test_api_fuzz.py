@@ -9,8 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.generation import GenerationMode
 
-from .agent_fixtures import pippa_fixture, zelda_fixture  # noqa: F401
-
 EXAMPLES = 10  # per operation and mode: bounded so the run stays within seconds
 
 

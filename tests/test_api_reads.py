@@ -1,8 +1,6 @@
 from notebooks.log import services
 from notebooks.log.rowformat import GAME_ONLY
 
-from .agent_fixtures import pippa_fixture, zelda_fixture  # noqa: F401
-
 
 def test_it_lists_the_notebooks_with_their_heads(zelda, pippa):
     body = pippa.get("/api/notebooks").json()

@@ -3,8 +3,6 @@
 from notebooks.log import rowformat, selectors
 from notebooks.models import Words
 
-from .agent_fixtures import dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
-
 URL = "/api/notebooks/zelda/lines"
 
 

@@ -1,8 +1,6 @@
 from notebooks.log import services
 from notebooks.models import Row
 
-from .agent_fixtures import dad_api_fixture, pippa_fixture, reflector_fixture, zelda_fixture  # noqa: F401
-
 
 def _take(api, notebook="zelda", plan="tidy the bridge lines"):  # noqa: ANN001, ANN201
     return api.post("/api/sessions", {"notebook": notebook, "plan": plan})
@@ -133,7 +131,7 @@ def test_the_notebook_list_names_the_claim(zelda, pippa):
 
 
 def test_session_endpoints_need_a_token(zelda, pippa):
-    from .agent_fixtures import Api
+    from tests.agent_helpers import Api
 
     assert Api(None).post("/api/sessions", {"notebook": "zelda", "plan": "x"}).status_code == 401
     assert Api(None).get("/api/sessions").status_code == 401

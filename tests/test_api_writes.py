@@ -2,8 +2,6 @@ import pytest
 
 from notebooks.models import Row
 
-from .agent_fixtures import dad_api_fixture, pippa_fixture, zelda_fixture  # noqa: F401
-
 LINES = "/api/notebooks/zelda/lines"
 
 

@@ -6,8 +6,6 @@ from django.core.management import CommandError, call_command
 from notebooks.agents import tokens
 from notebooks.models import Token
 
-from .agent_fixtures import zelda_fixture  # noqa: F401
-
 
 def _run(*args: str) -> str:
     out = StringIO()

@@ -3,7 +3,6 @@ UPDATE fails with "permission denied", and only the owner, who runs the migratio
 On SQLite there are no roles: the triggers are the guard, and the grants command says so."""
 
 import io
-import os
 import re
 
 import pytest
@@ -11,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
 from notebooks.log import privileges, services, triggers
-from tests.databases import pg_execute, pg_url
+from tests.databases import owner_tag, pg_execute, pg_url
 
 
 def _refused(sql: str, match: str) -> None:
@@ -27,7 +26,7 @@ def test_the_app_role_may_only_read_and_append_the_log(dad, notebook):
         with pytest.raises(CommandError, match="PostgreSQL's; SQLite relies on its triggers"):
             call_command("notebook", "grants", "app", stdout=io.StringIO())
         return
-    role = f"reliability_app_{os.getpid()}"
+    role = f"reliability_app_{owner_tag()}"
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE ROLE {role} NOLOGIN")  # rolled back with the test
     privileges.apply(role)
@@ -77,7 +76,7 @@ def test_a_separate_login_role_runs_the_app_but_cannot_rewrite_it(scratch_db, tm
             conn.execute("UPDATE notebooks_row SET why = 'x'")
         assert db.manage("notebook", "grants", "app", check=False).returncode == 2
         return
-    role = f"reliability_login_{os.getpid()}"
+    role = f"reliability_login_{owner_tag()}"
     pg_execute(f"DROP ROLE IF EXISTS {role}", f"CREATE ROLE {role} LOGIN")
     try:
         db.manage("notebook", "grants", role, "--apply")  # as the owner

@@ -1,8 +1,7 @@
 """The API reads a redacted line as "[redacted: why]" everywhere; the secret is in no answer."""
 
 from notebooks.log import services
-
-from .agent_fixtures import DAD, pippa_fixture, zelda_fixture  # noqa: F401
+from tests.agent_helpers import DAD
 
 
 def test_no_api_read_gives_redacted_words(zelda, pippa):

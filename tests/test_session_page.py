@@ -2,8 +2,7 @@ import re
 
 from notebooks.log import services
 from notebooks.sessions import services as sessions
-
-from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
+from tests.agent_helpers import DAD
 
 
 def test_it_sends_an_anonymous_visitor_to_sign_in(client, db):

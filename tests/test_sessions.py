@@ -9,8 +9,7 @@ from notebooks.log.roles import Actor
 from notebooks.models import Row, SessionEvent
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
-
-from .agent_fixtures import DAD, zelda_fixture  # noqa: F401
+from tests.agent_helpers import DAD
 
 PIPPA = Actor("pippa")
 REFLECTOR = Actor("reflector")

@@ -10,7 +10,7 @@ from notebooks.log.errors import Conflict
 from notebooks.models import VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take
 from notebooks.vault.state import STATE_FILE
-from tests.vaulttools import (
+from tests.vault.vaulttools import (
     add,
     append_to,
     at,
@@ -19,8 +19,6 @@ from tests.vaulttools import (
     file_bytes,
     outside,
     rows_of,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
 )
 
 SECRET = "the bridge guard swings twice"  # line #2, written by the fixture
@@ -84,7 +82,7 @@ def test_a_sweep_after_that_changes_nothing(vault, zelda):
 
 
 def test_a_notebook_redacted_before_a_take_still_lands(vault, zelda, settings):
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_redaction.no_claims"
     vault.sweep()
     _redact()
     base = vault_take("zelda", session_id=7)
@@ -98,7 +96,7 @@ def test_a_notebook_redacted_before_a_take_still_lands(vault, zelda, settings):
 
 
 def test_words_redacted_while_a_session_holds_the_notebook_leave_its_land_too(vault, zelda, settings):
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_redaction.no_claims"
     vault.sweep()
     base = vault_take("zelda", session_id=7)
     seq = add("roll after the rest")
@@ -139,7 +137,7 @@ def test_a_hand_made_redaction_mark_is_a_rewrite(vault, zelda):
 
 
 def test_a_land_refuses_a_hand_made_redaction_mark(vault, zelda, settings):
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_redaction.no_claims"
     vault.sweep()
     base = vault_take("zelda", session_id=7)
     seq = add("roll after the rest")
@@ -180,7 +178,7 @@ def test_a_redaction_committed_while_a_sweep_writes_is_taken_out_by_the_next(vau
 
 
 def test_a_mark_with_the_words_real_digest_but_no_redaction_in_the_log_is_a_rewrite(vault, zelda, settings):
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_redaction.no_claims"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_redaction.no_claims"
     vault.sweep()
     base = vault_take("zelda", session_id=7)
     seq = add("roll after the rest")

@@ -1,28 +1,11 @@
-"""Helpers for the vault's tests: a temporary vault, rows written from outside, git read back."""
+"""Helpers for the vault's tests: rows written from outside, git read back (the fixtures are in conftest.py)."""
 
 import json
 import time
 from pathlib import Path
 
-import pytest
-
 from notebooks.log import selectors, services
 from notebooks.vault import Vault, canonical_bytes
-
-
-@pytest.fixture(name="vault")
-def vault_fixture(db, tmp_path, settings):  # noqa: ANN001, ANN201
-    settings.NOTEBOOK_VAULT = str(tmp_path / "vault")
-    return Vault().ensure()
-
-
-@pytest.fixture(name="zelda")
-def zelda_fixture(notebook, dad):  # noqa: ANN001, ANN201
-    """Two of Pippa's lines and one of Dad's."""
-    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="died twice")
-    services.add(notebook="zelda", text="the bridge guard swings twice", source="guessed", by="pippa", why="a guess")
-    services.add(notebook="zelda", text="block first", source="dad", by="dad", why="his rule")
-    return notebook
 
 
 def add(text: str, *, title: str = "zelda", by: str = "pippa", source: str = "seen") -> int:

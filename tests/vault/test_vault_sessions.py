@@ -12,7 +12,7 @@ from notebooks.log.errors import Conflict, Invalid
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import services as sessions
 from notebooks.vault import alarms, vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring
-from tests.vaulttools import (
+from tests.vault.vaulttools import (
     add,
     append_to,
     at,
@@ -20,8 +20,6 @@ from tests.vaulttools import (
     commits,
     file_bytes,
     rows_of,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
 )
 
 CLAIMED: set[str] = set()
@@ -34,7 +32,7 @@ def claimed_for_tests() -> set[str]:
 @pytest.fixture
 def claims(settings):  # noqa: ANN001, ANN201
     """Open sessions' titles, as the sessions model will give them."""
-    settings.NOTEBOOK_VAULT_CLAIMS = "tests.test_vault_sessions.claimed_for_tests"
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_vault_sessions.claimed_for_tests"
     CLAIMED.clear()
     yield CLAIMED
     CLAIMED.clear()

@@ -12,15 +12,7 @@ from notebooks.log.errors import Conflict
 from notebooks.sessions import services as sessions
 from notebooks.vault import GitError, Vault
 from notebooks.vault import sessions as vault_sessions
-from tests.vaulttools import (
-    add,
-    at,
-    canonical,
-    commits,
-    file_bytes,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
-)
+from tests.vault.vaulttools import add, at, canonical, commits, file_bytes
 
 GIT_DELAY = 3.0
 

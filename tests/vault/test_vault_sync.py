@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from notebooks.log import selectors, services
 from notebooks.vault import Vault, alarms
-from tests.vaulttools import (
+from tests.vault.vaulttools import (
     add,
     append_to,
     at,
@@ -19,8 +19,6 @@ from tests.vaulttools import (
     file_bytes,
     outside,
     rows_of,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
 )
 
 

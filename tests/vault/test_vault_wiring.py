@@ -5,7 +5,7 @@ import pytest
 from notebooks.log.errors import Conflict
 from notebooks.sessions import services as sessions
 from notebooks.vault import claimed_titles
-from tests.vaulttools import (
+from tests.vault.vaulttools import (
     add,
     append_to,
     at,
@@ -13,8 +13,6 @@ from tests.vaulttools import (
     commits,
     file_bytes,
     outside,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
 )
 
 

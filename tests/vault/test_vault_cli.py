@@ -5,11 +5,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.databases import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +70,8 @@ def test_watch_sweeps_until_it_is_stopped(site):
     )
     try:
         deadline = time.monotonic() + 60
-        file = vault / "zelda.jsonl"
-        while not (file.exists() and b"for the watcher" in file.read_bytes()):  # the first sweep may create it
+        # Until its first sweep the file may not exist yet: only an earlier test's `vault sync` made it.
+        while not (vault / "zelda.jsonl").exists() or b"for the watcher" not in (vault / "zelda.jsonl").read_bytes():
             assert time.monotonic() < deadline, "the watcher never wrote the row"
             time.sleep(0.1)
         watcher.send_signal(signal.SIGTERM)

@@ -9,11 +9,7 @@ from django.template import Context, Template
 
 from notebooks.log.errors import Conflict, Forbidden, NotFound
 from notebooks.vault import alarms
-from tests.vaulttools import (
-    file_bytes,
-    vault_fixture,  # noqa: F401 - the "vault" fixture
-    zelda_fixture,  # noqa: F401 - the "zelda" fixture
-)
+from tests.vault.vaulttools import file_bytes
 
 BANNER = Template("{% load vault_tags %}<main>{% vault_banner %}</main>")
 

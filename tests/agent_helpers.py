@@ -1,0 +1,28 @@
+"""Helpers for the agent's side: the JSON API client and Dad as an actor (their fixtures are in conftest.py)."""
+
+import json
+from typing import Any
+
+from django.test import Client
+
+from notebooks.log.roles import Actor
+
+DAD = Actor(name="dad", editor=True)
+
+
+class Api:
+    """The test client speaking JSON with a bearer token."""
+
+    def __init__(self, secret: str | None) -> None:
+        self.client = Client()
+        self.secret = secret
+
+    def _headers(self) -> dict[str, str]:
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.secret}"} if self.secret else {}
+
+    def get(self, path: str, **params: Any) -> Any:
+        return self.client.get(path, params, **self._headers())
+
+    def post(self, path: str, body: Any = None) -> Any:
+        data = body if isinstance(body, str | bytes) else json.dumps(body)
+        return self.client.post(path, data, content_type="application/json", **self._headers())
