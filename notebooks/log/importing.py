@@ -9,7 +9,7 @@ from typing import Any
 from notebooks.log import rowformat
 from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_text
 from notebooks.log.errors import Invalid
-from notebooks.log.fold import sourceless_edit_source
+from notebooks.log.fold import edit_source_allowed, sourceless_edit_source
 from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
@@ -194,7 +194,7 @@ def checked_rows(
             source = obj.get("source")
             if source is None:
                 source = sourceless_edit_source(by=by, editor=is_editor(by), current=current.source)
-            elif not isinstance(source, str) or source not in (current.source, DAD_CORRECTION):
+            elif not isinstance(source, str) or not edit_source_allowed(current=current.source, given=source):
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, source=source)
             current.source, current.words = source, words

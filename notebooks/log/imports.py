@@ -10,10 +10,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import guards, importing
+from notebooks.log import fold, guards, importing
 from notebooks.log.append import append
 from notebooks.log.errors import Conflict, Forbidden, Invalid
-from notebooks.log.fold import AGENT_SOURCES
 from notebooks.log.lines import Head
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, check_name, editor_names
@@ -153,14 +152,17 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
 
 
 def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_editor: Callable[[str], bool]) -> None:
+    """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line."""
     op, n, by = fields["op"], fields["n"], fields["by"]
-    if not is_editor(by):
-        agent = f"line {fields['line_no']}: {by} is an agent and may"
-        if op in ("edit", "strike") and sources.get(n) not in AGENT_SOURCES:
+    editor = is_editor(by)
+    try:
+        if op in ("edit", "strike"):
             verb = "edit" if op == "edit" else "retire"
-            raise Forbidden(f"{agent} not {verb} line #{n}, which is Dad's ({sources.get(n)})")
-        if op in ("add", "edit") and fields["source"] not in AGENT_SOURCES:
-            raise Forbidden(f"{agent} write only seen or guessed lines, not {fields['source']}")
+            fold.check_may_change(name=by, editor=editor, n=n, source=sources.get(n, ""), verb=verb)
+        if op in ("add", "edit"):
+            fold.check_may_write(name=by, editor=editor, source=fields["source"])
+    except Forbidden as exc:
+        raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
     if op in ("add", "edit"):
         sources[n] = fields["source"]
 

@@ -207,7 +207,7 @@ def test_an_agents_append_may_not_touch_dads_line(vault, zelda):
     vault.sweep(claimed=set())
     append_to(vault, "zelda", outside("strike", n=3, by="pippa", why="I disagree"))
     result = vault.sweep(claimed=set())
-    assert "pippa is an agent and may not retire line #3" in result.problems[0].message
+    assert "pippa may not retire line #3" in result.problems[0].message
     assert selectors.head(zelda).seq == 3
 
 
