@@ -10,7 +10,7 @@ class NotebooksConfig(AppConfig):
 
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
         from notebooks.log import guards
-        from notebooks.sessions.services import WRITE_GUARD
+        from notebooks.sessions.claims import WRITE_GUARD
         from notebooks.vault import wiring
 
         guards.register(WRITE_GUARD)  # the core enforces sessions' rule on every write without importing them

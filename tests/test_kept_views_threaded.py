@@ -86,12 +86,12 @@ def read(notebook, stop: threading.Event, errors: list[str], heads: set[int], wh
     try:
         while not stop.is_set():
             if which == 0:
-                stand = selectors.stand(notebook)
-                heads.add(stand.seq)
-                if seen(stand.lines) != reference_view(notebook, stand.seq):
-                    errors.append(f"stand at seq {stand.seq} differs from the log's view there")
-                if stand.seq and stand.hash != selectors.row_hash(notebook, stand.seq):
-                    errors.append(f"stand at seq {stand.seq} names hash {stand.hash}, not that row's")
+                pinned = selectors.pinned_view(notebook)
+                heads.add(pinned.seq)
+                if seen(pinned.lines) != reference_view(notebook, pinned.seq):
+                    errors.append(f"pinned at seq {pinned.seq} differs from the log's view there")
+                if pinned.seq and pinned.hash != selectors.row_hash(notebook, pinned.seq):
+                    errors.append(f"pinned at seq {pinned.seq} names hash {pinned.hash}, not that row's")
             elif which == 1:
                 # view names no head: it must be the log's view at some seq between the heads around the read
                 before = selectors.head(notebook).seq
@@ -132,5 +132,5 @@ def test_every_read_during_writes_is_the_logs_view_at_the_head_it_reports(shared
     assert not errors, "\n".join(errors[:20])
     # The reads overlapped the writes: each kind saw the head at more than one place.
     assert all(len(kind) > 1 for kind in heads), heads
-    final = selectors.stand(notebook)
+    final = selectors.pinned_view(notebook)
     assert final.seq == WRITES and seen(final.lines) == reference_view(notebook, WRITES)

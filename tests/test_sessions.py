@@ -7,6 +7,7 @@ from notebooks.log import services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import Row, SessionEvent
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 from tests.agent_helpers import DAD
@@ -120,7 +121,7 @@ def test_a_land_with_rows_needs_a_summary(zelda):
     _add("roll")
     with pytest.raises(Invalid, match="summary"):
         sessions.land(session=taken.id, by=PIPPA)
-    assert sessions.is_open(session_selectors.get_session(taken.id))
+    assert session_claims.is_open(session_selectors.get_session(taken.id))
 
 
 def test_checkpoint_records_the_head_and_does_not_move_base(zelda):
@@ -146,7 +147,7 @@ def test_a_gate_refusal_names_its_reasons_and_leaves_the_session_open(zelda):
         sessions.land(session=taken.id, summary="dropped three", by=PIPPA)
     assert refused.value.code == "gate_refused" and refused.value.status == 409
     assert "retired 3 of the 5 lines" in refused.value.details["reasons"][0]
-    assert sessions.is_open(session_selectors.get_session(taken.id))
+    assert session_claims.is_open(session_selectors.get_session(taken.id))
     _add("still writing into the open session")
     assert sessions.abandon(session=taken.id, why="asked Dad", by=PIPPA).rows == 4
 
@@ -177,7 +178,7 @@ def test_a_gate_refuses_a_session_that_touched_dads_line(zelda):
     services.edit(notebook="zelda", n=3, to="attack first", by=Actor("pippa", editor=True), why="I think so")
     with pytest.raises(sessions.GateRefused, match="Line #3 is Dad's"):
         sessions.land(session=taken.id, summary="changed a rule", by=PIPPA)
-    assert sessions.is_open(session_selectors.get_session(taken.id))
+    assert session_claims.is_open(session_selectors.get_session(taken.id))
 
 
 def test_only_the_holder_may_checkpoint_or_land(zelda):

@@ -21,6 +21,7 @@ from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import TITLE_PATTERN, Notebook
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
@@ -196,7 +197,7 @@ def _title_field(value: str) -> str:
 
 @endpoint("GET")
 def notebooks(request: HttpRequest, actor: Actor) -> JsonResponse:
-    claims = {s.notebook_id: s for s in sessions.open_sessions()}
+    claims = {s.notebook_id: s for s in session_claims.open_sessions()}
     heads = session_selectors.heads()
     found = []
     for nb in Notebook.objects.order_by("title"):

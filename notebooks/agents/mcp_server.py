@@ -19,6 +19,7 @@ from notebooks.log.errors import NotebookError
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import Notebook
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
@@ -71,7 +72,7 @@ def build(actor: Actor) -> MCPServer:
     @server.tool(description="The notebooks: each title, its head seq and the session that claims it, if any.")
     @_tool
     def notebooks() -> dict[str, Any]:
-        claims = {s.notebook_id: s for s in sessions.open_sessions()}
+        claims = {s.notebook_id: s for s in session_claims.open_sessions()}
         heads = session_selectors.heads()
         found = []
         for nb in Notebook.objects.order_by("title"):

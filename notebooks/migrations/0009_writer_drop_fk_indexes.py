@@ -2,7 +2,7 @@
 # more index to fill per imported row:
 # - rows.notebook_id and words.notebook_id: the unique (notebook, seq) and (notebook, digest) lead with that column
 #   and serve every lookup by notebook;
-# - rows.session_id: a session's rows all come after its base, found on (notebook, seq) (sessions._own_rows,
+# - rows.session_id: a session's rows all come after its base, found on (notebook, seq) (sessions.gates.own_rows,
 #   session_selectors.change_of), and most rows have no session.
 # Only DROP INDEX: Django's AlterField would rebuild the tables on SQLite (copy, drop, rename), which the
 # append-only log must never go through.

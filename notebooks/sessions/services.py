@@ -12,22 +12,17 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Max
 
-from notebooks.log import guards
 from notebooks.log.checks import check_id, check_text
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, as_actor
-from notebooks.log.selectors import get_notebook, head, view_at_seq
-from notebooks.models import EventKind, Notebook, Role, Session, SessionEvent
-
-from . import hooks as session_hooks
-
-CLOSING = (EventKind.LAND, EventKind.ABANDON)
-DAD_SOURCES = frozenset({"dad", "dad_correction"})
-# An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
-MAX_DROPPED_SHARE = 0.5
+from notebooks.log.selectors import get_notebook, head
+from notebooks.models import EventKind, Notebook, Session, SessionEvent
+from notebooks.sessions import hooks as session_hooks
+from notebooks.sessions.claims import CLOSING, open_session_of, open_session_on
+from notebooks.sessions.gates import gates, own_rows
 
 
 class GateRefused(Conflict):
@@ -65,91 +60,6 @@ class Abandoned:
     head: int
     rows: int
     drift: int
-
-
-# ----- reads the rules need ----------------------------------------------------------------------
-
-
-def _closed() -> Exists:
-    return Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=CLOSING))
-
-
-def open_sessions() -> Any:
-    """Sessions with neither a land nor an abandon event, as a queryset."""
-    return Session.objects.alias(closed=_closed()).filter(closed=False).select_related("notebook")
-
-
-def open_session_of(actor_name: str) -> Session | None:
-    return open_sessions().filter(actor=actor_name).order_by("pk").first()
-
-
-def open_session_on(notebook: Notebook) -> Session | None:
-    return open_sessions().filter(notebook=notebook).order_by("pk").first()
-
-
-def is_open(session: Session) -> bool:
-    return not SessionEvent.objects.filter(session=session, kind__in=CLOSING).exists()
-
-
-# True when claim_for_write has anything to say about a write to the notebook aliased `nb`: an open session of the
-# actor (its one parameter) or on that notebook. An add folds it into the statement reading the head (one round trip).
-MAY_CLAIM_SQL = (
-    "EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = %s OR s.notebook_id = nb.id) AND NOT EXISTS "
-    "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
-    "(" + ", ".join(f"'{kind}'" for kind in CLOSING) + ")))"
-)
-
-
-def claim_for_write(*, title: str, actor: Actor) -> int | None:
-    """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
-
-    An actor's open session owns its writes: a write under any other title is refused (the seed's bug of lines
-    written under a heading, each into a notebook of its own). Another agent's write to a claimed notebook is
-    refused; the editor's stays allowed and is recorded as drift at land.
-    """
-    # One plain query answers both questions: it runs inside every write, where compiling two ORM queries with
-    # subqueries cost more CPU than the write itself.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.id, s.actor, n.title FROM notebooks_session s JOIN notebooks_notebook n ON n.id = s.notebook_id "
-            "WHERE (s.actor = %s OR n.title = %s) AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
-            "WHERE e.session_id = s.id AND e.kind IN (%s, %s)) ORDER BY s.id",
-            [actor.name, title, *(str(kind) for kind in CLOSING)],
-        )
-        found = cursor.fetchall()
-    mine = next((row for row in found if row[1] == actor.name), None)
-    if mine is not None:
-        pk, _, held = mine
-        if held != title:
-            raise Conflict(
-                f"{actor.name} holds session #{pk} on notebook {held!r}; a write under {title!r} "
-                f"is refused while it is open. Write into {held!r}, or land or abandon the session.",
-                session=pk,
-                notebook=held,
-            )
-        return pk
-    holder = next((row for row in found if row[2] == title), None)
-    if holder is not None and not actor.editor:
-        pk, who, _ = holder
-        raise Conflict(
-            f"Notebook {title!r} is claimed by {who}'s session #{pk}; only {who} "
-            "(or the human editor) may write to it until that session lands or is abandoned.",
-            session=pk,
-            holder=who,
-        )
-    return None
-
-
-def refuse_new_notebook(*, title: str, by: str) -> None:
-    """Creating a notebook is a write under another title: refused while `by` holds an open session."""
-    mine = open_session_of(by)
-    if mine is not None:
-        raise Conflict(
-            f"{by} holds session #{mine.pk} on notebook {mine.notebook.title!r}; starting notebook {title!r} is "
-            "refused while it is open.",
-            session=mine.pk,
-            notebook=mine.notebook.title,
-        )
 
 
 # ----- checks ------------------------------------------------------------------------------------
@@ -291,7 +201,7 @@ def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, lis
     """The head and the session's rows, once the database's gates let the land through; raises when they do not."""
     _open_for(s, actor, "land")
     top = head(s.notebook).seq
-    own = _own_rows(s)
+    own = own_rows(s)
     if own and not (summary or "").strip():
         raise Invalid("A land needs a summary: say what the session changed, in a few words.")
     reasons = gates(s, own, top)
@@ -316,7 +226,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
             _open_for(s, actor, "abandon", editor_may=True)
             top = head(nb).seq
             drift = _record_drift(s, nb, top, by=actor.name)
-            own = len(_own_rows(s))
+            own = len(own_rows(s))
             _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
         hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does
     return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
@@ -331,75 +241,3 @@ def _record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
             note="rows by others while the session was open",
         )  # fmt: skip
     return drift
-
-
-# ----- the final gates ---------------------------------------------------------------------------
-
-
-def _own_rows(session: Session) -> list[tuple]:
-    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
-            "AND session_id = %s ORDER BY seq",
-            [session.notebook_id, session.base, session.pk],
-        )
-        return cursor.fetchall()
-
-
-def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, list[tuple[int, str]]]:
-    """Each line's (seq, source) after every add or edit, in log order."""
-    if not numbers:
-        return {}
-    found: dict[int, list[tuple[int, str]]] = {n: [] for n in numbers}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
-            "AND op IN ('add', 'edit') ORDER BY seq",
-            [notebook.pk, upto],
-        )
-        for n, seq, source in cursor.fetchall():
-            if n in found:
-                found[n].append((seq, source))
-    return found
-
-
-def _source_before(history: list[tuple[int, str]], seq: int) -> str:
-    before = [source for s, source in history if s < seq]
-    return before[-1] if before else ""
-
-
-def gates(session: Session, own: list[tuple], top: int) -> list[str]:
-    """Why the session may not land, compared with its original base (a checkpoint never moves it)."""
-    reasons: list[str] = []
-    for seq, op, n, _how, _into, why in own:
-        if op == "strike" and not (why or "").strip():
-            reasons.append(f"Line #{n} was retired without a reason (seq {seq}).")
-    if session.role == Role.EDITOR:
-        return reasons
-    nb = session.notebook
-    touched = {(seq, n) for seq, op, n, *_ in own if op in ("edit", "strike")}
-    history = _sources_of(nb, {n for _, n in touched}, top)
-    dads = set()
-    for seq, n in sorted(touched):
-        at_base = _source_before(history[n], session.base + 1)
-        at_touch = _source_before(history[n], seq)
-        if n not in dads and (at_base in DAD_SOURCES or at_touch in DAD_SOURCES):
-            dads.add(n)
-            reasons.append(f"Line #{n} is Dad's ({at_base or at_touch}); the session changed it (seq {seq}).")
-    live_at_base = {line.n for line in view_at_seq(nb, session.base)}
-    dropped = {n for _seq, op, n, how, into, _why in own if op == "strike" and how == "retired" and into is None}
-    dropped &= live_at_base
-    if len(dropped) > 1 and len(dropped) > MAX_DROPPED_SHARE * len(live_at_base):
-        numbers = ", ".join(f"#{n}" for n in sorted(dropped))
-        reasons.append(
-            f"The session retired {len(dropped)} of the {len(live_at_base)} lines live at its base without a "
-            f"successor ({numbers}): more than {MAX_DROPPED_SHARE:.0%}, which reads as a rewrite by hand. Retire "
-            "into the line that says it, merge, or abandon the session and ask Dad."
-        )
-    return reasons
-
-
-WRITE_GUARD = guards.WriteGuard(
-    claim=claim_for_write, refuse_new_notebook=refuse_new_notebook, may_claim_sql=MAY_CLAIM_SQL
-)

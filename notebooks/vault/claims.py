@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from notebooks.sessions.services import open_sessions
+from notebooks.sessions.claims import open_sessions
 
 
 def claimed_titles() -> frozenset[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from notebooks.log.errors import Conflict
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as sessions
 from notebooks.vault import GitError, Vault
 from notebooks.vault import sessions as vault_sessions
@@ -60,7 +61,7 @@ def test_a_land_whose_git_step_fails_stands_and_the_next_sweep_commits_it(enable
     landed = sessions.land(session=taken.id, by="pippa", summary="One line about the rest.")
     assert git_fails_after_the_database == [taken.id]
     assert landed.result == "landed" and landed.rows == 1
-    assert not sessions.is_open(sessions.Session.objects.get(pk=taken.id))  # the land stands in the database
+    assert not session_claims.is_open(sessions.Session.objects.get(pk=taken.id))  # the land stands in the database
     assert commits(vault)[0]["sha"] == head and _semantic(vault, taken.id) == []
 
     result = vault.sweep()  # the watcher's sweep

@@ -3,6 +3,7 @@
 import pytest
 
 from notebooks.log.errors import Conflict
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as sessions
 from notebooks.vault import claimed_titles
 from tests.vault.vaulttools import (
@@ -58,7 +59,7 @@ def test_the_vaults_final_gate_refuses_the_land_and_the_session_stays_open(enabl
     sessions.checkpoint(session=taken.id, note="after a hand edit", by="pippa")
     with pytest.raises(Conflict, match="final gate"):
         sessions.land(session=taken.id, by="pippa", summary="s")
-    assert sessions.is_open(sessions.Session.objects.get(pk=taken.id))
+    assert session_claims.is_open(sessions.Session.objects.get(pk=taken.id))
     vault.sweep()  # evidence kept, file restored
     assert sessions.land(session=taken.id, by="pippa", summary="s").result == "landed"
     assert commits(vault)[0]["author"] == "pippa"

@@ -1,0 +1,74 @@
+"""The final gates a session's land must pass, compared with its original base (a checkpoint never moves it)."""
+
+from django.db import connection
+
+from notebooks.log.selectors import view_at_seq
+from notebooks.models import Notebook, Role, Session
+
+DAD_SOURCES = frozenset({"dad", "dad_correction"})
+# An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
+MAX_DROPPED_SHARE = 0.5
+
+
+def own_rows(session: Session) -> list[tuple]:
+    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
+            "AND session_id = %s ORDER BY seq",
+            [session.notebook_id, session.base, session.pk],
+        )
+        return cursor.fetchall()
+
+
+def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, list[tuple[int, str]]]:
+    """Each line's (seq, source) after every add or edit, in log order."""
+    if not numbers:
+        return {}
+    found: dict[int, list[tuple[int, str]]] = {n: [] for n in numbers}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
+            "AND op IN ('add', 'edit') ORDER BY seq",
+            [notebook.pk, upto],
+        )
+        for n, seq, source in cursor.fetchall():
+            if n in found:
+                found[n].append((seq, source))
+    return found
+
+
+def _source_before(history: list[tuple[int, str]], seq: int) -> str:
+    before = [source for s, source in history if s < seq]
+    return before[-1] if before else ""
+
+
+def gates(session: Session, own: list[tuple], top: int) -> list[str]:
+    """Why the session may not land, compared with its original base (a checkpoint never moves it)."""
+    reasons: list[str] = []
+    for seq, op, n, _how, _into, why in own:
+        if op == "strike" and not (why or "").strip():
+            reasons.append(f"Line #{n} was retired without a reason (seq {seq}).")
+    if session.role == Role.EDITOR:
+        return reasons
+    nb = session.notebook
+    touched = {(seq, n) for seq, op, n, *_ in own if op in ("edit", "strike")}
+    history = _sources_of(nb, {n for _, n in touched}, top)
+    dads = set()
+    for seq, n in sorted(touched):
+        at_base = _source_before(history[n], session.base + 1)
+        at_touch = _source_before(history[n], seq)
+        if n not in dads and (at_base in DAD_SOURCES or at_touch in DAD_SOURCES):
+            dads.add(n)
+            reasons.append(f"Line #{n} is Dad's ({at_base or at_touch}); the session changed it (seq {seq}).")
+    live_at_base = {line.n for line in view_at_seq(nb, session.base)}
+    dropped = {n for _seq, op, n, how, into, _why in own if op == "strike" and how == "retired" and into is None}
+    dropped &= live_at_base
+    if len(dropped) > 1 and len(dropped) > MAX_DROPPED_SHARE * len(live_at_base):
+        numbers = ", ".join(f"#{n}" for n in sorted(dropped))
+        reasons.append(
+            f"The session retired {len(dropped)} of the {len(live_at_base)} lines live at its base without a "
+            f"successor ({numbers}): more than {MAX_DROPPED_SHARE:.0%}, which reads as a rewrite by hand. Retire "
+            "into the line that says it, merge, or abandon the session and ask Dad."
+        )
+    return reasons
