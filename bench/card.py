@@ -29,7 +29,7 @@ def measure(runs: int) -> dict[str, float]:
     from django.test import Client, override_settings
 
     from bench import data, web
-    from notebooks.log import services
+    from notebooks.log import imports
 
     # The project's settings as the bench runs them: its own static storage needs collectstatic first.
     storages = {
@@ -39,7 +39,7 @@ def measure(runs: int) -> dict[str, float]:
     override_settings(STORAGES=storages, ALLOWED_HOSTS=["testserver"], DEBUG=False).enable()
     call_command("migrate", verbosity=0)
     rows = data.with_live(1000, seed=1000)
-    services.import_notebook(title="card-1000", lines=[json.dumps(r) for r in rows], by="bench")
+    imports.import_notebook(title="card-1000", lines=[json.dumps(r) for r in rows], by="bench")
     request = web.card_page(Client(), "card-1000")
     assert not isinstance(request, str), request
     times = []

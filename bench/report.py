@@ -258,7 +258,7 @@ WHY_FAILS = {
         "bounded by the disk's commit rate, shown beside it (a one-row INSERT per transaction on the same "
         "database, shared with other sessions' work). On top of the commit an add runs one statement reading "
         "the notebook, its head and next number, any redaction of its words and the session's claim, then "
-        "inserts the row and its words through the driver's cursor, and every 250 rows looks whether a view "
+        "inserts the row and its words through Django's cursor in transaction.atomic(), and every 250 rows looks whether a view "
         "snapshot is due."
     ),
     "import of": (
