@@ -258,8 +258,8 @@ WHY_FAILS = {
         "bounded by the disk's commit rate, shown beside it (a one-row INSERT per transaction on the same "
         "database, shared with other sessions' work). On top of the commit an add runs one statement reading "
         "the notebook, its head and next number, any redaction of its words and the session's claim, then "
-        "inserts the row and its words through Django's cursor in transaction.atomic(), and every 250 rows looks whether a view "
-        "snapshot is due."
+        "inserts the row and its words through Django's cursor in transaction.atomic(), and every 250 rows "
+        "looks whether a view snapshot is due."
     ),
     "import of": (
         "**Import.** Each row is parsed, checked against the notebook as the rows before it leave it, hashed "
