@@ -9,7 +9,7 @@ from typing import Any
 from notebooks.log import rowformat
 from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_text
 from notebooks.log.errors import Invalid
-from notebooks.log.fold import edit_source_allowed, sourceless_edit_source
+from notebooks.log.fold import LineState, edit_source_allowed, sourceless_edit_source
 from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
@@ -21,18 +21,11 @@ HEX = frozenset("0123456789abcdef")
 
 
 @dataclass
-class ImportedLine:
-    source: str
-    words: str | None  # None once redacted
-    live: bool = True
-    texts: list[dict[str, Any]] = field(default_factory=list)  # every add/edit of the line, for adoption
-
-
-@dataclass
 class ImportState:
     """The notebook's lines as the rows so far leave them: enough to judge the next row."""
 
-    lines: dict[int, ImportedLine] = field(default_factory=dict)
+    lines: dict[int, LineState] = field(default_factory=dict)
+    texts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # every add/edit of a line, for adoption
     top_n: int = 0
     seq: int = 0
     at: float = 0.0
@@ -181,7 +174,7 @@ def checked_rows(
                 raise _fail(line_no, f"unknown source {source!r}")
             words, digest = _words(obj, "text", line_no, state, max_words)
             fields.update(words=words, digest=digest, source=source)
-            state.lines[n] = ImportedLine(source=source, words=words)
+            state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
             state.top_n = n
         elif op == "edit":
             if current is None:
@@ -197,7 +190,7 @@ def checked_rows(
             elif not isinstance(source, str) or not edit_source_allowed(current=current.source, given=source):
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, source=source)
-            current.source, current.words = source, words
+            current.apply(state.seq + 1, "edit", source, words)
         elif op == "strike":
             if current is None:
                 raise _fail(line_no, f"strike of line #{n}, which does not exist")
@@ -214,7 +207,7 @@ def checked_rows(
                 if target is None or not target.live:
                     raise _fail(line_no, f"'into' names line #{into}, which is not a live line")
             fields.update(how=how, into=into)
-            current.live = False
+            current.apply(state.seq + 1, "strike", "", None)
         elif op == "redact":
             if not is_editor(by):
                 raise _fail(line_no, f"a redact row must be by the human editor, not {by!r}")
@@ -242,7 +235,8 @@ def checked_rows(
         if op in ("add", "edit", "adopt"):
             state.worded.setdefault(n, set()).add(digest)
         if keep_texts and op in ("add", "edit"):
-            state.lines[n].texts.append({"words": words, "source": fields["source"], "by": by, "at": at, "why": why})
+            text = {"words": words, "source": fields["source"], "by": by, "at": at, "why": why}
+            state.texts.setdefault(n, []).append(text)
         state.seq += 1
         if "seq" in obj and obj["seq"] != state.seq:
             raise _fail(line_no, f"'seq' is {obj['seq']!r} but this row is number {state.seq} in the log")
@@ -267,7 +261,7 @@ def adoptions(rewrite: ImportState, backup: ImportState, *, backup_name: str) ->
         new = rewrite.lines.get(n)
         if new is not None and new.words == old.words:
             continue
-        for text in old.texts:
+        for text in backup.texts.get(n, ()):
             gone = (
                 text["words"] is None or rowformat.digest_of(text["words"]) in backup.redacted.keys() | rewrite.redacted
             )

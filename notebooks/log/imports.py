@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from notebooks.log import fold, guards, importing
 from notebooks.log.append import append
 from notebooks.log.errors import Conflict, Forbidden, Invalid
+from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, check_name, editor_names
@@ -182,13 +183,10 @@ def import_state(notebook: Notebook) -> importing.ImportState:
                 if op == "redact":
                     state.redacted[redacts] = seq
                 line = state.lines.get(n)
-                if op in ("add", "edit"):
-                    if line is None:
-                        state.lines[n] = importing.ImportedLine(source=source, words="")
-                    else:
-                        line.source = source
-                elif op == "strike" and line is not None:
-                    line.live = False
+                if line is None and op == "add":
+                    state.lines[n] = LineState(n=n, source=source, words="", last_seq=seq)  # words: not needed here
+                elif line is not None:
+                    line.apply(seq, op, source, "")
                 state.top_n = max(state.top_n, n)
                 state.seq, state.at = seq, at
     return state
