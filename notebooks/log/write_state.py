@@ -29,9 +29,6 @@ class NotebookRef(NamedTuple):
 AnyNotebook = Notebook | NotebookRef
 
 
-AnyNotebook = Notebook | NotebookRef
-
-
 def locked_notebook(title: str) -> Notebook:
     """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
     UPDATE privilege). Plain SQL: compiling the ORM query cost more CPU than the rest of an add."""
