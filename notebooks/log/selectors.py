@@ -4,7 +4,6 @@ Views come from the kept views (kept.py), checked against the log on every read;
 """
 
 import difflib
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,7 +13,7 @@ from django.db import connection
 
 from notebooks.log import fold, kept, rowformat
 from notebooks.log.checks import is_number, is_storable
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.errors import NotFound
 from notebooks.log.fold import Entry
 from notebooks.log.lines import Head, Line
 from notebooks.log.queries import (
@@ -47,33 +46,6 @@ def get_notebook(title: str) -> Notebook:
     close = difflib.get_close_matches(title, titles, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     raise NotFound(f"No notebook is titled {title!r}.{hint}")
-
-
-def parse_when(value: "str | float | int | datetime") -> float:
-    """ISO 8601 (naive means UTC) or epoch seconds, as epoch seconds."""
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            raise Invalid(f"{value!r} is not a time")
-        return float(value)
-    else:
-        text = str(value).strip()
-        try:
-            seconds = float(text)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(seconds):
-                return seconds
-            raise Invalid(f"{value!r} is not a time")
-        try:
-            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            raise Invalid(f"{value!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
