@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import append, imports, rowformat, selectors, services
+from notebooks.log import append, checks, imports, rowformat, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 
 
@@ -108,13 +108,13 @@ def test_a_frozen_reader_before_a_merge_still_sees_the_old_lines(notebook, dad, 
     ],
 )
 def test_a_time_is_iso_8601_or_epoch_seconds(when, seconds):
-    assert selectors.parse_when(when) == seconds
+    assert checks.parse_when(when) == seconds
 
 
 @pytest.mark.parametrize("when", ["yesterday", "", "nan", "inf", "2026-13-01", float("nan")])
 def test_a_time_that_is_not_a_time_is_refused(when):
     with pytest.raises(Invalid, match="not a time"):
-        selectors.parse_when(when)
+        checks.parse_when(when)
 
 
 def test_get_notebook_suggests_a_close_title(notebook):

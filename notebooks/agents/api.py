@@ -16,7 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from notebooks.agents import tokens
 from notebooks.agents.openapi import document
-from notebooks.log import selectors, services
+from notebooks.log import checks, selectors, services
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
@@ -164,7 +164,7 @@ def _until(request: HttpRequest) -> float | None:
     if raw is None or raw == "":
         return None
     try:
-        value = selectors.parse_when(raw)
+        value = checks.parse_when(raw)
     except (OverflowError, ValueError, OSError):
         raise Invalid(f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds.") from None
     if not math.isfinite(value):

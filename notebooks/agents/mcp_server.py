@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from notebooks.log import selectors, services
+from notebooks.log import checks, selectors, services
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.errors import NotebookError
 from notebooks.log.roles import Actor
@@ -57,7 +57,7 @@ def _until(value: str | None) -> float | None:
     if value is None or value == "":
         return None
     try:
-        return selectors.parse_when(value)
+        return checks.parse_when(value)
     except (OverflowError, ValueError, OSError):
         raise ToolError(f"{value!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds.") from None
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows
-from notebooks.log import imports, rowformat, selectors, services, snapshots, triggers
+from notebooks.log import checks, imports, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
@@ -94,7 +94,7 @@ def _actor_args(parser: Any) -> None:
 
 
 def _when(value: str | None) -> float | None:
-    return None if value is None else selectors.parse_when(value)
+    return None if value is None else checks.parse_when(value)
 
 
 def _iso(at: float) -> str:

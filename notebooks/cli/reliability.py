@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from notebooks.log import backup as backups
-from notebooks.log import privileges, selectors, services
+from notebooks.log import checks, privileges, selectors, services
 from notebooks.log.errors import Invalid
 
 
@@ -50,7 +50,7 @@ def redact(cmd: BaseCommand, o: dict) -> None:
 def head(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
     until = o["until"]
-    top = selectors.head_at(nb, until=None if until is None else selectors.parse_when(until))
+    top = selectors.head_at(nb, until=None if until is None else checks.parse_when(until))
     cmd.stdout.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
 
