@@ -148,11 +148,11 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIN
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
-# Sign-in throttling (notebooks/security.py): failures per username+address, and per address, in a window.
+# Sign-in throttling (notebooks/card/throttle.py): failures per username+address, and per address, in a window.
 SIGNIN_MAX_FAILURES = int(os.environ.get("SIGNIN_MAX_FAILURES", "5"))
 SIGNIN_MAX_FAILURES_PER_ADDRESS = int(os.environ.get("SIGNIN_MAX_FAILURES_PER_ADDRESS", "50"))
 SIGNIN_WINDOW = int(os.environ.get("SIGNIN_WINDOW", "900"))
-# The throttle's counters: one process's memory, or files every worker process shares (CACHE_DIR).
+# Django's cache (nothing of the app's own is kept in it: sign-in failures are counted in the database).
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": os.environ["CACHE_DIR"]}
     if os.environ.get("CACHE_DIR")

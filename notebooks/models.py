@@ -228,3 +228,20 @@ class Snapshot(models.Model):
 
     def __str__(self) -> str:
         return f"snapshot {self.notebook_id}@{self.seq}"
+
+
+class SigninFailure(models.Model):
+    """One failed sign-in under one throttle key (card/throttle.py): a count is an INSERT and a COUNT, so parallel
+    attempts in any number of worker processes are all counted. Not part of the log: expired rows are deleted."""
+
+    key = models.CharField(max_length=64, help_text="sha256 of what is counted: a username+address, or an address.")
+    at = models.FloatField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["key", "at"], name="signin_failure_key_at"),
+            models.Index(fields=["at"], name="signin_failure_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"sign-in failure {self.key[:12]} at {self.at}"

@@ -6,11 +6,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from notebooks.card import security
+from notebooks.card import security, throttle
 from notebooks.log import selectors, services
 from tests.databases import ROOT
 
@@ -25,13 +24,6 @@ PAGES = [
     "/notebooks/zelda/lines/1/edit/",
     "/notebooks/zelda/lines/1/retire/",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_counters():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
@@ -232,8 +224,8 @@ def test_the_block_ends_with_its_window(dad, monkeypatch):
     for _ in range(5):
         _sign_in(client, "wrong")
     assert _sign_in(client, "a-long-test-password").status_code == 429
-    later = security.time.time() + 901
-    monkeypatch.setattr(security.time, "time", lambda: later)
+    later = throttle.time.time() + 901
+    monkeypatch.setattr(throttle.time, "time", lambda: later)
     assert _sign_in(client, "a-long-test-password").status_code == 302
 
 

@@ -1,14 +1,14 @@
 """Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
 files run, and sign-in attempts throttled per username and address (README, "Production")."""
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.views import LoginView
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+
+from notebooks.card import throttle
 
 # Scripts and styles only from the app's own origin: no inline script, no inline style, no eval.
 # (The card's htmx config turns off htmx's inline indicator styles; django-htmx serves htmx as a static file.)
@@ -53,27 +53,23 @@ def client_address(request: HttpRequest) -> str:
 class ThrottledLoginView(LoginView):
     """Django's sign-in, refusing a username+address (and an address) after too many failures in a window.
 
-    The counters live in the cache: give every worker process the same cache (CACHE_DIR) in production.
+    Each attempt is counted before its password is checked, in the database every worker process shares
+    (card/throttle.py); a success takes its count back.
     """
+
+    attempt: throttle.Attempt
 
     def _keys(self) -> tuple[str, str]:
         username = str(self.request.POST.get("username", ""))[:150].casefold()
         address = client_address(self.request)
-        return f"signin:pair:{username}:{address}", f"signin:addr:{address}"
-
-    def _blocked(self) -> int | None:
-        """Seconds left on the block, or None when this attempt may go ahead."""
-        now = time.time()
-        pair, addr = self._keys()
-        limits = ((pair, settings.SIGNIN_MAX_FAILURES), (addr, settings.SIGNIN_MAX_FAILURES_PER_ADDRESS))
-        for key, limit in limits:
-            failures = [t for t in cache.get(key, []) if t > now - settings.SIGNIN_WINDOW]
-            if len(failures) >= limit:
-                return int(failures[0] + settings.SIGNIN_WINDOW - now) + 1
-        return None
+        return throttle.key("pair", username, address), throttle.key("addr", address)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        wait = self._blocked()
+        pair, addr = self._keys()
+        self.attempt = throttle.begin(
+            [(pair, settings.SIGNIN_MAX_FAILURES), (addr, settings.SIGNIN_MAX_FAILURES_PER_ADDRESS)]
+        )
+        wait = self.attempt.wait
         if wait is not None:
             # An unbound form: a blocked attempt never reaches authenticate(), so it cannot guess or cost a hash.
             form = self.get_form_class()(request, initial={"username": str(request.POST.get("username", ""))[:150]})
@@ -90,13 +86,6 @@ class ThrottledLoginView(LoginView):
             return response
         return super().post(request, *args, **kwargs)
 
-    def form_invalid(self, form: Any) -> HttpResponse:
-        now = time.time()
-        for key in self._keys():
-            failures = [t for t in cache.get(key, []) if t > now - settings.SIGNIN_WINDOW]
-            cache.set(key, [*failures, now], settings.SIGNIN_WINDOW)
-        return super().form_invalid(form)
-
     def form_valid(self, form: Any) -> HttpResponse:
-        cache.delete(self._keys()[0])
+        throttle.succeeded(self.attempt, clears=self._keys()[0])
         return super().form_valid(form)

@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from notebooks.cli import MODULES
+from notebooks.cli.arguments import check_every_argument
 from notebooks.log.errors import NotebookError
 
 
@@ -15,6 +16,17 @@ class Command(BaseCommand):
         subparsers = parser.add_subparsers(dest="subcommand", required=True, parser_class=type(parser))
         for name in MODULES:
             importlib.import_module(name).register(subparsers, self)
+        check_every_argument(parser)
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        try:
+            super().run_from_argv(argv)
+        except CommandError as exc:
+            # A bad argument is refused while argparse reads it, where Django's own handler does not reach.
+            if "--traceback" in argv:
+                raise
+            self.stderr.write(f"{type(exc).__name__}: {exc}")
+            sys.exit(exc.returncode)
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:

@@ -1,0 +1,67 @@
+"""Every argument of `manage.py notebook …` is checked as argparse reads it, before any command runs.
+
+Bytes that are not UTF-8 arrive as lone surrogates (Python's surrogateescape); no database or file format stores
+them, so they are refused in every argument. A NUL is refused everywhere too. A control character is refused
+except in what a person or agent wrote (words, reasons, plans, notes, summaries), where a tab or a newline may
+belong: the same rules as the core's (`log/checks.py`: problem_of_text for text, check_name's for names).
+A refusal is a CommandError with exit status 2 and one line that names the argument.
+"""
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from django.core.management.base import CommandError
+
+from notebooks.log.checks import problem_of_text
+
+# Arguments carrying what someone wrote: the core allows any character but NUL in them, tabs and newlines included.
+FREE_TEXT = frozenset({"words", "text", "why", "plan", "note", "summary"})
+
+BAD_ARGUMENT = 2  # the CLI's exit status for bad input (README, "The command line")
+
+
+def problem_of_argument(value: str, *, free_text: bool) -> str | None:
+    """What is wrong with an argument's value, as a phrase after its name, or None."""
+    # The length is the core's to judge, with the limit of whatever the value becomes.
+    problem = problem_of_text(value, limit=sys.maxsize, required=False)
+    if problem is None and not free_text and not value.isprintable():
+        problem = "contains a control character"  # check_name's rule: names, titles, numbers, times, paths
+    return problem
+
+
+def label(action: argparse.Action) -> str:
+    """How the command line spells an argument: its long option, or a positional's name."""
+    if action.option_strings:
+        return max(action.option_strings, key=len)
+    return str(action.metavar or action.dest)
+
+
+def checked(action: argparse.Action) -> Callable[[str], Any]:
+    """The action's type, preceded by the check of the raw value."""
+    convert = action.type
+    free_text = action.dest in FREE_TEXT
+    name = label(action)
+
+    def check(raw: str) -> Any:
+        problem = problem_of_argument(raw, free_text=free_text)
+        if problem:
+            # Not an ArgumentTypeError: argparse would print its usage too; a CommandError leaves it as one line.
+            raise CommandError(f"The argument {name} {problem}.", returncode=BAD_ARGUMENT)
+        return raw if convert is None else convert(raw)
+
+    # argparse names the type in its own refusals ("invalid int value"); keep that wording.
+    check.__name__ = getattr(convert, "__name__", "str")
+    return check
+
+
+def check_every_argument(parser: argparse.ArgumentParser) -> None:
+    """Put the check in front of every argument that takes a value, in this parser and every subcommand's."""
+    # argparse has no public list of a parser's actions; Django's call_command reads _actions the same way.
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in {id(p): p for p in action.choices.values()}.values():
+                check_every_argument(sub)
+        elif action.nargs != 0:
+            action.type = checked(action)
