@@ -11,6 +11,7 @@ import pytest
 
 from notebooks.log import imports, selectors, services
 from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row
 
 FAR = 9e9  # 2255-03-14
@@ -96,3 +97,16 @@ def test_the_api_answers_a_write_to_a_poisoned_log_with_409(db, settings, pippa)
     response = pippa.post("/api/notebooks/poisoned/lines", {"text": "third", "source": "seen", "why": "saw it"})
     assert response.status_code == 409
     assert "later than this server's clock allows" in response.json()["error"]["message"]
+
+
+def test_verify_names_the_first_row_of_a_poisoned_log(db, settings):
+    nb = _poisoned(settings)
+    assert verify_chain(nb) == [
+        "poisoned: seq 2: dated 2255-03-14T16:00:00Z, later than now plus NOTEBOOK_CLOCK_ALLOWANCE "
+        "(a poisoned clock): no row can be written after it"
+    ]
+
+
+def test_verify_passes_a_log_dated_today(notebook):
+    services.add(notebook="zelda", text="first", source="seen", by="pippa", why="saw it")
+    assert verify_chain(notebook) == []
