@@ -163,6 +163,8 @@ CACHES = {
 NOTEBOOK_MAX_WORDS = int(os.environ.get("NOTEBOOK_MAX_WORDS", "4000"))
 NOTEBOOK_MAX_REASON = int(os.environ.get("NOTEBOOK_MAX_REASON", "2000"))
 NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "2000000"))
+# Seconds a row's time may be ahead of this server's clock (log/checks.py): a later one is refused, never stamped.
+NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 
 LOGGING = {
     "version": 1,

@@ -6,6 +6,7 @@ class NotebooksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
         from django.db.models.signals import post_migrate, pre_migrate
 
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
@@ -18,3 +19,4 @@ class NotebooksConfig(AppConfig):
 
         pre_migrate.connect(signals.before_migrate, sender=self)
         post_migrate.connect(signals.after_migrate, sender=self)
+        connection_created.connect(signals.secure_delete, dispatch_uid="notebooks.secure_delete")

@@ -85,7 +85,8 @@ def test_a_separate_login_role_runs_the_app_but_cannot_rewrite_it(scratch_db, tm
         as_app("notebook", "create", "zelda")
         as_app("notebook", "add", "zelda", "a secret: hunter2", "--source", "seen", "--by", "pippa", "--why", "x")
         as_app("notebook", "edit", "zelda", "1", "no secret", "--by", "dad", "--why", "x")
-        as_app("notebook", "redact", "zelda", "1", "--seq", "1", "--by", "dad", "--why", "a password")
+        redacted = as_app("notebook", "redact", "zelda", "1", "--seq", "1", "--by", "dad", "--why", "a password")
+        assert "not vacuumed after a redaction: this role does not own them" in redacted.stderr  # and it stands
         taken = as_app("notebook", "take", "zelda", "--plan", "tidy up", "--by", "pippa").stdout
         session = re.search(r"#(\d+)", taken).group(1)
         as_app("notebook", "add", "zelda", "in a session", "--source", "seen", "--by", "pippa", "--why", "x")

@@ -3,6 +3,7 @@ statement; rows go in through the driver's cursor; 0009 drops the FK indexes of 
 
 import io
 import json
+import time
 
 import pytest
 from django.core.management import call_command
@@ -137,9 +138,10 @@ def test_a_big_import_keeps_every_value_exactly(db, dad):
          "by": ["pippa", "dad", "ü" * 80][i % 3], "at": 1e9 + i / 7}
         for i in range(1, BIG + 1)
     ]  # fmt: skip
-    rows.append({"op": "strike", "n": 2, "how": "merged", "into": 1, "by": "dad", "why": "w", "at": 2e9})
-    rows.append({"op": "adopt", "n": 2**31 - 1, "was": "old", "was_at": 0.0, "was_by": "dad", "why": "", "at": 2e9})
-    rows.append({"op": "adopt", "n": 5, "was": "later", "was_at": 253402300799.0, "why": "w", "at": 253402300799.0})
+    now = time.time()  # no row is dated later than now plus the clock allowance
+    rows.append({"op": "strike", "n": 2, "how": "merged", "into": 1, "by": "dad", "why": "w", "at": 1.7e9})
+    rows.append({"op": "adopt", "n": 2**31 - 1, "was": "old", "was_at": 0.0, "was_by": "dad", "why": "", "at": 1.7e9})
+    rows.append({"op": "adopt", "n": 5, "was": "later", "was_at": now, "why": "w", "at": now})
     imports.import_notebook(title="big", lines=[json.dumps(r) for r in rows], by="test")
     exported = list(selectors.export(selectors.get_notebook("big")))
     assert len(exported) == len(rows)

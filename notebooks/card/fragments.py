@@ -6,7 +6,8 @@ whether the reader may edit, a frozen view, the time zone, the URL prefix, wheth
 
 A redaction must leave its words nowhere: when a notebook's count of redactions differs from the one its fragments
 were kept under (a redaction in any process), they are all dropped before the card is drawn, and the process that
-redacts drops them at once too. Nothing is kept outside this process's memory.
+redacts drops them as soon as the redaction commits, whichever door it came through (services.words_redacted).
+Nothing is kept outside this process's memory.
 """
 
 import threading
@@ -14,8 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.dispatch import receiver
 from django.utils.safestring import SafeString
 
+from notebooks.log.services import words_redacted
 from notebooks.log.snapshots import count_redactions
 from notebooks.models import Notebook
 
@@ -67,6 +70,12 @@ def forget(notebook: Notebook) -> None:
     """Drop the notebook's fragments (after a redaction: some of them may hold the words it removed)."""
     with _lock:
         _kept.pop(_key(notebook), None)
+
+
+@receiver(words_redacted)
+def _redacted(sender: object, notebook: Notebook, **kwargs: object) -> None:
+    """A redaction committed in this process, through any door (card, API, CLI): its words leave the fragments."""
+    forget(notebook)
 
 
 def forget_all() -> None:

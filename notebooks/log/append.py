@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import fold, kept, rowformat, snapshots
+from notebooks.log import checks, fold, kept, rowformat, snapshots
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.log.lines import Head
 from notebooks.log.selectors import head
@@ -165,6 +165,7 @@ def _chained(
     """Each row's column values, hashed into the chain after `top`; fills `words` and `written` (and feeds
     `folder`) as it goes."""
     now = time.time()
+    latest = checks.latest_time(now)
     seq, prev, last_at = top.seq, top.hash, top.at
     pk = notebook.pk
     # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
@@ -181,6 +182,8 @@ def _chained(
             words[digest] = body
         at = get("at")
         at = max(now, last_at) if at is None else float(at)
+        if at > latest:
+            _refuse_future(notebook, at, latest, stamped=get("at") is None, last_at=last_at)
         op, n, by = fields["op"], fields["n"], fields["by"]
         source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
         was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
@@ -206,6 +209,19 @@ def _chained(
             null if session_id is None else session_id, null if redacts is None else redacts,
         )  # fmt: skip
         prev, last_at = digest_hash, at
+
+
+def _refuse_future(notebook: AnyNotebook, at: float, latest: float, *, stamped: bool, last_at: float) -> None:
+    """Never a row dated later than now plus the clock allowance: neither given so nor stamped after such a row."""
+    if not stamped:  # the doors refuse it first (importing.py); this is the write path's own guard
+        raise Invalid(f"A row's time {checks.problem_of_future(at, latest)}.")
+    # A row is never dated before the one it follows, so after a row from the future there is no honest time to give.
+    raise Conflict(
+        f"Notebook {notebook.title!r} cannot take a new row: its last row is dated {checks.shown_time(last_at)}, "
+        f"later than this server's clock allows (now plus NOTEBOOK_CLOCK_ALLOWANCE is {checks.shown_time(latest)}), "
+        "and a row is never dated before the one it follows. If this server's clock is behind, set it right; if "
+        "the log carries a time from the future, export it, correct the times and import it as a new notebook."
+    )
 
 
 def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:

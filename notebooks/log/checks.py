@@ -7,6 +7,7 @@ says the same thing in its own words.
 
 import math
 import re
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -128,6 +129,31 @@ def check_digest(value: Any, what: str = "digest") -> str:
 def is_time(value: Any) -> bool:
     """An epoch-seconds time a row may carry."""
     return not isinstance(value, bool) and isinstance(value, int | float) and 0 <= value <= MAX_TIME
+
+
+def clock_allowance() -> float:
+    """Seconds a row's time may run ahead of this server's clock: another writer's clock may be a little fast."""
+    return float(settings.NOTEBOOK_CLOCK_ALLOWANCE)
+
+
+def latest_time(now: float | None = None) -> float:
+    """The latest time a row may carry or be stamped with: now plus the clock allowance."""
+    return (time.time() if now is None else now) + clock_allowance()
+
+
+def shown_time(at: float) -> str:
+    """An epoch-seconds time as a refusal shows it (UTC, to the second)."""
+    return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def problem_of_future(at: float, latest: float) -> str | None:
+    """What is wrong with a row's time later than `latest` (latest_time()), as a phrase after its name, or None."""
+    if at <= latest:
+        return None
+    return (
+        f"is {shown_time(at)}, later than this server's clock allows: now plus NOTEBOOK_CLOCK_ALLOWANCE "
+        f"({clock_allowance():g} s) is {shown_time(latest)}"
+    )
 
 
 def parse_when(value: "str | float | int | datetime") -> float:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from notebooks.log import rowformat
-from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_text
+from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_future, problem_of_text
 from notebooks.log.errors import Invalid
 from notebooks.log.fold import LineState, edit_source_allowed, sourceless_edit_source
 from notebooks.models import How, Source
@@ -102,14 +102,19 @@ def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int 
     return value
 
 
-def _time(obj: dict, key: str, line_no: int, *, required: bool = True) -> float | None:
+def _time(obj: dict, key: str, line_no: int, *, required: bool = True, latest: float = MAX_TIME) -> float | None:
+    """A time the row carries, no later than `latest` (at most MAX_TIME): a row from the future is a poisoned
+    clock, and every row stamped after it would be dated later still."""
     value = obj.get(key)
-    if type(value) is float and 0 <= value <= MAX_TIME:  # the usual value, passed at once
+    if type(value) is float and 0 <= value <= latest:  # the usual value, passed at once
         return value
     if value is None and not required:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
         raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {value!r}")
+    problem = problem_of_future(value, latest)
+    if problem:
+        raise _fail(line_no, f"'{key}' {problem}")
     return float(value)
 
 
@@ -137,10 +142,16 @@ def checked_rows(
     progress: Callable[[int], None] | None = None,
     start: int = 1,
     keep_texts: bool = True,
+    latest: float = MAX_TIME,
+    redact_refusal: str = "",
 ) -> Iterator[dict[str, Any]]:
     """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
-    no redact row names) runs after its last row: a refusal can come after every row was given."""
+    no redact row names) runs after its last row: a refusal can come after every row was given.
+
+    `latest`: the latest time a row may carry (checks.latest_time(); the caller reads the clock). `redact_refusal`:
+    when given, every redact row is refused with it (rows appended from outside may not redact)."""
+    latest = min(latest, MAX_TIME)
     count = 0
     for line_no, raw in enumerate(lines, start=start):
         if progress and line_no % 1000 == 0:
@@ -158,8 +169,10 @@ def checked_rows(
         op = obj.get("op")
         if op not in OPS:
             raise _fail(line_no, f"unknown op {op!r}: use add, edit, strike, adopt or redact")
+        if op == "redact" and redact_refusal:
+            raise _fail(line_no, redact_refusal)
         n = _number(obj, "n", line_no)
-        at = _time(obj, "at", line_no)
+        at = _time(obj, "at", line_no, latest=latest)
         if at < state.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
         by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=MAX_NAME) or default_by
@@ -228,7 +241,7 @@ def checked_rows(
                 words=words,
                 digest=digest,
                 source=source,
-                was_at=_time(obj, "was_at", line_no, required=False),
+                was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
                 was_by=_text(obj, "was_by", line_no, required=False, limit=MAX_NAME),
             )
             state.top_n = max(state.top_n, n)

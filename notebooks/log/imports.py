@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from notebooks.log import fold, guards, importing
 from notebooks.log.append import append
+from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
@@ -47,6 +48,7 @@ def import_notebook(
         "max_words": settings.NOTEBOOK_MAX_WORDS,
         "max_reason": settings.NOTEBOOK_MAX_REASON,
         "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
+        "latest": latest_time(),
     }
     check_name(by)
     is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
@@ -95,6 +97,14 @@ def _analyze() -> None:
         cursor.execute(f"ANALYZE {ANALYZED}")
 
 
+# A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
+# the editor's act through a door that deletes the words with it. An exported file carries its redactions: import.
+OUTSIDE_REDACT = (
+    "a redact row cannot be appended to a notebook's file: redaction is the human editor's act, through the card, "
+    "the command line (notebook redact) or the API, which delete the words with it"
+)
+
+
 @dataclass(frozen=True)
 class Appended:
     notebook: Notebook
@@ -108,8 +118,9 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
 
     Each row is checked as an import checks it, against the notebook as the database holds it, and keeps its
     `by` (rows without one are by `by_default`). An agent's row may write and change only seen or guessed
-    lines, as through every other door. A refusal names the line of the file (`first_line` is the file's
-    line number of the first line given). A title with no notebook yet starts one.
+    lines, as through every other door; no row may redact, nor carry a time later than now plus the clock
+    allowance. A refusal names the line of the file (`first_line` is the file's line number of the first line
+    given). A title with no notebook yet starts one.
     """
     try:
         title_validator(notebook)
@@ -135,6 +146,8 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             max_reason=settings.NOTEBOOK_MAX_REASON,
             max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
             start=first_line,
+            latest=latest_time(),
+            redact_refusal=OUTSIDE_REDACT,
         )
         if not rows:
             raise Invalid("No rows to append.")

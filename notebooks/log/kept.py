@@ -79,6 +79,15 @@ def forget() -> None:
         _views.clear()
 
 
+def forget_notebook(notebook: Notebook) -> None:
+    """Drop the notebook's kept views, live and past, and the turn texts they hold (after a redaction: they may
+    hold the words it removed, and a later read would only replace them)."""
+    key = _key(notebook)
+    with _views_lock:
+        for found in [k for k in _views if k[:3] == key]:
+            del _views[found]
+
+
 def _get(key: tuple) -> KeptView | None:
     with _views_lock:
         view = _views.get(key)

@@ -4,13 +4,15 @@ nothing else writes rows but imports.py.
 All functions are keyword-only. A refusal raises a NotebookError subclass with nothing written.
 """
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.dispatch import Signal
 
-from notebooks.log import fold, guards, rowformat, snapshots
+from notebooks.log import fold, guards, kept, rowformat, snapshots
 from notebooks.log.append import append
 from notebooks.log.checks import check_number, check_reason, check_source, check_words
 from notebooks.log.errors import Conflict, Invalid, NotFound
@@ -25,6 +27,8 @@ from notebooks.log.write_state import (
     redacted_digests_of,
 )
 from notebooks.models import Notebook, title_validator
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -246,7 +250,58 @@ def redact(
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
             cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
         snapshots.rebuild(nb.pk)  # they held the words too: made again, with the redaction's mark
+
+        def forget_words() -> None:  # a function, not a lambda: Django's robust on_commit logs its __qualname__
+            _after_redaction(nb)
+
+        transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
     return Written(n=n, seqs=(row.seq,))
+
+
+# Sent once a redaction commits (notebook=): a layer above that keeps the words in memory (the card's rendered
+# lines) drops them; the core imports none of them.
+words_redacted = Signal()
+
+
+def _after_redaction(notebook: Notebook) -> None:
+    """Once a redaction commits: no copy of the words left in this process's memory, nor in PostgreSQL's dead rows."""
+    kept.forget_notebook(notebook)
+    words_redacted.send(sender=Notebook, notebook=notebook)
+    if connection.vendor == "postgresql":
+        vacuum_words()
+
+
+VACUUMED = "notebooks_words, notebooks_snapshot"  # the tables whose deleted rows held the words
+
+
+def vacuum_words() -> bool:
+    """VACUUM the tables a redaction deleted words from, so their dead rows no longer hold them (PostgreSQL).
+
+    Outside any transaction (VACUUM cannot run in one). A role that does not own the tables (the app's, see
+    docs/POSTGRES.md) may not: logged, never raised, and autovacuum or the owner's VACUUM does it later.
+    Returns whether it ran."""
+    if connection.in_atomic_block:
+        logger.warning("The words' tables were not vacuumed after a redaction: a transaction is still open.")
+        return False
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT bool_and(pg_has_role(c.relowner, 'USAGE')) FROM pg_class c "
+                "WHERE c.oid IN ('notebooks_words'::regclass, 'notebooks_snapshot'::regclass)"
+            )
+            (owner,) = cursor.fetchone()
+            if not owner:  # VACUUM would only warn and skip them
+                logger.warning(
+                    "The words' tables were not vacuumed after a redaction: this role does not own them. "
+                    "Autovacuum will, or run VACUUM %s as their owner (docs/POSTGRES.md).",
+                    VACUUMED,
+                )
+                return False
+            cursor.execute(f"VACUUM {VACUUMED}")
+    except DatabaseError as exc:
+        logger.warning("The words' tables were not vacuumed after a redaction: %s", exc)
+        return False
+    return True
 
 
 def rebuild_snapshots(*, notebook: str) -> int:

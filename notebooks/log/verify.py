@@ -1,6 +1,6 @@
 """Checks that a notebook's log is what its writers wrote: contiguous seqs, an unbroken hash chain,
-words that match their digests (or were redacted by a redact row), times that never go backwards,
-and rows that obey the notebook's rules when replayed (numbers given once, edits of live lines…).
+words that match their digests (or were redacted by a redact row), times that never go backwards nor run past
+this server's clock, and rows that obey the notebook's rules when replayed (numbers given once, edits of live lines…).
 
 Triggers stop mistakes, not the database's owner: these checks are how a change made behind the triggers'
 back is found. A chain rewritten from the changed row onwards is consistent again; a reader catches that by
@@ -13,6 +13,7 @@ from typing import Any
 from django.db import connection
 
 from notebooks.log import importing, rowformat
+from notebooks.log.checks import latest_time, shown_time
 from notebooks.log.errors import Invalid
 from notebooks.models import Notebook
 
@@ -57,6 +58,7 @@ def check_rows(
     redacted: dict[str, int] = {}
     found_pinned = pinned is None
     replay: list[str] = []
+    latest, future = latest_time(), False
     for row in rows:
         seq = row["seq"]
         where = f"{title}: seq {seq}"
@@ -68,6 +70,12 @@ def check_rows(
             problems.append(f"{where}: content does not match its hash (row changed)")
         if row["at"] < last_at:
             problems.append(f"{where}: recorded before the row ahead of it (time went backwards)")
+        if row["at"] > latest and not future:  # the first only: every later row is dated after it
+            future = True
+            problems.append(
+                f"{where}: dated {shown_time(row['at'])}, later than now plus NOTEBOOK_CLOCK_ALLOWANCE "
+                "(a poisoned clock): no row can be written after it"
+            )
         if row["hash"] == pinned:
             found_pinned = True
         digest = row["digest"]

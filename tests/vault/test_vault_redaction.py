@@ -7,7 +7,8 @@ import pytest
 
 from notebooks.log import rowformat, services
 from notebooks.log.errors import Conflict
-from notebooks.models import VaultAlarm
+from notebooks.log.verify import verify_chain
+from notebooks.models import Row, VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take
 from notebooks.vault.state import STATE_FILE
 from tests.vault.vaulttools import (
@@ -188,3 +189,19 @@ def test_a_mark_with_the_words_real_digest_but_no_redaction_in_the_log_is_a_rewr
     result = vault.sweep(claimed=set())
     assert [f.problem for f in result.files] == ["rewritten"]
     assert file_bytes(vault) == canonical() and SECRET.encode() in file_bytes(vault)  # never redacted: restored
+
+
+def test_a_redact_row_appended_to_the_file_is_refused_with_an_alarm_and_nothing_written(vault, zelda):
+    vault.sweep(claimed=set())
+    good = canonical()
+    redact = outside("redact", n=2, redacts=rowformat.digest_of(SECRET), by="dad", why="a password")
+    append_to(vault, "zelda", redact)
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == ["refused_append"]
+    assert "line 4: a redact row cannot be appended to a notebook's file: redaction is the human editor's act" in (
+        result.files[0].message
+    )
+    assert VaultAlarm.objects.get().problem == "refused_append"
+    assert file_bytes(vault) == good  # restored from the log; the appended file is kept as evidence
+    assert not Row.objects.filter(op="redact").exists()
+    assert verify_chain(zelda) == []  # before, the row went in and its words stayed: verify failed

@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 from io import StringIO
 
 import pytest
@@ -106,12 +107,25 @@ def test_the_default_by_of_a_sweep_can_be_named(vault, zelda):
 def test_an_outside_append_with_its_own_seq_and_hash_is_checked(vault, zelda):
     vault.sweep(claimed=set())
     good = canonical()
-    row = {"op": "add", "n": 4, "text": "x", "source": "seen", "by": "pippa", "why": "", "at": 1.9e9, "seq": 5}
+    row = {"op": "add", "n": 4, "text": "x", "source": "seen", "by": "pippa", "why": "", "at": time.time(), "seq": 5}
     append_to(vault, "zelda", json.dumps(row))
     result = vault.sweep(claimed=set())
     assert result.problems[0].problem == "refused_append"
     assert "line 4: 'seq' is 5 but this row is number 4" in result.problems[0].message
     assert file_bytes(vault) == good
+
+
+def test_an_outside_row_dated_in_2255_is_refused_with_an_alarm_and_later_adds_keep_todays_date(vault, zelda):
+    vault.sweep(claimed=set())
+    good = canonical()
+    append_to(vault, "zelda", outside(n=4, text="from the future", source="seen", by="pippa", at=9e9))
+    result = vault.sweep(claimed=set())
+    assert result.problems[0].problem == "refused_append"
+    assert "line 4: 'at' is 2255-03-14" in result.problems[0].message
+    assert [a.problem for a in alarms.vault_alarms()] == ["refused_append"]
+    assert file_bytes(vault) == good
+    assert add("a line written today") == 4
+    assert selectors.head(zelda).at <= time.time()
 
 
 def test_a_new_file_from_outside_starts_a_notebook(vault, db):
@@ -233,7 +247,7 @@ def test_an_unfinished_last_line_waits_for_the_next_sweep(vault, zelda):
     assert "has no newline yet" in result.files[0].waiting
     assert result.problems == []
     with open(vault.path("zelda"), "ab") as f:
-        f.write(b' a line", "source": "seen", "at": 1900000000}\n')
+        f.write(b' a line", "source": "seen", "at": %d}\n' % (time.time() + 60))
     result = vault.sweep(claimed=set())
     assert result.files[0].imported == (4,)
 
