@@ -344,3 +344,14 @@ def test_rows_imported_before_the_file_could_be_rewritten_are_not_imported_twice
     assert result.problems == [] and result.files[0].imported == ()
     assert selectors.head(zelda).seq == 4  # not twice
     assert file_bytes(vault) == canonical()
+
+
+def test_a_row_by_dad_from_a_file_is_refused_with_an_alarm_once_he_holds_no_editor_role(vault, zelda, dad):
+    vault.sweep(claimed=set())
+    dad.is_active = False  # no active user named dad holds the role: the name alone grants nothing
+    dad.save()
+    append_to(vault, "zelda", outside("edit", n=3, to="attack first", by="dad", why="by name only"))
+    result = vault.sweep(claimed=set())
+    assert "dad may not edit line #3" in result.problems[0].message
+    assert alarms.vault_alarms()[0].problem == "refused_append"
+    assert selectors.head(zelda).seq == 3
