@@ -7,7 +7,7 @@ import time
 from unittest import mock
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from notebooks.card import fragments
 from notebooks.log import imports, kept, rowformat, selectors, services
@@ -61,7 +61,7 @@ def test_an_exported_notebook_with_its_redactions_still_imports(leaked):
 # ----- hole 4: the database's files -------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="a SQLite pragma")
+@pytest.mark.vendor("sqlite")
 def test_every_new_sqlite_connection_overwrites_what_it_deletes_even_where_the_library_does_not(db):
     def default_off(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - a build whose compiled default is off
         raw = sqlite3.connect(*args, **kwargs)
@@ -77,10 +77,9 @@ def test_every_new_sqlite_connection_overwrites_what_it_deletes_even_where_the_l
         fresh.close()
 
 
+@pytest.mark.vendor("postgresql")
 def test_the_words_table_is_vacuumed_once_a_redaction_commits(scratch_db):
     db = scratch_db()  # a database of its own: the redaction commits, as it does outside a test
-    if db.vendor != "postgresql":
-        pytest.skip("PostgreSQL's VACUUM")
 
     def vacuums() -> int:
         found = pg_execute(
