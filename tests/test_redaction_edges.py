@@ -32,7 +32,7 @@ def _redact_row(**fields: object) -> str:
     return json.dumps({**row, "at": time.time(), **fields})
 
 
-# ----- hole 2: a redact row from outside --------------------------------------------------------------------------
+# ----- a redact row from outside -----------------------------------------------------------------------------------
 
 
 def test_a_redact_row_appended_from_outside_is_refused_even_by_the_recorded_editor(leaked):
@@ -58,7 +58,7 @@ def test_an_exported_notebook_with_its_redactions_still_imports(leaked):
     assert verify_chain(imported.notebook) == []
 
 
-# ----- hole 4: the database's files -------------------------------------------------------------------------------
+# ----- the database's files ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.vendor("sqlite")
@@ -95,7 +95,7 @@ def test_the_words_table_is_vacuumed_once_a_redaction_commits(scratch_db):
     assert vacuums() == before + 1
 
 
-# ----- hole 4: this process's memory ------------------------------------------------------------------------------
+# ----- this process's memory ---------------------------------------------------------------------------------------
 
 
 def _held_in_memory(secret: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The reads: view, the frozen reader, history and turn (issue 2, section 5)."""
+"""The reads: view, the frozen reader, history and turn."""
 
 import json
 from types import SimpleNamespace

@@ -1,4 +1,4 @@
-"""Every write and every refusal of notebooks.services (issue 2, section 4)."""
+"""Every write and every refusal of notebooks.log.services."""
 
 from types import SimpleNamespace
 

@@ -1,4 +1,4 @@
-"""The fast write paths (issue 6): an add reads its notebook, head, next number, redaction and session claim in one
+"""The fast write paths: an add reads its notebook, head, next number, redaction and session claim in one
 statement; rows go in through the driver's cursor; 0009 drops the FK indexes of rows and words."""
 
 import io
