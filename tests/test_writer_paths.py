@@ -1,5 +1,5 @@
 """The fast write paths: an add reads its notebook, head, next number, redaction and session claim in one
-statement; rows go in through the driver's cursor; 0009 drops the FK indexes of rows and words."""
+statement; rows go in through Django's cursor in atomic(); 0009 drops the FK indexes of rows and words."""
 
 import io
 import json
