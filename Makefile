@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench bench-quick clean screenshots reliability
+.PHONY: run test lint venv browser bench bench-quick clean screenshots reliability soak
 
 venv: $(VENV)/.installed
 
@@ -51,6 +51,11 @@ screenshots: venv browser
 # The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
 reliability: venv
 	bash .ci/reliability
+
+# The soak with faults (docs/RELIABILITY.md, section 9): gunicorn, the vault watcher, Dad, 4 agents, an outside writer
+# and readers at once on PostgreSQL, for SOAK_SECONDS (default 600), with backends, a web worker and git failing.
+soak: venv
+	bash .ci/soak
 
 clean:
 	rm -rf $(VENV) var
