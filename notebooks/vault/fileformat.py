@@ -73,18 +73,32 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     return isinstance(words, str) and rowformat.digest_of(words) == after.get("digest")
 
 
-def already_in_log(outside: list[bytes], tail: list[bytes]) -> bool:
-    """Whether these outside rows are the log's last rows already: every field they give matches (seq, hash aside)."""
-    if not outside or len(outside) > len(tail):
-        return False
-    for raw, logged in zip(outside, tail[len(tail) - len(outside) :], strict=True):
+def imported_already(outside: list[bytes], tail: list[bytes]) -> int:
+    """How many of the outside rows, from the first, the log's rows after the file's last matching one already hold,
+    in order: an earlier sweep (of any process) imported them but could not rewrite the file, and more may have been
+    appended since. A row matches when every field it gives is the logged row's (seq and hash aside)."""
+    count, at = 0, 0
+    for raw in outside:
         try:
-            mine, theirs = json.loads(raw), json.loads(logged)
+            mine = json.loads(raw)
         except ValueError:
-            return False
-        if not isinstance(mine, dict) or any(theirs.get(k) != v for k, v in mine.items() if k not in ("seq", "hash")):
-            return False
-    return True
+            break
+        if not isinstance(mine, dict):
+            break
+        while at < len(tail) and not _gives_same(mine, tail[at]):
+            at += 1
+        if at == len(tail):
+            break
+        count, at = count + 1, at + 1
+    return count
+
+
+def _gives_same(mine: dict, logged: bytes) -> bool:
+    try:
+        theirs = json.loads(logged)
+    except ValueError:
+        return False
+    return all(theirs.get(k) == v for k, v in mine.items() if k not in ("seq", "hash"))
 
 
 def seq_and_author(line: bytes) -> tuple[int | None, str]:

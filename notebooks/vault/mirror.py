@@ -23,9 +23,9 @@ from .claims import claimed_titles
 from .fileformat import (
     REDACT_ROW,
     SUFFIX,
-    already_in_log,
     canonical_bytes,
     canonical_lines,
+    imported_already,
     is_json_object,
     rows_kept,
     split_lines,
@@ -243,10 +243,9 @@ class Vault:
             outside = file_lines[k:]
             if outside and not any(line.strip() for line in outside):
                 outside = []  # only blank lines were added: nothing to import, the file is rewritten clean
-            already = 0
-            if outside and already_in_log(outside, db_lines[k:]):
-                # Imported by an earlier sweep that could not rewrite the file (moved, or stopped): rewrite it only.
-                already, outside = len(outside), []
+            # Rows an earlier sweep imported but could not rewrite (the file moved, or it stopped): not imported again.
+            already = imported_already(outside, db_lines[k:]) if outside else 0
+            outside, line_no = outside[already:], line_no + already
             if outside:
                 try:
                     appended = imports.append_rows(

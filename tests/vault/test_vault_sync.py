@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks.log import selectors, services
+from notebooks.log import imports, selectors, services
 from notebooks.vault import Vault, alarms
 from tests.vault.vaulttools import (
     add,
@@ -355,3 +355,20 @@ def test_a_row_by_dad_from_a_file_is_refused_with_an_alarm_once_he_holds_no_edit
     assert "dad may not edit line #3" in result.problems[0].message
     assert alarms.vault_alarms()[0].problem == "refused_append"
     assert selectors.head(zelda).seq == 3
+
+
+def test_rows_another_sweep_imported_are_not_imported_again_when_more_were_appended_since(vault, zelda):
+    vault.sweep(claimed=set())
+    first = outside(n=4, text="the east gate opens at dawn", source="seen", by="pippa", why="saw it")
+    append_to(vault, "zelda", first)
+    # Another process's sweep imported that row but could not rewrite the file (it moved under it)…
+    imports.append_rows(notebook="zelda", lines=[first], by_default="harness")
+    services.add(notebook="zelda", text="a line through the API meanwhile", source="seen", by="pippa", why="saw it")
+    # …and the outside writer went on appending.
+    append_to(vault, "zelda", outside(n=6, text="the west gate stays shut", source="seen", by="pippa", why="saw it"))
+    result = vault.sweep(claimed=set())
+    assert result.problems == []
+    assert alarms.vault_alarms() == []
+    texts = [line.text for line in selectors.view(zelda)]
+    assert texts.count("the east gate opens at dawn") == 1 and "the west gate stays shut" in texts
+    assert file_bytes(vault) == "".join(line + "\n" for line in selectors.export(zelda)).encode()
