@@ -48,6 +48,16 @@ def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
     return {"session_id": guards.current().claim(title=title, actor=actor)}
 
 
+def _refuse_if_changed(line: LineState, expected: int | None) -> None:
+    """A stale edit or retirement: the line moved on since the writer read it at seq `expected`."""
+    if expected is not None and expected != line.last_seq:
+        raise Conflict(
+            f"Line #{line.n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
+            current=line.words,
+            current_seq=line.last_seq,
+        )
+
+
 def _may_change(actor: Actor, line: LineState, verb: str) -> None:
     fold.check_may_change(name=actor.name, editor=actor.editor, n=line.n, source=line.source, verb=verb)
 
@@ -100,12 +110,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
         nb = locked_notebook(notebook)
         line = live_line_state(nb, n)
         _may_change(actor, line, "edit")
-        if expected is not None and expected != line.last_seq:
-            raise Conflict(
-                f"Line #{n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
-                current=line.words,
-                current_seq=line.last_seq,
-            )
+        _refuse_if_changed(line, expected)
         if to == line.words:
             raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
         source = fold.source_after_edit(editor=actor.editor, current=line.source)
@@ -125,12 +130,7 @@ def retire(
         nb = locked_notebook(notebook)
         line = live_line_state(nb, n)
         _may_change(actor, line, "retire")
-        if expected is not None and expected != line.last_seq:
-            raise Conflict(
-                f"Line #{n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
-                current=line.words,
-                current_seq=line.last_seq,
-            )
+        _refuse_if_changed(line, expected)
         if into is not None:
             check_number(into, "'into' line number")
             if into == n:
