@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "ninja",  # its templates and static files: the API's docs page (Swagger UI) served from the app's own origin
     "notebooks",
 ]
 
