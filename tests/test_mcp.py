@@ -112,7 +112,7 @@ def test_dads_line_is_refused_to_the_agent_through_mcp(calls):
 def test_reads_through_mcp_carry_seq_and_the_turn_header(calls):
     lines = calls["view"]["lines"]
     assert [(line["n"], line["seq"]) for line in lines] == [(1, 1), (2, 3)]
-    assert calls["turn"].startswith("# Notebook 'zelda' as it stood at ")
+    assert calls["turn"]["text"].startswith("# Notebook 'zelda' as it stood at ")  # the API's Turn
     assert [e["text"] for e in calls["history"]["entries"]] == [
         "roll after the second swing",
         "roll after his second swing",

@@ -36,6 +36,7 @@ SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
 Words = _words("The line's words.", max_words())
 Why = _words("Why, in a few words.", max_reason())
+Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
 
 
@@ -75,7 +76,7 @@ class RedactIn(Body):
 
 
 class MergeIn(Body):
-    numbers: list[LineNumber] = Field(min_length=2, max_length=MAX_MERGE)
+    numbers: Numbers
     text: Words
     why: Why
     source: SourceName | None = None
