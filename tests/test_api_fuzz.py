@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.databases import record, scale
 
-EXAMPLES = scale(6, 100)  # per operation, mode and token
+EXAMPLES = scale(6, 40)  # per operation, mode and token
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
