@@ -107,7 +107,7 @@ def error_response(exc: NotebookError) -> JsonResponse:
 
 def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     if isinstance(exc, ValidationError):
-        return error_response(_invalid(exc.errors))
+        return error_response(_invalid(request, exc.errors))
     if isinstance(exc, AuthenticationError):
         exc = Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
@@ -123,18 +123,22 @@ for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, Susp
     api.add_exception_handler(_kind, _refused)
 
 
-def _invalid(errors: list[dict[str, Any]]) -> NotebookError:
+def _invalid(request: HttpRequest, errors: list[dict[str, Any]]) -> NotebookError:
     """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
-    first = errors[0]
+    first, given = errors[0], request.resolver_match.kwargs if request.resolver_match else {}
     where, *name = [str(part) for part in first["loc"]]
-    field = name[-1] if name else where
-    if first["type"] == "string_pattern_mismatch" and field == "title":
-        return NotFound(f"No notebook is titled {first.get('input', '')!r}.")
+    if where == "path" and first["type"] == "string_pattern_mismatch":
+        return NotFound(f"No notebook is titled {given.get('title', '')!r}.")
     if where == "path" and first["type"] in ("less_than_equal", "greater_than_equal"):
-        return NotFound(f"There is no {'line' if field == 'n' else 'session'} numbered so.")
-    fields = sorted({str(e["loc"][-1]) for e in errors if len(e["loc"]) > 1})
-    said = "; ".join(f"{'.'.join(map(str, e['loc'][2 if e['loc'][0] == 'body' else 1 :]))}: {e['msg']}" for e in errors)
-    return Invalid(f"Bad input: {said}.", fields=fields)
+        what = "line number" if name[-1] == "n" else "session"
+        return NotFound(f"There is no {what} {str(given.get(name[-1], ''))[:40]}.")
+    said, fields = [], set()
+    for e in errors:
+        field = [str(part) for part in e["loc"][2 if e["loc"][0] == "body" else 1 :]]
+        said.append(f"'{'.'.join(field)}': {e['msg']}" if field else f"the body: {e['msg']} (send a JSON object)")
+        fields.update(field[:1])
+    fields = sorted(fields)
+    return Invalid("Bad input: " + "; ".join(said) + ".", fields=fields)
 
 
 # ----- reads -------------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ string is never a number, a bool never an integer) and refuse unknown fields; li
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
 from notebooks.models import TITLE_PATTERN, Source
@@ -46,6 +46,12 @@ class Body(BaseModel):
 
 class Query(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unsaid(cls, data: Any) -> Any:
+        """?after= with no value reads as no 'after' at all, as it always has."""
+        return {k: v for k, v in data.items() if v != ""} if isinstance(data, dict) else data
 
 
 # ----- what is sent ---------------------------------------------------------------------------------------------
