@@ -45,6 +45,9 @@ def test_every_description_that_asks_for_a_line_carries_the_game_only_rule(clien
     for path, method in WRITES_WORDS:
         assert GAME_ONLY in paths[path][method]["description"], path
     assert GAME_ONLY in _doc(client)["info"]["description"]
+    schemas = _doc(client)["components"]["schemas"]
+    for model, field in (("AddIn", "text"), ("EditIn", "to"), ("MergeIn", "text")):
+        assert GAME_ONLY in schemas[model]["properties"][field]["description"], model
 
 
 def test_it_says_how_to_authenticate(client):

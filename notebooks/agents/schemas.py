@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
+from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000
@@ -34,7 +35,7 @@ LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER)]
 Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
 SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
-Words = _words("The line's words.", max_words())
+Words = _words("The line's words. " + GAME_ONLY, max_words())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
