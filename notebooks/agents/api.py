@@ -41,18 +41,15 @@ SAID = {
 
 
 class Unauthorized(NotebookError):
-    code = "unauthorized"
-    status = 401
+    code, status = "unauthorized", 401
 
 
 class MethodNotAllowed(NotebookError):
-    code = "method_not_allowed"
-    status = 405
+    code, status = "method_not_allowed", 405
 
 
 class TooLarge(NotebookError):
-    code = "too_large"
-    status = 413
+    code, status = "too_large", 413
 
 
 class Bearer(HttpBearer):
@@ -310,10 +307,6 @@ def docs(request: HttpRequest) -> HttpResponse:
 
 
 def urlpatterns() -> list[URLPattern]:
-    found = []
-    for pattern in api.urls[0]:
-        if pattern.name == "api-root":
-            found.append(path("", unknown, name="api-root"))  # ninja reverses it for the document's paths
-        else:
-            found.append(path(str(pattern.pattern), _json_405(pattern.callback), name=pattern.name))
-    return [*found, path("docs", docs, name="docs")]
+    """Ninja's routes, a wrong method answered as JSON; its root (reversed for the document's paths) a JSON 404."""
+    routes = [path(str(p.pattern), _json_405(p.callback), name=p.name) for p in api.urls[0] if p.name != "api-root"]
+    return [*routes, path("", unknown, name="api-root"), path("docs", docs, name="docs")]
