@@ -146,6 +146,7 @@ REFUSALS = [
     ("post", "/api/sessions/abc/land", {}, "pippa", 400, "invalid"),
     ("delete", "/api/notebooks/zelda/lines", None, "pippa", 405, "method_not_allowed"),
     ("post", "/api/notebooks/zelda/turn", {}, "pippa", 405, "method_not_allowed"),
+    ("post", "/api/openapi.json", {}, None, 405, "method_not_allowed"),
 ]
 
 

@@ -1,9 +1,6 @@
-"""The agent's JSON API on django-ninja: bearer tokens, the models of schemas.py in and out, every refusal as
-{"error": {"code", "message", ...}}. The OpenAPI document at /api/openapi.json is generated from the same models.
-
-Views check access, let ninja validate, call a service or a selector, and answer; bad input never reaches the
-database.
-"""
+"""The agent's JSON API on django-ninja: bearer tokens, the models of schemas.py in and out (the document at
+/api/openapi.json is generated from them), every refusal as {"error": {"code", "message", ...}}. Views check access,
+let ninja validate, call a service or a selector, and answer; bad input never reaches the database."""
 
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +10,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, path
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 from ninja import NinjaAPI, Query
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.openapi.views import openapi_view
@@ -308,5 +306,7 @@ def docs(request: HttpRequest) -> HttpResponse:
 
 def urlpatterns() -> list[URLPattern]:
     """Ninja's routes, a wrong method answered as JSON; its root (reversed for the document's paths) a JSON 404."""
-    routes = [path(str(p.pattern), _json_405(p.callback), name=p.name) for p in api.urls[0] if p.name != "api-root"]
+    read_only = {"openapi-json"}  # the document is read, never posted to
+    views = {p.name: require_safe(p.callback) if p.name in read_only else p.callback for p in api.urls[0]}
+    routes = [path(str(p.pattern), _json_405(views[p.name]), name=p.name) for p in api.urls[0] if p.name != "api-root"]
     return [*routes, path("", unknown, name="api-root"), path("docs", docs, name="docs")]
