@@ -76,20 +76,25 @@ def test_a_write_through_one_instance_is_read_at_once_through_the_other(pair):  
     assert (lines[-1]["text"], lines[-1]["source"]) == ("block first", "dad")
 
 
+def _take_at_once(takers: list[tuple[str, str]], tokens: dict[str, str], plan: str) -> dict[str, tuple[int, dict]]:
+    answers: dict[str, tuple[int, dict]] = {}
+    barrier = threading.Barrier(len(takers))
+
+    def take(who: str, base: str) -> None:
+        barrier.wait()
+        answers[who] = api(base, tokens[who], "POST", "/api/sessions", {"notebook": "kirby", "plan": plan})
+
+    threads = [threading.Thread(target=take, args=x) for x in takers]
+    [th.start() for th in threads]
+    [th.join() for th in threads]
+    return answers
+
+
 def test_one_session_per_notebook_and_per_actor_holds_across_instances(pair):  # noqa: ANN001
     a, b, t = pair["a"], pair["b"], pair["tokens"]
     for round_ in range(4):
         # Two agents take the same notebook at the same moment, one through each instance: exactly one gets it.
-        answers: dict[str, tuple[int, dict]] = {}
-        barrier = threading.Barrier(2)
-
-        def take(who: str, base: str) -> None:
-            barrier.wait()
-            answers[who] = api(base, t[who], "POST", "/api/sessions", {"notebook": "kirby", "plan": f"round {round_}"})
-
-        threads = [threading.Thread(target=take, args=x) for x in (("pippa", a), ("reflector", b))]
-        [th.start() for th in threads]
-        [th.join() for th in threads]
+        answers = _take_at_once([("pippa", a), ("reflector", b)], t, f"round {round_}")
         statuses = sorted(status for status, _ in answers.values())
         assert statuses == [201, 409], answers
         holder = next(who for who, (status, _) in answers.items() if status == 201)
