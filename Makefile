@@ -12,11 +12,17 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
+# Chromium for the browser tests: CHROMIUM=/path names one; otherwise Debian's, installed with apt-get (as root, or
+# through sudo) when missing.
 browser:
-	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
-		echo "Installing Debian's chromium for the browser tests…"; \
+	@if [ -n "$$CHROMIUM" ]; then \
+		test -x "$$CHROMIUM" || { echo "CHROMIUM=$$CHROMIUM is not an executable file" >&2; exit 1; }; \
+	else \
+		command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
+		echo "Installing Debian's chromium for the browser tests (or give CHROMIUM=/path/to/chromium)…"; \
 		(apt-get update -qq || sudo apt-get update -qq) && \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); }
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); }; \
+	fi
 
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
