@@ -52,7 +52,7 @@ def one_line(run: dict) -> str:
         for name, k in sorted(run["kinds"].items())
     ]
     server, client = run["server_cpu"] / run["seconds"], run["client_cpu"] / run["seconds"]
-    cpu = f"server CPU {server:.2f} cores, load client {client:.2f}"
+    cpu = f"server CPU {server:.2f} cores, load client {client:.2f}, slowest warm-up card {run['first_card']:.2f} s"
     return f"  {label(run)}: " + "; ".join(parts) + f" ({cpu})"
 
 
@@ -169,7 +169,10 @@ def markdown(runs: list[dict], verdicts: list[dict], args: argparse.Namespace, s
         "lines as JSON (`GET /api/notebooks/T/lines`).",
         f"- **add**: 4 agents adding lines (`POST /api/notebooks/T/lines`) at {args.write_rate:g} lines/s each, to "
         "four of the notebooks being read (so those readers fold new rows in all the time).",
-        "- **card**: Dad, signed in, loading the card of a notebook with 1,000 live lines every 1-2 s.",
+        "- **card**: Dad, signed in, loading the card of a notebook with 1,000 live lines every 1-2 s. Measured warm: "
+        "before each run every worker draws the card once (a worker's first card renders every line; the slowest "
+        f"of those first cards took {max(r['first_card'] for r in runs):.1f} s here; later ones reuse the rendered "
+        "lines, card/fragments.py).",
         "- Two instances: the same load, each client given one of two gunicorn processes on separate ports, "
         "on one database.",
         "- The load: locust 2.47 in library mode (FastHttpUser), one process; every request's latency recorded, "
