@@ -36,7 +36,8 @@ def main() -> int:
         ended = [p for p in procs if p.poll() is not None]
         if ended:
             status = ended[0].returncode or 1  # one of the pair gone is a failure, even with status 0
-            print(f"serve: {ended[0].args[2:4]} exited {ended[0].returncode}; stopping the rest", file=sys.stderr)
+            name = "gunicorn" if "gunicorn" in ended[0].args else "the vault watcher"
+            print(f"serve: {name} exited {ended[0].returncode}; stopping the rest", file=sys.stderr)
             break
         time.sleep(0.2)
     for p in procs:
