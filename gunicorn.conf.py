@@ -27,6 +27,6 @@ accesslog = None if _access == "off" else _access
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s" %(p)s'
 errorlog = "-"
 loglevel = os.environ.get("WEB_LOG_LEVEL", "info")
-# X-Forwarded-For and -Proto are believed from these addresses only (the proxy's); Django reads -Proto (BEHIND_PROXY).
+# gunicorn believes X-Forwarded-Proto from these addresses only (the proxy's); Django reads it itself (BEHIND_PROXY).
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 wsgi_app = "notebook_site.wsgi:application"
