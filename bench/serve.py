@@ -132,10 +132,11 @@ class Run:
                 response.read()
             return time.perf_counter() - started
 
+        self.first_card = 0.0
         with ThreadPoolExecutor(8) as pool:
             for _ in range(3):
                 took = list(pool.map(get, [s.base for s in servers for _ in range(self.args.workers * 2)]))
-                self.first_card = max(took + [getattr(self, "first_card", 0.0)])
+                self.first_card = max([*took, self.first_card])
 
     def scenario(self, count: int, readers: int, seconds: float) -> dict:
         servers = self.instances(count)
