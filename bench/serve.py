@@ -157,26 +157,7 @@ class Run:
         return serve_report.summarise(result)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.serve", description=__doc__)
-    parser.add_argument("--seconds", type=float, default=float(os.environ.get("SERVE_SECONDS", "60")))
-    parser.add_argument("--curve-seconds", type=float, help="per point of the curve (default a quarter of --seconds)")
-    parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--vendors", default="postgresql,sqlite")
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
-    parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
-    parser.add_argument("--write-rate", type=float, default=5.0, help="adds per second by each writing agent")
-    parser.add_argument("--no-curve", action="store_true")
-    parser.add_argument("--quick", action="store_true", help="10 s a run; writes under var/bench/")
-    parser.add_argument("--out", help="folder for SERVE.md and serve-latency.png (default bench/, quick var/bench/)")
-    args = parser.parse_args()
-    if args.quick:
-        args.seconds = min(args.seconds, 10.0)
-    args.curve_seconds = args.curve_seconds or max(5.0, args.seconds / 4)
-    work = ROOT / "var" / "bench"
-    work.mkdir(parents=True, exist_ok=True)
-    dest = Path(args.out) if args.out else (work if args.quick else ROOT / "bench")
-    started = datetime.now(UTC)
+def measure(args: argparse.Namespace, work: Path) -> list[dict]:
     runs: list[dict] = []
     for vendor in args.vendors.split(","):
         run = Run(vendor, args, work)
@@ -195,13 +176,46 @@ def main() -> int:
                     print(serve_report.one_line(runs[-1]), file=sys.stderr)
         finally:
             run.drop()
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.serve", description=__doc__)
+    parser.add_argument("--seconds", type=float, default=float(os.environ.get("SERVE_SECONDS", "60")))
+    parser.add_argument("--curve-seconds", type=float, help="per point of the curve (default a quarter of --seconds)")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--vendors", default="postgresql,sqlite")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
+    parser.add_argument("--write-rate", type=float, default=5.0, help="adds per second by each writing agent")
+    parser.add_argument("--no-curve", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="10 s a run; writes under var/bench/")
+    parser.add_argument("--out", help="folder for SERVE.md and serve-latency.png (default bench/, quick var/bench/)")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the report from var/bench/serve.json")
+    args = parser.parse_args()
+    if args.quick:
+        args.seconds = min(args.seconds, 10.0)
+    args.curve_seconds = args.curve_seconds or max(5.0, args.seconds / 4)
+    work = ROOT / "var" / "bench"
+    work.mkdir(parents=True, exist_ok=True)
+    dest = Path(args.out) if args.out else (work if args.quick else ROOT / "bench")
+    if args.report_only:
+        saved = json.loads((work / "serve.json").read_text())
+        if isinstance(saved, list):  # written before the run's times were saved with it
+            saved = {"runs": saved, "started": os.path.getmtime(work / "serve.json"), "ended": None}
+        runs, started, ended = saved["runs"], datetime.fromtimestamp(saved["started"], UTC), saved["ended"]
+    else:
+        started = datetime.now(UTC)
+        runs = measure(args, work)
+        ended = time.time()
     verdicts = serve_report.targets(runs)
     serve_report.print_targets(verdicts)
     dest.mkdir(parents=True, exist_ok=True)
-    (work / "serve.json").write_text(json.dumps(runs))
+    if not args.report_only:
+        (work / "serve.json").write_text(json.dumps({"runs": runs, "started": started.timestamp(), "ended": ended}))
     if any(r.get("curve") for r in runs):
         serve_report.plot(runs, dest / "serve-latency.png")
-    (dest / "SERVE.md").write_text(serve_report.markdown(runs, verdicts, args, started, time.time()))
+    (dest / "SERVE.md").write_text(serve_report.markdown(runs, verdicts, args, started, ended))
     print(f"wrote {dest / 'SERVE.md'}")
     failed = [v for v in verdicts if v["verdict"] == "FAIL"]
     print(f"{len(failed)} target(s) FAIL" if failed else "every target PASSES")

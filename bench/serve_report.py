@@ -123,34 +123,40 @@ def plot(runs: list[dict], path: Path) -> None:
 
 
 def _table(runs: list[dict]) -> list[str]:
-    rows = ["| run | kind | requests/s | p50 ms | p95 ms | p99 ms | max ms | errors | server CPU | load client CPU |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    rows = ["| run | kind | requests/s | p50 ms | p95 ms | p99 ms | max ms | errors | server CPU | CPU a request "
+            "| load client CPU |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
     for run in runs:
         for name in KINDS:
             k = run["kinds"].get(name)
             if not k:
                 continue
             first = name == next(n for n in KINDS if n in run["kinds"])
-            cpu = ("", "")
+            cpu = ("", "", "")
             if first:
+                total = sum(x["count"] for x in run["kinds"].values()) or 1
                 cpu = (
                     f"{run['server_cpu'] / run['seconds']:.2f} cores",
+                    f"{run['server_cpu'] / total * 1000:.1f} ms",
                     f"{run['client_cpu'] / run['seconds']:.2f} cores",
                 )
             rows.append(
                 f"| {label(run) if first else ''} | {name} | {k['rps']:.1f} | {k['p50']:.1f} | {k['p95']:.1f} | "
-                f"{k['p99']:.1f} | {k['max']:.0f} | {k['errors']} | {cpu[0]} | {cpu[1]} |"
+                f"{k['p99']:.1f} | {k['max']:.0f} | {k['errors']} | {cpu[0]} | {cpu[1]} | {cpu[2]} |"
             )
     return rows
 
 
-def markdown(runs: list[dict], verdicts: list[dict], args: argparse.Namespace, started: datetime, ended: float) -> str:
+def markdown(
+    runs: list[dict], verdicts: list[dict], args: argparse.Namespace, started: datetime, ended: float | None
+) -> str:
     loads = [r["loadavg"] for r in runs]
     lines = [
         "# Serving under load (`make bench-serve`)",
         "",
-        f"Made by `make bench-serve` (bench/serve.py) on {started:%Y-%m-%d} from {started:%H:%M} UTC, "
-        f"{(ended - started.timestamp()) / 60:.0f} minutes; {args.seconds:.0f} s a run, "
+        f"Made by `make bench-serve` (bench/serve.py) on {started:%Y-%m-%d} from {started:%H:%M} UTC"
+        + (f", {(ended - started.timestamp()) / 60:.0f} minutes" if ended else "")
+        + f"; {args.seconds:.0f} s a run, "
         f"{args.curve_seconds:.0f} s a point of the curve, after {args.warmup:.0f} s of warm-up each.",
         "",
         "## Machine",
