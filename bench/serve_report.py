@@ -168,6 +168,10 @@ def markdown(
         f"- gunicorn: `gunicorn.conf.py`, gthread, {args.workers} workers x {args.threads} threads in all "
         "(two instances: half each), access log off; PostgreSQL keeps connections (`CONN_MAX_AGE` 60).",
         "",
+        "Reading these figures: the targets are for this machine otherwise idle. When the load average is far above "
+        "its 2 cores, gunicorn gets a fraction of a core (the server CPU column) and every request waits for it; the "
+        "CPU a request (gunicorn's CPU over every request served) is the figure that least depends on that wait.",
+        "",
         "## What runs",
         "",
         "- **turn** and **lines**: 16 agents, each with its own token and its own notebook of 200 lines (240 rows), "
