@@ -19,6 +19,7 @@ from notebooks.card import selectors as card_selectors
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log import selectors
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
+from notebooks.log.queries import row_before
 from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
 
@@ -163,7 +164,7 @@ def _upto(notebook: Notebook, upto: int | None, as_of: Any, cut: int) -> tuple[A
     """The card as of row `upto` (a link from the audit or a history), frozen at that row's time."""
     if not upto:
         return as_of, cut
-    row = selectors.row_before(notebook, upto)
+    row = row_before(notebook, upto)
     if not row.seq:
         return as_of, cut
     return datetime.fromtimestamp(row.at, tz=UTC), row.seq

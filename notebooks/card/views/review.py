@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import reswap, retarget
 
 from notebooks.card import services as card_services
 from notebooks.card.forms import PutBackForm, RestoreForm, ReviewedForm
@@ -94,7 +95,9 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, anchor=f"line-{written.n}"))
-            return region(request, notebook, note=note, fresh=(written.n,))
+            # The form stood in the line's place; the answer is the whole list, with the new line in it.
+            answer = region(request, notebook, note=note, fresh=(written.n,))
+            return reswap(retarget(answer, "#lines-region"), "outerHTML")
     else:
         status = INVALID
     return _form_in_place(request, notebook, "restore-form", n, restore_form=form, status=status, **shown)
