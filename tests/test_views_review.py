@@ -192,7 +192,9 @@ def test_history_and_audit_link_each_row_to_the_notebook_as_of_that_row(editor_c
 def test_times_show_in_the_readers_zone_with_utc_on_hover(editor_client, dad, lines):
     at = selectors.live_line(lines, 1).at
     utc = datetime.fromtimestamp(at, tz=UTC)
-    editor_client.cookies["tz"] = "America/New_York"
+    drawn = editor_client.get(url()).content.decode()  # first in UTC: its lines are kept (card.fragments)
+    assert f'title="{utc:%Y-%m-%d %H:%M:%S} UTC">{utc:%Y-%m-%d %H:%M}</time>' in drawn
+    editor_client.cookies["tz"] = "America%2FNew_York"  # as the browser's zone.js may write it
     html = editor_client.get(url()).content.decode()
     from zoneinfo import ZoneInfo
 

@@ -2,6 +2,7 @@
 kept per user (ReaderZone, remembered in his session), and each request is rendered in it. UTC until known."""
 
 import zoneinfo
+from urllib.parse import unquote
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
@@ -16,7 +17,7 @@ SESSION_KEY = "reader_zone"
 
 def reader_zone(request: HttpRequest) -> str | None:
     """The reader's zone: his browser's (kept for him when it changed), else the one kept for him."""
-    reported = valid_zone(request.COOKIES.get(COOKIE))
+    reported = valid_zone(unquote(request.COOKIES.get(COOKIE, "")))
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return reported

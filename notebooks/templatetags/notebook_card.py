@@ -61,7 +61,7 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
     cacheable = kept is not None and not context.get("line_note")
     shared = (
         context["notebook"].title, bool(context.get("can_edit")), bool(context.get("frozen")),
-        get_current_timezone_name() if context.use_tz else None, get_script_prefix(),
+        get_current_timezone_name(), get_script_prefix(),  # the zone always: Context.use_tz is None unless set
     )  # fmt: skip
     out = []
     for line in lines:
