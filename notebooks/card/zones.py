@@ -2,8 +2,8 @@
 kept per user (ReaderZone, remembered in his session), and each request is rendered in it. UTC until known."""
 
 import zoneinfo
-from urllib.parse import unquote
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
