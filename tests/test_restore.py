@@ -110,3 +110,25 @@ def test_an_import_refuses_a_restore_of_a_live_or_twice_restored_line(dad):
             title="z", by="test", lines=[*base, row(op="add", n=3, text="a", source="dad", restores=7)]
         )
     assert imports.import_notebook(title="ok", by="test", lines=twice).rows == 4
+
+
+def test_an_outside_writer_may_restore_only_what_every_door_lets_it(retired):
+    """A vault file's appended rows (imports.append_rows): an agent restores her own kind of line, not Dad's."""
+    services.retire(notebook="zelda", n=2, by="dad", why="gone")
+    head = selectors.head(retired)
+
+    def restore_row(n: int, by: str, text: str, source: str) -> str:
+        row = {"op": "add", "n": 3, "text": text, "source": source, "restores": n, "by": by, "why": "w"}
+        return json.dumps({**row, "at": head.at + 1}) + "\n"
+
+    with pytest.raises(Forbidden, match="may not restore line #2"):
+        imports.append_rows(notebook="zelda", lines=[restore_row(2, "pippa", "never save", "seen")], by_default="x")
+    done = imports.append_rows(
+        notebook="zelda", lines=[restore_row(1, "pippa", "the bridge guard swings twice", "seen")], by_default="x"
+    )
+    assert done.seqs == (head.seq + 1,)
+    assert [e.op for e in selectors.history(retired, 1)][-1] == fold.RESTORED
+    twice = json.dumps({"op": "add", "n": 4, "text": "t", "source": "seen", "restores": 1, "by": "pippa",
+                        "why": "w", "at": head.at + 2}) + "\n"  # fmt: skip
+    with pytest.raises(Invalid, match="already restored, as line #3"):
+        imports.append_rows(notebook="zelda", lines=[twice], by_default="x")
