@@ -77,8 +77,8 @@ class Retired:
 
 RETIRED_SQL = """
 SELECT s.n, w.body, {why}, r.source, s.seq, s."by", s.at, s.why, s.how, s."into",
-       (SELECT MIN(a.n) FROM notebooks_row a
-        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s)
+       (SELECT a.n FROM notebooks_row a
+        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s LIMIT 1)
 FROM notebooks_row s
 JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.n = s.n AND r.seq = (
     SELECT MAX(x.seq) FROM notebooks_row x

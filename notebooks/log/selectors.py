@@ -106,16 +106,18 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     """
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
+    columns = (
+        'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
+        f"r.redacts, {redacted_why_sql('r', 'w')} "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-            f"r.redacts, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s AND (r.n = %s OR (r.op = 'add' AND r.\"into\" = %s)) ORDER BY r.seq",
-            [notebook.pk, n, n],
-        )
+        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook.pk, n])
         found = cursor.fetchall()
+        if found:  # the add that restored it, if any (row_restores_idx; apart: an OR would scan the notebook)
+            cursor.execute(columns + "WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s", [notebook.pk, n])
+            found = sorted(found + cursor.fetchall(), key=lambda row: row[1])
     if not found:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     rows = []

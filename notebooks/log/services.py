@@ -225,10 +225,12 @@ def restored_as(notebook: AnyNotebook, n: int) -> int | None:
     """The line that restored line n, if one did."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT MIN(n) FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s", [notebook.pk, n]
+            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
+            [notebook.pk, n],
         )
-        (found,) = cursor.fetchone()
-    return found
+        found = cursor.fetchone()
+    return found[0] if found else None
 
 
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:

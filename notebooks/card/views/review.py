@@ -76,10 +76,11 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     entries = history_or_404(notebook, n)
     strike = next((e for e in reversed(entries) if e.op == "strike"), None)
     words = next((e.text for e in reversed(entries) if e.op in ("add", "edit")), None)
-    shown = {"strike": strike, "words": words, "state": _state(request) if request.method == "POST" else {}}
+    shown: dict[str, Any] = {"strike": strike, "words": words}
+    data = request.POST if request.method == "POST" else request.GET
+    if "show" in data:  # the list it came from, to show again after
+        shown["state"] = {k: data.get(k, "") for k in ("order", "source", "q", "show")}
     if request.method == "GET":
-        if "show" in request.GET:
-            shown["state"] = {k: request.GET.get(k, "") for k in ("order", "source", "q", "show")}
         return _form_in_place(request, notebook, "restore-form", n, restore_form=RestoreForm(n=n), **shown)
     form = RestoreForm(request.POST, n=n)
     if form.is_valid():
