@@ -261,6 +261,8 @@ class ReviewMark(models.Model):
     by = models.CharField(max_length=150, help_text="The editor's username.")
     seq = models.PositiveBigIntegerField(help_text="The notebook's head seq he reviewed up to.")
     hash = models.CharField(max_length=64)
+    # The highest line number used up to seq: a line numbered above it was added since (numbers only grow).
+    top_n = models.PositiveIntegerField(default=0)
     at = models.FloatField(help_text="When he marked it, epoch seconds.")
 
     class Meta:

@@ -32,20 +32,19 @@ def last_mark(notebook: Notebook, reviewer: str) -> Mark:
     """The reviewer's latest mark on the notebook (NEVER before his first: everything is new), in one query."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT m.seq, m.at, (SELECT MAX(r.n) FROM notebooks_row r WHERE r.notebook_id = m.notebook_id "
-            "AND r.seq <= m.seq) FROM notebooks_reviewmark m WHERE m.notebook_id = %s AND m.by = %s "
-            "ORDER BY m.seq DESC, m.id DESC LIMIT 1",
+            'SELECT seq, at, top_n FROM notebooks_reviewmark WHERE notebook_id = %s AND "by" = %s '
+            "ORDER BY seq DESC, id DESC LIMIT 1",
             [notebook.pk, reviewer],
         )
         found = cursor.fetchone()
-    return Mark(seq=found[0], at=found[1], top_n=found[2] or 0) if found else NEVER
+    return Mark(seq=found[0], at=found[1], top_n=found[2]) if found else NEVER
 
 
 def last_marks(reviewer: str) -> dict[int, int]:
     """The reviewer's latest reviewed seq per notebook id, in one query (the index page)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT notebook_id, MAX(seq) FROM notebooks_reviewmark WHERE by = %s GROUP BY notebook_id", [reviewer]
+            'SELECT notebook_id, MAX(seq) FROM notebooks_reviewmark WHERE "by" = %s GROUP BY notebook_id', [reviewer]
         )
         return dict(cursor.fetchall())
 

@@ -4,7 +4,7 @@ import time
 import zoneinfo
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 
 from notebooks.log import selectors
 from notebooks.log.errors import Invalid
@@ -23,7 +23,12 @@ def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMa
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= top.seq:
             raise Invalid(f"Notebook {nb.title!r} has no change {seq!r} to mark as reviewed (its last is {top.seq}).")
         found = selectors.row_hash(nb, seq) if seq else ""
-        return ReviewMark.objects.create(notebook=nb, by=by, seq=seq, hash=found or "", at=time.time())
+        with connection.cursor() as cursor:  # once per mark, so the card never scans for it
+            cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [nb.pk, seq])
+            (top_n,) = cursor.fetchone()
+        return ReviewMark.objects.create(
+            notebook=nb, by=by, seq=seq, hash=found or "", top_n=top_n or 0, at=time.time()
+        )
 
 
 def valid_zone(name: object) -> str | None:

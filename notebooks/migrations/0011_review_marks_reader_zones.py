@@ -35,6 +35,7 @@ class Migration(migrations.Migration):
                 ('by', models.CharField(help_text="The editor's username.", max_length=150)),
                 ('seq', models.PositiveBigIntegerField(help_text="The notebook's head seq he reviewed up to.")),
                 ('hash', models.CharField(max_length=64)),
+                ('top_n', models.PositiveIntegerField(default=0)),
                 ('at', models.FloatField(help_text='When he marked it, epoch seconds.')),
                 ('notebook', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='notebooks.notebook')),
             ],

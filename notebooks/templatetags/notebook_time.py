@@ -27,14 +27,6 @@ def when(seconds: float | None, fmt: str = "Y-m-d H:i") -> SafeString | str:
 
 
 @register.simple_tag
-def as_of_value(seconds: float | None) -> str:
-    """Epoch seconds as the as-of field's value, in the reader's zone (the field reads his local time)."""
-    if seconds is None:
-        return ""
-    return timezone.localtime(datetime.fromtimestamp(float(seconds), tz=UTC)).strftime("%Y-%m-%dT%H:%M:%S")
-
-
-@register.simple_tag
 def edit_diff(entries: list, i: int) -> SafeString | None:
     """The words an edit in a line's history inserted and deleted (card/diffs.py)."""
     from notebooks.card.diffs import entry_diff
@@ -53,7 +45,7 @@ def words_diff(before: str | None, after: str | None) -> SafeString | str:
 
 
 @register.simple_tag
-def as_of_query(as_of: datetime | None, seq: int) -> str:
+def as_of_query(seq: int) -> str:
     """The query of a frozen view compared with now ("what changed since then"): exact to the row it stands at."""
     from urllib.parse import urlencode
 
