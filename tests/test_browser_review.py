@@ -131,6 +131,7 @@ def test_a_retired_line_is_found_under_retired_and_restored_with_a_reason(page, 
     expect(item).to_contain_text("thought it was not about the game")
     expect(item).to_contain_text("by dad")
     item.get_by_role("button", name="Restore").click()
+    expect(item).to_contain_text("Restore line #7")  # the form stands in its place
     item.get_by_role("button", name="Restore").click()  # without a reason: refused in place
     expect(item.locator(".error")).to_contain_text("A reason is required")
     item.get_by_label("Reason").fill("it was about the game after all")
