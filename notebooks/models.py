@@ -105,6 +105,12 @@ class Row(models.Model):
             models.Index(fields=["notebook", "at", "seq"], name="row_cut_idx"),
             models.Index(fields=["by"], name="row_by_idx"),
             models.Index(fields=["notebook", "redacts"], name="row_redacts_idx"),
+            # The add that restored a line (its `into`), for the line's history: only restores are indexed.
+            models.Index(
+                fields=["notebook", "into"],
+                name="row_restores_idx",
+                condition=models.Q(op="add", into__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -245,3 +251,32 @@ class SigninFailure(models.Model):
 
     def __str__(self) -> str:
         return f"sign-in failure {self.key[:12]} at {self.at}"
+
+
+class ReviewMark(models.Model):
+    """An editor has reviewed a notebook up to row `seq` (its hash as he saw it): what is new for him starts after.
+    Append-only like the log (triggers.py): his latest mark counts, earlier ones stay as the record of his reviews."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
+    by = models.CharField(max_length=150, help_text="The editor's username.")
+    seq = models.PositiveBigIntegerField(help_text="The notebook's head seq he reviewed up to.")
+    hash = models.CharField(max_length=64)
+    # The highest line number used up to seq: a line numbered above it was added since (numbers only grow).
+    top_n = models.PositiveIntegerField(default=0)
+    at = models.FloatField(help_text="When he marked it, epoch seconds.")
+
+    class Meta:
+        indexes = [models.Index(fields=["notebook", "by", "seq"], name="review_mark_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.by} reviewed {self.notebook_id} up to {self.seq}"
+
+
+class ReaderZone(models.Model):
+    """The time zone a reader's browser reported (card/zones.py): the card shows his times in it. Not the log."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="+")
+    zone = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.zone}"

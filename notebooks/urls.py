@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import audit, lines, pages, selection
+from notebooks.card.views import audit, lines, pages, review, selection
 from notebooks.sessions import views as session_views
 
 app_name = "card"
@@ -23,4 +23,7 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),
     path("notebooks/<str:title>/lines/<int:n>/history/", pages.history, name="history"),
     path("notebooks/<str:title>/lines/<int:n>/redact/", lines.redact, name="redact"),
+    path("notebooks/<str:title>/reviewed/", review.reviewed, name="reviewed"),
+    path("notebooks/<str:title>/lines/<int:n>/restore/", review.restore, name="restore"),
+    path("notebooks/<str:title>/lines/<int:n>/put-back/", review.put_back, name="put-back"),
 ]

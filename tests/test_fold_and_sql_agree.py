@@ -1,5 +1,5 @@
 """The SQL forms of the view (VIEW_SQL, LINE_SQL) say what the pure fold says, at every cut of any log the writes
-can make: adds, edits, retirements (into a line or not), merges, redactions."""
+can make: adds, edits, retirements (into a line or not), merges, redactions, restores and words put back."""
 
 from itertools import count
 
@@ -19,6 +19,8 @@ OP = st.one_of(
     st.tuples(st.just("retire"), st.integers(1, 8), st.one_of(st.none(), st.integers(1, 8))),
     st.tuples(st.just("merge"), st.lists(st.integers(1, 8), min_size=2, max_size=3, unique=True), WORDS),
     st.tuples(st.just("redact"), st.integers(1, 8)),
+    st.tuples(st.just("restore"), st.integers(1, 8)),
+    st.tuples(st.just("put_back"), st.integers(1, 8)),
 )
 
 
@@ -35,6 +37,11 @@ def _write(title: str, op: tuple) -> None:
             services.retire(notebook=title, n=args[0], into=args[1], by="dad", why="stale")
         elif kind == "merge":
             services.merge(notebook=title, numbers=args[0], text=args[1], by="dad", why="one thing")
+        elif kind == "restore":
+            services.restore(notebook=title, n=args[0], by="dad", why="retired by mistake")
+        elif kind == "put_back":
+            first = selectors.history(selectors.get_notebook(title), args[0])[0]
+            services.put_back(notebook=title, n=args[0], seq=first.seq, by="dad", why="the first words were right")
         else:
             services.redact(notebook=title, n=args[0], by="dad", why="a secret")
     except NotebookError:

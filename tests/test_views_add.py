@@ -10,7 +10,7 @@ def test_it_adds_a_dad_line_with_the_next_number_for_htmx(editor_client, lines):
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="lines-region"')
     assert "Added line #4." in html
-    assert 'id="line-4" class="line src-dad fresh"' in html
+    assert 'id="line-4" class="line src-dad fresh is-new"' in html  # fresh, and new since his review (none yet)
     line = selectors.live_line(lines, 4)
     assert (line.text, line.source, line.by) == ("save before the boss", "dad", "dad")
     assert selectors.history(lines, 4)[0].why == "she died"

@@ -17,6 +17,8 @@ def test_it_shows_every_text_the_line_has_had_inline(editor_client, lines):
     for text in expected:
         assert text in html
     assert html.index("always attack first") < html.index("block first") < html.index("retired")
+    # The edit also shows what it changed from the words before it.
+    assert "<del>always attack</del><ins>block</ins> first" in html
 
 
 def test_it_shows_history_in_the_whole_card_without_javascript(editor_client, lines):

@@ -12,6 +12,12 @@ WORDS_REQUIRED = "The words are empty: a line needs words."
 SOURCE_CHOICES = [("", "All sources"), *Source.choices]
 LOCAL_TIME = {"type": "datetime-local"}
 ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
+SHOW_CHOICES = [
+    ("", "Live lines"),
+    ("new", "New since my review"),
+    ("retired", "Retired"),
+    ("changes", "Changed since then (as of)"),
+]
 
 
 class _Form(forms.Form):
@@ -144,6 +150,9 @@ class CardViewForm(_Form):
         widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),
     )
     limit = forms.IntegerField(min_value=1, max_value=10_000_000, required=False, widget=forms.HiddenInput)
+    show = forms.ChoiceField(label="Show", choices=SHOW_CHOICES, required=False)
+    # The notebook as of one row (a link from the audit or a history): exact, where a time is to the second.
+    upto = forms.IntegerField(min_value=1, max_value=2**62, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id="view-%s", **kwargs)
@@ -161,3 +170,21 @@ class AuditForm(_Form):
         super().__init__(*args, **kwargs)
         self.fields["notebook"].choices = [("", "Every notebook"), *((t, t) for t in titles)]
         self.fields["by"].choices = [("", "Everyone"), *((a, a) for a in actors)]
+
+
+class RestoreForm(_LineForm):
+    prefix_id, focus = "restore", "reason"
+    reason = _reason()
+
+
+class PutBackForm(_LineForm):
+    prefix_id, focus = "putback", "reason"
+    reason = _reason()
+    seq = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    expected = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class ReviewedForm(_Form):
+    """Mark reviewed: up to the change the page showed (`seq`), so what arrived meanwhile stays new."""
+
+    seq = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from notebooks.card.review import last_marks
 from notebooks.log import kept
 from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
 from notebooks.log.selectors import TURN_ORDER
@@ -17,6 +18,7 @@ class NotebookSummary:
     counts: dict[str, int]
     rows: int
     last_at: float | None
+    new: int = 0  # live lines added or changed since the reader's last review mark (all of them before his first)
 
     @property
     def live(self) -> int:
@@ -38,19 +40,25 @@ ORDER BY nb.title
 """
 
 
-def notebook_summaries() -> list[NotebookSummary]:
-    """Every notebook with its live lines counted by source and the time of its last row: the counts come from
-    each notebook's kept view (one query each when warm), not from grouping every row of every notebook."""
+def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
+    """Every notebook with its live lines counted by source, the time of its last row and how many lines are new
+    since the reviewer's last mark: the counts come from each notebook's kept view (one query each when warm), not
+    from grouping every row of every notebook."""
     with connection.cursor() as cursor:
         cursor.execute(HEADS_SQL)
         heads = cursor.fetchall()
+    marks = last_marks(reviewer)
     summaries = []
     for nb_id, title, seq, at in heads:
         counts: dict[str, int] = {}
+        new = 0
         if seq:
             notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, title))
-            counts = dict(Counter(line.source for line in kept.live(notebook)[0]))
-        summaries.append(NotebookSummary(title=title, counts=counts, rows=seq or 0, last_at=at))
+            live = kept.live(notebook)[0]
+            counts = dict(Counter(line.source for line in live))
+            reviewed = marks.get(nb_id, 0)
+            new = sum(1 for line in live if line.seq > reviewed)
+        summaries.append(NotebookSummary(title=title, counts=counts, rows=seq or 0, last_at=at, new=new))
     return summaries
 
 

@@ -200,8 +200,10 @@ def history(cmd: BaseCommand, o: dict) -> None:
         if e.op == "strike":
             into = f" into #{e.into}" if e.into else ""
             what = f"{e.how}{into}"
+        elif e.op == "restored":  # another line's add brought these words back
+            what = f"as #{e.into}: [{e.source}] {e.text}"
         else:
-            what = f"[{e.source}] {e.text}"
+            what = f"{f'(restores #{e.into}) ' if e.op == 'add' and e.into else ''}[{e.source}] {e.text}"
         tag = "adopted" if e.adopted else e.op
         why = f"  (why: {e.why})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")

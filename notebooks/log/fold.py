@@ -4,7 +4,10 @@ The rule of the log:
 - add makes line n, with its words and source; a number is given once, for good;
 - edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
 - strike (retired or merged) takes the line out of view;
-- adopt keeps recovered words in the line's history only; redact removes words, which then read "[redacted: why]".
+- adopt keeps recovered words in the line's history only; redact removes words, which then read "[redacted: why]";
+- an add that `restores` m (kept in the row's `into`) is a new line like any add; it undoes m's retirement without
+  reusing m's number, so a reader that knows only add, edit and strike reads it right. m must have been added, be
+  retired, and never restored before; both lines' histories show the restore.
 
 Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
 lines and may change only those; only the editor redacts.
@@ -17,11 +20,12 @@ from functools import partial
 from operator import attrgetter
 from typing import Any
 
-from notebooks.log.errors import Forbidden
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.lines import Line
 from notebooks.log.rowformat import redacted_text
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
+RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 AGENT_SOURCES = frozenset({"seen", "guessed"})
 EDITOR_SOURCES = frozenset({"dad", "dad_correction"})
 DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
@@ -134,6 +138,16 @@ def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str)
         raise Forbidden(f"{name} may not {verb} line #{n}: it is Dad's ({source}); only the human editor may.")
 
 
+def check_may_restore(*, n: int, added: bool, live: bool, restored_as: int | None) -> None:
+    """A restore brings back a retired line once, as a new line; a live line has nothing to bring back."""
+    if not added:
+        raise NotFound(f"There is no line #{n} to restore.")
+    if live:
+        raise Invalid(f"Line #{n} is not retired; there is nothing to restore.")
+    if restored_as is not None:
+        raise Conflict(f"Line #{n} was already restored, as line #{restored_as}.")
+
+
 def check_may_redact(*, name: str, editor: bool) -> None:
     if not editor:
         raise Forbidden(f"{name} may not redact: only the human editor may.")
@@ -183,6 +197,7 @@ class Entry:
     was_by: str
     redacts: str | None = None
     redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
+    puts_back: int | None = None  # an edit back to the words this earlier seq gave the line
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,7 +216,11 @@ HistoryRow = tuple[
 
 def history(rows: Sequence[HistoryRow]) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
-    words the line had after it. A redact row's text is its own mark, "[redacted: why]"."""
+    words the line had after it. A redact row's text is its own mark, "[redacted: why]".
+
+    An add with `into` set restores that line (restored from #into). A row of op RESTORED is another line's add that
+    restored this one: its words are what was brought back and its `into` the new line's number. An edit back to
+    words an earlier row of the line gave it names that row (`puts_back`)."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -209,17 +228,28 @@ def history(rows: Sequence[HistoryRow]) -> list[Entry]:
     ]
     words_now: str | None = None
     source_now, redacted_now = "", False
+    said: dict[str, int] = {}  # words the line had -> the first row that gave them
     for seq, op, words, src, by, at, why, how, into, was_at, was_by, redacts, gone in rows:
         if op == "adopt":
             continue
+        if op == RESTORED:
+            entries.append(Entry(seq, op, words, src, by, at, why, how, into, False, None, "", None, gone))
+            continue
+        back = None
         if op in WORDED:
+            if op == "edit" and not gone and words is not None and words != words_now:
+                back = said.get(words)
             words_now, redacted_now, source_now = words, gone, src
+            if not gone and words is not None:
+                said.setdefault(words, seq)
         if op == "redact":
             entries.append(
                 Entry(seq, op, redacted_text(why), source_now, by, at, why, how, into, False, None, "", redacts, True)
             )
             continue
         entries.append(
-            Entry(seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by, None, redacted_now)
+            Entry(
+                seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by, None, redacted_now, back
+            )
         )
     return entries

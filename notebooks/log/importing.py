@@ -8,8 +8,8 @@ from typing import Any
 
 from notebooks.log import rowformat
 from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_future, problem_of_text
-from notebooks.log.errors import Invalid
-from notebooks.log.fold import LineState, edit_source_allowed, sourceless_edit_source
+from notebooks.log.errors import Invalid, NotebookError
+from notebooks.log.fold import LineState, check_may_restore, edit_source_allowed, sourceless_edit_source
 from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
@@ -32,6 +32,7 @@ class ImportState:
     worded: dict[int, set[str]] = field(default_factory=dict)  # digests each line's rows carried
     redacted: dict[str, int] = field(default_factory=dict)  # digest -> file line of the redact row naming it
     absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
+    restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
 
 
 _scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two regex matches and three calls a line
@@ -187,6 +188,18 @@ def checked_rows(
                 raise _fail(line_no, f"unknown source {source!r}")
             words, digest = _words(obj, "text", line_no, state, max_words)
             fields.update(words=words, digest=digest, source=source)
+            restores = _number(obj, "restores", line_no, required=False)
+            if restores is not None:
+                old = state.lines.get(restores)
+                try:
+                    check_may_restore(
+                        n=restores, added=old is not None, live=old is not None and old.live,
+                        restored_as=state.restored.get(restores),
+                    )  # fmt: skip
+                except NotebookError as exc:
+                    raise _fail(line_no, f"'restores': {exc.message}") from None
+                fields["into"] = restores  # the row keeps it in `into`, and hashes it there
+                state.restored[restores] = n
             state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
             state.top_n = n
         elif op == "edit":

@@ -175,6 +175,9 @@ def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_edi
             fold.check_may_change(name=by, editor=editor, n=n, source=sources.get(n, ""), verb=verb)
         if op in ("add", "edit"):
             fold.check_may_write(name=by, editor=editor, source=fields["source"])
+        if op == "add" and fields.get("into") is not None:  # a restore changes the line it brings back
+            restored = fields["into"]
+            fold.check_may_change(name=by, editor=editor, n=restored, source=sources.get(restored, ""), verb="restore")
     except Forbidden as exc:
         raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
     if op in ("add", "edit"):
@@ -186,11 +189,14 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     state = importing.ImportState()
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT seq, op, n, source, at, digest, redacts FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+            'SELECT seq, op, n, source, at, digest, redacts, "into" FROM notebooks_row WHERE notebook_id = %s '
+            "ORDER BY seq",
             [notebook.pk],
         )
         while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts in batch:
+            for seq, op, n, source, at, digest, redacts, into in batch:
+                if op == "add" and into is not None:
+                    state.restored[into] = n
                 if digest:  # what a redact row appended later may name
                     state.worded.setdefault(n, set()).add(digest)
                 if op == "redact":

@@ -1,7 +1,8 @@
 """The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines.
 
 The interchange format is the seed's: add {op, n, text, source, at}, edit {op, n, to, by, why, at},
-strike {op, n, how, into, by, why, at}, with at in epoch seconds. Extra fields ride along.
+strike {op, n, how, into, by, why, at}, with at in epoch seconds. Extra fields ride along: an add that restores a
+retired line names it in `restores` (the row's `into` column, hashed as `into`), so older readers see a plain add.
 """
 
 import hashlib
@@ -125,6 +126,8 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
         words = redacted_text(redacted_why)
     if op == "add":
         out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
+        if row.get("into") is not None:  # a restore: kept in the row's `into` (hashed there), named for readers
+            out["restores"] = row["into"]
     elif op == "edit":
         out.update(to=words, source=row["source"], by=row["by"], why=row["why"])
     elif op == "strike":

@@ -101,26 +101,31 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 def history(notebook: Notebook, n: int) -> list[Entry]:
     """Every row of line n (fold.history): adopted rows first by their own time, then the line's rows in log order.
 
-    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too.
+    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so is another
+    line's add that restored it (fold.RESTORED).
     """
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
+    columns = (
+        'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
+        f"r.redacts, {redacted_why_sql('r', 'w')} "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-            f"r.redacts, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
-            [notebook.pk, n],
-        )
+        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook.pk, n])
         found = cursor.fetchall()
+        if found:  # the add that restored it, if any (row_restores_idx; apart: an OR would scan the notebook)
+            cursor.execute(columns + "WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s", [notebook.pk, n])
+            found = sorted(found + cursor.fetchall(), key=lambda row: row[1])
     if not found:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     rows = []
-    for seq, op, body, *rest, gone in found:
+    for row_n, seq, op, body, source, by, at, why, how, into, *rest, gone in found:
         words, redacted = words_or_mark(body, gone)
-        rows.append((seq, op, words, *rest, redacted))
+        if row_n != n:  # another line's add that restored this one: the new line's number in `into`
+            op, into = fold.RESTORED, row_n
+        rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
     return fold.history(rows)
 
 

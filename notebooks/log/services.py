@@ -19,6 +19,7 @@ from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.fold import LineState
 from notebooks.log.roles import Actor, as_actor, check_name
 from notebooks.log.write_state import (
+    AnyNotebook,
     add_state,
     line_state,
     live_line_state,
@@ -192,6 +193,64 @@ def merge(
         ]
         written = append(nb, fields)
     return Written(n=new, seqs=tuple(r.seq for r in written))
+
+
+def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
+    """Undo a retirement: a new line (the next number) with retired line n's last words and source, its row naming
+    n in `restores` (fold.py). Line n stays retired; both histories show it. Returns the new line."""
+    actor = as_actor(by)
+    check_reason(why)
+    check_number(n)
+    with transaction.atomic():
+        claim = _session_fields(notebook, actor)
+        nb = locked_notebook(notebook)
+        try:
+            line = line_state(nb, n)
+        except NotFound:
+            line = None
+        fold.check_may_restore(
+            n=n, added=line is not None, live=line is not None and line.live, restored_as=restored_as(nb, n)
+        )
+        _may_change(actor, line, "restore")
+        fold.check_may_write(name=actor.name, editor=actor.editor, source=line.source, verb="restore")
+        if line.words is None:
+            raise Invalid(f"Line #{n}'s last words were redacted; they cannot be brought back.")
+        new = next_number(nb)
+        fields = {"op": "add", "n": new, "words": line.words, "source": line.source, "into": n, **claim}
+        (row,) = append(nb, [{**fields, "by": actor.name, "why": why}])
+    return Written(n=new, seqs=(row.seq,))
+
+
+def restored_as(notebook: AnyNotebook, n: int) -> int | None:
+    """The line that restored line n, if one did."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
+            [notebook.pk, n],
+        )
+        found = cursor.fetchone()
+    return found[0] if found else None
+
+
+def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:
+    """Edit line n back to the words its row `seq` gave it (an older version in its history): a new edit row."""
+    check_number(n)
+    check_number(seq, "seq")
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT w.body FROM notebooks_row r LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
+                "AND w.digest = r.digest JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+                "WHERE nb.title = %s AND r.n = %s AND r.seq = %s AND r.op IN ('add', 'edit', 'adopt')",
+                [notebook, n, seq],
+            )
+            found = cursor.fetchone()
+        if found is None:
+            raise Invalid(f"Seq {seq} is not a version of line #{n}'s words.")
+        if found[0] is None:
+            raise Invalid(f"Those words of line #{n} were redacted; they cannot be put back.")
+        return edit(notebook=notebook, n=n, to=found[0], by=by, why=why, expected=expected)
 
 
 def redact(

@@ -13,6 +13,7 @@ PROTECTED_TABLES = (
     "notebooks_vaultalarmack",
     "notebooks_session",
     "notebooks_sessionevent",
+    "notebooks_reviewmark",
 )
 
 # The one delete the log allows: a line's words, once a redact row of the same notebook names their digest.

@@ -56,23 +56,25 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
     partials = _partials(context)
     kept: fragments.Kept | None = context.get("fragments")
     fresh, selected = context.get("fresh") or (), context.get("selected") or ()
+    new_lines = context.get("new_lines") or {}  # since the reader's last review: n -> "new" or "changed"
     special = {context.get(name) for name in ("editing", "retiring", "redacting", "history_of")} - {None, ""}
     cacheable = kept is not None and not context.get("line_note")
     shared = (
         context["notebook"].title, bool(context.get("can_edit")), bool(context.get("frozen")),
-        get_current_timezone_name() if context.use_tz else None, get_script_prefix(),
+        get_current_timezone_name(), get_script_prefix(),  # the zone always: Context.use_tz is None unless set
     )  # fmt: skip
     out = []
     for line in lines:
         n = line.n
+        new_label = new_lines.get(n, "")
         if not cacheable or n in special:
-            with context.push(line=line, n=n):
+            with context.push(line=line, n=n, new_label=new_label):
                 out.append(partials["item"].render(context))
             continue
-        key = (line, shared, n in fresh, str(n) in selected)
+        key = (line, shared, n in fresh, str(n) in selected, new_label)
         html = kept.get(key)
         if html is None:
-            with context.push(line=line, n=n):
+            with context.push(line=line, n=n, new_label=new_label):
                 html = partials["line"].render(context)
             kept.put(key, html)
         out.append(html)

@@ -24,7 +24,9 @@ from notebooks.log.errors import NotFound
 @login_required
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render_page(request, "notebooks/index.html", {"notebooks": card_selectors.notebook_summaries()})
+    return render_page(
+        request, "notebooks/index.html", {"notebooks": card_selectors.notebook_summaries(request.user.get_username())}
+    )
 
 
 @login_required

@@ -2,6 +2,7 @@
 
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -13,11 +14,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 
-from notebooks.card import chart, fragments
+from notebooks.card import chart, fragments, review
 from notebooks.card import selectors as card_selectors
-from notebooks.card.forms import AddForm, CardViewForm, SelectionForm
+from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log import selectors
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
+from notebooks.log.queries import row_before
 from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
 
@@ -111,8 +113,15 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     as_of = view.cleaned_data.get("as_of")
     kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
     cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
+    as_of, cut = _upto(notebook, view.cleaned_data.get("upto"), as_of, cut)
     lines = selectors.view_at_seq(notebook, cut)
     shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
+    state["show"] = view.cleaned_data.get("show") or ""
+    reviewing = review_context(request, notebook, lines, cut, state["show"])
+    if state["show"] == "new":
+        shown = [line for line in shown if line.n in reviewing["new_lines"]]
+    elif state["show"] == "retired":
+        shown = []
     if state["order"] != "number":
         shown = selectors.in_turn_order(shown)
     # A big notebook's card lists the first CARD_LINES (Dad's lines come first in turn order), and offers more.
@@ -145,9 +154,36 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "selection_form": SelectionForm(),
         "selected": (),
         "fragments": kept,
+        **reviewing,
     }
     context.update(extra)
     return context
+
+
+def _upto(notebook: Notebook, upto: int | None, as_of: Any, cut: int) -> tuple[Any, int]:
+    """The card as of row `upto` (a link from the audit or a history), frozen at that row's time."""
+    if not upto:
+        return as_of, cut
+    row = row_before(notebook, upto)
+    if not row.seq:
+        return as_of, cut
+    return datetime.fromtimestamp(row.at, tz=UTC), row.seq
+
+
+def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: int, show: str) -> dict[str, Any]:
+    """Dad's review on the card: the lines new or changed since his last mark (labelled), the mark, the retired
+    lines when asked for, and what changed since a frozen view's time."""
+    mark = review.last_mark(notebook, request.user.get_username())
+    frozen = cut < selectors.ALL
+    new_lines = {} if frozen else review.new_since(lines, mark)
+    return {
+        "mark": mark,
+        "new_lines": new_lines,
+        "new_authors": sorted({line.by for line in lines if line.n in new_lines}),
+        "retired_list": review.retired_lines(notebook, cut) if show == "retired" else None,
+        "changes": review.changes_since(notebook, cut) if frozen and show == "changes" else None,
+        "reviewed_form": ReviewedForm(),
+    }
 
 
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:

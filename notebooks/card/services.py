@@ -1,0 +1,50 @@
+"""The card's own writes, none of them the log's: a review mark (append-only) and a reader's time zone."""
+
+import time
+import zoneinfo
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+
+from notebooks.log import selectors
+from notebooks.log.errors import Invalid
+from notebooks.models import ReaderZone, ReviewMark
+
+
+def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
+    """The editor has reviewed the notebook up to row `seq` (what his page showed; the head when not given).
+
+    A new row every time: his latest mark counts, earlier ones stay as the record of his reviews."""
+    with transaction.atomic():
+        nb = selectors.get_notebook(notebook)
+        top = selectors.head_at(nb)
+        if seq is None:
+            seq = top.seq
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= top.seq:
+            raise Invalid(f"Notebook {nb.title!r} has no change {seq!r} to mark as reviewed (its last is {top.seq}).")
+        found = selectors.row_hash(nb, seq) if seq else ""
+        with connection.cursor() as cursor:  # once per mark, so the card never scans for it
+            cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [nb.pk, seq])
+            (top_n,) = cursor.fetchone()
+        return ReviewMark.objects.create(
+            notebook=nb, by=by, seq=seq, hash=found or "", top_n=top_n or 0, at=time.time()
+        )
+
+
+def valid_zone(name: object) -> str | None:
+    """The IANA time zone `name` names (e.g. "America/New_York"), or None when it names none."""
+    if not isinstance(name, str) or not 0 < len(name) <= 64 or name.startswith(("/", ".")) or ".." in name:
+        return None
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+    return name
+
+
+def set_zone(*, user: AbstractBaseUser, zone: str) -> None:
+    """Keep the reader's time zone (written only when it changed)."""
+    if valid_zone(zone) is None:
+        raise Invalid(f"{zone!r} is not a time zone.")
+    with transaction.atomic():
+        ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})

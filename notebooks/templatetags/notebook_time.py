@@ -1,0 +1,52 @@
+"""Times as the reader reads them: in his time zone, with UTC on hover."""
+
+from datetime import UTC, datetime
+
+from django import template
+from django.utils import timezone
+from django.utils.dateformat import format as date_format
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+
+@register.simple_tag
+def when(seconds: float | None, fmt: str = "Y-m-d H:i") -> SafeString | str:
+    """<time> for epoch seconds: in the reader's zone, the UTC time in its title (hover) and datetime."""
+    if seconds is None:
+        return ""
+    utc = datetime.fromtimestamp(float(seconds), tz=UTC)
+    local = timezone.localtime(utc)
+    return format_html(
+        '<time datetime="{}" title="{} UTC">{}</time>',
+        utc.isoformat(timespec="seconds"),
+        date_format(utc, "Y-m-d H:i:s"),
+        date_format(local, fmt),
+    )
+
+
+@register.simple_tag
+def edit_diff(entries: list, i: int) -> SafeString | None:
+    """The words an edit in a line's history inserted and deleted (card/diffs.py)."""
+    from notebooks.card.diffs import entry_diff
+
+    return entry_diff(entries, i)
+
+
+@register.simple_tag
+def words_diff(before: str | None, after: str | None) -> SafeString | str:
+    """Words inserted and deleted between two versions of a line (card/diffs.py)."""
+    from notebooks.card.diffs import word_diff
+
+    if before is None or after is None:
+        return after or ""
+    return word_diff(before, after)
+
+
+@register.simple_tag
+def as_of_query(seq: int) -> str:
+    """The query of a frozen view compared with now ("what changed since then"): exact to the row it stands at."""
+    from urllib.parse import urlencode
+
+    return urlencode({"upto": seq, "show": "changes"})

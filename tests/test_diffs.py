@@ -1,0 +1,35 @@
+"""Word diffs of a line's versions (card/diffs.py): what an edit inserted and deleted, every word escaped."""
+
+from notebooks.card.diffs import entry_diff, word_diff
+from notebooks.log.fold import Entry
+
+
+def _entry(seq: int, op: str, text: str | None, *, redacted: bool = False, adopted: bool = False) -> Entry:
+    return Entry(seq, op, text, "seen", "pippa", 1.0, "w", "", None, adopted, None, "", None, redacted)
+
+
+def test_inserted_and_deleted_words_are_marked():
+    assert word_diff("roll after the swing", "roll before the second swing") == (
+        "roll <del>after</del><ins>before</ins> the <ins>second </ins>swing"
+    )
+    assert word_diff("same words", "same words") == "same words"
+    assert word_diff("", "all new") == "<ins>all new</ins>"
+
+
+def test_every_piece_is_escaped():
+    html = word_diff('a <script>alert(1)</script> "b"', "a <img src=x onerror=alert(2)> & c")
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;img" in html and "&amp;" in html and "&lt;script&gt;" in html
+
+
+def test_only_an_edit_after_words_shows_a_diff():
+    entries = [
+        _entry(1, "adopt", "old", adopted=True),
+        _entry(2, "add", "first words"),
+        _entry(3, "edit", "first good words"),
+        _entry(4, "strike", "first good words"),
+        _entry(5, "edit", "[redacted: a secret]", redacted=True),
+    ]
+    assert entry_diff(entries, 0) is None and entry_diff(entries, 1) is None and entry_diff(entries, 3) is None
+    assert entry_diff(entries, 2) == "first <ins>good </ins>words"
+    assert entry_diff(entries, 4) is None
