@@ -37,7 +37,7 @@ from typing import Any
 
 import psycopg
 
-from tests.soak_actors import AGENT_BOOKS, AGENTS, Actors, Write, now
+from tests.soak_actors import AGENT_BOOKS, AGENTS, OUTSIDE_BOOKS, Actors, Write, now
 from tests.soak_checks import Checks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -327,7 +327,8 @@ class Soak(Actors, Checks):
         self.setup()
         t0 = now()
         threads = [threading.Thread(target=self.agent, args=(n, k)) for k, n in enumerate(AGENTS)]
-        threads += [threading.Thread(target=self.dad, args=(10,)), threading.Thread(target=self.outside, args=(11,))]
+        threads += [threading.Thread(target=self.dad, args=(10,))]
+        threads += [threading.Thread(target=self.outside, args=(11 + k, t)) for k, t in enumerate(OUTSIDE_BOOKS)]
         threads += [threading.Thread(target=self.reader, args=(20 + k,)) for k in range(2)]
         threads += [threading.Thread(target=self.mcp_client, args=(30,))]
         threads += [threading.Thread(target=self.faults_loop, args=(t0,))]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 AGENT_BOOKS = ["zelda", "mario", "kirby"]
-OUTSIDE_BOOK = "harness-feed"  # only the outside writer writes here: it numbers its own lines
+# Each written by one outside writer only, which numbers its rows from the file: under the vault's lock, or not.
+OUTSIDE_BOOKS = {"harness-feed": "harness-locked", "harness-raw": "harness"}
 AGENTS = ["pippa", "reflector", "scout", "tidier"]
 MCP_ACTOR = "mcp-agent"
 NO_ROWS = ("take", "land", "checkpoint")  # kinds that write no row of their own under their token
@@ -116,7 +117,10 @@ class Actors:
             0,
         )
         if land.status != 200:
-            self.api("POST", f"/api/sessions/{sid}/abandon", name, {"why": "soak: the land was refused"})
+            try:
+                self.api("POST", f"/api/sessions/{sid}/abandon", name, {"why": "soak: the land was refused"})
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass  # a worker killed meanwhile: the session stays open, as a harness's would
 
     # ----- Dad, through the card -------------------------------------------------------------------------------
 
@@ -212,21 +216,21 @@ class Actors:
 
     # ----- the outside writer and the readers --------------------------------------------------------------------
 
-    def outside(self, seed: int) -> None:
+    def outside(self, seed: int, title: str) -> None:
         """Appends valid add rows to the vault file of a notebook only it writes, numbering from what the file
-        holds (as an older harness does: it reads the file, then appends the next line). Every other row is
-        appended under the vault's lock (the README's recipe); the rest ignore it (an older harness)."""
+        holds (as an older harness does: it reads the file, then appends the next line): holding the vault's lock
+        across both (the README's recipe), or ignoring it (an older harness), as OUTSIDE_BOOKS says."""
         rng = random.Random(seed)
-        path = self.vault / f"{OUTSIDE_BOOK}.jsonl"
+        who = OUTSIDE_BOOKS[title]
+        path = self.vault / f"{title}.jsonl"
         lock_path = self.vault / ".git" / "notebooks-vault.lock"
         i = 0
         while not self.stop.is_set():
             i += 1
-            token = f"soak outside #{i} {rng.random():.12f}"
-            locked = i % 2 == 0 and lock_path.exists()
-            w = self.record(Write("outside-add", "harness-locked" if locked else "harness", token, now(), OUTSIDE_BOOK))
+            token = f"soak outside {title} #{i} {rng.random():.12f}"
+            w = self.record(Write("outside-add", who, token, now(), title))
             try:
-                lock = lock_path.open("a+b") if locked else None
+                lock = lock_path.open("a+b") if who == "harness-locked" else None
                 try:
                     if lock:
                         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -250,7 +254,7 @@ class Actors:
         rng = random.Random(seed)
         t0 = now()
         while not self.stop.is_set():
-            title = rng.choice([*AGENT_BOOKS, OUTSIDE_BOOK])
+            title = rng.choice([*AGENT_BOOKS, *OUTSIDE_BOOKS])
             frozen = rng.random() < 0.5 and now() - t0 > 10
             until = round(rng.uniform(t0, now() - 5), 3) if frozen else None
             path = f"/api/notebooks/{title}/lines" + (f"?until={until}" if frozen else "")

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_BOOK
+from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_BOOKS
 
 MARK = "[redacted: "
 
@@ -68,12 +68,12 @@ class Checks:
     def imported_late(self, was: dict[str, Any], fresh: dict[str, Any]) -> bool:
         """The outside book's view at a cut gained rows the vault imported after the cut was read (the disk was
         full, or the watcher slow): each dated, by its writer, before the cut. Nothing else changed."""
-        if was["title"] != OUTSIDE_BOOK:
+        if was["title"] not in OUTSIDE_BOOKS:
             return False
         before = {json.dumps(x, sort_keys=True) for x in was["lines"]}
         again = {json.dumps(x, sort_keys=True) for x in fresh["lines"]}
         gained = [json.loads(x) for x in again - before]
-        return before <= again and all(x["seq"] > was["seq"] and x["by"] == "harness" for x in gained)
+        return before <= again and all(x["seq"] > was["seq"] and x["by"].startswith("harness") for x in gained)
 
     def same_lines(self, fresh: list[dict[str, Any]], was: list[dict[str, Any]]) -> bool:
         """Equal, but for words redacted since they were read (then marked)."""
@@ -86,7 +86,7 @@ class Checks:
 
     def check_files(self) -> dict[str, list[dict[str, Any]]]:
         rows: dict[str, list[dict[str, Any]]] = {}
-        for title in [*AGENT_BOOKS, OUTSIDE_BOOK]:
+        for title in [*AGENT_BOOKS, *OUTSIDE_BOOKS]:
             exported = self.manage("notebook", "export", title, check=False).stdout
             rows[title] = [json.loads(x) for x in exported.splitlines() if x.strip()]
             file = self.vault / f"{title}.jsonl"
@@ -162,8 +162,10 @@ class Checks:
                 by_why.setdefault((title, r.get("why") or ""), []).append(r)
         acked = lost = doubled = refused_left = unanswered_landed = 0
         self.outside_rows = {
-            w: {"appended": 0, "imported": 0, "not imported": 0} for w in ("harness-locked", "harness")
+            w: {"appended": 0, "imported": 0, "refused with an alarm (kept as evidence)": 0, "lost": 0}
+            for w in OUTSIDE_BOOKS.values()
         }
+        evidence = self.evidence()
         for w in self.writes:
             if w.kind in NO_ROWS:
                 continue
@@ -173,7 +175,9 @@ class Checks:
                 tally = self.outside_rows[w.who]
                 tally["appended"] += ok
                 tally["imported"] += ok and len(mine) == 1
-                tally["not imported"] += ok and not mine
+                kept = any(w.token in e for e in evidence.get(w.notebook, []))
+                tally["refused with an alarm (kept as evidence)"] += ok and not mine and kept
+                tally["lost"] += ok and not mine and not kept
                 doubled += len(mine) > 1
                 continue
             if ok:
@@ -193,13 +197,25 @@ class Checks:
             elif mine:
                 refused_left += 1
                 self.problems.append(f"refused {w.kind} by {w.who} ({w.status}) left {len(mine)} rows")
-        missing = sum(t["not imported"] for t in self.outside_rows.values())
-        if missing:
-            self.problems.append(f"valid rows appended to {OUTSIDE_BOOK}.jsonl and not imported: {missing}")
+        for who, tally in self.outside_rows.items():
+            refused = tally["refused with an alarm (kept as evidence)"]
+            if tally["lost"] or (refused and who == "harness-locked"):  # under the lock, every valid row goes in
+                self.problems.append(f"valid rows appended by {who} and not imported: {tally}")
         tokens = {(w.notebook, w.token) for w in self.writes}
         strays = [k for k, v in by_why.items() if k not in tokens and k[1].startswith("soak ") and v]
         self.problems += [f"a row nobody wrote: {k}" for k in strays]
         return acked, lost, doubled, refused_left, unanswered_landed
+
+    def evidence(self) -> dict[str, list[str]]:
+        """The files the vault refused, as kept on their evidence branches, by title."""
+        kept: dict[str, list[str]] = {}
+        for a in self.alarms:
+            shown = subprocess.run(
+                ["git", "--git-dir", str(self.vault / ".git"), "show", f"{a['evidence_ref']}:{a['title']}.jsonl"],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            kept.setdefault(a["title"], []).append(shown.stdout)
+        return kept
 
     # ----- the report ----------------------------------------------------------------------------------------------
 
@@ -256,7 +272,8 @@ class Checks:
             f"writes with no answer (connection cut): {sum(w.status == 0 for w in self.writes)}, "
             f"of which landed: {unanswered_landed}",
             *[
-                f"outside writer rows ({'under the lock' if who == 'harness-locked' else 'ignoring the lock'}): "
+                f"outside writer rows ({'under the lock' if who == 'harness-locked' else 'ignoring the lock'}, "
+                f"{[t for t, w in OUTSIDE_BOOKS.items() if w == who][0]}): "
                 + ", ".join(f"{k} {v}" for k, v in tally.items())
                 for who, tally in self.outside_rows.items()
             ],
