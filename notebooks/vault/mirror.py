@@ -224,7 +224,12 @@ class Vault:
         k, redacted = rows_kept(file_lines, db_lines, gone)  # rows the log redacted since are written again below
         line_no = trusted_rows + k + 1  # the file's line number where the two part
 
-        if k == len(file_lines) or k == len(db_lines) or (written is not None and k >= written):
+        if (
+            k == len(file_lines)
+            or k == len(db_lines)
+            or (written is not None and k >= written)
+            or (written is None and imported_already(file_lines[k : k + 1], db_lines[k : k + 1]))
+        ):  # the last: a file the vault never wrote, whose rows it imported before it could rewrite it
             if written is not None and k == len(file_lines) and trusted_rows + k < written and partial is None:
                 has = row_count(trusted_rows + k)
                 message = f"{result.file} was cut short: it has {has}; the vault had written {written}."

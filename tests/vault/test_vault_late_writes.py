@@ -95,3 +95,25 @@ def test_vault_append_refuses_what_is_not_one_json_object_a_line_and_appends_not
         call_command("notebook", "vault", "append", "zelda")
     assert refused.value.returncode == 2 and "line 2" in str(refused.value)
     assert file_bytes(vault) == before
+
+
+def test_a_notebook_started_from_a_file_that_could_not_be_rewritten_takes_the_rows_appended_since(
+    vault, dad, monkeypatch
+):
+    import notebooks.vault.mirror as mirror
+    from notebooks.log import selectors as log_selectors
+
+    append_to(vault, "feed", outside(n=1, text="the east gate opens at dawn", source="seen", by="pippa"))
+
+    def moved(*args: object) -> None:
+        raise mirror._Moved  # the writer appended again before the new notebook's file could be rewritten
+
+    monkeypatch.setattr(mirror.Vault, "_write", moved)
+    assert vault.sweep(claimed=set()).files[0].waiting
+    monkeypatch.undo()
+    append_to(vault, "feed", outside(n=2, text="the west gate stays shut", source="seen", by="pippa"))
+    result = vault.sweep(claimed=set())
+    assert result.problems == [] and alarms.vault_alarms() == []
+    feed = log_selectors.get_notebook("feed")
+    assert texts(feed) == ["the east gate opens at dawn", "the west gate stays shut"]
+    assert file_bytes(vault, "feed") == canonical("feed")
