@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "notebook_site.middleware.StorageFullMiddleware",  # a full disk answers 503, not a traceback
 ]
 
 ROOT_URLCONF = "notebook_site.urls"

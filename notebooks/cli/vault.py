@@ -1,9 +1,11 @@
-"""`notebook vault sync|watch|alarms|ack`: the notebooks mirrored as JSONL files in a git repository."""
+"""`notebook vault sync|watch|append|alarms|ack`: the notebooks mirrored as JSONL files in a git repository."""
 
 import argparse
 import json
 import math
+import re
 import signal
+import sys
 import threading
 from datetime import UTC, datetime
 from typing import Any
@@ -11,9 +13,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
+from notebooks.vault.fileformat import is_json_object
+from notebooks.vault.state import append_bytes
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
 REFUSED = 6
@@ -22,7 +27,7 @@ REFUSED = 6
 def register(subparsers: Any, command: BaseCommand) -> None:
     parser = subparsers.add_parser(
         "vault",
-        help="The vault: every notebook as its JSONL file in git (sync, watch, alarms, ack).",
+        help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
         description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
     )
     verbs = parser.add_subparsers(dest="vault_command", required=True, parser_class=type(parser))
@@ -36,6 +41,15 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("--interval", type=_seconds, default=2.0, help="seconds between sweeps (default 2)")
     p.add_argument("--sweeps", type=int, help="stop after this many sweeps")
     p.set_defaults(handler=watch)
+
+    p = verbs.add_parser(
+        "append",
+        help="Append rows from stdin to a notebook's file under the vault's lock, then sweep.",
+        description=APPEND_HELP,
+    )
+    p.add_argument("notebook")
+    _vault_args(p)
+    p.set_defaults(handler=append)
 
     p = verbs.add_parser("alarms", help="Files the vault refused, newest first (unacknowledged unless --all).")
     p.add_argument("--all", action="store_true", help="acknowledged ones too")
@@ -53,6 +67,11 @@ SYNC_HELP = (
     "One sweep: rows appended to a file by an outside writer are checked and imported (keeping their `by`), "
     "the log's new rows are written to their files, and one commit records what changed. A file that is not an "
     f"append of the log is refused: kept on an evidence branch, restored, reported; the exit status is {REFUSED}."
+)
+APPEND_HELP = (
+    "Append the JSON rows read from stdin (one object a line) to NOTEBOOK's file while holding the vault's lock, "
+    "so no sweep reads or replaces the file meanwhile; then one sweep imports them (all or nothing). Input that is "
+    f"not one JSON object a line is refused (exit status 2) and nothing is appended; a refused append exits {REFUSED}."
 )
 WATCH_HELP = "A sweep every --interval seconds until stopped (SIGINT or SIGTERM); refusals are reported on stderr."
 
@@ -105,6 +124,32 @@ def sync(cmd: BaseCommand, o: dict) -> None:
         raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
     if not result.report():
         cmd.stdout.write(f"up to date at {result.head[:12]}")
+
+
+def append(cmd: BaseCommand, o: dict) -> None:
+    title = o["notebook"]
+    if not re.fullmatch(TITLE_PATTERN, title):
+        raise CommandError(f"{title!r} is not a notebook title", returncode=2)
+    stdin = getattr(sys.stdin, "buffer", None)
+    data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    if not lines:
+        raise CommandError("no rows on stdin: nothing appended", returncode=2)
+    for k, line in enumerate(lines, 1):
+        if not is_json_object(line):
+            raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
+    vault = _vault(o)
+    with vault.lock():  # the lock every sweep holds: the file is neither read nor replaced while rows go in
+        before = vault.sweep(by_default=o["by"])  # the file first holds the log's rows, which the new ones follow
+        path = vault.path(title)
+        gap = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
+        result = vault.sweep(by_default=o["by"])
+    for done in (before, result):
+        _report(cmd, done)
+    if result.problems:
+        raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
+    cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")
 
 
 def watch(cmd: BaseCommand, o: dict) -> None:

@@ -18,7 +18,7 @@ from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
 from notebooks.vault import alarms
 
-from . import history
+from . import history, late
 from .claims import claimed_titles
 from .fileformat import (
     REDACT_ROW,
@@ -121,6 +121,7 @@ class Vault:
         trailers: dict[str, str] | None = None,
     ) -> SweepResult:
         repaired = repair_lands(self.git, self.root / ".git")  # first: else a missed land's rows go in as drift
+        late.drain(self.root / ".git", self.root, SUFFIX)  # rows appended to files replaced earlier
         state = self.load_state()
         heads = selectors.heads()
         on_disk, ignored = self.file_titles()
@@ -223,7 +224,12 @@ class Vault:
         k, redacted = rows_kept(file_lines, db_lines, gone)  # rows the log redacted since are written again below
         line_no = trusted_rows + k + 1  # the file's line number where the two part
 
-        if k == len(file_lines) or k == len(db_lines) or (written is not None and k >= written):
+        if (
+            k == len(file_lines)
+            or k == len(db_lines)
+            or (written is not None and k >= written)
+            or (written is None and imported_already(file_lines[k : k + 1], db_lines[k : k + 1]))
+        ):  # the last: a file the vault never wrote, whose rows it imported before it could rewrite it
             if written is not None and k == len(file_lines) and trusted_rows + k < written and partial is None:
                 has = row_count(trusted_rows + k)
                 message = f"{result.file} was cut short: it has {has}; the vault had written {written}."
@@ -302,10 +308,21 @@ class Vault:
         )
 
     def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
-        if title in self._read_stat and stat_key(stat_or_none(path)) != self._read_stat[title]:
+        read = self._read_stat.get(title)
+        if title in self._read_stat and stat_key(stat_or_none(path)) != read:
             raise _Moved  # an outside writer reached the file after it was read: never replace what was not judged
-        write_atomic(path, content)
+        # A writer ignoring the lock may still append to the file being replaced: keep it reachable, drain it after.
+        link = late.retire(self.root / ".git", path, title, ino=read[2], offset=read[0]) if read else None
+        if read and link is None:
+            raise _Moved
+        try:
+            write_atomic(path, content)
+        except BaseException:
+            late.forget(link)
+            raise
         self._track(state, title, nb, content)
+        if link is not None:
+            late.drain(self.root / ".git", self.root, SUFFIX)
 
     def _refuse(
         self,

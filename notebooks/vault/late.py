@@ -1,0 +1,92 @@
+"""Rows appended to a file the vault is replacing are never lost.
+
+Before a sweep replaces a file (to give imported rows their seq and hash, to restore it, or to write a redaction),
+it links the old file under .git/notebooks-vault-retired/ with the offset it had read up to. A writer that ignores
+the vault's lock and appends to the old file (between the sweep's read and the replace, or through a handle opened
+before the replace) writes to that inode; every sweep, under the lock, appends whatever whole lines grew past the
+offset to the live file, where the sweep judges them as any outside append. A link goes once its file has had no
+write for GRACE_NS.
+"""
+
+import os
+import time
+from pathlib import Path
+
+from .state import append_bytes
+
+RETIRED_DIR = "notebooks-vault-retired"
+GRACE_NS = 60_000_000_000  # a writer's handle to a replaced file is watched this long after its last write
+
+
+def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> Path | None:
+    """Link the file about to be replaced; None when it is gone or is no longer the inode that was read."""
+    where = git_dir / RETIRED_DIR
+    where.mkdir(exist_ok=True)
+    link = where / f"{title}.{ino}.{offset}"
+    link.unlink(missing_ok=True)
+    try:
+        os.link(path, link)
+    except FileNotFoundError:
+        return None
+    if link.stat().st_ino != ino:
+        link.unlink()
+        return None
+    return link
+
+
+def forget(link: Path | None) -> None:
+    """The replace did not happen: the link names the live file itself, whose rows the sweep still reads."""
+    if link is not None:
+        link.unlink(missing_ok=True)
+
+
+def drain(git_dir: Path, root: Path, suffix: str) -> list[str]:
+    """Append to each live file the whole lines its replaced files received late; the titles that got some."""
+    where = git_dir / RETIRED_DIR
+    if not where.is_dir():
+        return []
+    got = []
+    for link in sorted(where.iterdir()):
+        title, ino, offset = _parse(link.name)
+        if title is None:
+            continue
+        if _drain_one(link, root / (title + suffix), ino, offset):
+            got.append(title)
+    return got
+
+
+def _drain_one(link: Path, live: Path, ino: int, offset: int) -> bool:
+    try:
+        stat, live_stat = link.stat(), live.stat()
+    except FileNotFoundError:
+        return False  # the live file is restored first (a deleted file is the sweep's to judge); the link waits
+    if live_stat.st_ino == ino:  # not replaced after all (it failed): the sweep reads these bytes in place
+        link.unlink(missing_ok=True)
+        return False
+    if live_stat.st_size and not _ends_with_newline(live, live_stat.st_size):
+        return False  # another writer's line is half written there: never splice into it
+    with open(link, "rb") as handle:
+        handle.seek(offset)
+        extra = handle.read()
+    idle = time.time_ns() - stat.st_ctime_ns > GRACE_NS  # ctime moves with every write and with the link itself
+    take = extra if idle else extra[: extra.rfind(b"\n") + 1]  # a half-written line waits for its end
+    if take:
+        append_bytes(live, take if take.endswith(b"\n") else take + b"\n")
+    if idle and offset + len(take) >= stat.st_size:
+        link.unlink(missing_ok=True)
+    elif take:
+        link.rename(link.with_name(f"{link.name.rsplit('.', 2)[0]}.{ino}.{offset + len(take)}"))
+    return bool(take)
+
+
+def _ends_with_newline(path: Path, size: int) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1) == b"\n"
+
+
+def _parse(name: str) -> tuple[str | None, int, int]:
+    parts = name.rsplit(".", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None, 0, 0
+    return parts[0], int(parts[1]), int(parts[2])

@@ -1,0 +1,38 @@
+"""A write refused because the database's disk is full answers 503 with Retry-After, through the API and the card."""
+
+import pytest
+from django.db import OperationalError
+
+from notebooks.log import selectors, services
+
+
+@pytest.fixture
+def disk_full(monkeypatch):  # noqa: ANN001, ANN201
+    def full(**kwargs: object) -> None:
+        raise OperationalError("database or disk is full")
+
+    monkeypatch.setattr(services, "add", full)
+
+
+def test_an_api_write_on_a_full_disk_is_a_503_saying_so(zelda, pippa, disk_full):
+    response = pippa.post("/api/notebooks/zelda/lines", {"text": "the moat", "source": "seen", "why": "saw it"})
+    assert response.status_code == 503
+    assert response["Retry-After"] == "10"
+    assert response.json()["error"]["code"] == "unavailable"
+    assert "disk is full" in response.json()["error"]["message"]
+    assert len(selectors.view(zelda)) == 3
+
+
+def test_a_card_write_on_a_full_disk_is_a_503(editor_client, zelda, disk_full):
+    response = editor_client.post("/notebooks/zelda/add/", {"words": "the moat", "reason": "saw it"})
+    assert response.status_code == 503
+    assert b"disk is full" in response.content
+
+
+def test_any_other_database_error_is_left_alone(zelda, pippa, monkeypatch):
+    def broken(**kwargs: object) -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(services, "add", broken)
+    with pytest.raises(OperationalError):
+        pippa.post("/api/notebooks/zelda/lines", {"text": "the moat", "source": "seen", "why": "saw it"})
