@@ -21,6 +21,7 @@ browser:
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py notebook first-editor
+	DEBUG=1 $(PY) manage.py notebook demo
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
 
 lint: venv

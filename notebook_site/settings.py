@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "notebooks.card.security.HtmxSignInMiddleware",
 ]
 
 ROOT_URLCONF = "notebook_site.urls"

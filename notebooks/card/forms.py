@@ -143,7 +143,8 @@ class CardViewForm(_Form):
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),
     )
-    limit = forms.IntegerField(min_value=1, max_value=10_000_000, required=False, widget=forms.HiddenInput)
+    start = forms.IntegerField(min_value=0, max_value=10_000_000, required=False, widget=forms.HiddenInput)
+    line = forms.IntegerField(min_value=1, max_value=2_147_483_647, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id="view-%s", **kwargs)
