@@ -86,9 +86,14 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
         context["notebook"].title, bool(context.get("can_edit")), bool(context.get("frozen")),
         get_current_timezone_name() if context.use_tz else None, get_script_prefix(),
     )  # fmt: skip
+    notes = context.get("line_notes") or {}  # a confirmation beside one line (Added line #48.), never kept
     out = []
     for line in lines:
         n = line.n
+        if n in notes:
+            with context.push(line=line, n=n, line_note=notes[n]):
+                out.append(partials["line"].render(context))
+            continue
         if not cacheable or n in special:
             with context.push(line=line, n=n):
                 out.append(partials["item"].render(context))

@@ -152,7 +152,7 @@ document.addEventListener("keydown", (event) => {
     case "e":
     case "r":
     case "h": {
-      const button = li && li.querySelector(`:scope > .line-row [data-key=${event.key}]`);
+      const button = li && li.querySelector(`:scope > .line-row [aria-keyshortcuts=${event.key}]`);
       if (!button) return;
       button.click();
       break;
@@ -168,6 +168,21 @@ document.addEventListener("keydown", (event) => {
       return;
   }
   event.preventDefault();
+});
+
+// A line's Edit, Retire and History are plain links; with JavaScript they go through htmx, in the line's place
+// (History into the line's history slot). One listener here, not htmx attributes on every line.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("#lines-region li.line > .line-row .actions a.act");
+  if (!button || !window.htmx || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const li = button.closest("li.line");
+  event.preventDefault();
+  const history = button.getAttribute("aria-keyshortcuts") === "h";
+  window.htmx.ajax("GET", button.getAttribute("href"), {
+    source: button,
+    target: history ? `#history-${li.dataset.n}` : `#${li.id}`,
+    swap: history ? "innerHTML" : "outerHTML",
+  });
 });
 
 // ----- the selection bar: "3 selected", and it stays in view once a line is ticked -----

@@ -50,7 +50,8 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
-            return announced(region(request, notebook, fresh=(written.n,)), request, notebook, note, written.n)
+            answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
+            return announced(answer, request, notebook, note, written.n)
     else:
         status = INVALID
     return region(request, notebook, add_form=form, status=status, add_open=True)
