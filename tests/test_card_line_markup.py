@@ -46,8 +46,8 @@ def test_the_listed_line_is_the_partials_markup_first_and_when_kept(client, line
     again = client.get(url()).content.decode()
     assert squeeze(listed(first, 2)) == by_partial
     assert squeeze(listed(again, 2)) == by_partial
-    assert ('formaction="/notebooks/zelda/lines/2/edit/"' in by_partial) is editor
-    assert 'formaction="/notebooks/zelda/lines/2/history/"' in by_partial
+    assert ('href="/notebooks/zelda/lines/2/edit/"' in by_partial) is editor
+    assert 'href="/notebooks/zelda/lines/2/history/"' in by_partial
 
 
 def test_an_editor_and_a_reader_each_get_their_own_markup(client, lines, dad, agent_user):
@@ -60,11 +60,11 @@ def test_an_editor_and_a_reader_each_get_their_own_markup(client, lines, dad, ag
 
 
 def test_a_frozen_view_lists_lines_without_actions_after_the_live_one_was_kept(editor_client, lines):
-    assert "History</button>" in listed(editor_client.get(url()).content.decode(), 2)
+    assert "History</a>" in listed(editor_client.get(url()).content.decode(), 2)
     later = datetime.fromtimestamp(selectors.head(lines).at + 60, tz=UTC).strftime("%Y-%m-%dT%H:%M")
     frozen = editor_client.get(url(), {"as_of": later}).content.decode()
     assert "Frozen view" in frozen
-    assert "History</button>" not in listed(frozen, 2)
+    assert "History</a>" not in listed(frozen, 2)
     assert 'id="pick-2"' not in listed(frozen, 2)
 
 

@@ -149,7 +149,7 @@ def test_the_cancel_link_brings_the_line_back(editor_client, lines):
     assert response.status_code == 200
     assert response.content.decode().lstrip().startswith('<li id="line-2" class="line src-guessed')
     plain = editor_client.get(url(2))
-    assert plain.status_code == 302 and plain["Location"] == "/notebooks/zelda/#line-2"
+    assert plain.status_code == 302 and plain["Location"] == "/notebooks/zelda/?line=2#line-2"
 
 
 def test_a_tampered_expected_is_said_above_the_form(editor_client, lines):

@@ -1,5 +1,7 @@
 """Retire: a required Reason, optionally "now said by #m"; the line leaves the view with a notice linking to history."""
 
+import re
+
 from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
 
@@ -31,7 +33,7 @@ def test_it_retires_with_a_reason_and_leaves_a_notice_linking_to_history(editor_
 def test_it_retires_into_another_line(editor_client, lines):
     response = editor_client.post(url(2, "retire"), {"reason": "said better", "into": 1, "expected": 2}, **HX)
     assert response.status_code == 200
-    assert "line #1 now says it" in response.content.decode()
+    assert re.search(r"line <a [^>]*>#1</a> now says it", response.content.decode())
     assert selectors.history(lines, 2)[-1].into == 1
 
 

@@ -1,5 +1,6 @@
 """Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
-files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled per username and address (README, "Production")."""
+files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled
+per username and address (README, "Production")."""
 
 from collections.abc import Callable
 from typing import Any
@@ -58,10 +59,12 @@ class HtmxSignInMiddleware:
         target = urlsplit(response.get("Location", ""))
         if target.path != login:
             return response
-        came_from = urlsplit(request.headers.get("HX-Current-URL", ""))
-        here = urlunsplit(("", "", came_from.path, came_from.query, ""))
-        if not here or came_from.netloc not in ("", request.get_host()) or not here.startswith("/"):
-            here = request.get_full_path()
+        here = request.get_full_path() if request.method == "GET" else "/"
+        for header in ("HX-Current-URL", "Referer"):
+            came_from = urlsplit(request.headers.get(header, ""))
+            if came_from.path.startswith("/") and came_from.netloc == request.get_host():
+                here = urlunsplit(("", "", came_from.path, came_from.query, ""))
+                break
         redirect = HttpResponse(status=204)
         redirect["HX-Redirect"] = f"{login}?{urlencode({'next': here})}"
         return redirect

@@ -39,9 +39,11 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
     gone = context["missing_line"] or (int(retired) if retired.isdigit() else None)
     if gone and selectors.live_line(notebook, gone) is None:
         try:
-            context.update(panel="retired", n=gone, missing_line=None, **retired_context(notebook, gone))
+            notice = retired_context(notebook, gone)
         except NotFound:
-            pass
+            notice = {}
+        if notice.get("strike"):  # a line that was retired or merged: its notice, with its history
+            context.update(panel="retired", n=gone, missing_line=None, **notice)
     target = request.htmx.target if request.htmx else None
     part = {"lines-region": "#region", "more": "#page"}.get(target or "", "")
     return render_page(request, f"{CARD}{part}", context)
