@@ -103,7 +103,9 @@ def test_a_merge_answers_where_the_first_ticked_line_stood(editor_client, lines)
     assert '<p class="summary" id="summary" hx-swap-oob="true">' in html and "2 live lines" in html
     assert 'id="chart" aria-labelledby="chart-title" hx-swap-oob="true"' in html
     assert '<form id="select-form"' in html and "checked" not in html
-    assert '<div id="announce" hx-swap-oob="innerHTML"><p data-focus-line="4">Merged #2, #1 into new line #4.</p>' in html
+    assert (
+        '<div id="announce" hx-swap-oob="innerHTML"><p data-focus-line="4">Merged #2, #1 into new line #4.</p>' in html
+    )
 
 
 def test_retire_selected_leaves_a_notice_in_each_place(editor_client, lines):
@@ -113,5 +115,5 @@ def test_retire_selected_leaves_a_notice_in_each_place(editor_client, lines):
     assert html.lstrip().startswith('<li id="line-1" class="line retired-notice" data-n="1">')
     assert '<li id="line-3" class="line retired-notice" data-n="3" hx-swap-oob="true">' in html
     assert "Line #3 is retired, by dad." in html and "1 live line" in html
-    assert "data-focus-line=\"1\">Retired #1, #3.</p>" in html
+    assert 'data-focus-line="1">Retired #1, #3.</p>' in html
     assert 'class="undo' not in html  # the place an undo goes stays empty until lines can be restored

@@ -153,7 +153,18 @@ class CardViewForm(_Form):
 class AuditForm(_Form):
     notebook = forms.ChoiceField(label="Notebook", required=False)
     by = forms.ChoiceField(label="Actor", required=False)
-    op = forms.ChoiceField(label="Op", choices=[("", "Every op"), *Op.choices], required=False)
+    op = forms.ChoiceField(
+        label="What",
+        choices=[
+            ("", "Every kind of change"),
+            (Op.ADD, "Added"),
+            (Op.EDIT, "Edited"),
+            (Op.STRIKE, "Retired or merged"),
+            (Op.ADOPT, "Recovered words"),
+            (Op.REDACT, "Redacted words"),
+        ],
+        required=False,
+    )
     since = forms.DateTimeField(label="From", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
     until = forms.DateTimeField(label="To", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
     page = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)

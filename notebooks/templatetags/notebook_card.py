@@ -41,6 +41,29 @@ def group_label(source: str) -> str:
     return GROUPS.get(source, source)
 
 
+# What each kind of row did, in the words a person uses; the log's own term goes in a tooltip beside them.
+OP_WORDS = {
+    ("add", ""): "added",
+    ("edit", ""): "edited",
+    ("strike", "retired"): "retired",
+    ("strike", "merged"): "merged",
+    ("strike", ""): "retired",
+    ("adopt", ""): "recovered words",
+    ("redact", ""): "redacted words",
+}
+
+
+@register.filter
+def op_word(op: str, how: str = "") -> str:
+    return OP_WORDS.get((op, how or ""), OP_WORDS.get((op, ""), op))
+
+
+@register.filter
+def op_term(op: str, how: str = "") -> str:
+    """The log's term, for the tooltip: `strike (merged)`, `adopt`."""
+    return f"{op} ({how})" if how else op
+
+
 @register.filter
 def epoch(seconds: float | None) -> datetime | None:
     """Epoch seconds as an aware datetime, for the date filter and <time datetime=...>."""
