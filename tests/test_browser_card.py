@@ -208,8 +208,9 @@ def test_add_a_line(page):
     form.get_by_label("Words").fill("Grab the key before the switch closes the door.")
     form.get_by_label("Reason").fill("she keeps missing it")
     form.get_by_role("button", name="Add line").click()
-    expect(page.locator(".note")).to_contain_text("Added line #")
     fresh = page.locator("li.fresh")
+    expect(fresh.locator(".line-note")).to_contain_text("Added line #")
+    expect(fresh).to_be_focused()
     expect(fresh.locator(".words")).to_have_text("Grab the key before the switch closes the door.")
     expect(fresh.locator(".tag")).to_have_text("■Dad")
     assert _swapped_in_place(page)
@@ -221,13 +222,15 @@ def test_merge_selected_lines(page):
     page.get_by_label("Select line #8").check()
     page.get_by_label("Select line #9").check()
     form = page.locator("#select-form")
+    expect(form.locator(".sel-count")).to_have_text("2 selected")
+    form.get_by_role("button", name="Merge", exact=True).click()  # opens the words and reason
     merged = "Keese circle in eights and rupees respawn: wait, then collect."
     form.get_by_label("Words").fill(merged)
     form.get_by_label("Reason").fill("two lines, one lesson")
     form.get_by_role("button", name="Merge", exact=True).click()
-    expect(page.locator(".note")).to_contain_text("Merged #8, #9 into new line #")
-    expect(page.locator("#line-8")).to_have_count(0)
-    expect(page.locator("#line-9")).to_have_count(0)
+    expect(page.locator("li.fresh .line-note")).to_contain_text("Merged #8, #9 into new line #")
+    expect(page.locator("#line-8")).to_have_count(0)  # the merged line stands in its place
+    expect(page.locator("#line-9")).to_contain_text("Line #9 was merged into #")
     expect(page.locator("li.fresh .words")).to_have_text(merged)
     assert _swapped_in_place(page)
 
@@ -238,11 +241,12 @@ def test_retire_selected_lines(page):
     page.get_by_label("Select line #15").check()
     page.get_by_label("Select line #16").check()
     form = page.locator("#select-form")
+    form.get_by_role("button", name="Retire selected").click()  # opens the reason
     form.get_by_label("Reason").fill("slipped through: not about the game")
     form.get_by_role("button", name="Retire selected").click()
-    expect(page.locator(".note")).to_contain_text("Retired #15, #16.")
-    expect(page.locator("#line-15")).to_have_count(0)
-    expect(page.locator("#line-16")).to_have_count(0)
+    expect(page.locator("#announce")).to_have_text("Retired #15, #16.")
+    expect(page.locator("#line-15")).to_contain_text("Line #15 is retired")
+    expect(page.locator("#line-16")).to_contain_text("Line #16 is retired")
     assert _swapped_in_place(page)
 
 
