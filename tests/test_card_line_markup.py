@@ -117,3 +117,12 @@ def test_a_fragment_kept_under_an_old_count_of_redactions_is_not_used(editor_cli
     services.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
     assert fragments.for_notebook(secret) is not kept
     assert SECRET not in kept_html()
+
+
+def test_the_marks_of_a_search_are_kept_apart_from_the_plain_line(editor_client, lines):
+    searched = listed(editor_client.get(url(), {"q": "swing"}).content.decode(), 1)
+    assert "second <mark>swing</mark>" in searched
+    plain = listed(editor_client.get(url()).content.decode(), 1)
+    assert "<mark>" not in plain and "the second swing" in plain
+    again = listed(editor_client.get(url(), {"q": "roll"}).content.decode(), 1)
+    assert "<mark>roll</mark> after the second swing" in again

@@ -117,3 +117,11 @@ def test_retire_selected_leaves_a_notice_in_each_place(editor_client, lines):
     assert "Line #3 is retired, by dad." in html and "1 live line" in html
     assert 'data-focus-line="1">Retired #1, #3.</p>' in html
     assert 'class="undo' not in html  # the place an undo goes stays empty until lines can be restored
+
+
+def test_a_ticked_number_that_is_no_line_is_said_in_the_form(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"n": ["1", "99"], "reason": "r", "action": "retire"}, **HX)
+    assert response.status_code == 422
+    assert "Nothing was changed." in response.content.decode() and "#99" in response.content.decode()
+    assert rows() == before

@@ -23,7 +23,7 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import services
-from notebooks.log.errors import NotebookError
+from notebooks.log.errors import NotebookError, NotFound
 from notebooks.models import Notebook
 
 
@@ -81,6 +81,9 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
                 note = f"Retired {listed}."
+        except NotFound as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
+            status = INVALID
+            form.add_error(None, f"Nothing was changed. {exc.message}")
         except NotebookError as exc:
             status = refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
