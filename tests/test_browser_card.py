@@ -344,6 +344,9 @@ def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in
         if width > 1000:
             page.locator("#line-2").get_by_role("link", name="History").click()
             expect(page.locator("#line-2 .history")).to_be_visible()
+            for n in (4, 6):  # the selection bar, in view with its count
+                page.locator(f"#pick-{n}").check()
+            expect(page.locator("#select-form .sel-count")).to_have_text("2 selected")
         assert page.evaluate("document.documentElement.scrollWidth") <= width, f"sideways scroll at {width}px"
         page.screenshot(path=str(out / name))
         assert (out / name).stat().st_size > 10_000

@@ -41,10 +41,10 @@ def _rows(count: int, text: "callable", start_at: float) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, scratch_templates: Templates) -> Iterator[str]:
+    # The session's templates: a second set in one worker would share (and drop) its PostgreSQL template database.
     tmp = tmp_path_factory.mktemp("browser-scale")
-    templates = Templates(tmp)
-    db = templates.new()
+    db = scratch_templates.new()
     db.manage(
         "shell",
         "-c",
@@ -79,7 +79,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.terminate()
         server.wait(timeout=10)
         log.close()
-        templates.cleanup()
 
 
 @pytest.fixture(scope="module")

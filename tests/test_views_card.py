@@ -155,7 +155,7 @@ def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_c
     services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
     html = editor_client.get(url()).content.decode()
     assert _order(html) == [3, 1]  # Dad's line first, then hers: the first two in turn order
-    assert "Listed #3 to #1: 2 of 4 lines so far." in html and "Show 2 more" in html
+    assert "2 of 4 lines listed so far." in html and "Show 2 more" in html
     more = unescape(re.search(r'<p class="more[^"]*" id="more">.*?href="([^"]+)"', html, re.S).group(1))
     assert more == url() + "?start=2"
     # With JavaScript the next page is appended after the last line shown: only its lines, and no more to offer.

@@ -150,8 +150,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "shown": len(shown),
         "start": start,
         "more_url": card_url(notebook, state, **paging, start=start + CARD_LINES) if rest > 0 else "",
-        "more_note": f"Listed #{listed[0].n if listed else 0} to #{listed[-1].n if listed else 0}: "
-        f"{start + len(listed):,} of {len(shown):,} lines so far.",
+        "more_note": f"{start + len(listed):,} of {len(shown):,} lines listed so far.",
         "more_link": f"Show {min(CARD_LINES, rest):,} more",
         "before_url": card_url(notebook, state, **paging, start=max(0, start - CARD_LINES)) if start else "",
         "before_link": f"Show the {min(CARD_LINES, start):,} lines before",

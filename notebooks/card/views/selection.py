@@ -116,7 +116,7 @@ def _in_their_places(
     for x in others:
         notice = render(
             request, f"{CARD}#retired",
-            {"notebook": notebook, "n": x, "oob": True, **retired_context(notebook, x)},
+            {"notebook": notebook, "n": x, "oob": True, "can_edit": True, **retired_context(notebook, x)},
         )  # fmt: skip
         answer.content += notice.content
     answer = reswap(retarget(answer, f"#line-{first}"), "outerHTML")
