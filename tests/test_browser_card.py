@@ -347,6 +347,7 @@ def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in
             for n in (4, 6):  # the selection bar, in view with its count
                 page.locator(f"#pick-{n}").check()
             expect(page.locator("#select-form .sel-count")).to_have_text("2 selected")
+            page.evaluate("window.scrollTo(0, 0)")
         assert page.evaluate("document.documentElement.scrollWidth") <= width, f"sideways scroll at {width}px"
         page.screenshot(path=str(out / name))
         assert (out / name).stat().st_size > 10_000
