@@ -281,7 +281,7 @@ window.addEventListener("pageshow", fillToolbar);
 // A link to a line (#line-N) that this page does not list: ask for the page of the card that holds it.
 function openLinkedLine() {
   const found = /^#line-(\d+)$/.exec(window.location.hash);
-  if (!found || document.getElementById(`line-${found[1]}`) || !document.querySelector("form.toolbar")) return false;
+  if (!found || document.getElementById(`line-${found[1]}`) || !document.getElementById("lines-region")) return false;
   const params = new URLSearchParams(window.location.search);
   if (params.get("line") === found[1]) return false;
   params.set("line", found[1]);
