@@ -143,6 +143,8 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # Production hardening, switched on by the environment (see README, "Production").
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# A load balancer probes the backend over plain HTTP: /healthz answers it rather than redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
