@@ -27,6 +27,7 @@ browser:
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py notebook first-editor
+	DEBUG=1 $(PY) manage.py notebook demo
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
 
 # Production-like: gunicorn (gunicorn.conf.py: WEB_CONCURRENCY workers, PORT or BIND) on DATABASE_URL (the embedded

@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "notebook_site.middleware.StorageFullMiddleware",  # a full disk answers 503, not a traceback
+    "notebooks.card.security.HtmxSignInMiddleware",
 ]
 
 ROOT_URLCONF = "notebook_site.urls"

@@ -143,7 +143,7 @@ def test_edit_a_line_with_a_reason(page):
     from playwright.sync_api import expect
 
     line = page.locator("#line-1")
-    line.get_by_role("button", name="Edit").click()
+    line.get_by_role("link", name="Edit").click()
     line.get_by_label("Words").fill("Roll after the guard's second swing, then strike.")
     line.get_by_label("Reason").fill("clearer for her")
     line.get_by_role("button", name="Save").click()
@@ -157,7 +157,7 @@ def test_saving_without_a_reason_is_refused_in_place_and_keeps_the_draft(page, c
     from playwright.sync_api import expect
 
     line = page.locator("#line-4")
-    line.get_by_role("button", name="Edit").click()
+    line.get_by_role("link", name="Edit").click()
     line.get_by_label("Words").fill("My draft words")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".error")).to_have_text("A reason is required: say why, in a few words.")
@@ -172,7 +172,7 @@ def test_a_stale_edit_is_refused_with_the_current_words_and_the_draft_kept(page,
     from playwright.sync_api import expect
 
     line = page.locator("#line-5")
-    line.get_by_role("button", name="Edit").click()
+    line.get_by_role("link", name="Edit").click()
     line.get_by_label("Words").fill("Arrows are cheaper after the second dungeon.")
     line.get_by_label("Reason").fill("she checked")
     meanwhile = "Arrows cost 10 after dungeon 2."
@@ -191,7 +191,7 @@ def test_retire_a_line_leaves_a_notice_linking_to_its_history(page):
     from playwright.sync_api import expect
 
     line = page.locator("#line-7")
-    line.get_by_role("button", name="Retire").click()
+    line.get_by_role("link", name="Retire").click()
     line.get_by_label("Reason").fill("not about the game")
     line.get_by_role("button", name="Retire").click()
     expect(line).to_contain_text("Line #7 is retired")
@@ -208,8 +208,9 @@ def test_add_a_line(page):
     form.get_by_label("Words").fill("Grab the key before the switch closes the door.")
     form.get_by_label("Reason").fill("she keeps missing it")
     form.get_by_role("button", name="Add line").click()
-    expect(page.locator(".note")).to_contain_text("Added line #")
     fresh = page.locator("li.fresh")
+    expect(fresh.locator(".line-note")).to_contain_text("Added line #")
+    expect(fresh).to_be_focused()
     expect(fresh.locator(".words")).to_have_text("Grab the key before the switch closes the door.")
     expect(fresh.locator(".tag")).to_have_text("■Dad")
     assert _swapped_in_place(page)
@@ -221,13 +222,15 @@ def test_merge_selected_lines(page):
     page.get_by_label("Select line #8").check()
     page.get_by_label("Select line #9").check()
     form = page.locator("#select-form")
+    expect(form.locator(".sel-count")).to_have_text("2 selected")
+    form.get_by_role("button", name="Merge", exact=True).click()  # opens the words and reason
     merged = "Keese circle in eights and rupees respawn: wait, then collect."
     form.get_by_label("Words").fill(merged)
     form.get_by_label("Reason").fill("two lines, one lesson")
     form.get_by_role("button", name="Merge", exact=True).click()
-    expect(page.locator(".note")).to_contain_text("Merged #8, #9 into new line #")
-    expect(page.locator("#line-8")).to_have_count(0)
-    expect(page.locator("#line-9")).to_have_count(0)
+    expect(page.locator("li.fresh .line-note")).to_contain_text("Merged #8, #9 into new line #")
+    expect(page.locator("#line-8")).to_have_count(0)  # the merged line stands in its place
+    expect(page.locator("#line-9")).to_contain_text("Line #9 was merged into #")
     expect(page.locator("li.fresh .words")).to_have_text(merged)
     assert _swapped_in_place(page)
 
@@ -238,11 +241,12 @@ def test_retire_selected_lines(page):
     page.get_by_label("Select line #15").check()
     page.get_by_label("Select line #16").check()
     form = page.locator("#select-form")
+    form.get_by_role("button", name="Retire selected").click()  # opens the reason
     form.get_by_label("Reason").fill("slipped through: not about the game")
     form.get_by_role("button", name="Retire selected").click()
-    expect(page.locator(".note")).to_contain_text("Retired #15, #16.")
-    expect(page.locator("#line-15")).to_have_count(0)
-    expect(page.locator("#line-16")).to_have_count(0)
+    expect(page.locator("#announce")).to_have_text("Retired #15, #16.")
+    expect(page.locator("#line-15")).to_contain_text("Line #15 is retired")
+    expect(page.locator("#line-16")).to_contain_text("Line #16 is retired")
     assert _swapped_in_place(page)
 
 
@@ -250,7 +254,7 @@ def test_open_and_hide_the_history_of_a_line(page):
     from playwright.sync_api import expect
 
     line = page.locator("#line-2")
-    line.get_by_role("button", name="History").click()
+    line.get_by_role("link", name="History").click()
     history = line.locator(".history")
     expect(history).to_contain_text("Always attack first.")
     expect(history).to_contain_text("Block first, then attack after his swing.")
@@ -269,7 +273,7 @@ def test_as_of_shows_the_notebook_frozen_and_read_only(page, card_server):
     expect(page.locator(".frozen")).to_contain_text("Frozen view: read-only.")
     expect(page.locator("#line-1")).to_be_visible()
     expect(page.locator("#line-17")).to_have_count(0)  # added since
-    expect(page.get_by_role("button", name="Edit")).to_have_count(0)
+    expect(page.get_by_role("link", name="Edit")).to_have_count(0)
     expect(page.get_by_role("button", name="Add line")).to_have_count(0)
     assert "as_of=" in page.url
 
@@ -280,9 +284,9 @@ def test_markup_in_a_line_shows_as_text_and_runs_nothing(page):
     expect(page.locator("#line-18 .words")).to_have_text(SCRIPT_LINE)
     expect(page.locator("#line-19 .words")).to_have_text(IMG_LINE)
     assert page.locator("#lines-region img").count() == 0
-    page.locator("#line-19").get_by_role("button", name="History").click()
+    page.locator("#line-19").get_by_role("link", name="History").click()
     expect(page.locator("#line-19 .history")).to_contain_text(IMG_LINE)
-    page.locator("#line-18").get_by_role("button", name="Edit").click()
+    page.locator("#line-18").get_by_role("link", name="Edit").click()
     expect(page.locator("#line-18").get_by_label("Words")).to_have_value(SCRIPT_LINE)
     page.wait_for_timeout(300)
     assert page.evaluate("window.__pwned") is None  # the page fixture also fails on any dialog
@@ -295,7 +299,7 @@ def test_every_action_works_without_javascript(browser, card_server):
     page = context.new_page()
     _sign_in(page, card_server)
     page.goto(f"{card_server.url}/notebooks/zelda/")
-    page.locator("#line-10").get_by_role("button", name="Edit").click()
+    page.locator("#line-10").get_by_role("link", name="Edit").click()
     line = page.locator("#line-10")
     line.get_by_label("Words").fill("Save before the boss door.")
     line.get_by_role("button", name="Save").click()
@@ -303,7 +307,7 @@ def test_every_action_works_without_javascript(browser, card_server):
     line.get_by_label("Reason").fill("shorter")
     line.get_by_role("button", name="Save").click()
     expect(page.locator("#line-10 .words")).to_have_text("Save before the boss door.")
-    page.locator("#line-13").get_by_role("button", name="Retire").click()
+    page.locator("#line-13").get_by_role("link", name="Retire").click()
     page.locator("#line-13").get_by_label("Reason").fill("a guess that never held")
     page.locator("#line-13").get_by_role("button", name="Retire").click()
     expect(page.locator(".retired-notice")).to_contain_text("Line #13 is retired")
@@ -315,7 +319,7 @@ def test_redact_words_from_a_lines_history(page, tmp_path):
 
     out = Path(os.environ.get("NOTEBOOKS_SCREENSHOTS") or tmp_path)
     line = page.locator("#line-12")
-    line.get_by_role("button", name="History").click()
+    line.get_by_role("link", name="History").click()
     line.locator(".history").get_by_role("link", name="Redact these words…").click()
     expect(line).to_contain_text("Redact words of line #12")
     expect(line.locator("blockquote")).to_have_text("Lava tiles hurt even at the edge.")
@@ -338,8 +342,12 @@ def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in
         page = context.new_page()
         page.goto(f"{card_server.url}/notebooks/zelda/")
         if width > 1000:
-            page.locator("#line-2").get_by_role("button", name="History").click()
+            page.locator("#line-2").get_by_role("link", name="History").click()
             expect(page.locator("#line-2 .history")).to_be_visible()
+            for n in (4, 6):  # the selection bar, in view with its count
+                page.locator(f"#pick-{n}").check()
+            expect(page.locator("#select-form .sel-count")).to_have_text("2 selected")
+            page.evaluate("window.scrollTo(0, 0)")
         assert page.evaluate("document.documentElement.scrollWidth") <= width, f"sideways scroll at {width}px"
         page.screenshot(path=str(out / name))
         assert (out / name).stat().st_size > 10_000

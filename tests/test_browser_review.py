@@ -146,7 +146,7 @@ def test_a_retired_line_is_found_under_retired_and_restored_with_a_reason(page, 
     page.goto(f"{review_server.url}/notebooks/zelda/")
     restored = page.locator(f"#line-{number}")
     expect(restored.locator(".words")).to_have_text("The look command was refused twice today.")
-    restored.get_by_role("button", name="History").click()
+    restored.get_by_role("link", name="History").click()
     expect(restored.locator(".history")).to_contain_text("restored from #7")
     expect(restored.locator(".history")).to_contain_text("it was about the game after all")
 
@@ -156,7 +156,7 @@ def test_an_older_version_is_put_back_with_a_reason_and_shown_in_history(page):
 
     line = page.locator("#line-2")
     expect(line.locator(".words")).to_have_text("Block first, then attack after his swing.")
-    line.get_by_role("button", name="History").click()
+    line.get_by_role("link", name="History").click()
     line.locator(".history").get_by_role("link", name="Put these words back…").first.click()
     expect(line).to_contain_text("Put older words back in line #2")
     line.get_by_role("button", name="Put these words back").click()
@@ -177,7 +177,7 @@ def test_an_edits_history_shows_inserted_and_deleted_words(page, review_server):
                       "--by", "dad", "--why", "she misread the sign")  # fmt: skip
     page.reload()
     line = page.locator("#line-5")
-    line.get_by_role("button", name="History").click()
+    line.get_by_role("link", name="History").click()
     diff = line.locator(".history .diff").last
     expect(diff.locator("del")).to_have_text(["arrows", "second"])
     expect(diff.locator("ins")).to_have_text(["bombs", "first"])

@@ -113,7 +113,7 @@ def test_history_swapped_in_by_htmx_runs_nothing(page):
     page.goto(url + "/notebooks/zelda/")
     for n in (1, 3, 4):
         line = page.locator(f"#line-{n}")
-        line.get_by_role("button", name="History").click()
+        line.get_by_role("link", name="History").click()
         line.locator(".history").wait_for()
     assert PAYLOADS[2] in page.locator("#line-1 .history").inner_text()
     _nothing_ran(page, problems)

@@ -40,3 +40,23 @@ def test_it_gives_a_password_to_an_editor_made_without_one(db, tmp_path):
     assert authenticate(username="dad", password=password) is not None
     again = _run(tmp_path / "pw.txt")
     assert "as an editor: dad" in again and str(tmp_path / "pw.txt") in again
+
+
+def test_the_demo_notebook_is_made_once_and_left_alone_after(db):
+    """`make run` runs `notebook demo` every time: a fresh machine's first screen is not an empty list."""
+    from pathlib import Path
+
+    from notebooks.log import selectors
+
+    out = StringIO()
+    call_command("notebook", "demo", stdout=out)
+    assert "created the demo notebook 'zelda-demo'" in out.getvalue()
+    notebook = selectors.get_notebook("zelda-demo")
+    head = selectors.head(notebook)
+    again = StringIO()
+    call_command("notebook", "demo", stdout=again)
+    assert "already there" in again.getvalue()
+    assert selectors.head(notebook) == head  # nothing written the second time
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    run = makefile.split("\nrun:")[1].split("\n\n")[0]
+    assert "manage.py notebook demo" in run

@@ -49,8 +49,8 @@ def test_the_listed_line_is_the_partials_markup_first_and_when_kept(client, line
     again = client.get(url()).content.decode()
     assert squeeze(listed(first, 2)) == by_partial
     assert squeeze(listed(again, 2)) == by_partial
-    assert ('formaction="/notebooks/zelda/lines/2/edit/"' in by_partial) is editor
-    assert 'formaction="/notebooks/zelda/lines/2/history/"' in by_partial
+    assert ('href="/notebooks/zelda/lines/2/edit/"' in by_partial) is editor
+    assert 'href="/notebooks/zelda/lines/2/history/"' in by_partial
 
 
 def test_an_editor_and_a_reader_each_get_their_own_markup(client, lines, dad, agent_user):
@@ -63,11 +63,11 @@ def test_an_editor_and_a_reader_each_get_their_own_markup(client, lines, dad, ag
 
 
 def test_a_frozen_view_lists_lines_without_actions_after_the_live_one_was_kept(editor_client, lines):
-    assert "History</button>" in listed(editor_client.get(url()).content.decode(), 2)
+    assert "History</a>" in listed(editor_client.get(url()).content.decode(), 2)
     later = datetime.fromtimestamp(selectors.head(lines).at + 60, tz=UTC).strftime("%Y-%m-%dT%H:%M")
     frozen = editor_client.get(url(), {"as_of": later}).content.decode()
     assert "Frozen view" in frozen
-    assert "History</button>" not in listed(frozen, 2)
+    assert "History</a>" not in listed(frozen, 2)
     assert 'id="pick-2"' not in listed(frozen, 2)
 
 
@@ -120,3 +120,12 @@ def test_a_fragment_kept_under_an_old_count_of_redactions_is_not_used(editor_cli
     services.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
     assert fragments.for_notebook(secret) is not kept
     assert SECRET not in kept_html()
+
+
+def test_the_marks_of_a_search_are_kept_apart_from_the_plain_line(editor_client, lines):
+    searched = listed(editor_client.get(url(), {"q": "swing"}).content.decode(), 1)
+    assert "second <mark>swing</mark>" in searched
+    plain = listed(editor_client.get(url()).content.decode(), 1)
+    assert "<mark>" not in plain and "the second swing" in plain
+    again = listed(editor_client.get(url(), {"q": "roll"}).content.decode(), 1)
+    assert "<mark>roll</mark> after the second swing" in again

@@ -28,9 +28,22 @@ def test_an_anonymous_reader_is_sent_to_sign_in(client, lines, path):
 @pytest.mark.parametrize(("path", "data"), WRITES)
 def test_an_anonymous_write_is_sent_to_sign_in_and_writes_nothing(client, lines, path, data):
     before = rows()
-    response = client.post(path, data, **HX)
+    response = client.post(path, data)
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    # From htmx: the whole page goes to the sign-in (HX-Redirect), and back to the card it came from after it.
+    response = client.post(path, data, HTTP_HX_CURRENT_URL="http://testserver/notebooks/zelda/?q=swing", **HX)
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == "/accounts/login/?next=%2Fnotebooks%2Fzelda%2F%3Fq%3Dswing"
     assert rows() == before
+
+
+def test_an_htmx_read_after_the_sign_in_expired_goes_to_the_sign_in_page(client, lines):
+    response = client.get(url(1, "edit"), HTTP_HX_CURRENT_URL="http://testserver/notebooks/zelda/", **HX)
+    assert response.status_code == 204 and response["HX-Redirect"] == "/accounts/login/?next=%2Fnotebooks%2Fzelda%2F"
+    assert response.content == b""
+    # Another site's address is never where it sends him back to.
+    response = client.get(url(1, "edit"), HTTP_HX_CURRENT_URL="https://evil.example/x", **HX)
+    assert response["HX-Redirect"] == "/accounts/login/?next=%2Fnotebooks%2Fzelda%2Flines%2F1%2Fedit%2F"
 
 
 @pytest.mark.parametrize("path", READS)

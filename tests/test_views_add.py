@@ -28,7 +28,7 @@ def test_it_keeps_the_view_the_form_was_sent_from(editor_client, lines):
         url(action="add"), {"words": "swing twice", "reason": "r", "source": "seen", "q": "swing"}, **HX
     )
     html = response.content.decode()
-    assert "roll after the second swing" in html
+    assert "roll after the second <mark>swing</mark>" in html
     assert "always attack first" not in html  # the search still holds
 
 

@@ -22,7 +22,7 @@ def test_it_lists_every_row_newest_first(editor_client, lines):
     html = editor_client.get("/audit/").content.decode()
     assert _ops(html) == ["strike", "add", "add", "add", "add"]
     assert html.index("not about the game") < html.index("rotate early") < html.index("write only what the game")
-    assert "5 rows" in html
+    assert "5 changes" in html
 
 
 def test_it_filters_by_notebook_actor_and_op(editor_client, lines):

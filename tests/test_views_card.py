@@ -101,7 +101,7 @@ def test_a_reader_sees_the_card_without_edit_controls(client, agent_user, lines)
     client.force_login(agent_user)
     html = client.get(url()).content.decode()
     assert "roll after the second swing" in html
-    assert ">Edit</button>" not in html and ">Add line</button>" not in html and ">History</button>" in html
+    assert ">Edit</a>" not in html and ">Add line</button>" not in html and ">History</a>" in html
 
 
 def test_the_chart_draws_lines_added_per_day_by_source(editor_client, lines):
@@ -117,7 +117,7 @@ def test_a_title_with_spaces_and_signs_has_working_links(editor_client, dad):
     services.create_notebook(title="zelda 2.0+", by="test")
     services.add(notebook="zelda 2.0+", text="a line", source="seen", by="pippa", why="s")
     html = editor_client.get("/notebooks/zelda%202.0+/").content.decode()
-    assert 'hx-get="/notebooks/zelda%202.0+/lines/1/edit/"' in html
+    assert 'href="/notebooks/zelda%202.0+/lines/1/edit/"' in html
     response = editor_client.post("/notebooks/zelda%202.0+/lines/1/edit/", {"words": "b", "reason": "r", "expected": 1})
     assert response.status_code == 302 and response["Location"] == "/notebooks/zelda%202.0+/#line-1"
 
@@ -155,13 +155,18 @@ def test_a_big_card_lists_its_first_lines_in_turn_order_and_offers_more(editor_c
     services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
     html = editor_client.get(url()).content.decode()
     assert _order(html) == [3, 1]  # Dad's line first, then hers: the first two in turn order
-    assert "Listing the first 2 of 4 lines." in html and "Show 2 more" in html
-    more = unescape(re.search(r'<p class="more[^"]*">.*?href="([^"]+)"', html, re.S).group(1))
-    assert more == url() + "?limit=4"
-    response = editor_client.get(more, HTTP_HX_TARGET="lines-region", **HX)
-    assert response.content.decode().lstrip().startswith('<div id="lines-region"')
-    assert _order(response.content.decode()) == [3, 1, 4, 2]
-    assert "Listing the first" not in response.content.decode()  # every line listed: no more to offer
+    assert "2 of 4 lines listed so far." in html and "Show 2 more" in html
+    more = unescape(re.search(r'<p class="more[^"]*" id="more">.*?href="([^"]+)"', html, re.S).group(1))
+    assert more == url() + "?start=2"
+    # With JavaScript the next page is appended after the last line shown: only its lines, and no more to offer.
+    response = editor_client.get(more, HTTP_HX_TARGET="more", **HX)
+    page = response.content.decode()
+    assert _order(page) == [4, 2]
+    assert 'id="lines-region"' not in page and "Show" not in page
+    assert "<h2" not in page.split("line-4")[0]  # it continues her group: no second heading
+    # Without, it opens on its own, with the way back to the lines before.
+    alone = editor_client.get(more).content.decode()
+    assert _order(alone) == [4, 2] and "Show the 2 lines before" in alone
 
 
 def test_show_more_keeps_the_order_filter_and_search(editor_client, lines, monkeypatch):
@@ -172,9 +177,59 @@ def test_show_more_keeps_the_order_filter_and_search(editor_client, lines, monke
     monkeypatch.setattr(respond, "CARD_LINES", 1)
     html = editor_client.get(url(), {"order": "number", "q": "the", "source": "seen"}).content.decode()
     assert _order(html) == [1]
-    assert "Listing" not in html  # one line matches: nothing more to show
+    assert "so far" not in html  # one line matches: nothing more to show
     html = editor_client.get(url(), {"order": "number", "q": "the"}).content.decode()
     assert _order(html) == [1]
-    more = unescape(re.search(r'<p class="more[^"]*">.*?href="([^"]+)"', html, re.S).group(1))
-    assert "order=number" in more and "q=the" in more and "limit=2" in more
-    assert _order(editor_client.get(more).content.decode()) == [1, 3]
+    more = unescape(re.search(r'<p class="more[^"]*" id="more">.*?href="([^"]+)"', html, re.S).group(1))
+    assert "order=number" in more and "q=the" in more and "start=1" in more
+    assert _order(editor_client.get(more).content.decode()) == [3]
+
+
+def test_a_number_opens_the_page_holding_that_line(editor_client, lines, monkeypatch):
+    from notebooks.card.views import respond
+
+    monkeypatch.setattr(respond, "CARD_LINES", 2)
+    for k in range(6):
+        services.add(notebook="zelda", text=f"line {k}", source="seen", by="pippa", why="seen")  # #4 to #9
+    for asked in ("8", "#8", "line 8"):
+        response = editor_client.get(url(), {"q": asked, "order": "number"}, HTTP_HX_TARGET="lines-region", **HX)
+        html = response.content.decode()
+        assert 'data-focus-line="8"' in html and _order(html) == [7, 8], asked
+    # Without JavaScript: to the page holding it, scrolled there by its anchor; the search box keeps the number.
+    response = editor_client.get(url(), {"q": "#8", "order": "number"})
+    assert response.status_code == 302
+    assert response["Location"] == url() + "?q=%238&order=number&line=8#line-8"
+    assert _order(editor_client.get(response["Location"]).content.decode()) == [7, 8]
+    # A link to a line (its own URL) opens the card's page holding it, in any order.
+    assert editor_client.get(url(8))["Location"] == url() + "?line=8#line-8"
+    assert 8 in _order(editor_client.get(url(), {"line": 8}).content.decode())
+    html = editor_client.get(url(), {"q": "99"}, HTTP_HX_TARGET="lines-region", **HX).content.decode()
+    assert "There is no line #99: this notebook's lines go up to #9." in html
+
+
+def test_a_number_of_a_retired_line_shows_its_notice(editor_client, lines):
+    services.retire(notebook="zelda", n=2, by="dad", why="not about the game")
+    html = editor_client.get(url(), {"q": "2"}, HTTP_HX_TARGET="lines-region", **HX).content.decode()
+    assert "Line #2 is retired, by dad." in html and "not about the game" in html
+
+
+def test_words_are_found_whatever_their_case_accents_punctuation_and_order(editor_client, notebook, dad):
+    for text in ("Zora's Domain sells spears.", "Guardian beams: the Lynel ignores them.", "Café in Kakariko"):
+        services.add(notebook=notebook.title, text=text, source="seen", by="pippa", why="seen")
+    for q, found in (("zoras", [1]), ("ZORA", [1]), ("lynel guardian", [2]), ("cafe", [3]), ("kakariko café", [3])):
+        html = editor_client.get(url(), {"q": q, "order": "number"}).content.decode()
+        assert _order(html) == found, q
+    html = editor_client.get(url(), {"q": "zoras"}).content.decode()
+    assert "<mark>Zora&#x27;s</mark> Domain sells spears." in html
+    html = editor_client.get(url(), {"q": "lynel guardian"}).content.decode()
+    assert "<mark>Guardian</mark> beams: the <mark>Lynel</mark> ignores them." in html
+
+
+def test_a_marked_search_never_lets_markup_through(editor_client, notebook, dad):
+    payload = '<img src=x onerror="alert(1)"> <script>alert(2)</script> img'
+    services.add(notebook=notebook.title, text=payload, source="seen", by="pippa", why="seen")
+    for q in ("img", "script", "onerror alert", "src x", "lt", "amp"):
+        html = editor_client.get(url(), {"q": q}).content.decode()
+        assert "<img" not in html and "<script>alert" not in html, q
+    html = editor_client.get(url(), {"q": "img"}).content.decode()
+    assert "&lt;<mark>img</mark> src=x onerror=&quot;alert(1)&quot;&gt;" in html

@@ -149,7 +149,7 @@ def test_the_cancel_link_brings_the_line_back(editor_client, lines):
     assert response.status_code == 200
     assert response.content.decode().lstrip().startswith('<li id="line-2" class="line src-guessed')
     plain = editor_client.get(url(2))
-    assert plain.status_code == 302 and plain["Location"] == "/notebooks/zelda/#line-2"
+    assert plain.status_code == 302 and plain["Location"] == "/notebooks/zelda/?line=2#line-2"
 
 
 def test_a_tampered_expected_is_said_above_the_form(editor_client, lines):
@@ -163,3 +163,14 @@ def test_a_tampered_expected_is_said_above_the_form(editor_client, lines):
 def test_a_field_error_draws_no_empty_error_box(editor_client, lines):
     response = editor_client.post(url(2, "edit"), {"words": "w", "reason": "", "expected": 2}, **HX)
     assert 'class="errors"' not in response.content.decode()
+
+
+def test_a_save_answers_in_place_with_the_counts_and_chart_out_of_band(editor_client, lines):
+    response = editor_client.post(url(2, "edit"), {"words": "block first", "reason": "r", "expected": 2}, **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<li id="line-2" class="line src-dad_correction"')
+    assert "Saved line #2." in html
+    summary = re.search(r'<p class="summary" id="summary" hx-swap-oob="true">.*?</p>', html, re.S).group(0)
+    assert "Dad&#x27;s correction</span> 1" in summary
+    assert 'hx-swap-oob="true"' in html.split('id="chart"')[1][:80]
+    assert '<p data-focus-line="2">Saved line #2.</p>' in html

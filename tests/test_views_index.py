@@ -14,5 +14,5 @@ def test_it_lists_every_notebook_with_live_counts_by_source(editor_client, lines
     assert "2 live lines" in zelda
     assert re.search(r"Dad</span> 1</span>.*seen</span> 1</span>", zelda)
     assert "guessed</span>" not in zelda.split("</li>")[0]
-    assert "Last change" in zelda and "4 rows" in zelda
-    assert "No rows yet" in html[html.index("/notebooks/tetris/") :]
+    assert "Last change" in zelda and "4 changes" in zelda
+    assert "No changes yet" in html[html.index("/notebooks/tetris/") :]

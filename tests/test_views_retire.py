@@ -1,5 +1,7 @@
 """Retire: a required Reason, optionally "now said by #m"; the line leaves the view with a notice linking to history."""
 
+import re
+
 from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
 
@@ -31,7 +33,7 @@ def test_it_retires_with_a_reason_and_leaves_a_notice_linking_to_history(editor_
 def test_it_retires_into_another_line(editor_client, lines):
     response = editor_client.post(url(2, "retire"), {"reason": "said better", "into": 1, "expected": 2}, **HX)
     assert response.status_code == 200
-    assert "line #1 now says it" in response.content.decode()
+    assert re.search(r"line <a [^>]*>#1</a> now says it", response.content.decode())
     assert selectors.history(lines, 2)[-1].into == 1
 
 
@@ -82,3 +84,23 @@ def test_a_stale_retire_shows_the_current_words_and_asks_again(editor_client, li
     html = response.content.decode()
     assert "dodge first" in html and 'value="my reason"' in html and "Retire again to confirm" in html
     assert rows() == before
+
+
+def test_an_into_line_that_does_not_exist_is_an_error_on_that_field(editor_client, lines):
+    before = rows()
+    for headers in (HX, {}):
+        response = editor_client.post(url(2, "retire"), {"reason": "said better", "into": 99, "expected": 2}, **headers)
+        assert response.status_code == 422
+        html = response.content.decode()
+        field = re.search(r'<div class="field invalid">\s*<label for="retire-2-into">.*?</div>', html, re.S)
+        assert field and "There is no line #99 in this notebook." in field.group(0)
+        assert 'value="said better"' in html  # the reason is kept
+    assert rows() == before
+
+
+def test_a_retirement_answers_with_its_notice_and_the_counts_out_of_band(editor_client, lines):
+    response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2}, **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<li id="line-2" class="line retired-notice"')
+    assert '<p class="summary" id="summary" hx-swap-oob="true">' in html and "2 live lines" in html
+    assert '<p data-focus-line="2">Retired line #2.</p>' in html

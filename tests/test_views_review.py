@@ -40,8 +40,8 @@ def test_after_mark_reviewed_only_later_lines_are_new_and_counted_with_their_aut
     html = editor_client.get(url()).content.decode()
     assert _new_lines(html) == {1, 4}
     assert "2 new or changed</strong> since you reviewed on" in html and ", by pippa." in html
-    assert re.search(r'id="line-4" class="[^"]*is-new[^"]*">.*?review-badge[^>]*>new<', html, re.S)
-    assert re.search(r'id="line-1" class="[^"]*is-new[^"]*">.*?review-badge[^>]*>changed<', html, re.S)
+    assert re.search(r'id="line-4" class="[^"]*is-new[^"]*"[^>]*>.*?review-badge[^>]*>new<', html, re.S)
+    assert re.search(r'id="line-1" class="[^"]*is-new[^"]*"[^>]*>.*?review-badge[^>]*>changed<', html, re.S)
     only = editor_client.get(url(), {"show": "new"}).content.decode()
     assert re.findall(r'<li id="line-(\d+)" class="line ', only) == ["1", "4"]
 
@@ -181,7 +181,7 @@ def test_history_and_audit_link_each_row_to_the_notebook_as_of_that_row(editor_c
     history = editor_client.get(url(2, "history"), **HX).content.decode()
     assert "?upto=2" in history and "?upto=4" in history
     frozen = editor_client.get(url(), {"upto": 2}).content.decode()
-    assert "its first 2 rows" in frozen and "write only what the game" not in frozen.split("lines-col")[-1]
+    assert "its first 2 changes" in frozen and "write only what the game" not in frozen.split("lines-col")[-1]
     audit = editor_client.get("/audit/").content.decode()
     assert "/notebooks/zelda/?upto=4" in audit
 

@@ -88,3 +88,40 @@ def test_it_refuses_a_selection_that_is_not_a_number(editor_client, lines):
     assert response.status_code == 422
     assert "not a line number" in response.content.decode()
     assert rows() == before
+
+
+def test_a_merge_answers_where_the_first_ticked_line_stood(editor_client, lines):
+    data = {"n": ["2", "1"], "words": "one line for two", "reason": "one thing", "action": "merge"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response["HX-Retarget"] == "#line-2" and response["HX-Reswap"] == "outerHTML"
+    html = response.content.decode()
+    assert html.lstrip().startswith('<li id="line-4" class="line src-dad_correction fresh"')
+    assert "Merged #2, #1 into new line #4." in html.split("</li>")[0]
+    # The other ticked line leaves a one-line notice in its place; the counts, chart and selection follow.
+    assert '<li id="line-1" class="line retired-notice" data-n="1" hx-swap-oob="true">' in html
+    assert "Line #1 was merged into" in html
+    assert '<p class="summary" id="summary" hx-swap-oob="true">' in html and "2 live lines" in html
+    assert 'id="chart" aria-labelledby="chart-title" hx-swap-oob="true"' in html
+    assert '<form id="select-form"' in html and "checked" not in html
+    assert (
+        '<div id="announce" hx-swap-oob="innerHTML"><p data-focus-line="4">Merged #2, #1 into new line #4.</p>' in html
+    )
+
+
+def test_retire_selected_leaves_a_notice_in_each_place(editor_client, lines):
+    response = editor_client.post(url(action="selected"), {"n": ["1", "3"], "reason": "r", "action": "retire"}, **HX)
+    assert response["HX-Retarget"] == "#line-1"
+    html = response.content.decode()
+    assert html.lstrip().startswith('<li id="line-1" class="line retired-notice" data-n="1">')
+    assert '<li id="line-3" class="line retired-notice" data-n="3" hx-swap-oob="true">' in html
+    assert "Line #3 is retired, by dad." in html and "1 live line" in html
+    assert 'data-focus-line="1">Retired #1, #3.</p>' in html
+    assert 'class="undo' not in html  # the place an undo goes stays empty until lines can be restored
+
+
+def test_a_ticked_number_that_is_no_line_is_said_in_the_form(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"n": ["1", "99"], "reason": "r", "action": "retire"}, **HX)
+    assert response.status_code == 422
+    assert "Nothing was changed." in response.content.decode() and "#99" in response.content.decode()
+    assert rows() == before

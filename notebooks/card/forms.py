@@ -142,14 +142,18 @@ class CardViewForm(_Form):
     order = forms.ChoiceField(choices=ORDER_CHOICES, required=False, widget=forms.RadioSelect)
     source = forms.ChoiceField(label="Source", choices=SOURCE_CHOICES, required=False)
     q = forms.CharField(
-        label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search"})
+        label="Search",
+        max_length=200,
+        required=False,
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "words or #12"}),
     )
     as_of = forms.DateTimeField(
         label="As of",
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),
     )
-    limit = forms.IntegerField(min_value=1, max_value=10_000_000, required=False, widget=forms.HiddenInput)
+    start = forms.IntegerField(min_value=0, max_value=10_000_000, required=False, widget=forms.HiddenInput)
+    line = forms.IntegerField(min_value=1, max_value=2_147_483_647, required=False, widget=forms.HiddenInput)
     show = forms.ChoiceField(label="Show", choices=SHOW_CHOICES, required=False)
     # The notebook as of one row (a link from the audit or a history): exact, where a time is to the second.
     upto = forms.IntegerField(min_value=1, max_value=2**62, required=False, widget=forms.HiddenInput)
@@ -161,7 +165,18 @@ class CardViewForm(_Form):
 class AuditForm(_Form):
     notebook = forms.ChoiceField(label="Notebook", required=False)
     by = forms.ChoiceField(label="Actor", required=False)
-    op = forms.ChoiceField(label="Op", choices=[("", "Every op"), *Op.choices], required=False)
+    op = forms.ChoiceField(
+        label="What",
+        choices=[
+            ("", "Every kind of change"),
+            (Op.ADD, "Added"),
+            (Op.EDIT, "Edited"),
+            (Op.STRIKE, "Retired or merged"),
+            (Op.ADOPT, "Recovered words"),
+            (Op.REDACT, "Redacted words"),
+        ],
+        required=False,
+    )
     since = forms.DateTimeField(label="From", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
     until = forms.DateTimeField(label="To", required=False, widget=forms.DateTimeInput(attrs=LOCAL_TIME))
     page = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)

@@ -1,12 +1,15 @@
 """Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
-files run, and sign-in attempts throttled per username and address (README, "Production")."""
+files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled
+per username and address (README, "Production")."""
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
 
 from notebooks.card import throttle
 
@@ -39,6 +42,32 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", self.policy)
         return response
+
+
+class HtmxSignInMiddleware:
+    """An htmx request whose sign-in expired is sent to the sign-in page as a whole page (HX-Redirect), with `next`
+    back to the page it came from: otherwise htmx would swap the sign-in form into the card, in a line's place."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.headers.get("HX-Request") or response.status_code not in (301, 302, 303, 307, 308):
+            return response
+        login = resolve_url(settings.LOGIN_URL)
+        target = urlsplit(response.get("Location", ""))
+        if target.path != login:
+            return response
+        here = request.get_full_path() if request.method == "GET" else "/"
+        for header in ("HX-Current-URL", "Referer"):
+            came_from = urlsplit(request.headers.get(header, ""))
+            if came_from.path.startswith("/") and came_from.netloc == request.get_host():
+                here = urlunsplit(("", "", came_from.path, came_from.query, ""))
+                break
+        redirect = HttpResponse(status=204)
+        redirect["HX-Redirect"] = f"{login}?{urlencode({'next': here})}"
+        return redirect
 
 
 def client_address(request: HttpRequest) -> str:

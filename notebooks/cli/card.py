@@ -20,15 +20,21 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("--password-file", default=None, help=f"where to save it (default {DEFAULT_PASSWORD_FILE})")
     p.set_defaults(handler=first_editor)
 
-    p = subparsers.add_parser("demo", help="Create a small demo notebook.", description="Create a small demo notebook.")
+    about = "Create a small demo notebook, unless a notebook of that title is already there."
+    p = subparsers.add_parser("demo", help=about, description=about)
     p.add_argument("--title", default="zelda-demo")
     p.set_defaults(handler=demo)
 
 
 def demo(cmd: BaseCommand, o: dict) -> None:
+    """Idempotent: `make run` calls it every time, and a notebook already there (the demo or not) is left alone."""
     from notebooks.cli import demo as demo_rows
     from notebooks.log import imports
+    from notebooks.models import Notebook
 
+    if Notebook.objects.filter(title=o["title"]).exists():
+        cmd.stdout.write(f"the demo notebook {o['title']!r} is already there")
+        return
     result = imports.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
     cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")
 

@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 
 from django import template
 from django.template.loader import get_template
-from django.urls import get_script_prefix
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import get_current_timezone_name
 
-from notebooks.card import fragments
+from notebooks.card import fragments, search
 from notebooks.log.lines import Line
 
 register = template.Library()
@@ -41,12 +41,58 @@ def group_label(source: str) -> str:
     return GROUPS.get(source, source)
 
 
+# What each kind of row did, in the words a person uses; the log's own term goes in a tooltip beside them.
+OP_WORDS = {
+    ("add", ""): "added",
+    ("edit", ""): "edited",
+    ("strike", "retired"): "retired",
+    ("strike", "merged"): "merged",
+    ("strike", ""): "retired",
+    ("adopt", ""): "recovered words",
+    ("redact", ""): "redacted words",
+}
+
+
+@register.filter
+def op_word(op: str, how: str = "") -> str:
+    return OP_WORDS.get((op, how or ""), OP_WORDS.get((op, ""), op))
+
+
+@register.filter
+def op_term(op: str, how: str = "") -> str:
+    """The log's term, for the tooltip: `strike (merged)`, `adopt`."""
+    return f"{op} ({how})" if how else op
+
+
 @register.filter
 def epoch(seconds: float | None) -> datetime | None:
     """Epoch seconds as an aware datetime, for the date filter and <time datetime=...>."""
     if seconds is None:
         return None
     return datetime.fromtimestamp(float(seconds), tz=UTC)
+
+
+@register.filter
+def marked(text: str | None, terms: tuple[str, ...]) -> SafeString:
+    """A line's words escaped, with what the search matched in <mark> (card/search.py)."""
+    return search.highlight(text, terms)
+
+
+_line_prefixes: dict[tuple[str, str], str] = {}
+
+
+@register.simple_tag
+def line_url(title: str, n: int, action: str = "") -> str:
+    """A line's URL (card:line, or its action: edit, retire, history), from one reverse() per title: a 1,000-line
+    card made three per line, a sixth of its first draw."""
+    key = (get_script_prefix(), title)
+    prefix = _line_prefixes.get(key)
+    if prefix is None:
+        prefix = reverse("card:line", args=[title, 0]).removesuffix("0/")
+        if len(_line_prefixes) > 1000:
+            _line_prefixes.clear()
+        _line_prefixes[key] = prefix
+    return f"{prefix}{int(n)}/{action}/" if action else f"{prefix}{int(n)}/"
 
 
 @register.simple_tag(takes_context=True)
@@ -59,19 +105,25 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
     new_lines = context.get("new_lines") or {}  # since the reader's last review: n -> "new" or "changed"
     special = {context.get(name) for name in ("editing", "retiring", "redacting", "history_of")} - {None, ""}
     cacheable = kept is not None and not context.get("line_note")
+    terms = tuple(context.get("terms") or ())  # the search's marks are part of what is kept
     shared = (
         context["notebook"].title, bool(context.get("can_edit")), bool(context.get("frozen")),
         get_current_timezone_name(), get_script_prefix(),  # the zone always: Context.use_tz is None unless set
     )  # fmt: skip
+    notes = context.get("line_notes") or {}  # a confirmation beside one line (Added line #48.), never kept
     out = []
     for line in lines:
         n = line.n
         new_label = new_lines.get(n, "")
+        if n in notes:
+            with context.push(line=line, n=n, line_note=notes[n], new_label=new_label):
+                out.append(partials["line"].render(context))
+            continue
         if not cacheable or n in special:
             with context.push(line=line, n=n, new_label=new_label):
                 out.append(partials["item"].render(context))
             continue
-        key = (line, shared, n in fresh, str(n) in selected, new_label)
+        key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
         html = kept.get(key)
         if html is None:
             with context.push(line=line, n=n, new_label=new_label):

@@ -20,9 +20,10 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     retired_context,
+    with_oob,
 )
 from notebooks.log import selectors, services
-from notebooks.log.errors import NotebookError
+from notebooks.log.errors import NotebookError, NotFound
 from notebooks.log.lines import Line
 from notebooks.models import Notebook
 
@@ -56,7 +57,8 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     if not request.htmx:
         messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
         return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
-    return line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
+    answer = line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
+    return with_oob(request, answer, notebook, f"Saved line #{n}.", focus_line=n)
 
 
 def _refused(
@@ -99,11 +101,18 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
             into=data["into"],
             expected=data["expected"],
         )
+    except NotFound as exc:
+        if data["into"] is None or current is None:
+            raise Http404(exc.message) from None
+        # The line is there, the one named to say it is not: an error on that field, with the form kept.
+        form.add_error("into", f"There is no line #{data['into']} in this notebook.")
+        return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
     except NotebookError as exc:
         return _refused(request, notebook, n, exc, form, "retire")
     if not request.htmx:
         return HttpResponseRedirect(card_url(notebook, retired=n))
-    return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
+    answer = line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
+    return with_oob(request, answer, notebook, f"Retired line #{n}.", focus_line=n)
 
 
 def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:

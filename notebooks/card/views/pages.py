@@ -1,11 +1,10 @@
 """The card's reads: the notebooks, one notebook's card, one line, a line's history."""
 
-from typing import Any
-
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_GET
 
+from notebooks.card import search
 from notebooks.card import selectors as card_selectors
 from notebooks.card.views.respond import (
     CARD,
@@ -33,24 +32,31 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def card(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
-    extra: dict[str, Any] = {}
+    asked = search.parse(request.GET.get("q", "")).number
+    if asked and not request.htmx and "line" not in request.GET:
+        # Without JavaScript, a number searched for opens the page holding that line, scrolled to it.
+        return HttpResponseRedirect(card_url(notebook, request.GET.dict(), anchor=f"line-{asked}", line=asked))
+    context = card_context(request, notebook)
     retired = request.GET.get("retired", "")
-    if retired.isdigit() and selectors.live_line(notebook, int(retired)) is None:
+    gone = context["missing_line"] or (int(retired) if retired.isdigit() else None)
+    if gone and selectors.live_line(notebook, gone) is None:
         try:
-            extra = {"panel": "retired", "n": int(retired), **retired_context(notebook, int(retired))}
+            notice = retired_context(notebook, gone)
         except NotFound:
-            pass
-    context = card_context(request, notebook, **extra)
-    partial = request.htmx and request.htmx.target == "lines-region"
-    return render_page(request, f"{CARD}#region" if partial else CARD, context)
+            notice = {}
+        if notice.get("strike"):  # a line that was retired or merged: its notice, with its history
+            context.update(panel="retired", n=gone, missing_line=None, **notice)
+    target = request.htmx.target if request.htmx else None
+    part = {"lines-region": "#region", "more": "#page"}.get(target or "", "")
+    return render_page(request, f"{CARD}{part}", context)
 
 
 @login_required
 @require_GET
 def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
-    if not request.htmx:
-        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+    if not request.htmx:  # a link to any line: the page of the card holding it
+        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}", line=n))
     if selectors.live_line(notebook, n) is None:
         try:
             return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))

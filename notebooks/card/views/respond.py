@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 
-from notebooks.card import chart, fragments, review
+from notebooks.card import chart, fragments, review, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log import selectors
@@ -88,8 +88,9 @@ def refusal_status(exc: NotebookError) -> int:
 # ----- what the card shows ---------------------------------------------------------------------------------
 
 
-def _groups(lines: list[selectors.Line], order: str) -> list[tuple[str, list[selectors.Line]]]:
-    """Lines already in the card's order, grouped by source in turn order."""
+def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tuple[str, list[selectors.Line]]]:
+    """Lines already in the card's order, grouped by source in turn order. A page that continues the group of the
+    line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
     if order == "number":
         return [("", lines)] if lines else []
     groups: list[tuple[str, list[selectors.Line]]] = []
@@ -97,6 +98,8 @@ def _groups(lines: list[selectors.Line], order: str) -> list[tuple[str, list[sel
         if not groups or groups[-1][0] != line.source:
             groups.append((line.source, []))
         groups[-1][1].append(line)
+    if groups and after and groups[0][0] == after:
+        groups[0] = ("", groups[0][1])
     return groups
 
 
@@ -110,12 +113,16 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "source": view.cleaned_data.get("source") or "",
         "q": view.cleaned_data.get("q") or "",
     }
+    query = search.parse(state["q"])
     as_of = view.cleaned_data.get("as_of")
     kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
     cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
     as_of, cut = _upto(notebook, view.cleaned_data.get("upto"), as_of, cut)
     lines = selectors.view_at_seq(notebook, cut)
-    shown = selectors.filter_lines(lines, source=state["source"], q=state["q"])
+    # A number in the search box opens that line in its place among every line; words filter.
+    wanted = query.number or view.cleaned_data.get("line")
+    source = "" if query.number else state["source"]
+    shown = search.search([x for x in lines if not source or x.source == source], query)
     state["show"] = view.cleaned_data.get("show") or ""
     reviewing = review_context(request, notebook, lines, cut, state["show"])
     if state["show"] == "new":
@@ -124,28 +131,41 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         shown = []
     if state["order"] != "number":
         shown = selectors.in_turn_order(shown)
-    # A big notebook's card lists the first CARD_LINES (Dad's lines come first in turn order), and offers more.
-    limit = view.cleaned_data.get("limit") or CARD_LINES
-    listed = shown[:limit]
-    more_query = {"as_of": data.get("as_of", ""), "limit": limit + CARD_LINES}
+    # A big notebook's card lists CARD_LINES at a time (Dad's lines come first in turn order): the page holding the
+    # line asked for, or the one from `start`; the next page is appended after it (or opened, without JavaScript).
+    start = view.cleaned_data.get("start") or 0
+    place = next((i for i, x in enumerate(shown) if x.n == wanted), None) if wanted else None
+    if place is not None:
+        start = place - place % CARD_LINES
+    start = min(start, max(0, len(shown) - 1))
+    listed = shown[start : start + CARD_LINES]
     frozen = as_of is not None
     top = selectors.head(notebook)
     pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
     counted = Counter(line.source for line in lines)
+    paging = {"as_of": data.get("as_of", "")}
+    rest = len(shown) - start - len(listed)
     context = {
         "notebook": notebook,
         "view_form": view,
         "state": state,
+        "terms": query.terms,
         "as_of": as_of,
         "frozen": frozen,
         "head_seq": cut if frozen else top.seq,
         "head_at": top.at if top.seq else None,
         "head_hash": pinned.hash if pinned.seq else "",
-        "groups": _groups(listed, state["order"]),
+        "groups": _groups(listed, state["order"], shown[start - 1].source if start else ""),
         "shown": len(shown),
-        "more_url": card_url(notebook, state, **more_query) if len(listed) < len(shown) else "",
-        "more_note": f"Listing the first {len(listed):,} of {len(shown):,} lines.",
-        "more_link": f"Show {min(CARD_LINES, len(shown) - len(listed)):,} more",
+        "start": start,
+        "more_url": card_url(notebook, state, **paging, start=start + CARD_LINES) if rest > 0 else "",
+        "more_note": f"{start + len(listed):,} of {len(shown):,} lines listed so far.",
+        "more_link": f"Show {min(CARD_LINES, rest):,} more",
+        "before_url": card_url(notebook, state, **paging, start=max(0, start - CARD_LINES)) if start else "",
+        "before_link": f"Show the {min(CARD_LINES, start):,} lines before",
+        "focus_line": wanted if place is not None else None,
+        "missing_line": wanted if wanted and place is None else None,
+        "top_number": max((x.n for x in lines), default=0),
         "total": len(lines),
         "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
         "chart": chart.build(card_selectors.added_per_day(notebook, cut)),
@@ -156,6 +176,10 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "fragments": kept,
         **reviewing,
     }
+    fresh = set(extra.get("fresh") or ())
+    context["fresh_lines"] = [x for x in lines if x.n in fresh and x not in listed]  # listed whatever the filter
+    if fresh:
+        context["focus_line"] = max(fresh)
     context.update(extra)
     return context
 
@@ -184,6 +208,53 @@ def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: i
         "changes": review.changes_since(notebook, cut) if frozen and show == "changes" else None,
         "reviewed_form": ReviewedForm(),
     }
+
+
+def summary_context(notebook: Notebook) -> dict[str, Any]:
+    """What the counts above the list and the chart need, now (for the out-of-band answer to a change)."""
+    lines = selectors.view_at_seq(notebook, selectors.ALL)
+    top = selectors.head(notebook)
+    counted = Counter(line.source for line in lines)
+    return {
+        "total": len(lines),
+        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
+        "head_seq": top.seq,
+        "head_at": top.at if top.seq else None,
+        "head_hash": top.hash if top.seq else "",
+        "chart": chart.build(card_selectors.added_per_day(notebook)),
+        "frozen": False,
+    }
+
+
+def with_oob(
+    request: HttpRequest, response: HttpResponse, notebook: Notebook, announce: str, *, focus_line: int | None = None,
+    **flags: Any,
+) -> HttpResponse:  # fmt: skip
+    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart, emptied forms
+    (`reset_add`, `reset_selection`) and a short polite word for screen readers, naming the line to focus."""
+    state = {k: request.POST.get(k, "") for k in ("order", "source", "q")}
+    context = {
+        "notebook": notebook,
+        "can_edit": user_is_editor(request.user),
+        "announce": announce,
+        "focus_line": focus_line,
+        "state": state,
+        "add_form": AddForm(),
+        "selection_form": SelectionForm(),
+        "selected": (),
+        **({} if flags.get("announce_only") else summary_context(notebook)),
+        **flags,
+    }
+    extra = render(request, f"{CARD}#oob", context)
+    response.content = response.content + extra.content
+    return response
+
+
+def announced(
+    response: HttpResponse, request: HttpRequest, notebook: Notebook, announce: str, focus_line: int | None = None
+) -> HttpResponse:
+    """A region answer (which holds the counts and chart itself) with only the polite word out of band."""
+    return with_oob(request, response, notebook, announce, focus_line=focus_line, announce_only=True)
 
 
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:

@@ -3,20 +3,28 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.views.decorators.http import require_POST
+from django_htmx.http import reswap, retarget
 
 from notebooks.card.forms import AddForm, SelectionForm
 from notebooks.card.views.respond import (
+    CARD,
     INVALID,
     actor_of,
+    announced,
     card_url,
     editor_required,
+    line_or_panel,
     notebook_or_404,
     refusal_status,
     region,
+    retired_context,
+    with_oob,
 )
 from notebooks.log import services
-from notebooks.log.errors import NotebookError
+from notebooks.log.errors import NotebookError, NotFound
+from notebooks.models import Notebook
 
 
 @login_required
@@ -42,7 +50,8 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
-            return region(request, notebook, note=note, fresh=(written.n,))
+            answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
+            return announced(answer, request, notebook, note, written.n)
     else:
         status = INVALID
     return region(request, notebook, add_form=form, status=status, add_open=True)
@@ -68,10 +77,13 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                     by=actor_of(request),
                     why=data["reason"],
                 )
-                note, fresh = f"Merged {listed} into new line #{written.n}.", (written.n,)
+                note = f"Merged {listed} into new line #{written.n}."
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
-                note, fresh = f"Retired {listed}.", ()
+                note = f"Retired {listed}."
+        except NotFound as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
+            status = INVALID
+            form.add_error(None, f"Nothing was changed. {exc.message}")
         except NotebookError as exc:
             status = refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
@@ -79,7 +91,8 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, _state(request)))
-            return region(request, notebook, note=note, fresh=fresh, retired_now=() if fresh else numbers)
+            merged = written.n if data["action"] == "merge" else None
+            return _in_their_places(request, notebook, numbers, merged, note)
     else:
         status = INVALID
     chosen = {str(x) for x in request.POST.getlist("n")}
@@ -88,3 +101,23 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
 
 def _state(request: HttpRequest) -> dict[str, str]:
     return {k: request.POST.get(k, "") for k in ("order", "source", "q")}
+
+
+def _in_their_places(
+    request: HttpRequest, notebook: Notebook, numbers: list[int], merged: int | None, note: str
+) -> HttpResponse:
+    """The answer where the ticked lines stood: the merged line in the first one's place (or its notice), a one-line
+    notice in each other's, then the counts, the chart and an emptied selection, out of band."""
+    first, *others = numbers
+    if merged is not None:
+        answer = line_or_panel(request, notebook, "line", merged, fresh=(merged,), line_note=note)
+    else:
+        answer = line_or_panel(request, notebook, "retired", first, **retired_context(notebook, first))
+    for x in others:
+        notice = render(
+            request, f"{CARD}#retired",
+            {"notebook": notebook, "n": x, "oob": True, "can_edit": True, **retired_context(notebook, x)},
+        )  # fmt: skip
+        answer.content += notice.content
+    answer = reswap(retarget(answer, f"#line-{first}"), "outerHTML")
+    return with_oob(request, answer, notebook, note, focus_line=merged or first, reset_selection=True)
