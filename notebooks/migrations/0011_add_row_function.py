@@ -1,0 +1,59 @@
+# PostgreSQL: notebooks_add_row, the storage half of an add in one round trip (notebooks/log/one_trip.py). Given a row
+# already numbered and hashed in Python on a guessed head, it reads the notebook's head, next number and any redact
+# row naming the words, and inserts the row and its words only if the row continues that head, no redaction names
+# the words and the write guard had nothing to say. It checks no rule and hashes nothing: fold.py and checks.py keep
+# those, rowformat.py the hash. Statements inside a function keep their plans for the connection's life (planning
+# the same reads sent as one SQL statement took 0.36 ms of the add's 1.2 ms). The caller holds the notebook's lock.
+# SQLite: nothing (its add is one statement in-process).
+
+from django.db import migrations
+
+FUNCTION = """
+CREATE OR REPLACE FUNCTION notebooks_add_row(
+    p_notebook_id bigint, p_seq bigint, p_op varchar, p_n integer, p_digest varchar, p_source varchar, p_by varchar,
+    p_why text, p_how varchar, p_into integer, p_at double precision, p_was_at double precision, p_was_by varchar,
+    p_prev_hash varchar, p_hash varchar, p_session_id bigint, p_redacts varchar, p_body text, p_may_claim boolean
+) RETURNS TABLE (
+    head_seq bigint, head_hash varchar, head_at double precision, top_n bigint, redact_seq bigint, may_claim boolean,
+    inserted boolean
+) LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    SELECT r.seq, r.hash, r.at INTO head_seq, head_hash, head_at
+        FROM notebooks_row r WHERE r.notebook_id = p_notebook_id ORDER BY r.seq DESC LIMIT 1;
+    SELECT max(r.n) INTO top_n FROM notebooks_row r WHERE r.notebook_id = p_notebook_id;
+    SELECT r.seq INTO redact_seq FROM notebooks_row r
+        WHERE r.notebook_id = p_notebook_id AND r.op = 'redact' AND r.redacts = p_digest LIMIT 1;
+    may_claim := p_may_claim;
+    inserted := head_seq = p_seq - 1 AND head_hash = p_prev_hash AND redact_seq IS NULL AND NOT p_may_claim;
+    IF inserted THEN
+        INSERT INTO notebooks_row (notebook_id, seq, op, n, digest, source, "by", why, how, "into", at, was_at, was_by,
+                                   prev_hash, hash, session_id, redacts)
+            VALUES (p_notebook_id, p_seq, p_op, p_n, p_digest, p_source, p_by, p_why, p_how, p_into, p_at, p_was_at,
+                    p_was_by, p_prev_hash, p_hash, p_session_id, p_redacts);
+        IF p_body IS NOT NULL THEN
+            INSERT INTO notebooks_words (notebook_id, digest, body) VALUES (p_notebook_id, p_digest, p_body)
+                ON CONFLICT DO NOTHING;
+        END IF;
+    END IF;
+    RETURN NEXT;
+END
+$$
+"""
+
+DROP = "DROP FUNCTION IF EXISTS notebooks_add_row"
+
+
+def create(apps, schema_editor):  # noqa: ANN001, ANN201
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(FUNCTION, params=None)  # no params: PL/pgSQL's text must not be read for placeholders
+
+
+def drop(apps, schema_editor):  # noqa: ANN001, ANN201
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(DROP, params=None)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("notebooks", "0010_signin_failures")]
+
+    operations = [migrations.RunPython(create, drop)]
