@@ -44,7 +44,8 @@ def run_vendor(vendor: str, args: argparse.Namespace, work: Path) -> dict | None
         url = f"{PG}/{name}"
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bench.settings", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "bench.suite", "--sizes", args.sizes, "--reps", str(args.reps),
-           "--writes", str(args.writes), "--out", str(out)] + (["--writes-only"] if args.writes_only else [])  # fmt: skip
+           "--writes", str(args.writes), "--out", str(out)]  # fmt: skip
+    cmd += ["--writes-only"] if args.writes_only else []
     started = time.time()
     try:
         subprocess.run(cmd, env=env, cwd=ROOT, check=True)
