@@ -25,7 +25,7 @@ from django.db import IntegrityError, connection
 
 from notebooks.log import guards
 from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one
-from notebooks.log.errors import Conflict
+from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_BY_TITLE
 from notebooks.log.roles import Actor
@@ -54,10 +54,13 @@ ARG_TYPES = (*ROW_TYPES, "text")
 
 @functools.cache
 def _sql(may_claim_sql: str) -> str:
-    args = ", ".join(f"%s::{t}" for t in ARG_TYPES)
+    # The notebook's id is the one its title names now, not the guessed one (ids are not reused, but a rolled back
+    # transaction may have made a guess about a notebook that is not there).
+    args = ", ".join(f"%s::{t}" for t in ARG_TYPES[1:])
     return (
         f"{LOCK_BY_TITLE}; "
-        f"SELECT f.* FROM notebooks_notebook nb, notebooks_add_row({args}, {may_claim_sql}) f WHERE nb.title = %s"
+        f"SELECT nb.id, f.* FROM notebooks_notebook nb, notebooks_add_row(nb.id, {args}, {may_claim_sql}) f "
+        "WHERE nb.title = %s"
     )
 
 
@@ -72,9 +75,11 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     if guess is None:
         return None
     pk, top, n = guess
-    nb = NotebookRef(pk, title)
-    values, row = chain_one(nb, {**fields, "n": n, "session_id": None}, top)
-    params = (title, *values, fields["words"], actor.name, title)
+    try:
+        values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
+    except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
+        return None
+    params = (title, *values[1:], fields["words"], actor.name, title)
     try:
         with connection.cursor() as cursor:
             cursor.execute(_sql(guards.current().may_claim_sql), params)
@@ -85,9 +90,10 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         forget(title)
         return None
-    seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
+    pk, seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if not inserted:
         return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
+    nb = NotebookRef(pk, title)
     appended(nb, top, [row], fold=True)
     remember(title, nb, row)
     return row
