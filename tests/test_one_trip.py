@@ -101,3 +101,35 @@ def test_a_notebook_made_again_under_a_guessed_title_gets_its_own_rows(db):
     assert (written.n, written.seq) == (1, 1)
     assert add("two").seq == 2
     assert _chain_ok()
+
+
+@pytest.mark.vendor("postgresql")
+def test_the_guards_function_answers_as_its_sql(notebook, dad):
+    """sessions/claims.py's MAY_CLAIM_CALL (a function, migration 0011) and MAY_CLAIM_SQL, for every notebook and
+    actor, as sessions open and close."""
+    from notebooks.sessions.claims import MAY_CLAIM_CALL, MAY_CLAIM_SQL
+
+    services.create_notebook(title="other", by="test")
+    add("one")
+
+    def answers() -> set[tuple]:
+        got = set()
+        with connection.cursor() as cursor:
+            for actor in ("pippa", "robin"):
+                cursor.execute(
+                    f"SELECT nb.title, {MAY_CLAIM_CALL}, {MAY_CLAIM_SQL} FROM notebooks_notebook nb",
+                    [actor, actor],
+                )
+                got |= {(actor, *row) for row in cursor.fetchall()}
+        assert all(call == sql for _a, _t, call, sql in got), got
+        return {(a, t) for a, t, call, _ in got if call}
+
+    assert answers() == set()
+    first = sessions.take(notebook="zelda", plan="tidy", by="pippa")
+    assert answers() == {("pippa", "zelda"), ("pippa", "other"), ("robin", "zelda")}
+    sessions.land(session=first.id, by="pippa", summary="done")
+    assert answers() == set()
+    second = sessions.take(notebook="other", plan="more", by="robin")
+    assert answers() == {("robin", "zelda"), ("robin", "other"), ("pippa", "other")}
+    sessions.abandon(session=second.id, why="later", by="robin")
+    assert answers() == set()

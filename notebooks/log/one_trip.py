@@ -27,7 +27,7 @@ from notebooks.log import guards
 from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one
 from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.lines import Head
-from notebooks.log.locks import LOCK_BY_TITLE
+from notebooks.log.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
 from notebooks.log.roles import Actor
 from notebooks.log.write_state import AnyNotebook, NotebookRef, state_of_add
 
@@ -56,11 +56,12 @@ ARG_TYPES = (*ROW_TYPES, "text")
 def _sql(may_claim_sql: str) -> str:
     # The notebook's id is the one its title names now, not the guessed one (ids are not reused, but a rolled back
     # transaction may have made a guess about a notebook that is not there).
+    # The lock is the guessed notebook's; the call finds nothing if the title names another (then no row is written).
     args = ", ".join(f"%s::{t}" for t in ARG_TYPES[1:])
     return (
-        f"{LOCK_BY_TITLE}; "
+        f"SELECT pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, %s); "
         f"SELECT nb.id, f.* FROM notebooks_notebook nb, notebooks_add_row(nb.id, {args}, {may_claim_sql}) f "
-        "WHERE nb.title = %s"
+        "WHERE nb.title = %s AND nb.id = %s"
     )
 
 
@@ -69,9 +70,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
 
     Returns the row written; or, when the guess was wrong, the notebook locked with its state read (as add_state
     answers, refusals raised the same way); or None when not tried (SQLite, no guess, no such notebook)."""
-    if not usable():
-        return None
-    guess = _guesses.get(_key(title))
+    guess = _guesses.get(_key(title)) if usable() else None
     if guess is None:
         return None
     pk, top, n = guess
@@ -79,10 +78,11 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
-    params = (title, *values[1:], fields["words"], actor.name, title)
+    params = (pk & LOCK_KEY_MASK, *values[1:], fields["words"], actor.name, title, pk)
+    guard = guards.current()
     try:
         with connection.cursor() as cursor:
-            cursor.execute(_sql(guards.current().may_claim_sql), params)
+            cursor.execute(_sql(guard.may_claim_call or guard.may_claim_sql), params)
             cursor.nextset()  # past the lock's answer
             found = cursor.fetchone()
     except IntegrityError as exc:
@@ -95,7 +95,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
     nb = NotebookRef(pk, title)
     appended(nb, top, [row], fold=True)
-    remember(title, nb, row)
+    _remember(_key(title), nb, row)
     return row
 
 
@@ -103,12 +103,15 @@ def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:
     """The head an add just wrote, to guess from at the next add of this process (PostgreSQL only). Remembered
     before the commit: an add after it in the same transaction continues from it, and if it is rolled back the
     next guess is simply wrong."""
-    if not usable():
-        return
+    if usable():
+        _remember(_key(title), notebook, row)
+
+
+def _remember(key: tuple[str, str, str], notebook: AnyNotebook, row: RowWritten) -> None:
     with _guesses_lock:
         if len(_guesses) >= GUESSES_KEPT:
             _guesses.clear()
-        _guesses[_key(title)] = (notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
+        _guesses[key] = (notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
 
 
 def forget(title: str | None = None) -> None:

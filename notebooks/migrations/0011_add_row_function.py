@@ -40,17 +40,32 @@ END
 $$
 """
 
-DROP = "DROP FUNCTION IF EXISTS notebooks_add_row"
+# The sessions' write guard (sessions/claims.py, MAY_CLAIM_SQL) as a function, for the same reason: an open session of
+# the actor or on the notebook. Its SQL was planned on every add (75 us); tests/test_one_trip.py checks they agree.
+MAY_CLAIM = """
+CREATE OR REPLACE FUNCTION notebooks_may_claim(p_notebook_id bigint, p_actor varchar) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = p_actor OR s.notebook_id = p_notebook_id)
+        AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id
+                        AND e.kind IN ('land', 'abandon')));
+END
+$$
+"""
+
+DROP = ("DROP FUNCTION IF EXISTS notebooks_add_row", "DROP FUNCTION IF EXISTS notebooks_may_claim")
 
 
 def create(apps, schema_editor):  # noqa: ANN001, ANN201
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FUNCTION, params=None)  # no params: PL/pgSQL's text must not be read for placeholders
+        for sql in (FUNCTION, MAY_CLAIM):
+            schema_editor.execute(sql, params=None)  # no params: PL/pgSQL's text must not be read for placeholders
 
 
 def drop(apps, schema_editor):  # noqa: ANN001, ANN201
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP, params=None)
+        for sql in DROP:
+            schema_editor.execute(sql, params=None)
 
 
 class Migration(migrations.Migration):
