@@ -48,20 +48,20 @@ def usable() -> bool:
     return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
 
 
-# The function's arguments, in its order: the row's columns, its words, and the guard's verdict (SQL).
-ARG_TYPES = (*ROW_TYPES, "text")
+# The function's arguments after the notebook's id and title, in its order: the row's other columns, its words
+# (then the guard's verdict, SQL).
+ARG_TYPES = (*ROW_TYPES[1:], "text")
 
 
 @functools.cache
 def _sql(may_claim_sql: str) -> str:
     # The notebook's id is the one its title names now, not the guessed one (ids are not reused, but a rolled back
     # transaction may have made a guess about a notebook that is not there).
-    # The lock is the guessed notebook's; the call finds nothing if the title names another (then no row is written).
-    args = ", ".join(f"%s::{t}" for t in ARG_TYPES[1:])
+    # The lock is the guessed notebook's; the call answers nothing if the title names another (and writes nothing).
+    args = ", ".join(f"%s::{t}" for t in ARG_TYPES)
     return (
         f"SELECT pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, %s); "
-        f"SELECT nb.id, f.* FROM notebooks_notebook nb, notebooks_add_row(nb.id, {args}, {may_claim_sql}) f "
-        "WHERE nb.title = %s AND nb.id = %s"
+        f"SELECT f.* FROM (SELECT %s::int8 AS id) nb, notebooks_add_row(nb.id, %s, {args}, {may_claim_sql}) f"
     )
 
 
@@ -78,7 +78,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
-    params = (pk & LOCK_KEY_MASK, *values[1:], fields["words"], actor.name, title, pk)
+    params = (pk & LOCK_KEY_MASK, pk, title, *values[1:], fields["words"], actor.name)
     guard = guards.current()
     try:
         with connection.cursor() as cursor:
@@ -90,7 +90,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         forget(title)
         return None
-    pk, seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
+    seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if not inserted:
         return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
     nb = NotebookRef(pk, title)
