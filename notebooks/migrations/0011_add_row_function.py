@@ -12,24 +12,31 @@ from django.db import migrations
 
 FUNCTION = """
 CREATE OR REPLACE FUNCTION notebooks_add_row(
-    p_notebook_id bigint, p_title varchar, p_seq bigint, p_op varchar, p_n integer, p_digest varchar, p_source varchar, p_by varchar,
-    p_why text, p_how varchar, p_into integer, p_at double precision, p_was_at double precision, p_was_by varchar,
+    p_notebook_id bigint, p_title varchar, p_seq bigint, p_op varchar, p_n integer, p_digest varchar,
+    p_source varchar, p_by varchar, p_why text, p_how varchar, p_into integer, p_at double precision, p_was_at double precision, p_was_by varchar,
     p_prev_hash varchar, p_hash varchar, p_session_id bigint, p_redacts varchar, p_body text, p_may_claim boolean
 ) RETURNS TABLE (
     head_seq bigint, head_hash varchar, head_at double precision, top_n bigint, redact_seq bigint, may_claim boolean,
     inserted boolean
 ) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM notebooks_notebook nb WHERE nb.id = p_notebook_id AND nb.title = p_title) THEN
+    -- One statement for the notebook, its head, next number and any redaction of the words (each statement run
+    -- costs its own executor start).
+    SELECT h.seq, h.hash, h.at,
+           (SELECT max(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id),
+           (SELECT x.seq FROM notebooks_row x
+                WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = p_digest LIMIT 1)
+        INTO head_seq, head_hash, head_at, top_n, redact_seq
+        FROM notebooks_notebook nb
+        LEFT JOIN LATERAL (SELECT r.seq, r.hash, r.at FROM notebooks_row r WHERE r.notebook_id = nb.id
+                           ORDER BY r.seq DESC LIMIT 1) h ON true
+        WHERE nb.id = p_notebook_id AND nb.title = p_title;
+    IF NOT FOUND THEN
         RETURN;  -- no row: the title names another notebook than the one guessed
     END IF;
-    SELECT r.seq, r.hash, r.at INTO head_seq, head_hash, head_at
-        FROM notebooks_row r WHERE r.notebook_id = p_notebook_id ORDER BY r.seq DESC LIMIT 1;
-    SELECT max(r.n) INTO top_n FROM notebooks_row r WHERE r.notebook_id = p_notebook_id;
-    SELECT r.seq INTO redact_seq FROM notebooks_row r
-        WHERE r.notebook_id = p_notebook_id AND r.op = 'redact' AND r.redacts = p_digest LIMIT 1;
     may_claim := p_may_claim;
-    inserted := head_seq = p_seq - 1 AND head_hash = p_prev_hash AND redact_seq IS NULL AND NOT p_may_claim;
+    inserted := COALESCE(head_seq = p_seq - 1 AND head_hash = p_prev_hash AND redact_seq IS NULL AND NOT p_may_claim,
+                         false);
     IF inserted THEN
         INSERT INTO notebooks_row (notebook_id, seq, op, n, digest, source, "by", why, how, "into", at, was_at, was_by,
                                    prev_hash, hash, session_id, redacts)
