@@ -87,7 +87,7 @@ def main() -> int:
         print("nothing was measured", file=sys.stderr)
         return 2
 
-    if args.writes_only:
+    if args.writes_only or not all(res["sizes"] for res in results.values()):  # (--report-only of such a run)
         return writes_only(results)
     try:
         verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}

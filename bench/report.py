@@ -257,8 +257,11 @@ NOTES = (
     "  as autovacuum would. Memory is tracemalloc's peak during one read.",
     "- One writer: services.add in a loop, by an actor resolved once (as the API resolves its token), each",
     "  add its own durable transaction; the bare commit floor beside it is a one-row INSERT per transaction",
-    "  on the same database. Four writers: four processes adding to one notebook at once; every number must",
-    "  be given exactly once and the chain must verify.",
+    "  on the same database. They take 10 turns (a tenth of the adds, then as many bare commits) and the",
+    "  ratio is the median of each turn's, so that load from elsewhere falls on both alike. Four writers: four",
+    "  processes adding to one notebook at once; every number must be given exactly once and the chain must",
+    "  verify. Scaling: one writer process, then four on four notebooks, in 3 turns (the median of each turn's",
+    "  ratio). `python -m bench --writes-only` runs only the writers (a few minutes) and prints their targets.",
 )
 
 
@@ -280,8 +283,14 @@ WHY_FAILS = {
         "bounded by the disk's commit rate, shown beside it (a one-row INSERT per transaction on the same "
         "database, shared with other sessions' work). On top of the commit an add runs one statement reading "
         "the notebook, its head and next number, any redaction of its words and the session's claim, then "
-        "inserts the row and its words through Django's cursor in transaction.atomic(), and every 250 rows "
-        "looks whether a view snapshot is due."
+        "inserts the row and its words through Django's cursor in transaction.atomic() (on PostgreSQL one "
+        "round trip, log/one_trip.py), and every 250 rows looks whether a view snapshot is due. A disk shared "
+        "with other sessions' commits bounds both figures."
+    ),
+    "4 writer processes on 4 notebooks": (
+        "**Writers on four notebooks.** They share no lock, only the disk's flush and the 2 cores: with other "
+        "sessions' load on those cores, four processes get CPU time by turns and the gain over one writer "
+        "moves from run to run."
     ),
     "import of": (
         "**Import.** Each row is parsed, checked against the notebook as the rows before it leave it, hashed "
@@ -355,6 +364,11 @@ def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: s
             f"{four['rows_per_s']:,.0f} rows/s, {four['retries']} retries, numbers lost or doubled: "
             f"{'YES' if four['lost_or_doubled'] else 'none'}, chain problems: {four['chain_problems']}.",
         ]
+        scale = res.get("scaling")
+        if scale:
+            pairs = zip(scale["four_rows_per_s"], scale["one_rows_per_s"], strict=True)
+            turns = ", ".join(f"{a:,.0f} against {b:,.0f} rows/s" for a, b in pairs)
+            out.append(f"Four writer processes on four notebooks against one writer process, by turns: {turns}.")
         web = res["web"]
         out.append(f"Turn text of a 200-line notebook (selectors.turn, warm): {ms(web['turn_200']['median'])}.")
     return "\n".join(out) + "\n"

@@ -21,7 +21,9 @@ import functools
 import threading
 from typing import Any
 
-from django.db import IntegrityError, connection
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from notebooks.log import guards
 from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one
@@ -39,13 +41,22 @@ _guesses_lock = threading.Lock()
 GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing guess costs one round trip)
 
 
-def _key(title: str) -> tuple[str, str, str]:
-    return (connection.alias, str(connection.settings_dict.get("NAME")), title)
+def _db() -> BaseDatabaseWrapper:
+    # Looked up once per call: each attribute read through django.db.connection is a lookup of its own (about a
+    # microsecond; ten times that on this loaded machine).
+    return connections[DEFAULT_DB_ALIAS]
 
 
+def _key(db: BaseDatabaseWrapper, title: str) -> tuple[str, str, str]:
+    return (db.alias, str(db.settings_dict.get("NAME")), title)
+
+
+@functools.cache
 def usable() -> bool:
-    """PostgreSQL through psycopg's client-side binding (Django's default), which sends two statements as one."""
-    return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+    """PostgreSQL through psycopg's client-side binding (Django's default), which sends two statements as one.
+    Read from the settings once: on SQLite an add pays nothing for this module."""
+    default = settings.DATABASES[DEFAULT_DB_ALIAS]
+    return "postgresql" in default["ENGINE"] and not default.get("OPTIONS", {}).get("server_side_binding")
 
 
 # The function's arguments after the notebook's id and title, in its order: the row's other columns, its words
@@ -70,7 +81,10 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
 
     Returns the row written; or, when the guess was wrong, the notebook locked with its state read (as add_state
     answers, refusals raised the same way); or None when not tried (SQLite, no guess, no such notebook)."""
-    guess = _guesses.get(_key(title)) if usable() else None
+    if not usable():
+        return None
+    db = _db()
+    guess = _guesses.get(_key(db, title))
     if guess is None:
         return None
     pk, top, n = guess
@@ -81,21 +95,21 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     params = (pk & LOCK_KEY_MASK, pk, title, *values[1:], fields["words"], actor.name)
     guard = guards.current()
     try:
-        with connection.cursor() as cursor:
+        with db.cursor() as cursor:
             cursor.execute(_sql(guard.may_claim_call or guard.may_claim_sql), params)
             cursor.nextset()  # past the lock's answer
             found = cursor.fetchone()
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {title!r} first; try again. ({exc})") from exc
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
-        forget(title)
+        _guesses.pop(_key(db, title), None)
         return None
     seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if not inserted:
         return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
     nb = NotebookRef(pk, title)
     appended(nb, top, [row], fold=True)
-    _remember(_key(title), nb, row)
+    _remember(_key(db, title), nb, row)
     return row
 
 
@@ -104,7 +118,7 @@ def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:
     before the commit: an add after it in the same transaction continues from it, and if it is rolled back the
     next guess is simply wrong."""
     if usable():
-        _remember(_key(title), notebook, row)
+        _remember(_key(_db(), title), notebook, row)
 
 
 def _remember(key: tuple[str, str, str], notebook: AnyNotebook, row: RowWritten) -> None:
@@ -120,4 +134,4 @@ def forget(title: str | None = None) -> None:
         if title is None:
             _guesses.clear()
         else:
-            _guesses.pop(_key(title), None)
+            _guesses.pop(_key(_db(), title), None)
