@@ -260,8 +260,9 @@ NOTES = (
     "  on the same database. They take 10 turns (a tenth of the adds, then as many bare commits) and the",
     "  ratio is the median of each turn's, so that load from elsewhere falls on both alike. Four writers: four",
     "  processes adding to one notebook at once; every number must be given exactly once and the chain must",
-    "  verify. Scaling: one writer process, then four on four notebooks, in 3 turns (the median of each turn's",
-    "  ratio). `python -m bench --writes-only` runs only the writers (a few minutes) and prints their targets.",
+    "  verify. Scaling: one writer process and four on four notebooks, by 6 short turns in alternating order",
+    "  (the median of each turn's ratio). `python -m bench --writes-only` runs only the writers (a few",
+    "  minutes) and prints their targets.",
 )
 
 
