@@ -173,6 +173,18 @@ def print_targets(vendor: str, rows: list[tuple[str, ...]]) -> None:
         print(f"{t:<{width}}  {f:>28}  vs {a:>14}  {r:>16}  {v}")
 
 
+def made_when() -> str:
+    """The run's date and the commit it measured (a + when the work tree had changes)."""
+    import datetime
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip() or "unknown"
+    dirty = "+" if git("status", "--porcelain", "--untracked-files=no").strip() else ""
+    return f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, commit {commit}{dirty}"
+
+
 def machine() -> dict[str, str]:
     cpu = "unknown"
     try:
@@ -318,7 +330,7 @@ def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: s
     out = [
         "# Benchmark results",
         "",
-        f"Made by `{args_line}` (bench/__main__.py); medians of several runs,",
+        f"Made by `{args_line}` (bench/__main__.py) on {made_when()}; medians of several runs,",
         "each round running every way once in a rotated order. Times are wall time of the Django process,",
         "database server time included.",
         "",
