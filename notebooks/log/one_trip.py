@@ -6,7 +6,7 @@ commit) besides BEGIN. Here the process guesses the head: the row its own last a
 It numbers and hashes the row on that guess and sends, in one round trip, two statements: the notebook's lock, then
 a call of notebooks_add_row (a PL/pgSQL function, migration 0011), which reads the head, the next number and any
 redaction of the words, and inserts the row and its words only if the row continues that head, no redaction names
-the words and the session guard has nothing to say (guards.py: its SQL, evaluated in the call's arguments). The
+the words and the session guard has nothing to say (guards.py, evaluated in the call's arguments, after the lock). The
 function only stores: every rule stays in fold.py and checks.py, the hash in rowformat.py. When the guess was wrong
 nothing is inserted, and the state it read (under the lock, still held) goes to the general path: a wrong guess
 costs one round trip more, never a refusal, and the check on the server keeps the chain exact.
@@ -14,7 +14,8 @@ costs one round trip more, never a refusal, and the check on the server keeps th
 Why two statements: a statement's snapshot is taken when it starts, before a lock it waits for inside, so the
 head must be read by a statement after the one that took the lock. Why a function and not one CTE: a function
 keeps its statements' plans for the connection's life; planning the same CTE on every add took 0.36 ms of its
-1.2 ms. Paid for by (bench, PostgreSQL, one run): one writer from 40% to about 60% of the bare commit rate.
+1.2 ms. Paid for by (bench/RESULTS.md, same bench, same loaded machine): one writer 38% of the bare commit rate
+before, 45-68% after (25-29% before and 46-77% after on the quiet machine).
 """
 
 import functools
