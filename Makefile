@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint venv browser bench bench-quick clean screenshots reliability soak
+.PHONY: run serve test lint venv browser bench bench-quick bench-serve clean screenshots reliability soak
 
 venv: $(VENV)/.installed
 
@@ -12,16 +12,30 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
+# Chromium for the browser tests: CHROMIUM=/path names one; otherwise Debian's, installed with apt-get (as root, or
+# through sudo) when missing.
 browser:
-	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
-		echo "Installing Debian's chromium for the browser tests…"; \
+	@if [ -n "$$CHROMIUM" ]; then \
+		test -x "$$CHROMIUM" || { echo "CHROMIUM=$$CHROMIUM is not an executable file" >&2; exit 1; }; \
+	else \
+		command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
+		echo "Installing Debian's chromium for the browser tests (or give CHROMIUM=/path/to/chromium)…"; \
 		(apt-get update -qq || sudo apt-get update -qq) && \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); }
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); }; \
+	fi
 
 run: venv
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py notebook first-editor
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
+
+# Production-like: gunicorn (gunicorn.conf.py: WEB_CONCURRENCY workers, PORT or BIND) on DATABASE_URL (the embedded
+# SQLite when unset), DEBUG off, with the vault watcher beside it when NOTEBOOK_VAULT is set (docs/DEPLOY.md).
+serve: venv
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py collectstatic --no-input -v 0
+	$(PY) manage.py notebook first-editor
+	$(PY) -m notebook_site.serve
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -43,6 +57,11 @@ bench: $(VENV)/.bench-installed
 
 bench-quick: $(VENV)/.bench-installed
 	$(PY) -m bench --quick $(ARGS)
+
+# The app under load through gunicorn (bench/serve.py), on PostgreSQL and SQLite, one and two instances;
+# SERVE_SECONDS per run (default 60). Writes bench/SERVE.md and bench/serve-latency.png.
+bench-serve: $(VENV)/.bench-installed
+	$(PY) -m bench.serve $(ARGS)
 
 # Redraw docs/card-wide.png and docs/card-narrow.png from a fresh demo notebook.
 screenshots: venv browser

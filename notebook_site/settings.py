@@ -39,9 +39,10 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.staticfiles",
+    "notebook_site.staticfiles.StaticFiles",  # django.contrib.staticfiles, leaving out ninja's ReDoc
     "django_htmx",
     "template_partials",
+    "ninja",  # its templates and static files: the API's docs page (Swagger UI) served from the app's own origin
     "notebooks",
 ]
 
@@ -120,7 +121,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "var" / "staticfiles")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request when it is missing
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -131,6 +132,8 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG
+# Source maps are fetched only by a browser's developer tools: compressing the Swagger UI's took most of collectstatic.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = ["map", "jpg", "jpeg", "png", "gif", "webp", "zip", "gz", "br", "woff", "woff2"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "/accounts/login/"
@@ -139,6 +142,8 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # Production hardening, switched on by the environment (see README, "Production").
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# A load balancer probes the backend over plain HTTP: /healthz answers it rather than redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))

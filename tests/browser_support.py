@@ -1,12 +1,15 @@
 """What the browser tests share: Debian's Chromium, how it is started, and a test server's start-up wait."""
 
+import os
+import shutil
 import socket
 import subprocess
 import time
 import urllib.request
 from collections.abc import Callable
 
-CHROMIUM = "/usr/bin/chromium"
+# Debian's Chromium (`make browser` installs it), or any Chromium named by CHROMIUM=/path.
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",

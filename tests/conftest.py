@@ -145,7 +145,7 @@ def browser():  # noqa: ANN201
 
     from tests.browser_support import ARGS, CHROMIUM
 
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser)"
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser), or CHROMIUM=/path"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser

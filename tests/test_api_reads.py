@@ -115,3 +115,8 @@ def test_too_many_query_fields_is_a_json_400(zelda, pippa, settings):
     response = pippa.get("/api/notebooks/zelda/rows", **{f"x{i}": "1" for i in range(10)})
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
+
+
+def test_an_empty_query_value_reads_as_none_given(zelda, pippa):
+    assert pippa.get("/api/notebooks/zelda/rows", after="", limit="").json()["after"] == 0
+    assert pippa.get("/api/notebooks/zelda/lines", until="").json()["until"] is None

@@ -119,3 +119,12 @@ def test_the_api_needs_no_csrf_token(zelda, pippa):
     pippa.client = type(pippa.client)(enforce_csrf_checks=True)
     response = pippa.post(LINES, {"text": "dodge", "source": "seen", "why": "seen"})
     assert response.status_code == 201
+
+
+def test_a_refused_body_names_its_fields(zelda, pippa):
+    error = pippa.post(LINES, {"text": "x", "source": "seen", "why": "y", "by": "dad"}).json()["error"]
+    assert error["fields"] == ["by"] and "'by'" in error["message"]
+    assert pippa.post(LINES, {"text": "x", "source": "seen"}).json()["error"]["fields"] == ["why"]
+    merge = {"numbers": [1, "2"], "text": "x", "why": "y"}
+    assert pippa.post("/api/notebooks/zelda/merge", merge).json()["error"]["fields"] == ["numbers"]
+    assert "JSON object" in pippa.post(LINES, "[1]").json()["error"]["message"]

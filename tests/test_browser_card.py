@@ -57,7 +57,7 @@ def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     run = Server(url="", password="", seeded_at=0.0, env=env, manage=manage).run
     run("migrate", "--no-input")
     run("notebook", "first-editor", "--password-file", str(tmp / "pw.txt"))
-    password = (tmp / "pw.txt").read_text().split("password: ")[1].strip()
+    password = (tmp / "pw.txt").read_text().split()[-1]
     run("notebook", "demo", "--title", "zelda")  # lines 1-17, added over the last ten days
     seeded_at = time.time()
     for words in (SCRIPT_LINE, IMG_LINE):  # lines 18 and 19

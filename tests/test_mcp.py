@@ -53,7 +53,10 @@ async def _session_calls(database_url: str) -> dict:
     with open(os.devnull, "w") as quiet:  # the server's system-check warnings go to stderr
         async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
-            out["tools"] = {tool.name: tool.description for tool in (await client.list_tools()).tools}
+            listed = (await client.list_tools()).tools
+            out["tools"] = {tool.name: tool.description for tool in listed}
+            out["inputs"] = {tool.name: tool.input_schema for tool in listed}
+            out["outputs"] = {tool.name: tool.output_schema for tool in listed}
 
             async def call(name: str, **arguments: object) -> object:
                 result = await client.call_tool(name, arguments)
@@ -89,6 +92,19 @@ def test_the_server_offers_the_tools(calls):
 def test_every_tool_that_writes_a_line_carries_the_game_only_rule(calls):
     for name in WRITES_WORDS:
         assert GAME_ONLY in calls["tools"][name], name
+    for name, field in (("add", "text"), ("edit", "to"), ("merge", "text")):
+        assert GAME_ONLY in calls["inputs"][name]["properties"][field]["description"], name
+
+
+def test_the_tools_take_the_apis_limits_and_answer_its_models(calls):
+    from notebooks.agents import schemas
+    from notebooks.log.checks import MAX_NUMBER, max_words
+
+    assert calls["inputs"]["add"]["properties"]["text"]["maxLength"] == max_words()
+    assert calls["inputs"]["history"]["properties"]["n"]["maximum"] == MAX_NUMBER
+    for tool, model in (("notebooks", schemas.NotebookList), ("view", schemas.Lines), ("turn", schemas.Turn),
+                        ("land", schemas.Landed), ("abandon", schemas.Abandoned)):  # fmt: skip
+        assert set(calls["outputs"][tool]["properties"]) == set(model.model_fields), tool
 
 
 def test_a_session_taken_through_mcp_lands_its_rows(calls):
@@ -112,7 +128,7 @@ def test_dads_line_is_refused_to_the_agent_through_mcp(calls):
 def test_reads_through_mcp_carry_seq_and_the_turn_header(calls):
     lines = calls["view"]["lines"]
     assert [(line["n"], line["seq"]) for line in lines] == [(1, 1), (2, 3)]
-    assert calls["turn"].startswith("# Notebook 'zelda' as it stood at ")
+    assert calls["turn"]["text"].startswith("# Notebook 'zelda' as it stood at ")  # the API's Turn
     assert [e["text"] for e in calls["history"]["entries"]] == [
         "roll after the second swing",
         "roll after his second swing",

@@ -88,11 +88,13 @@ def test_every_page_but_sign_in_needs_a_signed_in_user(zelda):
         response = client.get(url)
         if url == "/accounts/login/":
             assert response.status_code == 200
+        elif url == "/healthz":
+            assert response.status_code == 200 and set(response.json()) == {"status", "database", "triggers"}
         elif url == "/accounts/logout/":
             assert response.status_code == 405  # POST only
-        elif url.startswith("/api/") and url != "/api/openapi.json":
+        elif url.startswith("/api/") and url not in ("/api/openapi.json", "/api/docs"):
             assert response.status_code >= 400, url  # the API wants a bearer token (or a POST)
-        elif not url.startswith("/api/"):
+        elif not url.startswith("/api/") or url == "/api/docs":
             assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), url
 
 

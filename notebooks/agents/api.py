@@ -1,50 +1,96 @@
-"""The agent's JSON API: bearer tokens, JSON in and out, every refusal as {"error": {"code", "message"}}.
+"""The agent's JSON API on django-ninja: bearer tokens, the models of schemas.py in and out (the document at
+/api/openapi.json is generated from them), every refusal as {"error": {"code", "message", ...}}. Views check access,
+let ninja validate, call a service or a selector, and answer; bad input never reaches the database."""
 
-Views check access, validate, call a service or a selector, and answer; bad input never reaches the database.
-"""
-
-import functools
-import json
-import math
-import re
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import URLPattern, path
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
+from ninja import NinjaAPI, Query
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.openapi.views import openapi_view
+from ninja.responses import Status
+from ninja.security import HttpBearer
 
-from notebooks.agents import tokens
-from notebooks.agents.openapi import document
-from notebooks.log import checks, selectors, services
-from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable
+from notebooks.agents import answers, tokens
+from notebooks.agents import schemas as s
+from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
-from notebooks.models import TITLE_PATTERN, Notebook
-from notebooks.sessions import claims as session_claims
+from notebooks.log.rowformat import GAME_ONLY
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
-MAX_MERGE = 1000
-DIGEST = re.compile(r"[0-9a-f]{64}")  # a sha256 in hex, as rows name words
-ROWS_PAGE = 1000
-ROWS_PAGE_MAX = 5000
-_TITLE = re.compile(TITLE_PATTERN)
+SAID = {
+    400: "Bad input (malformed JSON, a wrong type, an unknown field, a number out of range, words too long…); "
+    "nothing is written.",
+    401: "No token, or an unknown or revoked one.",
+    403: "The token's role may not do this (an agent writes only seen or guessed lines, never Dad's).",
+    404: "Unknown notebook, line or session.",
+    409: "Conflict: a stale edit, a notebook claimed by another session, a write outside the session's title, a "
+    "retired line, a session already closed, or a land refused by a final gate (code gate_refused, reasons).",
+    413: "The request body is too large.",
+}
 
 
 class Unauthorized(NotebookError):
-    code = "unauthorized"
-    status = 401
+    code, status = "unauthorized", 401
 
 
 class MethodNotAllowed(NotebookError):
-    code = "method_not_allowed"
-    status = 405
+    code, status = "method_not_allowed", 405
 
 
 class TooLarge(NotebookError):
-    code = "too_large"
-    status = 413
+    code, status = "too_large", 413
+
+
+class Bearer(HttpBearer):
+    """Authorization: Bearer <token>, a token of tokens.py; the actor it speaks for becomes request.auth."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> Actor:
+        actor = tokens.authenticate(token.strip())
+        if actor is None:
+            raise Unauthorized("The token is unknown or revoked.")
+        return actor
+
+
+class Api(NinjaAPI):
+    def get_openapi_schema(self, **kwargs: Any) -> dict[str, Any]:
+        """Ninja's document, each refusal described in the API's words and every operation behind the token."""
+        doc = super().get_openapi_schema(**kwargs)
+        for operation in (op for methods in doc["paths"].values() for op in methods.values()):
+            for status, said in SAID.items():
+                if str(status) in operation["responses"]:
+                    operation["responses"][str(status)]["description"] = said
+        doc["security"] = [{"Bearer": []}]
+        return doc
+
+
+api = Api(
+    title="Notebooks API",
+    version="1",
+    description="An append-only notebook per game for an agent: lines are added, edited, retired and merged as new "
+    "rows; history and any past state are read back. Authenticate with 'Authorization: Bearer <token>' (python "
+    "manage.py notebook token NAME). " + GAME_ONLY,
+    auth=Bearer(),
+    urls_namespace="api",
+    docs_url=None,  # served by docs() below, behind the card's sign-in
+    servers=[{"url": "/"}],
+)
+
+
+def refusals(*statuses: int) -> dict[int, Any]:
+    return {status: s.Error for status in statuses}
+
+
+READ = refusals(400, 401, 404)
+WRITE = refusals(400, 401, 403, 404, 409, 413)
 
 
 def error_response(exc: NotebookError) -> JsonResponse:
@@ -54,329 +100,213 @@ def error_response(exc: NotebookError) -> JsonResponse:
     return response
 
 
-def endpoint(*methods: str, auth: bool = True) -> Callable:
-    """A JSON endpoint: allowed methods, a bearer token (csrf_exempt: no cookie is ever read), errors as JSON."""
-
-    def wrap(view: Callable) -> Callable:
-        @csrf_exempt
-        @functools.wraps(view)
-        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-            try:
-                if request.method not in methods:
-                    raise MethodNotAllowed(f"{request.method} is not allowed here; use {' or '.join(methods)}.")
-                actor = _actor(request) if auth else None
-                return view(request, actor, *args, **kwargs)
-            except NotebookError as exc:
-                response = error_response(exc)
-                if exc.status == 405:
-                    response["Allow"] = ", ".join(methods)
-                return response
-            except RequestDataTooBig:
-                return error_response(TooLarge("The request body is too large."))
-            except SuspiciousOperation as exc:  # e.g. too many query fields: Django's own 400, as JSON
-                return error_response(Invalid(f"The request was refused: {exc}"))
-
-        return inner
-
-    return wrap
+def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
+    if isinstance(exc, ValidationError):
+        return error_response(_invalid(request, exc.errors))
+    if isinstance(exc, AuthenticationError):
+        exc = Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
+    elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
+        exc = Invalid("The body is not valid JSON." if exc.status_code == 400 else str(exc))
+    elif isinstance(exc, RequestDataTooBig):
+        exc = TooLarge("The request body is too large.")
+    elif isinstance(exc, SuspiciousOperation):  # e.g. too many query fields: Django's own 400, as JSON
+        exc = Invalid(f"The request was refused: {exc}")
+    return error_response(exc)
 
 
-def _actor(request: HttpRequest) -> Actor:
-    header = request.headers.get("Authorization", "")
-    scheme, _, secret = header.partition(" ")
-    if scheme.lower() != "bearer" or not secret.strip():
-        raise Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
-    actor = tokens.authenticate(secret.strip())
-    if actor is None:
-        raise Unauthorized("The token is unknown or revoked.")
-    return actor
+for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, SuspiciousOperation):
+    api.add_exception_handler(_kind, _refused)
 
 
-# ----- input -------------------------------------------------------------------------------------
+def _invalid(request: HttpRequest, errors: list[dict[str, Any]]) -> NotebookError:
+    """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
+    first, given = errors[0], request.resolver_match.kwargs if request.resolver_match else {}
+    where, *name = [str(part) for part in first["loc"]]
+    if where == "path" and first["type"] == "string_pattern_mismatch":
+        return NotFound(f"No notebook is titled {given.get('title', '')!r}.")
+    if where == "path" and first["type"] in ("less_than_equal", "greater_than_equal"):
+        what = "line number" if name[-1] == "n" else "session"
+        return NotFound(f"There is no {what} {str(given.get(name[-1], ''))[:40]}.")
+    said, fields = [], set()
+    for e in errors:
+        field = [str(part) for part in e["loc"][2 if e["loc"][0] == "body" else 1 :]]
+        said.append(f"'{'.'.join(field)}': {e['msg']}" if field else f"the body: {e['msg']} (send a JSON object)")
+        fields.update(field[:1])
+    fields = sorted(fields)
+    return Invalid("Bad input: " + "; ".join(said) + ".", fields=fields)
 
 
-def _text_ok(value: str, name: str) -> str:
-    if not is_storable(value):
-        raise Invalid(f"'{name}' is not valid Unicode text (a lone surrogate).")
-    return value
+# ----- reads -------------------------------------------------------------------------------------------------------
 
 
-def _whole(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Invalid(f"'{name}' must be a whole number, not {type(value).__name__}.")
-    if not low <= value <= high:
-        raise Invalid(f"'{name}' must be between {low} and {high}.")
-    return value
+@api.get("/notebooks", response={200: s.NotebookList, **refusals(400, 401)}, operation_id="listNotebooks",
+         summary="The notebooks, each with its head seq and the session that claims it, if any.")  # fmt: skip
+def notebooks(request: HttpRequest) -> s.NotebookList:
+    return answers.notebook_list()
 
 
-KINDS: dict[str, Callable[[Any, str], Any]] = {
-    "text": lambda v, k: _text_ok(v, k) if isinstance(v, str) else _fail(f"'{k}' must be a string."),
-    "line": lambda v, k: _whole(v, k, 1, MAX_NUMBER),
-    "seq": lambda v, k: _whole(v, k, 1, MAX_ID),
-    "lines": lambda v, k: _lines(v, k),
-    "digest": lambda v, k: v if isinstance(v, str) and DIGEST.fullmatch(v) else _fail(f"'{k}' must be a sha256 hex."),
-}
+@api.get("/notebooks/{title}/lines", response={200: s.Lines, **READ}, operation_id="listLines",
+         summary="The live lines, in number order; with 'until', as they stood then.",
+         description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
+         "read.")  # fmt: skip
+def lines(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Lines:
+    return answers.lines(title, q.until)
 
 
-def _fail(message: str) -> Any:
-    raise Invalid(message)
+@api.get("/notebooks/{title}/turn", response={200: s.Turn, **READ}, operation_id="getTurn",
+         summary="The text a play turn carries: a header naming the notebook and the time it stands at, Dad's "
+         "corrections, his other lines, then hers, each tagged.")  # fmt: skip
+def turn(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Turn:
+    return answers.turn(title, q.until)
 
 
-def _lines(value: Any, name: str) -> list[int]:
-    if not isinstance(value, list) or not 2 <= len(value) <= MAX_MERGE:
-        raise Invalid(f"'{name}' must be a list of 2 to {MAX_MERGE} line numbers.")
-    return [_whole(x, f"{name}[{i}]", 1, MAX_NUMBER) for i, x in enumerate(value)]
+@api.get("/notebooks/{title}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",
+         summary="Every text line n has had, who changed it, when and why (adopted words first).")  # fmt: skip
+def history(request: HttpRequest, title: s.Title, n: s.LineNumber) -> s.History:
+    return answers.history(title, n)
 
 
-def _body(request: HttpRequest, required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
-    """The JSON object sent, checked field by field: unknown fields, wrong types and missing fields are refused."""
-    optional = optional or {}
-    try:
-        data = json.loads(request.body or b"null")
-    except (ValueError, RecursionError):
-        raise Invalid("The body is not valid JSON.") from None
-    if not isinstance(data, dict):
-        raise Invalid("The body must be a JSON object.")
-    unknown = sorted(set(data) - set(required) - set(optional))
-    if unknown:
-        raise Invalid(f"Unknown field(s): {', '.join(map(repr, unknown))}.", fields=unknown)
-    missing = [k for k in required if k not in data or data[k] is None]
-    if missing:
-        raise Invalid(f"Missing field(s): {', '.join(map(repr, missing))}.", fields=missing)
-    out: dict[str, Any] = {}
-    for key, kind in {**required, **optional}.items():
-        value = data.get(key)
-        out[key] = None if value is None else KINDS[kind](value, key)
-    return out
+@api.get("/notebooks/{title}/rows", response={200: s.Rows, **READ}, operation_id="listRows",
+         summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
+def rows(request: HttpRequest, title: s.Title, q: Query[s.RowsQuery]) -> dict[str, Any]:
+    nb = selectors.get_notebook(title)
+    found = list(selectors.rows(nb, after=min(q.after, selectors.ALL), limit=q.limit + 1))
+    more, found = len(found) > q.limit, found[: q.limit]
+    last = found[-1]["seq"] if found else q.after
+    return {"notebook": nb.title, "after": q.after, "rows": found, "next": last, "more": more}
 
 
-def _query_int(request: HttpRequest, name: str, default: int, low: int, high: int) -> int:
-    raw = request.GET.get(name)
-    if raw is None or raw == "":
-        return default
-    if not re.fullmatch(r"[0-9]{1,19}", raw.strip()):
-        raise Invalid(f"'{name}' must be a whole number from {low} to {high}.")
-    return _whole(int(raw), name, low, high)
+# ----- writes ------------------------------------------------------------------------------------------------------
 
 
-def _until(request: HttpRequest) -> float | None:
-    raw = request.GET.get("until")
-    if raw is None or raw == "":
-        return None
-    try:
-        value = checks.parse_when(raw)
-    except (OverflowError, ValueError, OSError):
-        raise Invalid(f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds.") from None
-    if not math.isfinite(value):
-        raise Invalid(f"{raw!r} is not a time.")
-    return value
+@api.post("/notebooks/{title}/lines", response={201: s.Written, **WRITE}, operation_id="addLine",
+          summary="Add a line to the notebook.",
+          description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
+          f"editor). {GAME_ONLY}")  # fmt: skip
+def add(request: HttpRequest, title: s.Title, body: s.AddIn) -> Status:
+    written = services.add(notebook=title, text=body.text, source=body.source, by=request.auth, why=body.why)
+    return Status(201, s.Written(n=written.n, seq=written.seq))
 
 
-def _notebook(title: str) -> Notebook:
-    if not _TITLE.fullmatch(title):
-        raise NotFound(f"No notebook is titled {title!r}.")
-    return selectors.get_notebook(title)
+@api.post("/notebooks/{title}/lines/{n}/edit", response={200: s.Written, **WRITE}, operation_id="editLine",
+          summary="New words for line n under the same number (the editor's edit makes it a dad_correction).",
+          description="'expected' is the seq of the line's last row as you read it: a stale edit is refused. "
+          + GAME_ONLY)  # fmt: skip
+def edit(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.EditIn) -> s.Written:
+    done = services.edit(notebook=title, n=n, to=body.to, by=request.auth, why=body.why, expected=body.expected)
+    return s.Written(n=done.n, seq=done.seq)
 
 
-def _number(raw: str, what: str = "line number") -> int:
-    if not re.fullmatch(r"[0-9]+", raw):
-        raise Invalid(f"The {what} {raw!r} is not a positive whole number.")
-    if len(raw) > 20 or not 1 <= int(raw) <= (MAX_NUMBER if what == "line number" else MAX_ID):
-        raise NotFound(f"There is no {what} {raw[:40]}.")
-    return int(raw)
+@api.post("/notebooks/{title}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
+          summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
+def retire(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RetireIn) -> s.Written:
+    done = services.retire(notebook=title, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected)
+    return s.Written(n=done.n, seq=done.seq)
 
 
-def _title_field(value: str) -> str:
-    if not _TITLE.fullmatch(value):
-        raise NotFound(f"No notebook is titled {value!r}.")
-    return value
+@api.post("/notebooks/{title}/lines/{n}/redact", response={200: s.Written, **WRITE}, operation_id="redactWords",
+          summary="Remove words of line n from the database for good (the human editor only).",
+          description="The words are those of row 'seq' of the line, or those with sha256 'digest', or else the "
+          "line's current words. A redact row naming their digest is appended and the words are deleted in the same "
+          "transaction; every row that carried them then reads '[redacted: why]', and the hash chain still "
+          "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
+def redact(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
+    done = services.redact(notebook=title, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
+    return s.Written(n=done.n, seq=done.seq)
 
 
-# ----- reads -------------------------------------------------------------------------------------
-
-
-@endpoint("GET")
-def notebooks(request: HttpRequest, actor: Actor) -> JsonResponse:
-    claims = {s.notebook_id: s for s in session_claims.open_sessions()}
-    heads = session_selectors.heads()
-    found = []
-    for nb in Notebook.objects.order_by("title"):
-        claim = claims.get(nb.pk)
-        found.append(
-            {
-                "title": nb.title,
-                "head": heads.get(nb.pk, 0),
-                "session": {"id": claim.pk, "actor": claim.actor} if claim else None,
-            }
-        )
-    return JsonResponse({"notebooks": found})
-
-
-@endpoint("GET", "POST")
-def lines(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
-    if request.method == "POST":
-        return _add(request, actor, title)
-    nb = _notebook(title)
-    until = _until(request)
-    read = selectors.pinned_view(nb, until=until)
-    lines = [line.as_dict() for line in read.lines]
-    return JsonResponse({"notebook": nb.title, "until": until, "seq": read.seq, "hash": read.hash, "lines": lines})
-
-
-@endpoint("GET")
-def turn(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
-    nb = _notebook(title)
-    until = _until(request)
-    return JsonResponse({"notebook": nb.title, "until": until, "text": selectors.turn(nb, until=until)})
-
-
-@endpoint("GET")
-def history(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonResponse:
-    nb = _notebook(title)
-    number = _number(n)
-    entries = selectors.history(nb, number)
-    return JsonResponse({"notebook": nb.title, "n": number, "entries": [e.as_dict() for e in entries]})
-
-
-@endpoint("GET")
-def rows(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
-    nb = _notebook(title)
-    after = _query_int(request, "after", 0, 0, MAX_ID)
-    limit = _query_int(request, "limit", ROWS_PAGE, 1, ROWS_PAGE_MAX)
-    found = list(selectors.rows(nb, after=min(after, selectors.ALL), limit=limit + 1))
-    more = len(found) > limit
-    found = found[:limit]
-    after_last = found[-1]["seq"] if found else after
-    return JsonResponse({"notebook": nb.title, "after": after, "rows": found, "next": after_last, "more": more})
-
-
-# ----- writes ------------------------------------------------------------------------------------
-
-
-def _add(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
-    body = _body(request, {"text": "text", "source": "text", "why": "text"})
-    written = services.add(
-        notebook=_title_field(title), text=body["text"], source=body["source"], by=actor, why=body["why"]
+@api.post("/notebooks/{title}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines",
+          summary="Write one line for several and retire them into it, all or nothing.",
+          description=GAME_ONLY)  # fmt: skip
+def merge(request: HttpRequest, title: s.Title, body: s.MergeIn) -> Status:
+    done = services.merge(
+        notebook=title, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
     )
-    return JsonResponse({"n": written.n, "seq": written.seq}, status=201)
+    return Status(201, s.Merged(n=done.n, seqs=list(done.seqs)))
 
 
-@endpoint("POST")
-def edit(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonResponse:
-    number = _number(n)
-    body = _body(request, {"to": "text", "why": "text"}, {"expected": "seq"})
-    written = services.edit(
-        notebook=_title_field(title), n=number, to=body["to"], by=actor, why=body["why"], expected=body["expected"]
-    )
-    return JsonResponse({"n": written.n, "seq": written.seq})
+# ----- sessions ----------------------------------------------------------------------------------------------------
 
 
-@endpoint("POST")
-def retire(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonResponse:
-    number = _number(n)
-    body = _body(request, {"why": "text"}, {"into": "line", "expected": "seq"})
-    written = services.retire(
-        notebook=_title_field(title),
-        n=number,
-        by=actor,
-        why=body["why"],
-        into=body["into"],
-        expected=body["expected"],
-    )
-    return JsonResponse({"n": written.n, "seq": written.seq})
+@api.get("/sessions", response={200: s.SessionList, **refusals(400, 401)}, operation_id="listSessions",
+         summary="The latest sessions, each with its events.")  # fmt: skip
+def sessions_(request: HttpRequest, q: Query[s.StateQuery]) -> dict[str, Any]:
+    return {"sessions": [v.as_dict() for v in session_selectors.recent(limit=100, state=q.state)]}
 
 
-@endpoint("POST")
-def redact(request: HttpRequest, actor: Actor, title: str, n: str) -> JsonResponse:
-    number = _number(n)
-    body = _body(request, {"why": "text"}, {"seq": "seq", "digest": "digest"})
-    written = services.redact(
-        notebook=_title_field(title), n=number, by=actor, why=body["why"], seq=body["seq"], digest=body["digest"]
-    )
-    return JsonResponse({"n": written.n, "seq": written.seq})
+@api.post("/sessions", response={201: s.Taken, **refusals(400, 401, 404, 409, 413)}, operation_id="takeSession",
+          summary="Take: claim a notebook. Pending drift is recorded first, then base = the notebook's head.",
+          description="One open session per notebook and per actor; a second take gets 409 naming the holder. "
+          "While it is open, the actor's writes belong to it and its writes under any other title are "
+          "refused.")  # fmt: skip
+def take(request: HttpRequest, body: s.TakeIn) -> Status:
+    taken = sessions.take(notebook=answers.title_of(body.notebook), plan=body.plan, by=request.auth)
+    return Status(201, s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift))
 
 
-@endpoint("POST")
-def merge(request: HttpRequest, actor: Actor, title: str) -> JsonResponse:
-    body = _body(request, {"numbers": "lines", "text": "text", "why": "text"}, {"source": "text"})
-    written = services.merge(
-        notebook=_title_field(title),
-        numbers=body["numbers"],
-        text=body["text"],
-        by=actor,
-        why=body["why"],
-        source=body["source"],
-    )
-    return JsonResponse({"n": written.n, "seqs": list(written.seqs)}, status=201)
+@api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession",
+         summary="A session: its events, its own rows (its semantic change) and the drift recorded apart.")  # fmt: skip
+def session(request: HttpRequest, id: s.SessionId) -> s.SessionRows:  # noqa: A002 - the documented path's name
+    return answers.session(id)
 
 
-# ----- sessions ----------------------------------------------------------------------------------
+@api.post("/sessions/{id}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
+          summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
+def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
+    done = sessions.checkpoint(session=id, note=body.note, by=request.auth)
+    return s.Checkpointed(id=done.id, base=done.base, head=done.head)
 
 
-@endpoint("GET", "POST")
-def sessions_(request: HttpRequest, actor: Actor) -> JsonResponse:
-    if request.method == "POST":
-        body = _body(request, {"notebook": "text", "plan": "text"})
-        taken = sessions.take(notebook=_title_field(body["notebook"]), plan=body["plan"], by=actor)
-        return JsonResponse(
-            {"id": taken.id, "notebook": taken.notebook, "base": taken.base, "drift": taken.drift}, status=201
-        )
-    state = request.GET.get("state") or None
-    if state not in (None, "open", "landed", "no-op", "abandoned"):
-        raise Invalid("'state' is one of open, landed, no-op, abandoned.")
-    views = session_selectors.recent(limit=100, state=state)
-    return JsonResponse({"sessions": [v.as_dict() for v in views]})
+@api.post("/sessions/{id}/land", response={200: s.Landed, **WRITE}, operation_id="landSession",
+          summary="Land: the session's rows become one semantic change, others' rows are recorded as drift.",
+          description="A session that wrote nothing gives result no-op. The final gates compare with the original "
+          "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
+          "open.")  # fmt: skip
+def land(request: HttpRequest, id: s.SessionId, body: s.LandIn) -> s.Landed:  # noqa: A002
+    done = sessions.land(session=id, summary=body.summary, by=request.auth)
+    return s.Landed.model_validate(done, from_attributes=True)
 
 
-@endpoint("GET")
-def session(request: HttpRequest, actor: Actor, session_id: str) -> JsonResponse:
-    found = session_selectors.get_session(_number(session_id, "session"))
-    return JsonResponse(session_selectors.describe(found, rows=True).as_dict(rows=True))
+@api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
+          summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
+def abandon(request: HttpRequest, id: s.SessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
+    done = sessions.abandon(session=id, why=body.why, by=request.auth)
+    return s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift)
 
 
-@endpoint("POST")
-def checkpoint(request: HttpRequest, actor: Actor, session_id: str) -> JsonResponse:
-    number = _number(session_id, "session")
-    body = _body(request, {"note": "text"})
-    done = sessions.checkpoint(session=number, note=body["note"], by=actor)
-    return JsonResponse({"id": done.id, "base": done.base, "head": done.head})
+# ----- the URLs: ninja's, every refusal as JSON, the docs behind the sign-in -----------------------------------------
 
 
-@endpoint("POST")
-def land(request: HttpRequest, actor: Actor, session_id: str) -> JsonResponse:
-    number = _number(session_id, "session")
-    body = _body(request, {}, {"summary": "text"})
-    done = sessions.land(session=number, summary=body["summary"], by=actor)
-    return JsonResponse(
-        {
-            "id": done.id,
-            "result": done.result,
-            "base": done.base,
-            "head": done.head,
-            "rows": done.rows,
-            "drift": done.drift,
-        }
-    )
+@csrf_exempt
+def unknown(request: HttpRequest, rest: str = "") -> JsonResponse:
+    return error_response(NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json."))
 
 
-@endpoint("POST")
-def abandon(request: HttpRequest, actor: Actor, session_id: str) -> JsonResponse:
-    number = _number(session_id, "session")
-    body = _body(request, {"why": "text"})
-    done = sessions.abandon(session=number, why=body["why"], by=actor)
-    return JsonResponse(
-        {"id": done.id, "result": "abandoned", "head": done.head, "rows": done.rows, "drift": done.drift}
-    )
+def _json_405(view: Callable) -> Callable:
+    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods."""
+
+    @csrf_exempt
+    def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if response.status_code != 405:
+            return response
+        allowed = ", ".join(m for m in ("GET", "POST") if m in response.get("Allow", ""))
+        refused = error_response(MethodNotAllowed(f"{request.method} is not allowed here; use {allowed}."))
+        refused["Allow"] = allowed
+        return refused
+
+    return inner
 
 
-# ----- the description and the rest ------------------------------------------------------------------
+@login_required
+def docs(request: HttpRequest) -> HttpResponse:
+    """The generated document rendered by ninja's Swagger UI, from the app's own static files."""
+    return openapi_view(request, api=api)
 
 
-@endpoint("GET", auth=False)
-def openapi(request: HttpRequest, actor: None) -> JsonResponse:
-    return JsonResponse(document())
-
-
-@endpoint("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", auth=False)
-def unknown(request: HttpRequest, actor: None, rest: str = "") -> JsonResponse:
-    raise NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json.")
+def urlpatterns() -> list[URLPattern]:
+    """Ninja's routes, a wrong method answered as JSON; its root (reversed for the document's paths) a JSON 404."""
+    read_only = {"openapi-json"}  # the document is read, never posted to
+    views = {p.name: require_safe(p.callback) if p.name in read_only else p.callback for p in api.urls[0]}
+    routes = [path(str(p.pattern), _json_405(views[p.name]), name=p.name) for p in api.urls[0] if p.name != "api-root"]
+    return [*routes, path("", unknown, name="api-root"), path("docs", docs, name="docs")]

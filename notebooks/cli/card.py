@@ -56,7 +56,7 @@ def first_editor(cmd: BaseCommand, o: dict) -> None:
     user.groups.add(Group.objects.get_or_create(name=EDITOR_GROUP)[0])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600)
-    path.write_text(f"username: {user.get_username()}\npassword: {password}\n")
+    path.write_text(password + "\n")  # only what its name says (the username is printed)
     cmd.stdout.write(
         f"Created the editor {user.get_username()!r}. Sign in at /accounts/login/ with\n"
         f"    username: {user.get_username()}\n    password: {password}\n"

@@ -128,10 +128,25 @@ def watch(cmd: BaseCommand, o: dict) -> None:
     def on_error(exc: Exception) -> None:
         cmd.stderr.write(f"sweep failed, trying again: {getattr(exc, 'message', exc)}")
 
+    def on_standby() -> None:
+        cmd.stdout.write(f"another watcher sweeps {vault.root}; standing by until it stops")
+        cmd.stdout.flush()
+
+    def on_lead() -> None:
+        cmd.stdout.write(f"sweeping {vault.root}")
+        cmd.stdout.flush()
+
     try:
         vault.ensure()
         watch_vault(
-            vault=vault, interval=o["interval"], sweeps=o["sweeps"], stop=stop, on_sweep=on_sweep, on_error=on_error
+            vault=vault,
+            interval=o["interval"],
+            sweeps=o["sweeps"],
+            stop=stop,
+            on_sweep=on_sweep,
+            on_error=on_error,
+            on_standby=on_standby,
+            on_lead=on_lead,
         )
     finally:
         for sig, handler in previous.items():

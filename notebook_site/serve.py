@@ -1,0 +1,57 @@
+"""`python -m notebook_site.serve` (the end of `make serve`): gunicorn, and the vault watcher beside it when
+NOTEBOOK_VAULT is set. SIGTERM or SIGINT stops both; if either exits on its own, the other is stopped too and the
+exit status is the first one's, so a supervisor (systemd, a container) restarts the pair. In production each may
+be its own service instead (docs/DEPLOY.md)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def commands(env: "dict[str, str] | os._Environ[str]") -> list[list[str]]:
+    """What runs: gunicorn with the project's config, and the watcher when a vault is configured."""
+    run = [[sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")]]
+    if env.get("NOTEBOOK_VAULT"):
+        interval = env.get("NOTEBOOK_VAULT_INTERVAL", "2")
+        run.append([sys.executable, str(ROOT / "manage.py"), "notebook", "vault", "watch", "--interval", interval])
+    return run
+
+
+def main() -> int:
+    procs = [subprocess.Popen(cmd, cwd=ROOT) for cmd in commands(os.environ)]
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopping.append(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, stop)
+    status = 0
+    while not stopping:
+        ended = [p for p in procs if p.poll() is not None]
+        if ended:
+            status = ended[0].returncode or 1  # one of the pair gone is a failure, even with status 0
+            name = "gunicorn" if "gunicorn" in ended[0].args else "the vault watcher"
+            print(f"serve: {name} exited {ended[0].returncode}; stopping the rest", file=sys.stderr)
+            break
+        time.sleep(0.2)
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)  # gunicorn finishes its requests (graceful_timeout); the watcher its sweep
+    deadline = time.monotonic() + 30
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

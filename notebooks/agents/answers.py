@@ -1,0 +1,69 @@
+"""What the API and the MCP tools answer, built in one place from the core's results, so the same meaning has the
+same shape on both sides (schemas.py)."""
+
+import math
+
+from notebooks.agents import schemas
+from notebooks.log import checks, selectors
+from notebooks.log.errors import Invalid, NotFound
+from notebooks.models import Notebook
+from notebooks.sessions import claims as session_claims
+from notebooks.sessions import selectors as session_selectors
+
+
+def until_of(raw: str | None) -> float | None:
+    """A time to read at: ISO 8601 or epoch seconds; none when not given."""
+    if raw is None or raw == "":
+        return None
+    try:
+        value = checks.parse_when(raw)
+    except (OverflowError, ValueError, OSError):
+        raise Invalid(f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds.") from None
+    if not math.isfinite(value):
+        raise Invalid(f"{raw!r} is not a time.")
+    return value
+
+
+def notebook_list() -> schemas.NotebookList:
+    claims = {s.notebook_id: s for s in session_claims.open_sessions()}
+    heads = session_selectors.heads()
+    found = []
+    for nb in Notebook.objects.order_by("title"):
+        claim = claims.get(nb.pk)
+        session = schemas.Claim(id=claim.pk, actor=claim.actor) if claim else None
+        found.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
+    return schemas.NotebookList(notebooks=found)
+
+
+def lines(title: str, until: str | None) -> schemas.Lines:
+    nb = selectors.get_notebook(title)
+    at = until_of(until)
+    read = selectors.pinned_view(nb, until=at)
+    found = [line.as_dict() for line in read.lines]
+    return schemas.Lines.model_validate(
+        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
+    )
+
+
+def turn(title: str, until: str | None) -> schemas.Turn:
+    nb = selectors.get_notebook(title)
+    at = until_of(until)
+    return schemas.Turn(notebook=nb.title, until=at, text=selectors.turn(nb, until=at))
+
+
+def history(title: str, n: int) -> schemas.History:
+    nb = selectors.get_notebook(title)
+    entries = [e.as_dict() for e in selectors.history(nb, n)]
+    return schemas.History.model_validate({"notebook": nb.title, "n": n, "entries": entries})
+
+
+def session(session_id: int) -> schemas.SessionRows:
+    found = session_selectors.get_session(session_id)
+    return schemas.SessionRows.model_validate(session_selectors.describe(found, rows=True).as_dict(rows=True))
+
+
+def title_of(value: str) -> str:
+    """A title a notebook could have; any other names no notebook."""
+    if not isinstance(value, str) or not schemas.TITLE.fullmatch(value):
+        raise NotFound(f"No notebook is titled {value!r}.")
+    return value

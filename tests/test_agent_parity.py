@@ -1,0 +1,131 @@
+"""One contract on both sides: the SDK's MCP client (over stdio) and the JSON API read the same notebook, in the same
+scratch database, and get the same lines, the same history, the same turn and the same refusal codes."""
+
+import json
+import os
+import re
+import sys
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from tests.databases import ROOT, Scratch, Templates
+
+SETUP = """
+import django
+django.setup()
+from notebooks.agents import tokens
+from notebooks.log import services
+from notebooks.log.roles import Actor
+services.create_notebook(title="zelda", by="test")
+services.add(notebook="zelda", text="block first", source="dad", by=Actor("dad", editor=True), why="a rule")
+services.add(notebook="zelda", text="roll after the swing", source="seen", by="pippa", why="died")
+services.edit(notebook="zelda", n=2, to="roll after his second swing", by="pippa", why="exact")
+print(tokens.issue(actor="pippa").secret)
+"""
+API = """
+import json, os, sys, django
+django.setup()
+from django.test import Client
+from django.test.utils import setup_test_environment
+setup_test_environment()
+client = Client(HTTP_AUTHORIZATION="Bearer " + os.environ["TOKEN"])
+out = {}
+for name, method, path, body in json.loads(sys.argv[1]):
+    if method == "get":
+        answer = client.get(path)
+    else:
+        answer = client.post(path, json.dumps(body), content_type="application/json")
+    out[name] = answer.json()
+print(json.dumps(out))
+"""
+# The same question asked of both: (name, MCP tool and arguments, API method, path and body).
+ASKED = [
+    ("notebooks", "notebooks", {}, "get", "/api/notebooks", None),
+    ("lines", "view", {"notebook": "zelda"}, "get", "/api/notebooks/zelda/lines", None),
+    ("history", "history", {"notebook": "zelda", "n": 2}, "get", "/api/notebooks/zelda/lines/2/history", None),
+    ("turn", "turn", {"notebook": "zelda"}, "get", "/api/notebooks/zelda/turn", None),
+    ("no notebook", "view", {"notebook": "zeldo"}, "get", "/api/notebooks/zeldo/lines", None),
+    ("no line", "history", {"notebook": "zelda", "n": 99}, "get", "/api/notebooks/zelda/lines/99/history", None),
+    ("no time", "view", {"notebook": "zelda", "until": "soon"}, "get", "/api/notebooks/zelda/lines?until=soon", None),
+    (
+        "dads line",
+        "edit",
+        {"notebook": "zelda", "n": 1, "to": "attack", "why": "no"},
+        "post",
+        "/api/notebooks/zelda/lines/1/edit",
+        {"to": "attack", "why": "no"},
+    ),
+    (
+        "stale",
+        "edit",
+        {"notebook": "zelda", "n": 2, "to": "parry", "why": "again", "expected": 2},
+        "post",
+        "/api/notebooks/zelda/lines/2/edit",
+        {"to": "parry", "why": "again", "expected": 2},
+    ),
+    (
+        "a dad line",
+        "add",
+        {"notebook": "zelda", "text": "rest", "why": "hint", "source": "dad"},
+        "post",
+        "/api/notebooks/zelda/lines",
+        {"text": "rest", "why": "hint", "source": "dad"},
+    ),
+]
+
+
+async def _ask_mcp(env: dict[str, str]) -> dict:
+    server = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "notebook", "mcp", "--actor", "pippa"], env=env, cwd=str(ROOT)
+    )
+    out: dict = {}
+    with open(os.devnull, "w") as quiet:
+        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            for name, tool, arguments, *_ in ASKED:
+                result = await client.call_tool(tool, arguments)
+                if result.is_error:
+                    code = re.search(r"(\w+) \((\d{3})\): ", result.content[0].text)
+                    out[name] = {"error": {"code": code.group(1) if code else result.content[0].text}}
+                else:
+                    out[name] = result.structured_content
+    return out
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):  # noqa: ANN001, ANN201
+    templates = Templates(tmp_path_factory.mktemp("parity"))
+    try:
+        db: Scratch = templates.new()
+        token = db.run("-c", SETUP).stdout.strip().splitlines()[-1]
+        asked = json.dumps([[name, method, path, body] for name, _, _, method, path, body in ASKED])
+        api = json.loads(db.run("-c", API, asked, env=db.env(TOKEN=token)).stdout)
+        mcp = anyio.run(_ask_mcp, db.env())
+        yield api, mcp
+    finally:
+        templates.cleanup()
+
+
+def test_the_same_lines_history_turn_and_list_on_both_sides(both):
+    api, mcp = both
+    for name in ("notebooks", "lines", "history", "turn"):
+        assert mcp[name] == api[name], name
+    assert [line["text"] for line in api["lines"]["lines"]] == ["block first", "roll after his second swing"]
+    assert [e["text"] for e in api["history"]["entries"]] == ["roll after the swing", "roll after his second swing"]
+    assert api["notebooks"]["notebooks"][0]["session"] is None  # the claiming session: one name on both sides
+
+
+def test_the_same_refusal_codes_on_both_sides(both):
+    api, mcp = both
+    codes = {name: api[name]["error"]["code"] for name, *_ in ASKED if "error" in api[name]}
+    assert codes == {
+        "no notebook": "not_found",
+        "no line": "not_found",
+        "no time": "invalid",
+        "dads line": "forbidden",
+        "stale": "conflict",
+        "a dad line": "forbidden",
+    }
+    assert {name: mcp[name]["error"]["code"] for name in codes} == codes
