@@ -45,6 +45,7 @@ def run_vendor(vendor: str, args: argparse.Namespace, work: Path) -> dict | None
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bench.settings", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "bench.suite", "--sizes", args.sizes, "--reps", str(args.reps),
            "--writes", str(args.writes), "--out", str(out)]  # fmt: skip
+    cmd += ["--writes-only"] if args.writes_only else []
     started = time.time()
     try:
         subprocess.run(cmd, env=env, cwd=ROOT, check=True)
@@ -64,6 +65,8 @@ def main() -> int:
     parser.add_argument("--vendors", default="sqlite,postgresql")
     parser.add_argument("--out", help="folder for RESULTS.md and speed.png (default bench/, quick var/bench/)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run's JSON")
+    parser.add_argument("--writes-only", action="store_true",
+                        help="only the writers and their floor; prints their targets and writes no report")  # fmt: skip
     args = parser.parse_args()
     asked = [f"--sizes {args.sizes}"] if args.sizes else []
     asked += [f"--vendors {args.vendors}"] if args.vendors != "sqlite,postgresql" else []
@@ -84,6 +87,8 @@ def main() -> int:
         print("nothing was measured", file=sys.stderr)
         return 2
 
+    if args.writes_only or not all(res["sizes"] for res in results.values()):  # (--report-only of such a run)
+        return writes_only(results)
     try:
         verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}
     except KeyError as exc:  # --report-only on figures an older bench wrote
@@ -101,6 +106,17 @@ def main() -> int:
     print(f"\nwrote {dest / 'RESULTS.md'} and {plot}")
     failed = [t for rows in verdicts.values() for t in rows if t[4] == "FAIL"]
     print(f"{len(failed)} target(s) FAIL" if failed else "every target checked PASSES")
+    return 1 if failed else 0
+
+
+def writes_only(results: dict[str, dict]) -> int:
+    failed = 0
+    for vendor, res in results.items():
+        rows = report.writer_targets(vendor, res)
+        load = ", ".join(f"{x:.1f}" for x in res["load_before"])
+        report.print_targets(f"{res['env']['version']} ({res['env']['durability']}; load before {load})", rows)
+        failed += sum(t[4] == "FAIL" for t in rows)
+    print(f"{failed} target(s) FAIL" if failed else "every target checked PASSES")
     return 1 if failed else 0
 
 

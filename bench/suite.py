@@ -314,38 +314,73 @@ def compact_memory(nb: Notebook, size: int) -> tuple[int, int]:
 # ----- writes -----------------------------------------------------------------------------------------------
 
 
+ROUNDS = 10  # the one writer and the bare commits take turns, so that load from elsewhere falls on both alike
+
+
 def one_writer(count: int) -> dict[str, Any]:
     services.create_notebook(title="writes-1", by="bench")
-    say(f"one writer: {count} adds, each its own transaction")
+    say(f"one writer: {count} adds, each its own transaction, in {ROUNDS} turns with as many bare commits")
     agent = Actor("pippa")  # resolved once, as a request's or a session's actor is
-
-    def write() -> list[int]:
-        return [
-            services.add(notebook="writes-1", text=f"line {i} roll after the second swing", source="seen",
-                         by=agent, why="bench").n
-            for i in range(count)
-        ]  # fmt: skip
-
-    seconds, numbers = timed(write)
-    check(numbers == list(range(1, count + 1)), "one writer's numbers")
-    return {"rows": count, "seconds": seconds, "rows_per_s": count / seconds, "commits_per_s": bare_commits(count)}
-
-
-def bare_commits(count: int) -> float:
-    """The floor for writes: durable commits per second of a one-row INSERT into a scratch table, same settings."""
     with connection.cursor() as cursor:
         cursor.execute("CREATE TABLE bench_commit (id integer PRIMARY KEY, body text)")
-    start = time.perf_counter()
-    for i in range(count):
+    step = max(1, count // ROUNDS)
+    numbers: list[int] = []
+    adds, commits = [], []
+
+    def write(start: int) -> None:
+        for i in range(start, start + step):
+            numbers.append(
+                services.add(notebook="writes-1", text=f"line {i} roll after the second swing", source="seen",
+                             by=agent, why="bench").n
+            )  # fmt: skip
+
+    for start in range(0, step * ROUNDS, step):
+        adds.append(timed(lambda start=start: write(start))[0])
+        commits.append(timed(lambda start=start: bare_commits(start, step))[0])
+    check(numbers == list(range(1, step * ROUNDS + 1)), "one writer's numbers")
+    rows = step * ROUNDS
+    return {
+        "rows": rows,
+        "seconds": sum(adds),
+        "rows_per_s": rows / sum(adds),
+        "commits_per_s": rows / sum(commits),
+        # Each turn's adds/s over the bare commits/s of the turn right after it: the machine drifts between turns.
+        "turns": ROUNDS,
+        "paired_ratio": statistics.median(c / a for a, c in zip(adds, commits, strict=True)),
+    }
+
+
+def bare_commits(start: int, count: int) -> None:
+    """The floor for writes: durable one-row INSERTs into a scratch table, each its own transaction, same settings."""
+    for i in range(start, start + count):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("INSERT INTO bench_commit (id, body) VALUES (%s, %s)", [i, "roll after the second swing"])
-    return count / (time.perf_counter() - start)
 
 
-def four_writers(count: int) -> dict[str, Any]:
-    title = "writes-4"
-    services.create_notebook(title=title, by="bench")
-    say(f"4 writer processes: {count} adds each, one notebook")
+def scaling(count: int, rounds: int = 6) -> dict[str, Any]:
+    """4 writer processes on 4 notebooks against one writer process, by turns (short ones, in alternating order, so
+    that a burst of load from elsewhere falls on both alike): each turn's ratio, then the median."""
+    one, four, ratios = [], [], []
+    for r in range(rounds):
+        runs = {}
+        for who in ("alone", "apart") if r % 2 == 0 else ("apart", "alone"):
+            titles = [f"alone-{r}"] if who == "alone" else [f"apart-{r}-{i}" for i in range(4)]
+            runs[who] = four_writers(count, titles=titles)
+            check(not runs[who]["lost_or_doubled"], "every number given once")
+            check(runs[who]["chain_problems"] == 0, "every chain verifies")
+        one.append(runs["alone"]["rows_per_s"])
+        four.append(runs["apart"]["rows_per_s"])
+        ratios.append(four[-1] / one[-1])
+    return {"rows": 4 * count, "one_rows_per_s": one, "four_rows_per_s": four, "ratios": ratios,
+            "ratio": statistics.median(ratios)}  # fmt: skip
+
+
+def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
+    """Writer processes, `count` adds each, one per title (default: 4 on one notebook)."""
+    titles = titles or ["writes-4"] * 4
+    for title in sorted(set(titles)):
+        services.create_notebook(title=title, by="bench")
+    say(f"{len(titles)} writer process(es): {count} adds each, on {len(set(titles))} notebook(s)")
     start_at = time.time() + 4.0  # every process is set up before any writes
     procs = [
         subprocess.Popen(
@@ -354,24 +389,27 @@ def four_writers(count: int) -> dict[str, Any]:
             cwd=ROOT,
             env=os.environ,
         )
-        for i in range(4)
+        for i, title in enumerate(titles)
     ]
     reports = [json.loads(p.communicate()[0]) for p in procs]
     check(all(p.returncode == 0 for p in procs), "every writer exited cleanly")
-    numbers = [n for r in reports for n in r["numbers"]]
-    nb = Notebook.objects.get(title=title)
-    total = 4 * count
-    in_log = sorted(Row.objects.filter(notebook=nb, op="add").values_list("n", flat=True))
+    lost_or_doubled, chain_problems = False, 0
+    for title in sorted(set(titles)):
+        mine = [r for r, t in zip(reports, titles, strict=True) if t == title]
+        total = count * len(mine)
+        numbers = [n for r in mine for n in r["numbers"]]
+        nb = Notebook.objects.get(title=title)
+        in_log = sorted(Row.objects.filter(notebook=nb, op="add").values_list("n", flat=True))
+        lost_or_doubled |= sorted(numbers) != list(range(1, total + 1)) or in_log != list(range(1, total + 1))
+        chain_problems += len(verify.verify_chain(nb))
     seconds = max(r["end"] for r in reports) - min(r["start"] for r in reports)
     return {
-        "rows": total,
+        "rows": len(titles) * count,
         "seconds": seconds,
-        "rows_per_s": total / seconds,
+        "rows_per_s": len(titles) * count / seconds,
         "retries": sum(r["retries"] for r in reports),
-        "lost_or_doubled": len(numbers) != total
-        or sorted(numbers) != list(range(1, total + 1))
-        or in_log != list(range(1, total + 1)),
-        "chain_problems": len(verify.verify_chain(nb)),
+        "lost_or_doubled": lost_or_doubled,
+        "chain_problems": chain_problems,
     }
 
 
@@ -432,16 +470,19 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--writes-only", action="store_true", help="only the writers and their floor")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     max_size = max(sizes)
     call_command("migrate", verbosity=0)
     result: dict[str, Any] = {"env": environment(), "load_before": os.getloadavg(), "sizes": {}}
-    for index, size in enumerate(sizes):
-        result["sizes"][size] = measure_size(size, index, args.reps)
-    result["web"] = web_pages(args.reps)
+    if not args.writes_only:
+        for index, size in enumerate(sizes):
+            result["sizes"][size] = measure_size(size, index, args.reps)
+        result["web"] = web_pages(args.reps)
     result["one_writer"] = one_writer(args.writes)
     result["four_writers"] = four_writers(max(50, args.writes // 4))
+    result["scaling"] = scaling(max(100, args.writes // 4))
     result["load_after"] = os.getloadavg()
     Path(args.out).write_text(json.dumps(result, indent=1))
 

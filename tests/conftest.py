@@ -41,6 +41,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     Path(target).write_text(json.dumps({"vendor": connection.vendor, "exitstatus": int(exitstatus), **_outcomes}))
 
 
+@pytest.fixture(autouse=True)
+def _no_guessed_heads() -> None:
+    """Each test's database starts again (rolled back), so no head a write remembered from another test stands
+    (log/one_trip.py: a wrong guess costs a round trip, and a test counting calls would count it)."""
+    from notebooks.log import one_trip
+
+    one_trip.forget()
+
+
 @pytest.fixture
 def dad(db):  # noqa: ANN001, ANN201
     """The human editor: a user holding the editor role."""

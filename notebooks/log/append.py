@@ -142,15 +142,31 @@ def append(
                 cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), new_words)
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
+    appended(notebook, top, written, folder, fold=not redacted)
+    return written
+
+
+def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple[tuple[Any, ...], RowWritten]:
+    """One row's column values (ROW_COLUMNS), hashed into the chain after `top`, and the row as written: for a
+    caller that inserts it itself (one_trip.py). Its words are stored under its digest (WORDS_COLUMNS)."""
+    written: list[RowWritten] = []
+    (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor)
+    return values, written[0]
+
+
+def appended(
+    notebook: AnyNotebook, top: Head, written: list[RowWritten], folder: "snapshots.Folder | None" = None, *, fold: bool
+) -> None:
+    """What follows rows inserted after `top`, in the same transaction: the snapshots they reach, and once committed,
+    the rows folded into this process's kept view (when `fold`)."""
     _snapshot(notebook, top.seq, written, folder)
-    if len(written) <= kept.FOLD_STEP and not redacted:
+    if len(written) <= kept.FOLD_STEP and fold:
         # Once committed, this process's kept view takes the rows written (its next read still checks them against
         # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
         def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
             kept.fold_in(notebook, top, written)
 
         transaction.on_commit(fold_in, robust=True)  # an error is logged: the write itself is committed
-    return written
 
 
 def _chained(

@@ -28,6 +28,9 @@ class WriteGuard:
     # SQL true when `claim` has anything to say about a write to the notebook aliased `nb` by the actor named by its
     # one parameter: an add reads it in the statement that reads its head, and calls `claim` only then.
     may_claim_sql: str = "(%s IS NULL)"  # an actor's name is never NULL: nothing to say
+    # The same on PostgreSQL for an add in one round trip (one_trip.py), if it has a form whose plan the server keeps
+    # (a function's call); None: may_claim_sql.
+    may_claim_call: str | None = None
 
 
 _guard = WriteGuard()

@@ -11,12 +11,13 @@ from notebooks.models import Notebook
 
 # The two-key form keeps these apart from single-key advisory locks (e.g. sessions' global lock).
 NOTEBOOK_LOCK_CLASS = 0x6E62  # "nb"
+LOCK_KEY_MASK = 0x7FFFFFFF  # a notebook's id as the lock's second key (an integer)
 
 
 # PostgreSQL: the notebook's id, locked as lock_notebook locks it, found by title in the same statement (one round
 # trip less for an add). No row: no such notebook, and nothing locked.
 LOCK_BY_TITLE = (
-    f"SELECT nb.id, pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, (nb.id & {0x7FFFFFFF})::integer) "
+    f"SELECT nb.id, pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, (nb.id & {LOCK_KEY_MASK})::integer) "
     "FROM notebooks_notebook nb WHERE nb.title = %s"
 )
 
@@ -24,5 +25,5 @@ LOCK_BY_TITLE = (
 def lock_notebook(notebook: Notebook) -> Notebook:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [NOTEBOOK_LOCK_CLASS, notebook.pk & 0x7FFFFFFF])
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [NOTEBOOK_LOCK_CLASS, notebook.pk & LOCK_KEY_MASK])
     return notebook

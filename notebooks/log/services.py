@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.dispatch import Signal
 
-from notebooks.log import fold, guards, kept, rowformat, snapshots
-from notebooks.log.append import append
+from notebooks.log import fold, guards, kept, one_trip, rowformat, snapshots
+from notebooks.log.append import RowWritten, append
 from notebooks.log.checks import check_number, check_reason, check_source, check_words
 from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.fold import LineState
@@ -92,13 +92,16 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     check_reason(why)
     check_source(source)
     fold.check_may_write(name=actor.name, editor=actor.editor, source=source, verb="add")
-    digest = rowformat.digest_of(text)
+    fields = {"op": "add", "words": text, "digest": rowformat.digest_of(text), "source": source, "by": actor.name}
+    fields["why"] = why
     with transaction.atomic():
-        nb, top, n, claim = add_state(notebook, actor, digest)
-        fields = {"op": "add", "n": n, "words": text, "digest": digest, "source": source, "by": actor.name, "why": why}
-        fields["session_id"] = claim
-        (row,) = append(nb, [fields], top, redactions_checked=True)
-    return Written(n=n, seqs=(row.seq,))
+        # PostgreSQL: one round trip when this process wrote the notebook's head (one_trip.py); else read, then write.
+        done = one_trip.try_add(notebook, actor, fields)
+        if not isinstance(done, RowWritten):
+            nb, top, n, claim = done or add_state(notebook, actor, fields["digest"])
+            (done,) = append(nb, [{**fields, "n": n, "session_id": claim}], top, redactions_checked=True)
+            one_trip.remember(notebook, nb, done)
+    return Written(n=done.n, seqs=(done.seq,))
 
 
 def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> Written:

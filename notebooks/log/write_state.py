@@ -88,7 +88,7 @@ def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
 # words (redacted words never come back) and whether the write guard may claim the write (guards.py).
 # Each statement through Django's cursor costs more CPU than SQLite spends on it; an add ran five.
 @functools.cache
-def _add_state_sql(may_claim_sql: str, where: str) -> str:
+def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (
         "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
         "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s "
@@ -110,11 +110,18 @@ def add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head,
             locked = cursor.fetchone()
             found = None
             if locked is not None:
-                cursor.execute(_add_state_sql(guard.may_claim_sql, "nb.id = %s"), (digest, actor.name, locked[0]))
+                cursor.execute(add_state_sql(guard.may_claim_sql, "nb.id = %s"), (digest, actor.name, locked[0]))
                 found = cursor.fetchone()
         else:
-            cursor.execute(_add_state_sql(guard.may_claim_sql, "nb.title = %s"), (digest, actor.name, title))
+            cursor.execute(add_state_sql(guard.may_claim_sql, "nb.title = %s"), (digest, actor.name, title))
             found = cursor.fetchone()
+    return state_of_add(found, title, actor, digest)
+
+
+def state_of_add(
+    found: tuple | None, title: str, actor: Actor, digest: str
+) -> tuple[AnyNotebook, Head, int, int | None]:
+    """add_state's answer from its statement's row (None: no notebook of that title), the notebook locked."""
     if found is None:
         # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
         claim = guards.current().claim(title=title, actor=actor)

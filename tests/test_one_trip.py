@@ -1,0 +1,135 @@
+"""An add in one round trip (log/one_trip.py): on PostgreSQL, once this process wrote a notebook's head, an add is the
+lock and one call of notebooks_add_row; a wrong guess of the head is a second trip, never a refusal nor a gap."""
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from notebooks.log import one_trip, selectors, services, verify
+from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.roles import Actor
+from notebooks.models import Notebook
+from notebooks.sessions import services as sessions
+
+
+def add(text: str, by: str = "pippa", source: str = "seen") -> services.Written:
+    return services.add(notebook="zelda", text=text, source=source, by=Actor(by), why="w")  # no lookup of the name
+
+
+def _statements(fn) -> list[str]:  # noqa: ANN001
+    with CaptureQueriesContext(connection) as seen:
+        fn()
+    return [q["sql"] for q in seen.captured_queries if "notebooks_" in q["sql"]]  # not BEGIN, SAVEPOINT, COMMIT
+
+
+def _chain_ok() -> bool:
+    return verify.verify_chain(Notebook.objects.get(title="zelda")) == []
+
+
+@pytest.mark.vendor("postgresql")
+def test_an_add_after_this_process_wrote_the_head_is_one_statement(notebook):
+    first = _statements(lambda: add("one"))
+    assert len(first) == 4  # no guess yet: lock, read, row, words
+    then = _statements(lambda: add("two"))
+    assert len(then) == 1 and "notebooks_add_row" in then[0]
+    assert [line.text for line in selectors.view(notebook)] == ["one", "two"]
+    assert _chain_ok()
+
+
+@pytest.mark.vendor("sqlite")
+def test_sqlite_guesses_nothing(notebook):
+    add("one")
+    assert one_trip.try_add("zelda", Actor("pippa"), {}) is None
+
+
+def test_a_head_moved_by_another_write_is_read_again_not_refused(notebook, dad):
+    add("one")
+    services.edit(notebook="zelda", n=1, to="one, said again", by="pippa", why="w")  # the guess is now behind
+    services.add(notebook="zelda", text="dad's", source="dad", by="dad", why="w")  # …and from another actor
+    written = add("two")
+    assert (written.n, written.seq) == (3, 4)
+    assert add("three").seq == 5  # guessed right again
+    assert _chain_ok()
+
+
+def test_a_guess_from_a_rolled_back_add_is_corrected(notebook):
+    add("one")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        add("two")  # remembered as the head before the commit that never comes
+        raise RuntimeError
+    written = add("three")
+    assert (written.n, written.seq) == (2, 2)
+    assert [line.text for line in selectors.view(notebook)] == ["one", "three"]
+    assert _chain_ok()
+
+
+def test_adds_in_one_transaction_continue_each_other(notebook):
+    with transaction.atomic():
+        seqs = [add(f"line {i}").seq for i in range(5)]
+    assert seqs == [1, 2, 3, 4, 5]
+    assert _chain_ok()
+
+
+def test_redacted_words_are_refused_when_the_guess_is_right(notebook, dad):
+    add("a secret")
+    services.redact(notebook="zelda", n=1, by="dad", why="private")
+    add("after")  # the head is this process's again
+    with pytest.raises(Invalid, match="redacted from notebook 'zelda'"):
+        add("a secret")
+    assert add("more").n == 3
+
+
+def test_a_session_taken_after_the_guess_claims_the_next_add(notebook, dad):
+    add("one")
+    session = sessions.take(notebook="zelda", plan="tidy", by="pippa")  # no row: the guess still stands
+    written = add("two")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT session_id FROM notebooks_row WHERE seq = %s", [written.seq])
+        assert cursor.fetchone() == (session.id,)
+    with pytest.raises(Conflict, match="claimed by pippa"):
+        add("three", by="robin")
+    assert _chain_ok()
+
+
+def test_a_notebook_made_again_under_a_guessed_title_gets_its_own_rows(db):
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.create_notebook(title="zelda", by="test")
+        add("one")
+        raise RuntimeError
+    services.create_notebook(title="zelda", by="test")  # another id, the same title
+    written = add("one")
+    assert (written.n, written.seq) == (1, 1)
+    assert add("two").seq == 2
+    assert _chain_ok()
+
+
+@pytest.mark.vendor("postgresql")
+def test_the_guards_function_answers_as_its_sql(notebook, dad):
+    """sessions/claims.py's MAY_CLAIM_CALL (a function, migration 0011) and MAY_CLAIM_SQL, for every notebook and
+    actor, as sessions open and close."""
+    from notebooks.sessions.claims import MAY_CLAIM_CALL, MAY_CLAIM_SQL
+
+    services.create_notebook(title="other", by="test")
+    add("one")
+
+    def answers() -> set[tuple]:
+        got = set()
+        with connection.cursor() as cursor:
+            for actor in ("pippa", "robin"):
+                cursor.execute(
+                    f"SELECT nb.title, {MAY_CLAIM_CALL}, {MAY_CLAIM_SQL} FROM notebooks_notebook nb",
+                    [actor, actor],
+                )
+                got |= {(actor, *row) for row in cursor.fetchall()}
+        assert all(call == sql for _a, _t, call, sql in got), got
+        return {(a, t) for a, t, call, _ in got if call}
+
+    assert answers() == set()
+    first = sessions.take(notebook="zelda", plan="tidy", by="pippa")
+    assert answers() == {("pippa", "zelda"), ("pippa", "other"), ("robin", "zelda")}
+    sessions.land(session=first.id, by="pippa", summary="done")
+    assert answers() == set()
+    second = sessions.take(notebook="other", plan="more", by="robin")
+    assert answers() == {("robin", "zelda"), ("robin", "other"), ("pippa", "other")}
+    sessions.abandon(session=second.id, why="later", by="robin")
+    assert answers() == set()
