@@ -81,6 +81,6 @@ def drop(apps, schema_editor):  # noqa: ANN001, ANN201
 
 
 class Migration(migrations.Migration):
-    dependencies = [("notebooks", "0010_signin_failures")]
+    dependencies = [("notebooks", "0011_review_marks_reader_zones")]
 
     operations = [migrations.RunPython(create, drop)]
