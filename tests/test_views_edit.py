@@ -168,7 +168,7 @@ def test_a_field_error_draws_no_empty_error_box(editor_client, lines):
 def test_a_save_answers_in_place_with_the_counts_and_chart_out_of_band(editor_client, lines):
     response = editor_client.post(url(2, "edit"), {"words": "block first", "reason": "r", "expected": 2}, **HX)
     html = response.content.decode()
-    assert html.lstrip().startswith('<li id="line-2" class="line src-dad_correction"')
+    assert html.lstrip().startswith('<li id="line-2" class="line src-dad_correction')
     assert "Saved line #2." in html
     summary = re.search(r'<p class="summary" id="summary" hx-swap-oob="true">.*?</p>', html, re.S).group(0)
     assert "Dad&#x27;s correction</span> 1" in summary

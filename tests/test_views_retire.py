@@ -104,3 +104,13 @@ def test_a_retirement_answers_with_its_notice_and_the_counts_out_of_band(editor_
     assert html.lstrip().startswith('<li id="line-2" class="line retired-notice"')
     assert '<p class="summary" id="summary" hx-swap-oob="true">' in html and "2 live lines" in html
     assert '<p data-focus-line="2">Retired line #2.</p>' in html
+
+
+def test_a_retirement_updates_how_many_lines_the_filters_show(editor_client, lines):
+    response = editor_client.post(
+        url(1, "retire"), {"reason": "not about the game", "expected": 1, "q": "attack"}, **HX
+    )
+    count = re.search(
+        r'<p class="shown muted" id="shown-count" hx-swap-oob="true">.*?</p>', response.content.decode(), re.S
+    )
+    assert count and "1 of 2 lines match" in count.group(0)  # "always attack first" is left of the three

@@ -46,6 +46,12 @@ def test_after_mark_reviewed_only_later_lines_are_new_and_counted_with_their_aut
     assert re.findall(r'<li id="line-(\d+)" class="line ', only) == ["1", "4"]
 
 
+def test_a_line_saved_in_place_after_the_mark_is_drawn_as_changed(editor_client, lines):
+    card_services.mark_reviewed(notebook="zelda", by="dad")
+    html = editor_client.post(url(2, "edit"), {"words": "block first", "reason": "r", "expected": 2}, **HX).content
+    assert re.search(r'id="line-2" class="[^"]*is-new[^"]*"[^>]*>.*?review-badge[^>]*>changed<', html.decode(), re.S)
+
+
 def test_mark_reviewed_marks_what_the_page_showed_not_what_came_since(editor_client, lines):
     shown = selectors.head(lines).seq
     services.add(notebook="zelda", text="written while he read", source="seen", by="pippa", why="seen")

@@ -210,12 +210,19 @@ def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: i
     }
 
 
-def summary_context(notebook: Notebook) -> dict[str, Any]:
-    """What the counts above the list and the chart need, now (for the out-of-band answer to a change)."""
+def summary_context(notebook: Notebook, state: dict[str, str] | None = None) -> dict[str, Any]:
+    """What the counts above the list and the chart need, now (for the out-of-band answer to a change); with the
+    card's filters in `state`, also how many lines they show."""
     lines = selectors.view_at_seq(notebook, selectors.ALL)
     top = selectors.head(notebook)
     counted = Counter(line.source for line in lines)
+    shown = None
+    if state is not None:
+        query = search.parse(state.get("q", ""))
+        source = "" if query.number else state.get("source", "")
+        shown = len(search.search([x for x in lines if not source or x.source == source], query))
     return {
+        "shown": shown,
         "total": len(lines),
         "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
         "head_seq": top.seq,
@@ -232,7 +239,7 @@ def with_oob(
 ) -> HttpResponse:  # fmt: skip
     """The answer to a change, followed by what htmx swaps out of band: the counts, the chart, emptied forms
     (`reset_add`, `reset_selection`) and a short polite word for screen readers, naming the line to focus."""
-    state = {k: request.POST.get(k, "") for k in ("order", "source", "q")}
+    state = {k: request.POST.get(k, "") for k in ("order", "source", "q", "show")}
     context = {
         "notebook": notebook,
         "can_edit": user_is_editor(request.user),
@@ -242,7 +249,7 @@ def with_oob(
         "add_form": AddForm(),
         "selection_form": SelectionForm(),
         "selected": (),
-        **({} if flags.get("announce_only") else summary_context(notebook)),
+        **({} if flags.get("announce_only") else summary_context(notebook, state)),
         **flags,
     }
     extra = render(request, f"{CARD}#oob", context)
@@ -272,6 +279,9 @@ def line_or_panel(
     context["n"] = n
     if request.htmx:
         can_edit = user_is_editor(request.user)
+        if context["line"] is not None and "new_label" not in context:  # a line drawn alone keeps its review mark
+            mark = review.last_mark(notebook, request.user.get_username())
+            context["new_label"] = review.new_since([context["line"]], mark).get(n, "")
         return render_page(
             request, f"{CARD}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
         )
