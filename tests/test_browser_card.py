@@ -341,8 +341,15 @@ def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in
         context = browser.new_context(viewport={"width": width, "height": height}, storage_state=signed_in)
         page = context.new_page()
         page.goto(f"{card_server.url}/notebooks/zelda/")
-        if width > 1000:
+        if width > 1000:  # reviewed, then one new line of hers (highlighted); line 2's history shows its edit
+            page.get_by_role("button", name="Mark reviewed").click()
+            expect(page.locator(".review")).to_contain_text("0 new or changed")
+            words, why = "The shrine's door opens only at night.", "seen at dusk"
+            card_server.run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", why)
+            page.goto(f"{card_server.url}/notebooks/zelda/")
+            expect(page.locator("li.line.is-new")).to_have_count(1)
             page.locator("#line-2").get_by_role("link", name="History").click()
+            expect(page.locator("#line-2 .history ins").first).to_be_visible()
             expect(page.locator("#line-2 .history")).to_be_visible()
             for n in (4, 6):  # the selection bar, in view with its count
                 page.locator(f"#pick-{n}").check()
