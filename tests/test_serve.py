@@ -65,10 +65,18 @@ def _children(proc: subprocess.Popen) -> list[psutil.Process]:
     return psutil.Process(proc.pid).children(recursive=True)
 
 
+def _command(child: psutil.Process) -> str:
+    """A child's command line; empty for one that ended meanwhile (the watcher's git runs come and go)."""
+    try:
+        return " ".join(child.cmdline())
+    except psutil.NoSuchProcess:
+        return ""
+
+
 def test_serve_runs_gunicorn_and_the_watcher_and_sigterm_stops_both(serve) -> None:  # noqa: ANN001
     proc, port, log = serve
     children = _children(proc)
-    commands = [" ".join(c.cmdline()) for c in children]
+    commands = [_command(c) for c in children]
     assert any("gunicorn" in c for c in commands) and any("vault watch" in c for c in commands), commands
     urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).read()
     _wait_for(lambda: '"GET /healthz HTTP/1.1" 200' in log.read_text(), "the access log line")
@@ -84,7 +92,7 @@ def test_serve_runs_gunicorn_and_the_watcher_and_sigterm_stops_both(serve) -> No
 def test_serve_stops_gunicorn_and_fails_when_the_watcher_dies(serve) -> None:  # noqa: ANN001
     proc, port, log = serve
     children = _children(proc)
-    watcher = next(c for c in children if "vault watch" in " ".join(c.cmdline()))
+    watcher = next(c for c in children if "vault watch" in _command(c))
     watcher.kill()
     assert proc.wait(timeout=30) != 0  # a supervisor restarts the pair
     gone, alive = psutil.wait_procs(children, timeout=10)

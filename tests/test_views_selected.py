@@ -95,7 +95,7 @@ def test_a_merge_answers_where_the_first_ticked_line_stood(editor_client, lines)
     response = editor_client.post(url(action="selected"), data, **HX)
     assert response["HX-Retarget"] == "#line-2" and response["HX-Reswap"] == "outerHTML"
     html = response.content.decode()
-    assert html.lstrip().startswith('<li id="line-4" class="line src-dad_correction fresh"')
+    assert html.lstrip().startswith('<li id="line-4" class="line src-dad_correction fresh')
     assert "Merged #2, #1 into new line #4." in html.split("</li>")[0]
     # The other ticked line leaves a one-line notice in its place; the counts, chart and selection follow.
     assert '<li id="line-1" class="line retired-notice" data-n="1" hx-swap-oob="true">' in html
