@@ -20,6 +20,14 @@ ARGS = [
 ]
 
 
+# Run in each page before its scripts: collects every Content-Security-Policy violation in window.__violations.
+WATCH = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+    e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -6,16 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
+from tests.browser_support import WATCH, free_port, wait_for_server
 from tests.databases import Scratch, Templates
 
 pytestmark = pytest.mark.browser
 PASSWORD = "browser-docs-password-0123"
-WATCH = """
-window.__violations = [];
-document.addEventListener('securitypolicyviolation',
-    e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-"""
 
 
 @pytest.fixture(scope="module")

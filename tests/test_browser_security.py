@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
+from tests.browser_support import WATCH, free_port, wait_for_server
 from tests.databases import Scratch, Templates
 
 pytestmark = pytest.mark.browser
@@ -22,11 +22,6 @@ PAYLOADS = [
     "{{ 7|add:7 }} {% now 'Y' %}",
 ]
 PASSWORD = "browser-security-password-0123"
-WATCH = """
-window.__violations = [];
-document.addEventListener('securitypolicyviolation',
-    e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-"""
 
 
 @pytest.fixture(scope="module")
