@@ -1,6 +1,8 @@
 """An add in one round trip (log/one_trip.py): on PostgreSQL, once this process wrote a notebook's head, an add is the
 lock and one call of notebooks_add_row; a wrong guess of the head is a second trip, never a refusal nor a gap."""
 
+import json
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -133,3 +135,80 @@ def test_the_guards_function_answers_as_its_sql(notebook, dad):
     assert answers() == {("robin", "zelda"), ("robin", "other"), ("pippa", "other")}
     sessions.abandon(session=second.id, why="later", by="robin")
     assert answers() == set()
+
+
+# ----- outside any transaction the call is its own (PostgreSQL): one message, committed as it ends -----------------
+# A test's database is inside the test's transaction, so this runs in a process of its own on a scratch database.
+
+ALONE = """
+import json, django
+django.setup()
+import psycopg
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from notebooks.log import services, snapshots
+from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.roles import Actor
+from notebooks.models import Notebook, Row, Snapshot
+from notebooks.sessions import services as sessions
+
+def add(text, by="pippa"):
+    return services.add(notebook="zelda", text=text, source="seen", by=Actor(by), why="w")  # no lookup of the name
+
+def elsewhere(sql):  # another connection: what is committed
+    url = settings.DATABASES["default"]
+    with psycopg.connect(dbname=url["NAME"], host=url["HOST"] or "127.0.0.1", port=url["PORT"] or 5432,
+                         user=url["USER"] or "postgres", autocommit=True) as other:
+        return other.execute(sql).fetchall()
+
+def idle():
+    return connection.connection.info.transaction_status == 0  # psycopg: IDLE, no transaction open
+
+out = {}
+services.create_notebook(title="zelda", by="test")
+add("one")  # no guess yet: the general path
+with CaptureQueriesContext(connection) as seen:
+    two = add("two")
+out["two"] = [two.seq, idle(), [q["sql"].split("(")[0] for q in seen.captured_queries]]
+out["committed"] = elsewhere("SELECT count(*) FROM notebooks_row")
+session = sessions.take(notebook="zelda", plan="tidy", by="pippa")  # after the guess: the guard must see it
+three = add("three")
+out["claimed"] = elsewhere(f"SELECT session_id = {session.id} FROM notebooks_row WHERE seq = {three.seq}")
+try:
+    add("robin's", by="robin")
+except Conflict as exc:
+    out["refused"] = [str(exc).split(";")[0], idle(), Row.objects.count()]
+sessions.land(session=session.id, by="pippa", summary="done")
+add("four")
+services.redact(notebook="zelda", n=4, by="dad", why="private")
+add("five")  # the head is this process's again
+try:
+    add("four")
+except Invalid as exc:
+    out["redacted"] = ["redacted from" in str(exc), idle(), Row.objects.count()]
+head = Row.objects.count()
+for i in range(head, snapshots.EVERY + 2):
+    add(f"line {i}")
+nb = Notebook.objects.get(title="zelda")
+out["snapshot"] = list(Snapshot.objects.filter(notebook=nb).values_list("seq", flat=True))
+out["end"] = [idle(), elsewhere("SELECT count(*), count(DISTINCT seq) FROM notebooks_row")]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.vendor("postgresql")
+def test_outside_a_transaction_an_add_is_one_statement_committed_and_the_guard_reads_after_the_lock(
+    scratch_db, tmp_path
+):
+    db = scratch_db()
+    script = tmp_path / "alone.py"
+    script.write_text(ALONE)
+    out = json.loads(db.run(str(script)).stdout)
+    assert out["two"] == [2, True, ["SELECT * FROM notebooks_add_row"]]  # no BEGIN, no COMMIT: one message
+    assert out["committed"] == [[2]]
+    assert out["claimed"] == [[True]]  # the session taken after the guess was read after the lock
+    assert out["refused"][1:] == [True, 3] and "claimed by pippa" in out["refused"][0]
+    assert out["redacted"][:2] == [True, True]
+    assert out["snapshot"] == [250]  # a row reaching a snapshot is written with it, on the general path
+    assert out["end"][0] is True and out["end"][1][0][0] == out["end"][1][0][1]

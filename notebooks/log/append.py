@@ -240,10 +240,15 @@ def _refuse_future(notebook: AnyNotebook, at: float, latest: float, *, stamped: 
     )
 
 
+def snapshot_due(before: int, after: int) -> bool:
+    """Whether rows after seq `before` up to `after` may reach a snapshot (made in their transaction)."""
+    return after // snapshots.EVERY != before // snapshots.EVERY
+
+
 def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:
     """Make the snapshots the rows just written reached (snapshots.py), in the same transaction."""
     after = written[-1].seq if written else before
-    if after // snapshots.EVERY == before // snapshots.EVERY:
+    if not snapshot_due(before, after):
         return
     if folder is not None and not folder.words_missing:
         folder.finish()

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from notebooks.log.roles import Actor
 
+NOTHING_TO_SAY = "(%s IS NULL)"  # an actor's name is never NULL
+
 
 def _no_claim(*, title: str, actor: Actor) -> int | None:
     return None
@@ -27,10 +29,10 @@ class WriteGuard:
     refuse_new_notebook: Callable[..., None] = _no_refusal
     # SQL true when `claim` has anything to say about a write to the notebook aliased `nb` by the actor named by its
     # one parameter: an add reads it in the statement that reads its head, and calls `claim` only then.
-    may_claim_sql: str = "(%s IS NULL)"  # an actor's name is never NULL: nothing to say
-    # The same on PostgreSQL for an add in one round trip (one_trip.py), if it has a form whose plan the server keeps
-    # (a function's call); None: may_claim_sql.
-    may_claim_call: str | None = None
+    may_claim_sql: str = NOTHING_TO_SAY
+    # True when the SQL function notebooks_may_claim(notebook id, actor) says what may_claim_sql says (PostgreSQL,
+    # migration 0012): an add in one round trip (one_trip.py) has notebooks_add_row call it after the lock.
+    may_claim_function: bool = False
 
 
 _guard = WriteGuard()

@@ -1,33 +1,35 @@
-"""An add in one round trip to PostgreSQL: the speed trick of the write path, kept here behind try_add/remember.
+"""An add in one message to PostgreSQL: the speed trick of the write path, kept here behind try_add/remember.
 
 An add needs the head before it can hash its row (rowformat.py hashes in Python), and PostgreSQL must read that
 head after taking the notebook's lock. Done one after the other that is five round trips (lock, read, row, words,
 commit) besides BEGIN. Here the process guesses the head: the row its own last add wrote, remembered per notebook.
-It numbers and hashes the row on that guess and sends, in one round trip, two statements: the notebook's lock, then
-a call of notebooks_add_row (a PL/pgSQL function, migration 0011), which reads the head, the next number and any
-redaction of the words, and inserts the row and its words only if the row continues that head, no redaction names
-the words and the session guard has nothing to say (guards.py, evaluated in the call's arguments, after the lock). The
-function only stores: every rule stays in fold.py and checks.py, the hash in rowformat.py. When the guess was wrong
-nothing is inserted, and the state it read (under the lock, still held) goes to the general path: a wrong guess
-costs one round trip more, never a refusal, and the check on the server keeps the chain exact.
+It numbers and hashes the row on that guess and sends one prepared statement, a call of notebooks_add_row (a PL/pgSQL
+function, migration 0013), which takes the notebook's lock, reads the head, the next number and any redaction of the
+words, asks the write guard (guards.py) after the lock, and inserts the row and its words only if the row continues
+that head, no redaction names the words and the guard has nothing to say. The function only stores: every rule stays
+in fold.py and checks.py, the hash in rowformat.py.
 
-Why two statements: a statement's snapshot is taken when it starts, before a lock it waits for inside, so the
-head must be read by a statement after the one that took the lock. Why a function and not one CTE: a function
-keeps its statements' plans for the connection's life; planning the same CTE on every add took 0.36 ms of its
-1.2 ms. Paid for by (bench/RESULTS.md, same bench, same loaded machine): one writer 38% of the bare commit rate
-before, 45-68% after (25-29% before and 46-77% after on the quiet machine).
+Outside a transaction the call is its own (an implicit transaction: BEGIN and COMMIT travel in the same message), so
+the add is one round trip. Inside the caller's transaction it is one statement of it, and the lock is held to its end.
+When the guess was wrong nothing is inserted: inside a transaction the state read under the lock (still held) goes to
+the general path; outside one the lock went with the call's commit, so the general path reads again. A wrong guess
+costs a round trip more, never a refusal, and the check on the server keeps the chain exact.
+
+Paid for by (bench/RESULTS.md): one writer 33% of the bare commit rate with three round trips and the call's text
+parsed at each add, PLACEHOLDER after.
 """
 
 import functools
 import threading
 from typing import Any
 
-from django.conf import settings
+import psycopg
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg.types.numeric import Int4, Int8
 
 from notebooks.log import guards
-from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one
+from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
 from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
@@ -41,10 +43,33 @@ _guesses: dict[tuple[str, str, str], tuple[int, Head, int]] = {}
 _guesses_lock = threading.Lock()
 GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing guess costs one round trip)
 
+# The function's arguments, in its order: the lock's two keys, the notebook's id and title, the row's other columns,
+# its words, whether to ask the guard.
+ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:], "text", "bool")
+CALL = f"SELECT * FROM notebooks_add_row({', '.join(f'%s::{t}' for t in ARG_TYPES)})"
+# Integers sent with the type they are declared with, whatever their size: one prepared statement, not one per size.
+_TYPED = {"int4": Int4, "int8": Int8}
+_WRAP = tuple(_TYPED.get(t) for t in ARG_TYPES)
+
+
+class _PreparedCursor(psycopg.Cursor):
+    """Binds on the server and prepares the statement once per connection (Django's cursors bind in the client)."""
+
+    def __init__(self, connection: psycopg.Connection) -> None:
+        if connection.prepare_threshold is None:  # Django's "never prepare"; its own cursors never prepare anyway
+            connection.prepare_threshold = 2**31  # so only prepare=True prepares
+        super().__init__(connection)
+
+    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None, **kwargs: Any) -> Any:
+        return super().execute(query, params, prepare=True, **kwargs)
+
+    def _send_query_prepared(self, name: bytes, pgq: Any, *, binary: bool | None = None) -> None:
+        self._query = pgq  # Django's query log (DEBUG, tests) reads it; psycopg keeps it only for unprepared statements
+        super()._send_query_prepared(name, pgq, binary=binary)
+
 
 def _db() -> BaseDatabaseWrapper:
-    # Looked up once per call: each attribute read through django.db.connection is a lookup of its own (about a
-    # microsecond; ten times that on this loaded machine).
+    # Looked up once per call: each attribute read through django.db.connection is a lookup of its own.
     return connections[DEFAULT_DB_ALIAS]
 
 
@@ -54,64 +79,69 @@ def _key(db: BaseDatabaseWrapper, title: str) -> tuple[str, str, str]:
 
 @functools.cache
 def usable() -> bool:
-    """PostgreSQL through psycopg's client-side binding (Django's default), which sends two statements as one.
-    Read from the settings once: on SQLite an add pays nothing for this module."""
-    default = settings.DATABASES[DEFAULT_DB_ALIAS]
-    return "postgresql" in default["ENGINE"] and not default.get("OPTIONS", {}).get("server_side_binding")
+    """PostgreSQL. Read from the settings once: on SQLite an add pays nothing for this module."""
+    return "postgresql" in connections.settings[DEFAULT_DB_ALIAS]["ENGINE"]
 
 
-# The function's arguments after the notebook's id and title, in its order: the row's other columns, its words
-# (then the guard's verdict, SQL).
-ARG_TYPES = (*ROW_TYPES[1:], "text")
-
-
-@functools.cache
-def _sql(may_claim_sql: str) -> str:
-    # The notebook's id is the one its title names now, not the guessed one (ids are not reused, but a rolled back
-    # transaction may have made a guess about a notebook that is not there).
-    # The lock is the guessed notebook's; the call answers nothing if the title names another (and writes nothing).
-    args = ", ".join(f"%s::{t}" for t in ARG_TYPES)
-    return (
-        f"SELECT pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, %s); "
-        f"SELECT f.* FROM (SELECT %s::int8 AS id) nb, notebooks_add_row(nb.id, %s, {args}, {may_claim_sql}) f"
-    )
+def _ask_guard(guard: guards.WriteGuard) -> bool | None:
+    """Whether the call asks the guard; None when it cannot (the guard has no function PostgreSQL can call)."""
+    if guard.may_claim_function:
+        return True
+    return False if guard.may_claim_sql == guards.NOTHING_TO_SAY else None
 
 
 def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | AddState | None":
-    """The add of `fields` (an add row without its number) in one round trip, if this process knows the head.
+    """The add of `fields` (an add row without its number) in one statement, if this process knows the head.
 
-    Returns the row written; or, when the guess was wrong, the notebook locked with its state read (as add_state
-    answers, refusals raised the same way); or None when not tried (SQLite, no guess, no such notebook)."""
+    Returns the row written (committed, outside a transaction); or, inside a transaction when the guess was wrong,
+    the notebook locked with its state read (as add_state answers, refusals raised the same way); or None when not
+    tried or to be done again on the general path."""
     if not usable():
         return None
     db = _db()
     guess = _guesses.get(_key(db, title))
-    if guess is None:
+    ask = _ask_guard(guards.current())
+    if guess is None or ask is None:
         return None
     pk, top, n = guess
+    alone = db.get_autocommit()  # no transaction open: the call is its own
+    if alone and snapshot_due(top.seq, top.seq + 1):
+        return None  # a snapshot is made in the row's transaction (append.py): the general path opens one
     try:
         values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
-    params = (pk & LOCK_KEY_MASK, pk, title, *values[1:], fields["words"], actor.name)
-    guard = guards.current()
-    try:
-        with db.cursor() as cursor:
-            cursor.execute(_sql(guard.may_claim_call or guard.may_claim_sql), params)
-            cursor.nextset()  # past the lock's answer
-            found = cursor.fetchone()
-    except IntegrityError as exc:
-        raise Conflict(f"Another write reached notebook {title!r} first; try again. ({exc})") from exc
+    found = _call(db, title, (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:], fields["words"], ask))
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         _guesses.pop(_key(db, title), None)
         return None
     seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
-    if not inserted:
-        return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
-    nb = NotebookRef(pk, title)
-    appended(nb, top, [row], fold=True)
-    _remember(_key(db, title), nb, row)
-    return row
+    if inserted:
+        nb = NotebookRef(pk, title)
+        appended(nb, top, [row], fold=True)
+        _remember(_key(db, title), nb, row)
+        return row
+    if alone:
+        # Nothing committed and the lock gone with the call: the head it read is the next guess (the caller tries
+        # again inside a transaction, where a wrong guess keeps the lock and goes on to the general path).
+        if seq is not None:
+            with _guesses_lock:
+                _guesses[_key(db, title)] = (pk, Head(seq, hash_, at), (top_n or 0) + 1)
+        return None
+    return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
+
+
+def _call(db: BaseDatabaseWrapper, title: str, args: tuple[Any, ...]) -> tuple | None:
+    params = tuple(v if w is None or v is None else w(v) for w, v in zip(_WRAP, args, strict=True))
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        raw = _PreparedCursor(db.connection)
+    try:
+        with db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw) as cursor:
+            cursor.execute(CALL, params)
+            return cursor.fetchone()
+    except IntegrityError as exc:
+        raise Conflict(f"Another write reached notebook {title!r} first; try again. ({exc})") from exc
 
 
 def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:

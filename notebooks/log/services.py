@@ -94,10 +94,15 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     fold.check_may_write(name=actor.name, editor=actor.editor, source=source, verb="add")
     fields = {"op": "add", "words": text, "digest": rowformat.digest_of(text), "source": source, "by": actor.name}
     fields["why"] = why
-    with transaction.atomic():
-        # PostgreSQL: one round trip when this process wrote the notebook's head (one_trip.py); else read, then write.
-        done = one_trip.try_add(notebook, actor, fields)
-        if not isinstance(done, RowWritten):
+    # PostgreSQL: one statement when this process wrote the notebook's head (one_trip.py), its own transaction when
+    # none is open; else read, then write.
+    done = one_trip.try_add(notebook, actor, fields)
+    if not isinstance(done, RowWritten):
+        with transaction.atomic():
+            # Inside a transaction a wrong guess keeps the notebook's lock and hands its state to the general path.
+            done = done or one_trip.try_add(notebook, actor, fields)
+            if isinstance(done, RowWritten):
+                return Written(n=done.n, seqs=(done.seq,))
             nb, top, n, claim = done or add_state(notebook, actor, fields["digest"])
             (done,) = append(nb, [{**fields, "n": n, "session_id": claim}], top, redactions_checked=True)
             one_trip.remember(notebook, nb, done)

@@ -96,7 +96,7 @@ def refuse_new_notebook(*, title: str, by: str) -> None:
         )
 
 
-# MAY_CLAIM_SQL as a PL/pgSQL function (migration 0011), whose plan PostgreSQL keeps: planning the SQL took 75 us of
+# MAY_CLAIM_SQL as a PL/pgSQL function (migration 0012), whose plan PostgreSQL keeps: planning the SQL took 75 us of
 # an add's 230 us on the server. tests/test_one_trip.py checks that both answer alike.
 MAY_CLAIM_CALL = "notebooks_may_claim(nb.id, %s)"
 
@@ -104,5 +104,5 @@ WRITE_GUARD = guards.WriteGuard(
     claim=claim_for_write,
     refuse_new_notebook=refuse_new_notebook,
     may_claim_sql=MAY_CLAIM_SQL,
-    may_claim_call=MAY_CLAIM_CALL,
+    may_claim_function=True,  # MAY_CLAIM_CALL
 )
