@@ -110,6 +110,9 @@ def writer_targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str
             f"{statistics.median(scale['four_rows_per_s']):,.0f} rows/s",
             f"{statistics.median(scale['one_rows_per_s']):,.0f} rows/s", f"{scale['ratio']:.2f}x",
             None if sqlite else scale["ratio"] >= 2.5)  # fmt: skip
+        if scale.get("ceiling") and not sqlite:
+            row(f"  the most {os.cpu_count()} cores allow: one writer's wall time over its CPU (writer and backend) "
+                "per add, times the cores", "", "", f"{scale['ceiling']:.2f}x", None)  # fmt: skip
     return out
 
 

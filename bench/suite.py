@@ -360,7 +360,7 @@ def bare_commits(start: int, count: int) -> None:
 def scaling(count: int, rounds: int = 6) -> dict[str, Any]:
     """4 writer processes on 4 notebooks against one writer process, by turns (short ones, in alternating order, so
     that a burst of load from elsewhere falls on both alike): each turn's ratio, then the median."""
-    one, four, ratios = [], [], []
+    one, four, ratios, ceilings = [], [], [], []
     for r in range(rounds):
         runs = {}
         for who in ("alone", "apart") if r % 2 == 0 else ("apart", "alone"):
@@ -371,8 +371,15 @@ def scaling(count: int, rounds: int = 6) -> dict[str, Any]:
         one.append(runs["alone"]["rows_per_s"])
         four.append(runs["apart"]["rows_per_s"])
         ratios.append(four[-1] / one[-1])
+        alone = runs["alone"]
+        if alone["server_cpu_per_add"] is not None:
+            # The most 4 writers could reach on this machine's cores, were every core theirs and an add's CPU the
+            # same as alone: cores x (one add's wall time) / (its CPU, writer and backend).
+            busy = alone["cpu_per_add"] + alone["server_cpu_per_add"]
+            ceilings.append((os.cpu_count() or 1) / alone["rows_per_s"] / busy)
     return {"rows": 4 * count, "one_rows_per_s": one, "four_rows_per_s": four, "ratios": ratios,
-            "ratio": statistics.median(ratios)}  # fmt: skip
+            "ratio": statistics.median(ratios),
+            "ceiling": statistics.median(ceilings) if ceilings else None}  # fmt: skip
 
 
 def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
@@ -403,7 +410,11 @@ def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
         lost_or_doubled |= sorted(numbers) != list(range(1, total + 1)) or in_log != list(range(1, total + 1))
         chain_problems += len(verify.verify_chain(nb))
     seconds = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    server = [r["server_cpu"] for r in reports]
     return {
+        # CPU an add costs the writer process and its database backend (None where not read)
+        "cpu_per_add": sum(r["cpu"] for r in reports) / (len(titles) * count),
+        "server_cpu_per_add": None if None in server else sum(server) / (len(titles) * count),
         "rows": len(titles) * count,
         "seconds": seconds,
         "rows_per_s": len(titles) * count / seconds,

@@ -23,6 +23,22 @@ def one_at_a_time(title: str) -> None:
         print("ok", flush=True)
 
 
+def server_cpu() -> float | None:
+    """CPU seconds of this connection's PostgreSQL backend, from /proc (the bench's server is on this machine)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     if sys.argv[1] == "--one-at-a-time":
         return one_at_a_time(sys.argv[2])
@@ -30,8 +46,9 @@ def main() -> None:
     agent = Actor(name)
     numbers: list[int] = []
     retries = 0
+    server_before = server_cpu()
     time.sleep(max(0.0, start_at - time.time()))
-    start = time.time()
+    start, cpu = time.time(), time.process_time()
     for i in range(count):
         while True:
             try:
@@ -40,8 +57,11 @@ def main() -> None:
             except Conflict:
                 retries += 1
         numbers.append(written.n)
-    end = time.time()
-    print(json.dumps({"numbers": numbers, "start": start, "end": end, "retries": retries}))
+    end, cpu = time.time(), time.process_time() - cpu
+    server = server_cpu()
+    server = server - server_before if server is not None and server_before is not None else None
+    report = {"numbers": numbers, "start": start, "end": end, "retries": retries, "cpu": cpu, "server_cpu": server}
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":

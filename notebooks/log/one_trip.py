@@ -134,14 +134,24 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
 def _call(db: BaseDatabaseWrapper, title: str, args: tuple[Any, ...]) -> tuple | None:
     params = tuple(v if w is None or v is None else w(v) for w, v in zip(_WRAP, args, strict=True))
     db.ensure_connection()
-    with db.wrap_database_errors:
-        raw = _PreparedCursor(db.connection)
+    db.validate_no_broken_transaction()
     try:
-        with db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw) as cursor:
-            cursor.execute(CALL, params)
-            return cursor.fetchone()
+        with db.wrap_database_errors:
+            if db.queries_logged:  # DEBUG and tests: through Django's cursor, which logs it
+                with db.make_debug_cursor(_PreparedCursor(db.connection)) as cursor:
+                    cursor.execute(CALL, params)
+                    return cursor.fetchone()
+            return _cursor(db).execute(CALL, params).fetchone()
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {title!r} first; try again. ({exc})") from exc
+
+
+def _cursor(db: BaseDatabaseWrapper) -> _PreparedCursor:
+    """One cursor per connection, kept with it (a thread's own, as Django's connections are)."""
+    kept = getattr(db, "_notebooks_add_cursor", None)
+    if kept is None or kept.connection is not db.connection or kept.closed:
+        kept = db._notebooks_add_cursor = _PreparedCursor(db.connection)
+    return kept
 
 
 def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:

@@ -25,16 +25,22 @@ CREATE FUNCTION notebooks_add_row(
 BEGIN
     PERFORM pg_advisory_xact_lock(p_lock_class, p_lock_key);
     SELECT h.seq, h.hash, h.at,
-           (SELECT max(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id),
            (SELECT x.seq FROM notebooks_row x
                 WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = p_digest LIMIT 1)
-        INTO head_seq, head_hash, head_at, top_n, redact_seq
+        INTO head_seq, head_hash, head_at, redact_seq
         FROM notebooks_notebook nb
         LEFT JOIN LATERAL (SELECT r.seq, r.hash, r.at FROM notebooks_row r WHERE r.notebook_id = nb.id
                            ORDER BY r.seq DESC LIMIT 1) h ON true
         WHERE nb.id = p_notebook_id AND nb.title = p_title;
     IF NOT FOUND THEN
         RETURN;  -- no row: the title names another notebook than the one guessed
+    END IF;
+    -- The head guessed is the row this process added last, numbered after every line then: while it is still the
+    -- head, p_n is the next number. Only a wrong guess needs the highest number, for the caller's next try.
+    IF head_seq IS DISTINCT FROM p_seq - 1 OR head_hash IS DISTINCT FROM p_prev_hash THEN
+        SELECT max(x.n) INTO top_n FROM notebooks_row x WHERE x.notebook_id = p_notebook_id;
+    ELSE
+        top_n := p_n - 1;
     END IF;
     may_claim := p_guard AND notebooks_may_claim(p_notebook_id, p_by);
     inserted := COALESCE(head_seq = p_seq - 1 AND head_hash = p_prev_hash AND redact_seq IS NULL AND NOT may_claim,
