@@ -64,6 +64,8 @@ def test_mark_reviewed_marks_what_the_page_showed_not_what_came_since(editor_cli
 
 def test_mark_reviewed_needs_the_editor_and_a_seq_the_notebook_has(client, agent_user, editor_client, lines):
     assert editor_client.post(url(action="reviewed"), {"seq": 99}, **HX).status_code == 422
+    refused = editor_client.post(url(action="reviewed"), {"seq": "3'"}, **HX)  # no number: not "up to the head"
+    assert refused.status_code == 422 and "names no change of this notebook" in refused.content.decode()
     client.force_login(agent_user)
     assert client.post(url(action="reviewed"), {"seq": 1}).status_code == 403
     assert ReviewMark.objects.count() == 0

@@ -25,7 +25,7 @@ from notebooks.card.views.respond import (
     render_page,
 )
 from notebooks.log import selectors, services
-from notebooks.log.errors import NotebookError
+from notebooks.log.errors import Invalid, NotebookError
 from notebooks.models import Notebook
 
 REVIEW = "notebooks/review.html"
@@ -52,8 +52,11 @@ def reviewed(request: HttpRequest, title: str) -> HttpResponse:
     """Mark the notebook reviewed up to the change the page showed."""
     notebook = notebook_or_404(title)
     form = ReviewedForm(request.POST)
-    seq = form.cleaned_data.get("seq") if form.is_valid() else None
     try:
+        if not form.is_valid():  # a seq that is no number: refused, not read as "up to the head"
+            raise Invalid(f"Mark reviewed names no change of this notebook ({request.POST.get('seq', '')!r}); "
+                          "reload the card and mark it again.")  # fmt: skip
+        seq = form.cleaned_data.get("seq")
         mark = card_services.mark_reviewed(notebook=notebook.title, by=request.user.get_username(), seq=seq)
     except NotebookError as exc:
         if not request.htmx:
