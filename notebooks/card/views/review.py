@@ -78,7 +78,7 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     entries = history_or_404(notebook, n)
     strike = next((e for e in reversed(entries) if e.op == "strike"), None)
-    words = next((e.text for e in reversed(entries) if e.op in ("add", "edit")), None)
+    words = selectors.last_words(notebook, n)
     shown: dict[str, Any] = {"strike": strike, "words": words}
     data = request.POST if request.method == "POST" else request.GET
     if "show" in data:  # the list it came from, to show again after
