@@ -9,6 +9,7 @@ SOURCES = ("seen", "guessed", "dad", "dad_correction")  # bottom to top: her own
 EPOCH = date(1970, 1, 1)
 WIDTH, HEIGHT = 360, 190
 LEFT, RIGHT, TOP, BOTTOM = 28, 6, 10, 24
+DIGIT_WIDTH = 7  # px of one character of a 12 px tick label (.chart .tick), a little over the font's own
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,16 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
             per_day[c.day][c.source] += c.count
     days = [Day(EPOCH + timedelta(days=d), per_day[d]) for d in range(first, last + 1)]
     top = max(1, max(day.total for day in days))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    values = sorted({0, top // 2, top}) if top >= 4 else sorted({0, top})
+    # The plot starts right of its widest count label (the labels end 6 px left of it).
+    left = max(LEFT, 6 + 2 + DIGIT_WIDTH * max(len(_count(v)) for v in values))
+    plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(days)
     bar_w = min(slot * 0.72, 48)
     baseline = TOP + plot_h
     bars = []
     for i, day in enumerate(days):
-        x = LEFT + i * slot + (slot - bar_w) / 2
+        x = left + i * slot + (slot - bar_w) / 2
         y = baseline
         for source in SOURCES:
             count = day.counts[source]
@@ -83,12 +87,19 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
                 h = count / top * plot_h
                 y -= h
                 bars.append(Bar(round(x, 2), round(y, 2), round(bar_w, 2), round(h, 2), source, count, day.day))
-    values = sorted({0, top // 2, top}) if top >= 4 else sorted({0, top})
-    ticks = [Mark(LEFT - 6, round(baseline - v / top * plot_h, 2), str(v)) for v in values]
+    ticks = [Mark(left - 6, round(baseline - v / top * plot_h, 2), _count(v)) for v in values]
     label_days = sorted({0, len(days) - 1, (len(days) - 1) // 2}) if len(days) > 2 else list(range(len(days)))
-    labels = [Mark(round(LEFT + i * slot + slot / 2, 2), HEIGHT - 8, _short(days[i].day)) for i in label_days]
+    labels = [Mark(round(left + i * slot + slot / 2, 2), HEIGHT - 8, _short(days[i].day)) for i in label_days]
     totals = {s: sum(day.counts[s] for day in days) for s in SOURCES}
-    return Chart(WIDTH, HEIGHT, bars, days, ticks, labels, totals, baseline, LEFT, WIDTH - RIGHT)
+    return Chart(WIDTH, HEIGHT, bars, days, ticks, labels, totals, baseline, left, WIDTH - RIGHT)
+
+
+def _count(v: int) -> str:
+    """A count as a tick shows it: 950, 1.5k, 12k, 1.2M."""
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if v >= size:
+            return f"{v / size:.1f}".removesuffix(".0") + unit if v < 10 * size else f"{v // size}{unit}"
+    return str(v)
 
 
 def _short(day: date) -> str:
