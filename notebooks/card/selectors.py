@@ -7,8 +7,10 @@ from django.db import connection
 
 from notebooks.card.review import last_marks
 from notebooks.log import kept
+from notebooks.log.errors import NotFound
 from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
 from notebooks.log.selectors import TURN_ORDER
+from notebooks.log.write_state import line_state
 from notebooks.models import Notebook
 
 
@@ -179,3 +181,12 @@ def actors() -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')
         return [name for (name,) in cursor.fetchall()]
+
+
+def last_words(notebook: Notebook, n: int) -> str | None:
+    """Line n's last words as the fold has them, live or retired: what a restore brings back (services.restore reads
+    the same fold). None when they were redacted or the line never was."""
+    try:
+        return line_state(notebook, n).words
+    except NotFound:
+        return None

@@ -93,17 +93,6 @@ def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
     return line_by_sql(notebook, n, cut)
 
 
-def last_words(notebook: Notebook, n: int) -> str | None:
-    """Line n's last words as the fold has them, live or retired (what a restore brings back); None when they were
-    redacted or the line never was."""
-    from notebooks.log.write_state import line_state  # the fold a write judges by (write_state imports this module)
-
-    try:
-        return line_state(notebook, n).words
-    except NotFound:
-        return None
-
-
 def in_turn_order(lines: list[Line]) -> list[Line]:
     rank = {source: i for i, source in enumerate(TURN_ORDER)}
     return sorted(lines, key=lambda line: (rank.get(line.source, len(rank)), line.n))

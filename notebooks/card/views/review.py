@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
+from notebooks.card import selectors as card_selectors
 from notebooks.card import services as card_services
 from notebooks.card.forms import PutBackForm, RestoreForm, ReviewedForm
 from notebooks.card.views.respond import (
@@ -78,7 +79,7 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     entries = history_or_404(notebook, n)
     strike = next((e for e in reversed(entries) if e.op == "strike"), None)
-    words = selectors.last_words(notebook, n)
+    words = card_selectors.last_words(notebook, n)
     shown: dict[str, Any] = {"strike": strike, "words": words}
     data = request.POST if request.method == "POST" else request.GET
     if "show" in data:  # the list it came from, to show again after
