@@ -15,8 +15,8 @@ When the guess was wrong nothing is inserted: inside a transaction the state rea
 the general path; outside one the lock went with the call's commit, so the general path reads again. A wrong guess
 costs a round trip more, never a refusal, and the check on the server keeps the chain exact.
 
-Paid for by (bench/RESULTS.md): one writer 33% of the bare commit rate with three round trips and the call's text
-parsed at each add, PLACEHOLDER after.
+Paid for by (bench/RESULTS.md, `python -m bench --writes-only`): one writer at 33% of the bare commit rate with three
+round trips and the call's text parsed at each add (802 adds/s), 51% with one prepared statement (1,311 adds/s).
 """
 
 import functools
