@@ -84,6 +84,8 @@ def test_as_of_shows_the_notebook_frozen_and_read_only(editor_client, lines):
     assert "always attack first" in html and "block first" not in html and "a later line" not in html
     assert ">Edit</button>" not in html and ">Add line</button>" not in html and 'form="select-form"' not in html
     assert "Back to now" in html
+    # a line's number links to the line as it stood then, on this page, not to the line as it is now
+    assert '<a class="num" href="#line-2"' in html and 'href="/notebooks/zelda/lines/2/"' not in html
 
 
 def test_an_unreadable_as_of_is_said_and_not_frozen(editor_client, lines):
