@@ -3,13 +3,12 @@
 import logging
 from collections.abc import Callable
 
-from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from notebooks.log.errors import STORAGE_FULL, storage_full
 
 log = logging.getLogger("notebooks.storage")
 
-# What SQLite and PostgreSQL say when they cannot grow a file: nothing was written, the same request may work later.
-FULL = ("database or disk is full", "No space left on device", "could not extend file")
 RETRY_SECONDS = "10"
 
 
@@ -24,10 +23,10 @@ class StorageFullMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, OperationalError) or not any(s in str(exception) for s in FULL):
+        if not storage_full(exception):
             return None
         log.warning("refused %s %s: the database's disk is full (%s)", request.method, request.path, exception)
-        message = "The database's disk is full: nothing was written. Try again later."
+        message = STORAGE_FULL
         if request.path.startswith("/api/"):
             response: HttpResponse = JsonResponse({"error": {"code": "unavailable", "message": message}}, status=503)
         else:

@@ -36,3 +36,26 @@ def test_any_other_database_error_is_left_alone(zelda, pippa, monkeypatch):
     monkeypatch.setattr(services, "add", broken)
     with pytest.raises(OperationalError):
         pippa.post("/api/notebooks/zelda/lines", {"text": "the moat", "source": "seen", "why": "saw it"})
+
+
+def test_an_mcp_write_on_a_full_disk_is_a_tool_error_saying_so_not_a_crash(db, monkeypatch):
+    from django.db import connections
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from notebooks.agents.mcp_server import _tool
+
+    monkeypatch.setattr(connections, "close_all", lambda: None)  # the test's own connection stays open
+
+    @_tool
+    def write() -> None:
+        raise OperationalError("database or disk is full")
+
+    with pytest.raises(ToolError, match=r"unavailable \(503\): The database's disk is full: nothing was written"):
+        write()
+
+    @_tool
+    def broken() -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with pytest.raises(OperationalError):  # any other database error is left alone
+        broken()

@@ -17,7 +17,7 @@ from notebooks.agents import answers
 from notebooks.agents import schemas as s
 from notebooks.log import services
 from notebooks.log.checks import is_storable
-from notebooks.log.errors import NotebookError
+from notebooks.log.errors import STORAGE_FULL, NotebookError, storage_full
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.sessions import services as sessions
@@ -34,6 +34,10 @@ def _tool(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         except NotebookError as exc:
             raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
+        except Exception as exc:
+            if storage_full(exc):  # as the API answers it: 503, nothing written, try again later
+                raise ToolError(f"unavailable (503): {STORAGE_FULL}") from None
+            raise
         finally:
             connections.close_all()
 

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from django.db import OperationalError
+
 
 class NotebookError(Exception):
     code = "invalid"
@@ -34,3 +36,13 @@ class Forbidden(NotebookError):
 class Conflict(NotebookError):
     code = "conflict"
     status = 409
+
+
+# What SQLite and PostgreSQL say when they cannot grow a file: nothing was written, the same write may work later.
+STORAGE_FULL_SAYS = ("database or disk is full", "No space left on device", "could not extend file")
+STORAGE_FULL = "The database's disk is full: nothing was written. Try again later."
+
+
+def storage_full(exc: BaseException) -> bool:
+    """Whether a database error is its disk being full (the transaction rolled back; every entry point says so)."""
+    return isinstance(exc, OperationalError) and any(s in str(exc) for s in STORAGE_FULL_SAYS)
