@@ -165,6 +165,21 @@ def test_put_back_older_words_from_the_history(editor_client, lines):
     assert selectors.live_line(lines, 2).text == "always attack first"
 
 
+def test_put_back_of_words_redacted_after_the_form_opened_is_said_at_the_line(editor_client, lines):
+    services.edit(notebook="zelda", n=2, to="block first", by="dad", why="attacking got her killed")
+    first = selectors.history(lines, 2)[0]
+    assert editor_client.get(url(2, "put-back"), {"seq": first.seq}, **HX).status_code == 200
+    services.redact(notebook="zelda", n=2, seq=first.seq, by="dad", why="private")
+    sent = {"seq": first.seq, "reason": "it was right"}
+    refused = editor_client.post(url(2, "put-back"), sent, **HX)
+    assert refused.status_code == 422 and "has no words at change" in refused.content.decode()
+    assert 'id="line-2"' in refused.content.decode()  # the line, in place of its form
+    plain = editor_client.post(url(2, "put-back"), sent)
+    assert plain.status_code == 302 and plain["Location"].endswith("#line-2")
+    assert selectors.live_line(lines, 2).text == "block first"
+    assert editor_client.get(url(2, "put-back"), {"seq": 999}, **HX).status_code == 404  # a link to no version
+
+
 def test_an_edits_history_marks_inserted_and_deleted_words_escaped(editor_client, lines):
     services.edit(notebook="zelda", n=2, to="always <b>block</b> first", by="dad", why="markup stays text")
     html = editor_client.get(url(2, "history"), **HX).content.decode()

@@ -119,7 +119,14 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
     seq = data.get("seq", "")
     version = next((e for e in entries if str(e.seq) == seq and e.op in ("add", "edit", "adopt")), None)
     if version is None or version.redacted:
-        raise Http404(f"Line #{n} has no words at change {seq} to put back.")
+        missing = f"Line #{n} has no words at change {seq} to put back{' (redacted)' if version else ''}."
+        if request.method == "GET":
+            raise Http404(missing)
+        # A form sent after its words were redacted (or naming no version): said at the line, nothing written.
+        if not request.htmx:
+            messages.error(request, missing)
+            return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return line_or_panel(request, notebook, "line", n, line_note=missing, status=INVALID)
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
         if current is None:
