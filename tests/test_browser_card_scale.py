@@ -6,6 +6,7 @@ The server is a `manage.py runserver` subprocess on a scratch database of the su
 """
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -377,4 +378,28 @@ def test_the_card_at_1280_and_on_a_phone(browser, site, signed_in, tmp_path):
         page.goto(f"{site}/notebooks/zelda/?q=zoras")
         assert page.evaluate("document.documentElement.scrollWidth") <= width, f"sideways scroll at {width}px"
         page.screenshot(path=str(out / f"scale-{width}.png"))
+        context.close()
+
+
+def test_on_a_phone_a_line_form_opened_low_is_clear_of_the_selection_bar(browser, site, signed_in):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 390, "height": 740}, storage_state=signed_in)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        page.goto(f"{site}/notebooks/long/?order=number")
+        page.locator("#pick-50").check()  # lines no other test of this module changes
+        expect(page.locator("#select-form")).to_have_class(re.compile(r"\bpicking\b"))
+        # The line sits at the very bottom of the screen, under the bar that stays there while lines are ticked.
+        page.evaluate("document.getElementById('line-40').scrollIntoView({block: 'end'})")
+        page.locator("#line-40 a.act", has_text="Edit").dispatch_event("click")
+        words = page.locator("#line-40 textarea")
+        expect(words).to_be_focused()
+        page.wait_for_timeout(300)  # any scrolling the focus asked for has ended
+        field = words.bounding_box()
+        bar = page.locator("#select-form").bounding_box()
+        assert field["y"] + field["height"] <= bar["y"], (field, bar)
+        assert field["y"] >= 0
+    finally:
         context.close()

@@ -195,6 +195,8 @@ function updateSelection() {
   const out = form.querySelector(".sel-count");
   if (out) out.textContent = count ? `${count} selected` : "";
   if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire");
+  // While the bar stands at the bottom, what takes focus (a line's form opened low on a phone) scrolls clear of it.
+  document.documentElement.style.scrollPaddingBottom = count ? `${form.offsetHeight + 16}px` : "";
 }
 
 document.addEventListener("change", (event) => {
