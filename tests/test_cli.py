@@ -91,6 +91,22 @@ def test_merge_prints_what_it_wrote(zelda):
     assert out == "merged #1, #2 into new line #4 (seqs 4-6)\n"
 
 
+def test_restore_and_put_back_print_what_they_wrote_and_refuse_clearly(zelda):
+    notebook("retire", "zelda", "1", "--by", "dad", "--why", "stale")
+    out, _ = notebook("restore", "zelda", "1", "--by", "dad", "--why", "it was right")
+    assert out == "restored line #1 as new line #4 (seq 5)\n"
+    assert selectors.live_line(zelda, 4).text == selectors.history(zelda, 1)[0].text
+    with pytest.raises(CommandError, match="already"):
+        notebook("restore", "zelda", "1", "--by", "dad", "--why", "again")
+    notebook("edit", "zelda", "2", "new words", "--by", "dad", "--why", "w")
+    first = selectors.history(zelda, 2)[0]
+    out, _ = notebook("put-back", "zelda", "2", "--seq", str(first.seq), "--by", "dad", "--why", "older was right")
+    assert out.startswith("put back the words of change 2 into line #2 (seq ")
+    assert selectors.live_line(zelda, 2).text == first.text
+    with pytest.raises(CommandError, match="999 is not a version of line #2"):
+        notebook("put-back", "zelda", "2", "--seq", "999", "--by", "dad", "--why", "w")
+
+
 def test_editor_gives_a_user_the_editors_role(db):
     notebook("create", "zelda")
     assert notebook("editor", "mum")[0] == "mum is an editor (new user, no password yet)\n"

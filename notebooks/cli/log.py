@@ -1,5 +1,5 @@
-"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge,
-verify, snapshots, editor."""
+"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge, restore,
+put-back, verify, snapshots, editor."""
 
 import json
 import sys
@@ -75,6 +75,18 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("title")
     p.add_argument("numbers", type=int, nargs="+")
     p.add_argument("--text", required=True)
+    _actor_args(p)
+
+    p = sub("restore", restore, "Bring a retired line's last words back as a new line (the next number).")
+    p.add_argument("title")
+    p.add_argument("n", type=int, help="the retired line")
+    _actor_args(p)
+
+    p = sub("put-back", put_back, "Edit a line back to the words of an older version in its history.")
+    p.add_argument("title")
+    p.add_argument("n", type=int)
+    p.add_argument("--seq", type=int, required=True, help="the change whose words to put back (see `history`)")
+    p.add_argument("--expected", type=int, help="the seq of the line's last row as you saw it")
     _actor_args(p)
 
     p = sub("verify", verify, "Check every hash chain and that the append-only triggers are installed.")
@@ -234,6 +246,16 @@ def merge(cmd: BaseCommand, o: dict) -> None:
     w = services.merge(notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"])
     merged = ", ".join(f"#{x}" for x in o["numbers"])
     cmd.stdout.write(f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]})")
+
+
+def restore(cmd: BaseCommand, o: dict) -> None:
+    w = services.restore(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"])
+    cmd.stdout.write(f"restored line #{o['n']} as new line #{w.n} (seq {w.seq})")
+
+
+def put_back(cmd: BaseCommand, o: dict) -> None:
+    w = services.put_back(notebook=o["title"], n=o["n"], seq=o["seq"], by=o["by"], why=o["why"], expected=o["expected"])
+    cmd.stdout.write(f"put back the words of change {o['seq']} into line #{w.n} (seq {w.seq})")
 
 
 def verify(cmd: BaseCommand, o: dict) -> None:
