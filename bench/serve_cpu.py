@@ -189,8 +189,9 @@ def main() -> int:
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "STATIC_ROOT": f"{tmp}/static",
             "PYTHONPATH": str(ROOT),
-            "CONN_MAX_AGE": "3600",  # one backend for the whole run, its CPU read from /proc
         }
+        if args.vendor == "postgresql":
+            env["CONN_MAX_AGE"] = "3600"  # one backend for the whole run, its CPU read from /proc
         try:
             run = {"cwd": ROOT, "env": env, "check": True}
             subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], **run)
