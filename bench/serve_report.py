@@ -166,7 +166,8 @@ def markdown(
         f"- Load average (1 min) at the start of each run: {', '.join(f'{a[0][0]:.1f}' for a in loads)}; "
         "above 2 the machine was also busy with other work, and the figures carry it.",
         f"- gunicorn: `gunicorn.conf.py`, gthread, {args.workers} workers x {args.threads} threads in all "
-        "(two instances: half each), access log off; PostgreSQL keeps connections (`CONN_MAX_AGE` 60).",
+        "(two instances: half each), access log off; connections kept (`CONN_MAX_AGE` 60), PostgreSQL's statements "
+        "prepared.",
         "",
         "Reading these figures: the targets are for this machine otherwise idle. When the load average is far above "
         "its 2 cores, gunicorn gets a fraction of a core (the server CPU column) and every request waits for it; the "

@@ -87,10 +87,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# PostgreSQL keeps connections (60 s): a new one per request costs a server process and a cold catalog cache that
-# makes planning 10x slower (1.5 ms instead of 0.15 ms a query). SQLite opens a file: nothing to keep.
-_postgres = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
-DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60" if _postgres else "0"))
+# Connections are kept (60 s): a new PostgreSQL one per request costs a server process and a cold catalog cache that
+# makes planning 10x slower (1.5 ms instead of 0.15 ms a query); opening SQLite's (its PRAGMAs, Django's functions)
+# took 0.9 ms of the 1.4 ms of CPU of a warm API read (bench/serve_cpu.py).
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
     # concurrent writers wait (busy timeout) instead of failing on a lock upgrade.
@@ -109,6 +109,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # JIT compiling costs 20 ms on a query that runs in 50: every query here is short and indexed.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
+    # A query run a 5th time on a connection is prepared (parsed and planned once): PostgreSQL's CPU for a warm API
+    # read fell from 0.43 to 0.14 ms, gunicorn's by 0.1 ms (bench/serve_cpu.py). PG_PREPARE=0 behind a pooler that
+    # cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
+    if env_bool("PG_PREPARE", True):
+        DATABASES["default"]["OPTIONS"].update({"server_side_binding": True, "prepare_threshold": 5})
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,3 +1,5 @@
+import json
+
 from notebooks.log import services
 from notebooks.log.rowformat import GAME_ONLY
 
@@ -120,3 +122,23 @@ def test_too_many_query_fields_is_a_json_400(zelda, pippa, settings):
 def test_an_empty_query_value_reads_as_none_given(zelda, pippa):
     assert pippa.get("/api/notebooks/zelda/rows", after="", limit="").json()["after"] == 0
     assert pippa.get("/api/notebooks/zelda/lines", until="").json()["until"] is None
+
+
+def test_the_live_lines_kept_as_json_follow_every_change_and_read_as_made_anew(zelda, pippa, dad):
+    from notebooks.agents import answers
+
+    def read() -> dict:
+        body = pippa.get("/api/notebooks/zelda/lines").content
+        assert json.loads(body) == answers.lines("zelda", None).model_dump()  # made anew from the log
+        return json.loads(body)
+
+    assert read() == read()  # a second read of the same head
+    services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
+    assert [(line["n"], line["text"]) for line in read()["lines"]][-1] == (4, "a fourth line")
+    services.edit(notebook="zelda", n=2, to="other words", by="pippa", why="clearer")
+    assert read()["lines"][1]["text"] == "other words"
+    services.retire(notebook="zelda", n=1, by="pippa", why="wrong")
+    assert [line["n"] for line in read()["lines"]] == [2, 3, 4]
+    services.redact(notebook="zelda", n=3, by="dad", why="private")
+    after = read()
+    assert after["lines"][1]["text"].startswith("[redacted") and after["seq"] == 7

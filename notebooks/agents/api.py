@@ -149,7 +149,9 @@ def notebooks(request: HttpRequest) -> s.NotebookList:
          summary="The live lines, in number order; with 'until', as they stood then.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
          "read.")  # fmt: skip
-def lines(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Lines:
+def lines(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Lines | HttpResponse:
+    if q.until is None:  # the live lines: the same JSON, kept with the notebook's view until its head moves
+        return HttpResponse(answers.live_lines_json(title), content_type=api.get_content_type())
     return answers.lines(title, q.until)
 
 

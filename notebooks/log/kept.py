@@ -37,6 +37,7 @@ class KeptView:
     live: LiveLines
     lock: threading.Lock = field(default_factory=threading.Lock)
     turn: str | None = None  # the turn text at this head, made on the first turn read
+    made: dict[str, Any] = field(default_factory=dict)  # other answers made from this head (selectors.made_from_live)
     redactions: int = 0  # redact rows in the notebook when folded: a past view holds words a later one removed
 
     @property
@@ -61,7 +62,7 @@ class KeptView:
         for seq, op, n, source, by, at, _prev, _hash, _digest, body in rows:
             apply(seq, op, n, source, by, at, body)
         last = rows[-1]
-        self.seq, self.at, self.hash, self.turn = last[0], last[5], last[7], None
+        self.seq, self.at, self.hash, self.turn, self.made = last[0], last[5], last[7], None, {}
         return True
 
 

@@ -4,10 +4,10 @@ Views come from the kept views (kept.py), checked against the log on every read;
 """
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -30,6 +30,7 @@ from notebooks.log.queries import (
 from notebooks.models import Notebook
 
 TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
+T = TypeVar("T")
 
 
 def get_notebook(title: str) -> Notebook:
@@ -84,6 +85,18 @@ def pinned_view(notebook: Notebook, *, until: float | None = None) -> PinnedView
         past = kept.past(notebook, until=until)
         lines, top = past.live.copy(), past.head
     return PinnedView(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
+
+
+def made_from_live(notebook: Notebook, name: str, make: Callable[[PinnedView], T]) -> T:
+    """What `make` makes of the live view, made once per head and kept with the view under `name` (every read still
+    checks the head against the log). `make` must only read the view's lines."""
+
+    def use(view: kept.KeptView) -> T:
+        if name not in view.made:
+            view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
+        return view.made[name]
+
+    return kept.with_live(notebook, use)
 
 
 def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
