@@ -110,9 +110,11 @@ def writer_targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str
             f"{statistics.median(scale['four_rows_per_s']):,.0f} rows/s",
             f"{statistics.median(scale['one_rows_per_s']):,.0f} rows/s", f"{scale['ratio']:.2f}x",
             None if sqlite else scale["ratio"] >= 2.5)  # fmt: skip
-        if scale.get("ceiling") and not sqlite:
-            row(f"  the most {os.cpu_count()} cores allow: one writer's wall time over its CPU (writer and backend) "
-                "per add, times the cores", "", "", f"{scale['ceiling']:.2f}x", None)  # fmt: skip
+        cpu = scale.get("cpu") or {}
+        if "alone" in cpu and "apart" in cpu and not sqlite:
+            (a_cpu, a_busy), (f_cpu, f_busy) = cpu["alone"], cpu["apart"]
+            row(f"  why: an add's CPU (writer and backend) alone {a_cpu * 1000:.2f} ms, cores {a_busy:.0%} busy; "
+                f"four at once {f_cpu * 1000:.2f} ms each, cores {f_busy:.0%} busy", "", "", "", None)  # fmt: skip
     return out
 
 

@@ -360,7 +360,7 @@ def bare_commits(start: int, count: int) -> None:
 def scaling(count: int, rounds: int = 6) -> dict[str, Any]:
     """4 writer processes on 4 notebooks against one writer process, by turns (short ones, in alternating order, so
     that a burst of load from elsewhere falls on both alike): each turn's ratio, then the median."""
-    one, four, ratios, ceilings = [], [], [], []
+    one, four, ratios, spent = [], [], [], {"alone": [], "apart": []}
     for r in range(rounds):
         runs = {}
         for who in ("alone", "apart") if r % 2 == 0 else ("apart", "alone"):
@@ -368,18 +368,28 @@ def scaling(count: int, rounds: int = 6) -> dict[str, Any]:
             runs[who] = four_writers(count, titles=titles)
             check(not runs[who]["lost_or_doubled"], "every number given once")
             check(runs[who]["chain_problems"] == 0, "every chain verifies")
+            if runs[who]["server_cpu_per_add"] is not None and runs[who]["machine_busy"] is not None:
+                spent[who].append(
+                    (runs[who]["cpu_per_add"] + runs[who]["server_cpu_per_add"], runs[who]["machine_busy"])
+                )
         one.append(runs["alone"]["rows_per_s"])
         four.append(runs["apart"]["rows_per_s"])
         ratios.append(four[-1] / one[-1])
-        alone = runs["alone"]
-        if alone["server_cpu_per_add"] is not None:
-            # The most 4 writers could reach on this machine's cores, were every core theirs and an add's CPU the
-            # same as alone: cores x (one add's wall time) / (its CPU, writer and backend).
-            busy = alone["cpu_per_add"] + alone["server_cpu_per_add"]
-            ceilings.append((os.cpu_count() or 1) / alone["rows_per_s"] / busy)
+    # Why the ratio is what it is: an add's CPU (writer and backend) and how busy the cores were, alone and four.
+    cpu = {
+        who: (statistics.median(c for c, _ in v), statistics.median(b for _, b in v)) for who, v in spent.items() if v
+    }
     return {"rows": 4 * count, "one_rows_per_s": one, "four_rows_per_s": four, "ratios": ratios,
-            "ratio": statistics.median(ratios),
-            "ceiling": statistics.median(ceilings) if ceilings else None}  # fmt: skip
+            "ratio": statistics.median(ratios), "cpu": cpu}  # fmt: skip
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """All of the machine's CPU time so far, and the idle part of it (/proc/stat; zeros where there is none)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return (0, 0)
+    return sum(fields), fields[3] + fields[4]
 
 
 def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
@@ -398,7 +408,10 @@ def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
         )
         for i, title in enumerate(titles)
     ]
+    time.sleep(max(0.0, start_at - time.time()))
+    before = _cpu_ticks()
     reports = [json.loads(p.communicate()[0]) for p in procs]
+    after = _cpu_ticks()
     check(all(p.returncode == 0 for p in procs), "every writer exited cleanly")
     lost_or_doubled, chain_problems = False, 0
     for title in sorted(set(titles)):
@@ -411,7 +424,9 @@ def four_writers(count: int, titles: list[str] | None = None) -> dict[str, Any]:
         chain_problems += len(verify.verify_chain(nb))
     seconds = max(r["end"] for r in reports) - min(r["start"] for r in reports)
     server = [r["server_cpu"] for r in reports]
+    total, idle = after[0] - before[0], after[1] - before[1]
     return {
+        "machine_busy": 1 - idle / total if total else None,  # of every core, writers, backends and all else
         # CPU an add costs the writer process and its database backend (None where not read)
         "cpu_per_add": sum(r["cpu"] for r in reports) / (len(titles) * count),
         "server_cpu_per_add": None if None in server else sum(server) / (len(titles) * count),
