@@ -163,8 +163,9 @@ def markdown(
         "",
         f"- {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}; the load generator "
         "runs on the same cores as gunicorn and the database (its CPU is in the table).",
-        f"- Load average (1 min) at the start of each run: {', '.join(f'{a[0][0]:.1f}' for a in loads)}; "
-        "above 2 the machine was also busy with other work, and the figures carry it.",
+        f"- Load average (1 min) at the start of each run: {', '.join(f'{a[0][0]:.1f}' for a in loads)}; the "
+        "first is the machine before the bench, each later one carries the run before it (its gunicorn threads, "
+        "the load client and the database count as load), so only a first figure above 2 says other work ran.",
         f"- gunicorn: `gunicorn.conf.py`, gthread, {args.workers} workers x {args.threads} threads in all "
         "(two instances: half each), access log off; connections kept (`CONN_MAX_AGE` 60), PostgreSQL's statements "
         "prepared.",

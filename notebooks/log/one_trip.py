@@ -53,12 +53,8 @@ _WRAP = tuple(_TYPED.get(t) for t in ARG_TYPES)
 
 
 class _PreparedCursor(psycopg.Cursor):
-    """Binds on the server and prepares the statement once per connection (Django's cursors bind in the client)."""
-
-    def __init__(self, connection: psycopg.Connection) -> None:
-        if connection.prepare_threshold is None:  # Django's "never prepare"; its own cursors never prepare anyway
-            connection.prepare_threshold = 2**31  # so only prepare=True prepares
-        super().__init__(connection)
+    """Binds on the server and prepares the statement once per connection; not where the settings turn preparing off
+    (PG_PREPARE=0, a pooler that cannot keep prepared statements: the connection's prepare_threshold is None)."""
 
     def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None, **kwargs: Any) -> Any:
         return super().execute(query, params, prepare=True, **kwargs)
