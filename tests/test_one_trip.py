@@ -212,3 +212,29 @@ def test_outside_a_transaction_an_add_is_one_statement_committed_and_the_guard_r
     assert out["redacted"][:2] == [True, True]
     assert out["snapshot"] == [250]  # a row reaching a snapshot is written with it, on the general path
     assert out["end"][0] is True and out["end"][1][0][0] == out["end"][1][0][1]
+
+
+PREPARED = """
+import json, django
+django.setup()
+from django.db import connection
+from notebooks.log import services
+from notebooks.log.roles import Actor
+
+services.create_notebook(title="zelda", by="test")
+for i in range(3):
+    services.add(notebook="zelda", text=f"line {i}", source="seen", by=Actor("pippa"), why="w")
+with connection.cursor() as cursor:
+    cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%%notebooks_add_row%%'")
+    print(json.dumps(cursor.fetchone()[0]))
+"""
+
+
+@pytest.mark.vendor("postgresql")
+@pytest.mark.parametrize(("setting", "prepared"), [("1", 1), ("0", 0)])
+def test_the_adds_call_is_prepared_unless_pg_prepare_is_off(scratch_db, tmp_path, setting, prepared):
+    """PG_PREPARE=0 is for a pooler that cannot keep prepared statements: then not even the add's call is prepared."""
+    db = scratch_db()
+    script = tmp_path / "prepared.py"
+    script.write_text(PREPARED)
+    assert json.loads(db.run(str(script), env=db.env(PG_PREPARE=setting)).stdout) == prepared
