@@ -10,48 +10,30 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
-from bench import report
+from bench import report, scratch
 
 ROOT = Path(__file__).resolve().parent.parent
-PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-
-
-def psql(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
-        conn.execute(sql)
 
 
 def run_vendor(vendor: str, args: argparse.Namespace, work: Path) -> dict | None:
     out = work / f"{vendor}.json"
     out.unlink(missing_ok=True)
-    if vendor == "sqlite":
-        db = work / "bench.sqlite3"
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
-        url = f"sqlite:///{db}"
-    else:
-        name = f"bench_run_{os.getpid()}"
-        try:
-            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            psql(f"CREATE DATABASE {name}")
-        except Exception as exc:  # noqa: BLE001 - any failure to reach the server is reported, not raised
-            print(f"PostgreSQL not reachable at {PG}: {exc}; skipped", file=sys.stderr)
-            return None
-        url = f"{PG}/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bench.settings", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "bench.suite", "--sizes", args.sizes, "--reps", str(args.reps),
-           "--writes", str(args.writes), "--out", str(out)]  # fmt: skip
-    cmd += ["--writes-only"] if args.writes_only else []
+    name = "bench" if vendor == "sqlite" else f"bench_run_{os.getpid()}"
     started = time.time()
-    try:
+    with ExitStack() as stack:
+        try:
+            url = stack.enter_context(scratch.fresh_database(vendor, name, work))
+        except Exception as exc:  # noqa: BLE001 - any failure to reach the server is reported, not raised
+            print(f"PostgreSQL not reachable at {scratch.PG}: {exc}; skipped", file=sys.stderr)
+            return None
+        env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bench.settings", "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "bench.suite", "--sizes", args.sizes, "--reps", str(args.reps),
+               "--writes", str(args.writes), "--out", str(out)]  # fmt: skip
+        cmd += ["--writes-only"] if args.writes_only else []
         subprocess.run(cmd, env=env, cwd=ROOT, check=True)
-    finally:
-        if vendor == "postgresql":
-            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     print(f"[{vendor}] done in {time.time() - started:.0f} s", file=sys.stderr)
     return json.loads(out.read_text())
 

@@ -15,22 +15,15 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import serve_report
+from bench import scratch, serve_report
 from tests.web_instances import Instance, collectstatic, start_gunicorn
 
 ROOT = Path(__file__).resolve().parent.parent
-PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 READERS, WRITERS, AGENT_LINES, CARD_LINES = 16, 4, 200, 1000
-
-
-def psql(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
-        conn.execute(sql)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -47,16 +40,9 @@ def cpu_seconds(pid: int) -> float:
 class Run:
     def __init__(self, vendor: str, args: argparse.Namespace, work: Path) -> None:
         self.vendor, self.args, self.work = vendor, args, work
-        self.db = f"bench_serve_{os.getpid()}"
-        if vendor == "sqlite":
-            path = work / "serve.sqlite3"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            url = f"sqlite:///{path}"
-        else:
-            psql(f"DROP DATABASE IF EXISTS {self.db} WITH (FORCE)")
-            psql(f"CREATE DATABASE {self.db}")
-            url = f"{PG}/{self.db}"
+        self.database = ExitStack()
+        name = "serve" if vendor == "sqlite" else f"bench_serve_{os.getpid()}"
+        url = self.database.enter_context(scratch.fresh_database(vendor, name, work))
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PYTEST_ADDOPTS")},
             "DATABASE_URL": url,
@@ -83,8 +69,7 @@ class Run:
         self.seed = json.loads(seeded.strip().splitlines()[-1])
 
     def drop(self) -> None:
-        if self.vendor == "postgresql":
-            psql(f"DROP DATABASE IF EXISTS {self.db} WITH (FORCE)")
+        self.database.close()
 
     def instances(self, count: int) -> list[Instance]:
         workers = self.args.workers // count

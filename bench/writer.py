@@ -12,6 +12,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 django.setup()
 
+from bench import scratch  # noqa: E402
 from notebooks.log import services  # noqa: E402
 from notebooks.log.errors import Conflict  # noqa: E402
 from notebooks.log.roles import Actor  # noqa: E402
@@ -32,11 +33,7 @@ def server_cpu() -> float | None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (pid,) = cursor.fetchone()
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return scratch.process_cpu(pid)
 
 
 def main() -> None:
