@@ -1,5 +1,6 @@
-"""An add in one round trip (log/one_trip.py): on PostgreSQL, once this process wrote a notebook's head, an add is the
-lock and one call of notebooks_add_row; a wrong guess of the head is a second trip, never a refusal nor a gap."""
+"""An add in one round trip (log/one_trip.py): on PostgreSQL, once this process wrote a notebook's head, an add is one
+call of notebooks_add_row, which takes the lock itself; a wrong guess of the head is a second trip, never a refusal
+nor a gap."""
 
 import json
 
@@ -107,7 +108,7 @@ def test_a_notebook_made_again_under_a_guessed_title_gets_its_own_rows(db):
 
 @pytest.mark.vendor("postgresql")
 def test_the_guards_function_answers_as_its_sql(notebook, dad):
-    """sessions/claims.py's MAY_CLAIM_CALL (a function, migration 0011) and MAY_CLAIM_SQL, for every notebook and
+    """sessions/claims.py's MAY_CLAIM_CALL (a function, migration 0012) and MAY_CLAIM_SQL, for every notebook and
     actor, as sessions open and close."""
     from notebooks.sessions.claims import MAY_CLAIM_CALL, MAY_CLAIM_SQL
 

@@ -129,8 +129,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
 
 def _call(db: BaseDatabaseWrapper, title: str, args: tuple[Any, ...]) -> tuple | None:
     params = tuple(v if w is None or v is None else w(v) for w, v in zip(_WRAP, args, strict=True))
-    db.ensure_connection()
-    db.validate_no_broken_transaction()
+    db.validate_no_broken_transaction()  # try_add's get_autocommit() has connected
     try:
         with db.wrap_database_errors:
             if db.queries_logged:  # DEBUG and tests: through Django's cursor, which logs it
