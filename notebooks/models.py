@@ -280,3 +280,32 @@ class ReaderZone(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.zone}"
+
+
+class TurnRead(models.Model):
+    """When a turn last handed this notebook to an agent (log/reads.py): the index shows one never read. Not the log:
+    one row per notebook, moved forward at most once a minute."""
+
+    notebook = models.OneToOneField(Notebook, on_delete=models.PROTECT, primary_key=True, related_name="+")
+    at = models.FloatField(help_text="When the turn was last read, epoch seconds.")
+    by = models.CharField(max_length=150, help_text="Who read it: the agent's name, or the CLI's.")
+
+    def __str__(self) -> str:
+        return f"{self.notebook_id} read by {self.by} at {self.at}"
+
+
+class ArchiveMark(models.Model):
+    """Dad put a notebook with no live lines off the index (archived) or back on it. Append-only like the log: his
+    latest mark counts, earlier ones stay as the record; a notebook is never deleted."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
+    archived = models.BooleanField(help_text="True: off the index; False: back on it.")
+    by = models.CharField(max_length=150, help_text="The editor's username.")
+    why = models.TextField(blank=True, default="")
+    at = models.FloatField(help_text="When, epoch seconds.")
+
+    class Meta:
+        indexes = [models.Index(fields=["notebook", "id"], name="archive_mark_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.notebook_id} {'archived' if self.archived else 'back on the index'} by {self.by}"

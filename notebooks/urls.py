@@ -16,6 +16,7 @@ urlpatterns = [
     path("audit/", audit.audit, name="audit"),
     path("sessions/", session_views.sessions_page, name="sessions"),
     path("notebooks/<str:title>/", pages.card, name="notebook"),
+    path("notebooks/<str:title>/archive/", pages.archive, name="archive"),
     path("notebooks/<str:title>/add/", selection.add, name="add"),
     path("notebooks/<str:title>/selected/", selection.selected, name="selected"),
     path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),

@@ -45,9 +45,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _no_guessed_heads() -> None:
     """Each test's database starts again (rolled back), so no head a write remembered from another test stands
     (log/one_trip.py: a wrong guess costs a round trip, and a test counting calls would count it)."""
-    from notebooks.log import one_trip
+    from notebooks.log import one_trip, reads
 
     one_trip.forget()
+    reads.forget()  # nor a turn read this process remembers writing
 
 
 @pytest.fixture

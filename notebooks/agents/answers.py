@@ -7,8 +7,9 @@ import math
 from ninja.responses import NinjaJSONEncoder
 
 from notebooks.agents import schemas
-from notebooks.log import checks, selectors
+from notebooks.log import checks, reads, selectors
 from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.roles import Actor
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
@@ -59,10 +60,13 @@ def live_lines_json(title: str) -> str:
     return selectors.made_from_live(nb, "api.lines.json", make)
 
 
-def turn(title: str, until: str | None) -> schemas.Turn:
+def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    return schemas.Turn(notebook=nb.title, until=at, text=selectors.turn(nb, until=at))
+    answer = schemas.Turn(notebook=nb.title, until=at, text=selectors.turn(nb, until=at))
+    if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
+        reads.note_turn_read(nb, reader)
+    return answer
 
 
 def history(title: str, n: int) -> schemas.History:

@@ -159,7 +159,7 @@ def lines(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Lin
          summary="The text a play turn carries: a header naming the notebook and the time it stands at, Dad's "
          "corrections, his other lines, then hers, each tagged.")  # fmt: skip
 def turn(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Turn:
-    return answers.turn(title, q.until)
+    return answers.turn(title, q.until, request.auth)
 
 
 @api.get("/notebooks/{title}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",

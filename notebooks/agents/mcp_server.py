@@ -78,7 +78,7 @@ def build(actor: Actor) -> MCPServer:
     )
     @_tool
     def turn(notebook: s.Title, until: str | None = None) -> s.Turn:
-        return answers.turn(notebook, until)
+        return answers.turn(notebook, until, actor)
 
     @tool(description="Every text line n has had, who changed it, when and why.")
     @_tool

@@ -4,14 +4,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models import Max
 
 from notebooks.card.review import last_marks
-from notebooks.log import kept
+from notebooks.log import kept, reads
 from notebooks.log.errors import NotFound
 from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
 from notebooks.log.selectors import TURN_ORDER
 from notebooks.log.write_state import line_state
-from notebooks.models import Notebook
+from notebooks.models import ArchiveMark, Notebook
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class NotebookSummary:
     rows: int
     last_at: float | None
     new: int = 0  # live lines added or changed since the reader's last review mark (all of them before his first)
+    read_at: float | None = None  # when a play turn last read it (log/reads.py); None: never
+    read_by: str = ""
+    archived: bool = False  # Dad put it off the index (it has no live lines)
 
     @property
     def live(self) -> int:
@@ -50,6 +54,8 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
         cursor.execute(HEADS_SQL)
         heads = cursor.fetchall()
     marks = last_marks(reviewer)
+    turn_reads = reads.last_reads()
+    shelved = archived_notebooks()
     summaries = []
     for nb_id, title, seq, at in heads:
         counts: dict[str, int] = {}
@@ -60,8 +66,20 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
             counts = dict(Counter(line.source for line in live))
             reviewed = marks.get(nb_id, 0)
             new = sum(1 for line in live if line.seq > reviewed)
-        summaries.append(NotebookSummary(title=title, counts=counts, rows=seq or 0, last_at=at, new=new))
+        read = turn_reads.get(nb_id)
+        summaries.append(
+            NotebookSummary(
+                title=title, counts=counts, rows=seq or 0, last_at=at, new=new, read_at=read.at if read else None,
+                read_by=read.by if read else "", archived=nb_id in shelved,
+            )
+        )  # fmt: skip
     return summaries
+
+
+def archived_notebooks() -> set[int]:
+    """The notebooks whose latest archive mark puts them off the index."""
+    latest = ArchiveMark.objects.values("notebook").annotate(last=Max("id")).values("last")
+    return set(ArchiveMark.objects.filter(id__in=latest, archived=True).values_list("notebook_id", flat=True))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The card's own writes, none of them the log's: a review mark (append-only) and a reader's time zone."""
+"""The card's own writes, none of them the log's: a review mark and an archive mark (append-only), a reader's time
+zone."""
 
 import time
 import zoneinfo
@@ -6,9 +7,9 @@ import zoneinfo
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
-from notebooks.log import selectors
+from notebooks.log import kept, selectors
 from notebooks.log.errors import Invalid
-from notebooks.models import ReaderZone, ReviewMark
+from notebooks.models import ArchiveMark, Notebook, ReaderZone, ReviewMark
 
 
 def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
@@ -48,3 +49,27 @@ def set_zone(*, user: AbstractBaseUser, zone: str) -> None:
         raise Invalid(f"{zone!r} is not a time zone.")
     with transaction.atomic():
         ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})
+
+
+def archived(notebook: Notebook) -> bool:
+    """Whether the notebook's latest archive mark puts it off the index."""
+    last = ArchiveMark.objects.filter(notebook=notebook).order_by("-id").values_list("archived", flat=True).first()
+    return bool(last)
+
+
+def set_archived(*, notebook: str, archived_: bool, by: str, why: str = "") -> ArchiveMark:
+    """Put a notebook with no live lines off the index, or back on it: a new mark each time, never a deletion."""
+    with transaction.atomic():
+        nb = selectors.get_notebook(notebook)
+        now_archived = archived(nb)
+        if archived_ == now_archived:
+            state = "already archived" if now_archived else "not archived"
+            raise Invalid(f"Notebook {nb.title!r} is {state}; nothing to change.")
+        if archived_:
+            live = len(kept.live(nb)[0])
+            if live:
+                raise Invalid(
+                    f"Notebook {nb.title!r} still has {live} live line{'s' if live != 1 else ''}: only a notebook with "
+                    "none can be archived. Move or retire them first."
+                )
+        return ArchiveMark.objects.create(notebook=nb, archived=archived_, by=by, why=why, at=time.time())

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows
-from notebooks.log import checks, imports, rowformat, selectors, services, snapshots, triggers
+from notebooks.log import checks, imports, reads, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
@@ -48,9 +48,10 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("n", type=int)
     p.add_argument("--json", action="store_true")
 
-    p = sub("turn", turn, "Print the text a play turn carries.")
+    p = sub("turn", turn, "Print the text a play turn carries (noted as read, for the index, unless --until).")
     p.add_argument("title")
     p.add_argument("--until", help=WHEN_HELP)
+    p.add_argument("--by", default="cli", help="who reads it, as the index shows (default cli)")
 
     p = sub("add", add, "Add a line.")
     p.add_argument("title")
@@ -223,7 +224,10 @@ def history(cmd: BaseCommand, o: dict) -> None:
 
 def turn(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
-    cmd.stdout.write(selectors.turn(nb, until=_when(o["until"])))
+    until = _when(o["until"])
+    cmd.stdout.write(selectors.turn(nb, until=until))
+    if until is None:
+        reads.note_turn_read(nb, o["by"])
 
 
 def add(cmd: BaseCommand, o: dict) -> None:

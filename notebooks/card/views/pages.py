@@ -1,15 +1,19 @@
 """The card's reads: the notebooks, one notebook's card, one line, a line's history."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.views.decorators.http import require_GET
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from notebooks.card import search
 from notebooks.card import selectors as card_selectors
+from notebooks.card import services as card_services
 from notebooks.card.views.respond import (
     CARD,
     card_context,
     card_url,
+    editor_required,
     history_or_404,
     line_or_panel,
     notebook_or_404,
@@ -17,15 +21,41 @@ from notebooks.card.views.respond import (
     retired_context,
 )
 from notebooks.log import selectors
-from notebooks.log.errors import NotFound
+from notebooks.log.errors import NotebookError, NotFound
+from notebooks.log.roles import user_is_editor
 
 
 @login_required
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render_page(
-        request, "notebooks/index.html", {"notebooks": card_selectors.notebook_summaries(request.user.get_username())}
-    )
+    """Every notebook but the archived ones (an archived one that has lines again shows); ?archived=1 lists those."""
+    every = card_selectors.notebook_summaries(request.user.get_username())
+    off = [nb for nb in every if nb.archived and not nb.live]
+    shelf = request.GET.get("archived") == "1"
+    shown = off if shelf else [nb for nb in every if nb not in off]
+    context = {"notebooks": shown, "archived_count": len(off), "shelf": shelf, "can_edit": user_is_editor(request.user)}
+    return render_page(request, "notebooks/index.html", context)
+
+
+@login_required
+@require_POST
+@editor_required
+def archive(request: HttpRequest, title: str) -> HttpResponse:
+    """Put an emptied notebook off the index (archive=1) or back on it (archive=0): a mark with his name, reversible."""
+    notebook = notebook_or_404(title)
+    off = request.POST.get("archive") != "0"
+    try:
+        card_services.set_archived(
+            notebook=notebook.title, archived_=off, by=request.user.get_username(), why=request.POST.get("why", "")
+        )
+    except NotebookError as exc:
+        messages.error(request, exc.message)
+        return HttpResponseRedirect(reverse("card:index") + ("?archived=1" if not off else ""))
+    if off:
+        messages.success(request, f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it.")
+    else:
+        messages.success(request, f"{notebook.title!r} is back on the index.")
+    return HttpResponseRedirect(reverse("card:index"))
 
 
 @login_required

@@ -1,0 +1,52 @@
+"""When a turn last handed a notebook to an agent: the entry points that give a turn (API, MCP, CLI) note it, and the
+index shows it, so a notebook no turn ever reads (a line written under a wrong title) stands out.
+
+Not the log: one row per notebook, moved forward. A turn is read many times a second under load, so each process
+writes a notebook's row at most once a minute.
+"""
+
+import threading
+import time
+
+from django.db import DatabaseError, connection, transaction
+
+from notebooks.log.roles import Actor
+from notebooks.models import Notebook, TurnRead
+
+EVERY = 60.0  # seconds: how stale the index's "last read" may be, and how often a process writes it
+_written: dict[int, float] = {}  # notebook id -> when this process last wrote its row
+_lock = threading.Lock()
+
+UPSERT = (
+    'INSERT INTO notebooks_turnread (notebook_id, at, "by") VALUES (%s, %s, %s) ON CONFLICT (notebook_id) '
+    'DO UPDATE SET at = excluded.at, "by" = excluded."by" WHERE notebooks_turnread.at < excluded.at'
+)
+
+
+def note_turn_read(notebook: Notebook, by: "Actor | str", *, now: float | None = None) -> bool:
+    """Record that `by` read the notebook's turn (at most once a minute per process). Returns whether it wrote.
+
+    Never fails the read it follows: a database that refuses the write (read-only replica, full disk) is ignored."""
+    at = time.time() if now is None else now
+    with _lock:
+        if at - _written.get(notebook.pk, float("-inf")) < EVERY:
+            return False
+        _written[notebook.pk] = at
+    name = by.name if isinstance(by, Actor) else str(by)
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:  # a savepoint inside a caller's transaction
+            cursor.execute(UPSERT, [notebook.pk, at, name[:150]])
+    except DatabaseError:
+        return False
+    return True
+
+
+def forget() -> None:
+    """Drop this process's memory of what it wrote (tests, and a fresh database under a running process)."""
+    with _lock:
+        _written.clear()
+
+
+def last_reads() -> dict[int, TurnRead]:
+    """Every notebook's last turn read, by notebook id."""
+    return {r.notebook_id: r for r in TurnRead.objects.all()}
