@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import audit, lines, pages, review, selection
+from notebooks.card.views import audit, lines, pages, review, selection, similar
 from notebooks.sessions import views as session_views
 
 app_name = "card"
@@ -19,6 +19,8 @@ urlpatterns = [
     path("notebooks/<str:title>/archive/", pages.archive, name="archive"),
     path("notebooks/<str:title>/add/", selection.add, name="add"),
     path("notebooks/<str:title>/selected/", selection.selected, name="selected"),
+    path("notebooks/<str:title>/similar/", similar.decide, name="similar"),
+    path("notebooks/<str:title>/similar/<int:mark>/undo/", similar.undo_not_alike, name="similar-undo"),
     path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),
     path("notebooks/<str:title>/lines/<int:n>/edit/", lines.edit, name="edit"),
     path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),

@@ -16,6 +16,7 @@ SHOW_CHOICES = [
     ("", "Live lines"),
     ("new", "New since my review"),
     ("retired", "Retired"),
+    ("similar", "Similar lines"),
     ("changes", "Changed since then (as of)"),
 ]
 
@@ -203,3 +204,32 @@ class ReviewedForm(_Form):
     """Mark reviewed: up to the change the page showed (`seq`), so what arrived meanwhile stays new."""
 
     seq = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+
+
+class SimilarForm(_Form):
+    """Dad's decision on one group of the Similar view: merge it, keep one line and retire the others into it, or
+    say its lines are not alike."""
+
+    n = NumbersField(error_messages={"required": "The group names no lines; reload the Similar view."})
+    out = NumbersField(required=False)  # the group's lines Dad left out of this decision
+    keep = forms.IntegerField(min_value=1, required=False)
+    words = forms.CharField(label="New words", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(label="Reason", required=False, widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    action = forms.ChoiceField(choices=[("merge", "Merge"), ("keep", "Keep one"), ("not-alike", "Not alike")])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id=False, **kwargs)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        data["n"] = [x for x in data.get("n") or [] if x not in set(data.get("out") or [])]
+        numbers, keep, action = data["n"], data.get("keep"), data.get("action")
+        if len(numbers) < 2:
+            self.add_error(None, "Leave at least two lines in: a decision is about two lines or more.")
+        if action in ("merge", "keep") and not (data.get("reason") or "").strip():
+            self.add_error("reason", REASON_REQUIRED)
+        if action == "keep" and keep not in numbers:
+            self.add_error("keep", "Choose the line to keep (one not left out).")
+        if action == "merge" and not (data.get("words") or "").strip() and keep not in numbers:
+            self.add_error("keep", "Choose whose words to keep, or write new words.")
+        return data

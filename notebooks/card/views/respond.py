@@ -7,6 +7,7 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
@@ -16,6 +17,7 @@ from django.utils.cache import patch_vary_headers
 
 from notebooks.card import chart, fragments, review, search
 from notebooks.card import selectors as card_selectors
+from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log import selectors
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
@@ -127,7 +129,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     reviewing = review_context(request, notebook, lines, cut, state["show"])
     if state["show"] == "new":
         shown = [line for line in shown if line.n in reviewing["new_lines"]]
-    elif state["show"] == "retired":
+    elif state["show"] in ("retired", "similar"):
         shown = []
     if state["order"] != "number":
         shown = selectors.in_turn_order(shown)
@@ -175,6 +177,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "selected": (),
         "fragments": kept,
         **reviewing,
+        **_similar_context(request, notebook, lines, state["show"] == "similar" and not frozen),
     }
     fresh = set(extra.get("fresh") or ())
     context["fresh_lines"] = [x for x in lines if x.n in fresh and x not in listed]  # listed whatever the filter
@@ -182,6 +185,18 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         context["focus_line"] = max(fresh)
     context.update(extra)
     return context
+
+
+def _similar_context(request: HttpRequest, notebook: Notebook, lines: list, asked: bool) -> dict[str, Any]:
+    """The Similar view's groups and the not-alike marks, when it is the view asked for (None otherwise)."""
+    if not asked:
+        return {"similar_groups": None}
+    return {
+        "similar_groups": card_similar.groups(notebook, lines),
+        "not_alike_marks": card_similar.live_marks(notebook),
+        "words_limit": settings.NOTEBOOK_MAX_WORDS,
+        "reason_limit": settings.NOTEBOOK_MAX_REASON,
+    }
 
 
 def _upto(notebook: Notebook, upto: int | None, as_of: Any, cut: int) -> tuple[Any, int]:

@@ -1,0 +1,85 @@
+"""The card's Similar view: the groups of live lines the similarity engine suggests, each drawn with what Dad can
+decide for it (merge keeping one line's words, keep one and retire the others into it, or not alike). Suggestions
+only: nothing here writes, and nothing is refused for being similar."""
+
+from dataclasses import dataclass
+
+from notebooks.log import fold
+from notebooks.log.lines import Line
+from notebooks.models import NotAlike, Notebook
+from notebooks.similar import selectors as similar
+
+KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One line of a group as the words a merge could keep, and the source the merged line would then have."""
+
+    line: Line
+    source: str  # what a merge keeping these words makes the new line: her seen stays hers
+
+
+@dataclass(frozen=True)
+class GroupView:
+    kind: str
+    score: float
+    choices: tuple[Choice, ...]
+    keep: int  # the line whose words the merge form starts with: the group's clearest line
+
+    @property
+    def numbers(self) -> list[int]:
+        return [c.line.n for c in self.choices]
+
+    @property
+    def key(self) -> str:
+        return "-".join(str(n) for n in self.numbers)
+
+    @property
+    def label(self) -> str:
+        return KIND_LABEL.get(self.kind, self.kind)
+
+    @property
+    def new_words_source(self) -> str:
+        """The source a merge with new words of Dad's gives: his correction (his own line when all were his)."""
+        lines = [(c.line.n, c.line.source, None) for c in self.choices]
+        return fold.merge_source(editor=True, lines=lines, text="").source
+
+
+def clearest(lines: list[Line]) -> Line:
+    """The line a merge starts from: her own experience first (seen, then Dad's, then guesses), then the most words
+    (a longer lesson usually says the others and more), then the oldest number."""
+    rank = {fold.SEEN: 0, fold.DAD_CORRECTION: 1, fold.DAD: 2, fold.GUESSED: 3}
+    return min(lines, key=lambda x: (rank.get(x.source, 9), -len(x.text or ""), x.n))
+
+
+def group_view(lines: list[Line], kind: str, score: float) -> GroupView:
+    said = [(x.n, x.source, x.text) for x in lines]
+    choices = tuple(Choice(line=x, source=fold.merge_source(editor=True, lines=said, text=x.text).source) for x in lines)
+    return GroupView(kind=kind, score=score, choices=choices, keep=clearest(lines).n)
+
+
+def groups(notebook: Notebook, live: list[Line]) -> list[GroupView]:
+    """The engine's groups for the live lines now, best first, each with its merge choices (redacted lines left
+    out: their words cannot be kept)."""
+    by_number = {x.n: x for x in live if not x.redacted}
+    views = []
+    for group in similar.groups_for(notebook):
+        lines = [by_number[n] for n in group.lines if n in by_number]
+        if len(lines) >= 2:
+            views.append(group_view(lines, group.kind, group.score))
+    return views
+
+
+def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | None:
+    """A group drawn again after a refused decision: its lines still live, in the order they were given."""
+    by_number = {x.n: x for x in live if not x.redacted}
+    lines = [by_number[n] for n in numbers if n in by_number]
+    return group_view(lines, kind if kind in KIND_LABEL else "repeat", 0.0) if len(lines) >= 2 else None
+
+
+def live_marks(notebook: Notebook) -> list[NotAlike]:
+    """Dad's "Not alike" marks that no later row undoes, oldest first (each can be undone from the view)."""
+    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
+    undone = {r.undoes_id for r in rows if r.undoes_id is not None}
+    return [r for r in rows if r.undoes_id is None and r.pk not in undone]
