@@ -67,7 +67,11 @@ def test_redacted_words_match_nothing_and_his_own_lines_stay_dad():
 
 @pytest.mark.parametrize(
     "sources, text, expected",
-    [(("seen", "guessed"), "b", "seen"), (("guessed", "guessed"), "a", "guessed"), (("guessed", "seen"), "new", "seen")],
+    [
+        (("seen", "guessed"), "b", "seen"),
+        (("guessed", "guessed"), "a", "guessed"),
+        (("guessed", "seen"), "new", "seen"),
+    ],
 )
 def test_an_agents_merge_stays_as_it_was(sources, text, expected):
     lines = [(1, sources[0], "a"), (2, sources[1], "b")]
@@ -293,7 +297,7 @@ def test_the_selection_form_previews_the_source_without_javascript(editor_client
     assert response.status_code == 200 and "<html" in html and rows() == before
     assert "these are #1&#x27;s words unchanged: this stays pippa&#x27;s seen line" in html
     assert 'id="pick-1" aria-label="Select line #1" checked' in html and SAW in html  # ticks and words kept
-    assert "A reason is required" not in html and "class=\"box selection open\"" in html
+    assert "A reason is required" not in html and 'class="box selection open"' in html
     post["words"] = "roll, then block"
     html = editor_client.post(url(action="selected"), post, **HX).content.decode()
     assert html.startswith('<p class="help merge-source" id="merge-source"') and "Dad&#x27;s correction" in html

@@ -161,7 +161,8 @@ class Model:
         for line in lines:
             self.may_change(by, line)
         sources = {line["source"] for line in lines}
-        kept = [line["source"] for x, line in sorted(zip(numbers, lines)) if line["text"].strip() == text.strip()]
+        by_number = sorted(zip(numbers, lines, strict=True), key=lambda pair: pair[0])
+        kept = [line["source"] for _n, line in by_number if line["text"].strip() == text.strip()]
         if by in EDITORS and kept:  # his merge that keeps one line's words keeps its source
             source = kept[0]
         elif by in EDITORS:
