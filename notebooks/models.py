@@ -111,6 +111,12 @@ class Row(models.Model):
                 name="row_restores_idx",
                 condition=models.Q(op="add", into__isnull=False),
             ),
+            # The strikes into a line (merged or retired into it), for that line's history: only those are indexed.
+            models.Index(
+                fields=["notebook", "into"],
+                name="row_struck_into_idx",
+                condition=models.Q(op="strike", into__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -74,6 +74,15 @@ def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
         "/api/notebooks/zelda/merge", {"numbers": [3, 5], "text": "both", "why": "same", "source": "dad"}
     )
     assert merged.status_code == 201 and merged.json()["n"] == 6
+    # A merged line's history names the lines merged into it, each with what it said then (issue 21).
+    history = pippa.get("/api/notebooks/zelda/lines/5/history").json()["entries"]
+    assert [(e["op"], e["from_n"], e["how"], e["merged_from"]) for e in history] == [
+        ("add", None, "", [1, 2]),
+        ("retired_into", 1, "merged", []),
+        ("retired_into", 2, "merged", []),
+        ("strike", None, "merged", []),
+    ]
+    assert [e["text"] for e in history[1:3]] == ["the bridge guard swings twice", "always attack first"]
     redacted = dad_api.post("/api/notebooks/zelda/lines/6/redact", {"why": "a secret"})
     assert (redacted.status_code, redacted.json()) == (200, {"n": 6, "seq": 13})
     by_digest = {"why": "x", "digest": rowformat.digest_of("roll twice")}

@@ -77,6 +77,9 @@ async def _session_calls(database_url: str) -> dict:
             out["landed"] = await call("land", session=out["took"]["id"], summary="the guard's timing")
             out["retired"] = await call("retire", notebook="metroid", n=1, why="nothing there")
             out["huge"] = await call("history", notebook="zelda", n=2**40)
+            await call("add", notebook="zelda", text="roll late", why="died again")
+            out["merged"] = await call("merge", notebook="zelda", numbers=[2, 3], text="roll late", why="one thing")
+            out["merged_history"] = await call("history", notebook="zelda", n=4)
     return out
 
 
@@ -154,3 +157,13 @@ def test_a_lone_surrogate_is_refused_before_the_database():
     check_text_arguments({"notebook": "zelda", "n": 2})
     with pytest.raises(ToolError, match="lone surrogate"):
         check_text_arguments({"notebook": "\ud800"})
+
+
+def test_a_merged_lines_history_through_mcp_names_the_lines_merged_into_it(calls):
+    assert calls["merged"]["n"] == 4
+    entries = calls["merged_history"]["entries"]
+    assert entries[0]["merged_from"] == [2, 3] and entries[0]["source"] == "seen"
+    assert [(e["op"], e["from_n"], e["text"]) for e in entries[1:]] == [
+        ("retired_into", 2, "roll after his second swing"),
+        ("retired_into", 3, "roll late"),
+    ]

@@ -64,6 +64,7 @@ class Model:
                 True,
                 r["was_at"],
                 r["was_by"],
+                None,
             )
             for r in adopted
         ]
@@ -76,8 +77,28 @@ class Model:
             elif r["op"] == "edit":
                 text, source = r["to"], "dad_correction" if r["by"] in EDITORS else source
             how, into = (r["how"], r["into"]) if r["op"] == "strike" else ("", None)
-            out.append((r["seq"], r["op"], text, source, r["by"], r["at"], r["why"], how, into, False, None, ""))
-        return out
+            out.append((r["seq"], r["op"], text, source, r["by"], r["at"], r["why"], how, into, False, None, "", None))
+        # Each other line's strike into this one, with what that line said just before it.
+        for r in self.rows:
+            if r["op"] == "strike" and r["into"] == n and r["n"] != n and mine:
+                text, source = self.said_before(r["n"], r["seq"])
+                entry = (r["seq"], "retired_into", text, source, r["by"], r["at"], r["why"], r["how"], n, False)
+                out.append((*entry, None, "", r["n"]))
+        adopted, rest = out[: len(adopted)], sorted(out[len(adopted) :])
+        return adopted + rest
+
+    def said_before(self, n: int, seq: int) -> tuple[str | None, str]:
+        text, source, live = None, "", False
+        for r in self.rows:
+            if r["n"] != n or r["seq"] >= seq:
+                continue
+            if r["op"] == "add" and text is None:
+                text, source, live = r["text"], r["source"], True
+            elif r["op"] == "edit" and live:
+                text, source = r["to"], "dad_correction" if r["by"] in EDITORS else source
+            elif r["op"] == "strike":
+                live = False
+        return text, source
 
     # ----- what the services must accept or refuse -----
 
@@ -140,7 +161,11 @@ class Model:
         for line in lines:
             self.may_change(by, line)
         sources = {line["source"] for line in lines}
-        if by in EDITORS:
+        by_number = sorted(zip(numbers, lines, strict=True), key=lambda pair: pair[0])
+        kept = [line["source"] for _n, line in by_number if line["text"].strip() == text.strip()]
+        if by in EDITORS and kept:  # his merge that keeps one line's words keeps its source
+            source = kept[0]
+        elif by in EDITORS:
             source = "dad" if sources == {"dad"} else "dad_correction"
         else:
             source = "seen" if "seen" in sources else "guessed"
@@ -169,7 +194,7 @@ class Model:
 # ----- strategies ---------------------------------------------------------------------------------
 
 # Few words and low numbers, so edits hit lines, words repeat and refusals happen, but most writes go through.
-words = st.sampled_from(["roll", "block", "jump", "roll after his swing", "roll", "block", " "])
+words = st.sampled_from(["roll", "block", "jump", "roll after his swing", "roll", "block", " ", "block "])
 reasons = st.sampled_from(["died", "seen twice", "died", "seen twice", ""])
 actors = st.sampled_from(ACTORS)
 numbers = st.integers(min_value=1, max_value=6)
@@ -266,7 +291,7 @@ def _db_history(nb, n: int) -> list[tuple] | None:  # noqa: ANN001
     except NotFound:
         return None
     return [
-        (e.seq, e.op, e.text, e.source, e.by, e.at, e.why, e.how, e.into, e.adopted, e.was_at, e.was_by)
+        (e.seq, e.op, e.text, e.source, e.by, e.at, e.why, e.how, e.into, e.adopted, e.was_at, e.was_by, e.from_n)
         for e in entries
     ]
 

@@ -145,7 +145,10 @@ def test_history_gives_every_row_of_a_line_with_its_words_after_it(story):
             "attacking first got her killed",
             False,
         ),
+        # #1 retired into #2 at 3000: #2's history shows it, with what #1 said then.
+        (4, "retired_into", "the bridge guard swings twice", "seen", "pippa", 3000.0, "the guard changed", False),
     ]
+    assert (entries[-1].how, entries[-1].from_n, entries[-1].into) == ("retired", 1, 2)
 
 
 def test_history_of_a_retired_line_ends_with_its_strike_and_keeps_its_words(story):
@@ -168,7 +171,14 @@ def test_history_of_a_merged_line_says_where_it_went(notebook, dad):
         ("add", "", None),
         ("strike", "merged", 3),
     ]
-    assert [(e.op, e.text) for e in selectors.history(notebook, 3)] == [("add", "a and b")]
+    # The merged line names where it came from, with the words each line had: the add, then one entry per line.
+    merged = selectors.history(notebook, 3)
+    assert [(e.op, e.how, e.from_n, e.text, e.source, e.why) for e in merged] == [
+        ("add", "", None, "a and b", "dad_correction", "same"),
+        ("retired_into", "merged", 1, "a", "seen", "same"),
+        ("retired_into", "merged", 2, "b", "seen", "same"),
+    ]
+    assert merged[0].merged_from == (1, 2)
 
 
 def _jsonl(*rows: dict) -> list[str]:

@@ -163,6 +163,10 @@ class Turn(BaseModel):
 
 
 class Entry(BaseModel):
+    """One row of a line's history. Two ops are not rows of the line: "restored" (another line's add that restored
+    it; `into` is that line) and "retired_into" (another line's strike into it, merged or retired: `from_n` is that
+    line, `text` and `source` what it said then, `how`, `by`, `why`, `at` the strike's)."""
+
     seq: int
     op: str
     text: str | None
@@ -175,6 +179,10 @@ class Entry(BaseModel):
     adopted: bool
     was_at: float | None
     was_by: str
+    from_n: int | None = Field(None, description='For op "retired_into": the line retired or merged into this one.')
+    merged_from: list[int] = Field(
+        default_factory=list, description="For the add of a merged line: the lines merged into it, by number."
+    )
 
 
 class History(BaseModel):

@@ -9,8 +9,9 @@ from django.db.models import Max
 from notebooks.card.review import last_marks
 from notebooks.log import kept, reads
 from notebooks.log.errors import NotFound
+from notebooks.log.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
 from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
-from notebooks.log.selectors import TURN_ORDER
+from notebooks.log.selectors import TURN_ORDER, live_line, merge_source, words_before
 from notebooks.log.write_state import line_state
 from notebooks.models import ArchiveMark, Notebook
 
@@ -120,6 +121,9 @@ class AuditRow:
     at: float
     was_at: float | None
     was_by: str
+    # A strike into another line: what this line said when it was struck, and what that line said then.
+    line_words: str | None = None
+    into_words: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,17 +178,36 @@ def audit(
         (total,) = cursor.fetchone()
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
-            f"r.was_at, r.was_by, {redacted_why_sql('r', 'w')} "
+            f"r.was_at, r.was_by, nb.id, {redacted_why_sql('r', 'w')} "
             "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
             "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
             [*params, per_page, (page - 1) * per_page],
         )
-        found = [
-            AuditRow(*values[:5], words_or_mark(values[5], values[-1])[0], *values[6:-1])
-            for values in cursor.fetchall()
-        ]
+        fetched = cursor.fetchall()
+    said = _struck_words([(v[-2], v[1], v[4], v[10], v[2]) for v in fetched if v[3] == "strike" and v[10]])
+    found = []
+    for values in fetched:
+        *fields, nb_id, gone = values
+        line_words, into_words = said.get((nb_id, values[2]), (None, None))
+        text = words_or_mark(fields[5], gone)[0]
+        found.append(AuditRow(*fields[:5], text, *fields[6:], line_words=line_words, into_words=into_words))
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
+
+
+def _struck_words(strikes: list[tuple[int, str, int, int, int]]) -> dict[tuple[int, int], tuple[str | None, ...]]:
+    """For each strike into another line (notebook id, title, line, into, seq): what the line said just before it
+    and what the line it went into said then (redacted words as their mark), keyed by (notebook id, seq)."""
+    by_notebook: dict[int, list[tuple[str, int, int, int]]] = {}
+    for nb_id, title, n, into, seq in strikes:
+        by_notebook.setdefault(nb_id, []).append((title, n, into, seq))
+    found = {}
+    for nb_id, rows in by_notebook.items():
+        notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, rows[0][0]))
+        said = words_before(notebook, [pair for _t, n, into, seq in rows for pair in ((n, seq), (into, seq))])
+        for _title, n, into, seq in rows:
+            found[nb_id, seq] = (said[n, seq].text, said[into, seq].text)
+    return found
 
 
 def titles() -> list[str]:
@@ -208,3 +231,21 @@ def last_words(notebook: Notebook, n: int) -> str | None:
         return line_state(notebook, n).words
     except NotFound:
         return None
+
+
+def merge_preview(notebook: Notebook, numbers: list[int], words: str) -> str:
+    """What the editor's merge of these lines into these words would make of its source, said before he saves
+    (log.selectors.merge_source): "this stays pippa's seen line" or "this becomes Dad's correction"."""
+    if len(set(numbers)) < 2 or not words.strip():
+        return "Tick at least two lines and write the merged words to see which source the merged line will have."
+    result = merge_source(notebook, numbers, words, editor=True)
+    if result.kept is not None:
+        kept = live_line(notebook, result.kept)
+        if result.source in AGENT_SOURCES:
+            what = f"{kept.by if kept is not None else 'her'}'s {result.source} line"
+        else:
+            what = "Dad's correction" if result.source == DAD_CORRECTION else "Dad's line"
+        return f"Saved as they are, these are #{result.kept}'s words unchanged: this stays {what}."
+    if result.source == DAD:
+        return "Saved as they are, this stays Dad's line: every merged line was his."
+    return "Saved as they are, this becomes Dad's correction: these words are not one merged line's, unchanged."

@@ -215,9 +215,16 @@ def history(cmd: BaseCommand, o: dict) -> None:
             what = f"{e.how}{into}"
         elif e.op == "restored":  # another line's add brought these words back
             what = f"as #{e.into}: [{e.source}] {e.text}"
+        elif e.op == "retired_into":  # another line's strike into this one, with what it said then
+            said = f"[{e.source}] {e.text}"
+            what = f"from #{e.from_n}: {said}" if e.how == "merged" else f"#{e.from_n} into this: {said}"
         else:
             what = f"{f'(restores #{e.into}) ' if e.op == 'add' and e.into else ''}[{e.source}] {e.text}"
+            if e.merged_from:
+                what = f"(merged from {', '.join(f'#{x}' for x in e.merged_from)}) {what}"
         tag = "adopted" if e.adopted else e.op
+        if e.op == "retired_into":
+            tag = "merged" if e.how == "merged" else "retired"
         why = f"  (why: {e.why})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
 

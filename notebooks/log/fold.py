@@ -8,6 +8,9 @@ The rule of the log:
 - an add that `restores` m (kept in the row's `into`) is a new line like any add; it undoes m's retirement without
   reusing m's number, so a reader that knows only add, edit and strike reads it right. m must have been added, be
   retired, and never restored before; both lines' histories show the restore.
+- a merge is an add (the new line) and a strike of each merged line, how="merged", into the new line; its add row
+  says nothing more (the strikes name it), so a reader that knows only add and strike reads it right. The line's
+  history shows each line merged or retired into it (RETIRED_INTO) with the words that line had then.
 
 Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
 lines and may change only those; only the editor redacts.
@@ -15,7 +18,7 @@ lines and may change only those; only the editor redacts.
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from operator import attrgetter
 from typing import Any
@@ -26,6 +29,7 @@ from notebooks.log.rowformat import redacted_text
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
+RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
 AGENT_SOURCES = frozenset({"seen", "guessed"})
 EDITOR_SOURCES = frozenset({"dad", "dad_correction"})
 DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
@@ -169,11 +173,30 @@ def edit_source_allowed(*, current: str, given: str) -> bool:
     return given in (current, DAD_CORRECTION)
 
 
-def merged_source(*, editor: bool, sources: Sequence[str]) -> str:
-    """The source of a line that says what several said, when the merge names none."""
-    if editor:
-        return DAD if all(s == DAD for s in sources) else DAD_CORRECTION
-    return SEEN if any(s == SEEN for s in sources) else GUESSED
+@dataclass(frozen=True)
+class MergeSource:
+    """The source a merge gives its new line, and the merged line whose source it keeps (None: a new claim)."""
+
+    source: str
+    kept: int | None = None
+
+
+def merge_source(*, editor: bool, lines: Sequence[tuple[int, str, str | None]], text: str) -> MergeSource:
+    """The source of a line that says what several said, when the merge names none; `lines` are the merged lines'
+    (number, source, words now).
+
+    The editor's merge whose words are a merged line's words unchanged keeps that line's source (of the lowest such
+    number): her seen line, merged by Dad, stays her seen line. New words of his are his correction (dad, when
+    every merged line was his own). Words compare exactly, case and inner spaces included, but white space around
+    them is not words (the card's form strips it); redacted words (None) match nothing. An agent's merge is seen
+    when any merged line was seen, else guessed."""
+    if not editor:
+        return MergeSource(SEEN if any(s == SEEN for _n, s, _w in lines) else GUESSED)
+    said = text.strip()
+    same = sorted((n, s) for n, s, w in lines if w is not None and w.strip() == said)
+    if same:
+        return MergeSource(same[0][1], kept=same[0][0])
+    return MergeSource(DAD if all(s == DAD for _n, s, _w in lines) else DAD_CORRECTION)
 
 
 # ----- a line's history --------------------------------------------------------------------------------
@@ -198,12 +221,14 @@ class Entry:
     redacts: str | None = None
     redacted: bool = False  # the text is "[redacted: why]"; kept out of as_dict, whose shape the API documents
     puts_back: int | None = None  # an edit back to the words this earlier seq gave the line
+    from_n: int | None = None  # RETIRED_INTO: the other line, retired or merged into this one
+    merged_from: tuple[int, ...] = ()  # the add of a merged line: the lines merged into it
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq, "op": self.op, "text": self.text, "source": self.source, "by": self.by, "at": self.at,
             "why": self.why, "how": self.how, "into": self.into, "adopted": self.adopted, "was_at": self.was_at,
-            "was_by": self.was_by,
+            "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
         }  # fmt: skip
 
 
@@ -214,13 +239,16 @@ HistoryRow = tuple[
 ]
 
 
-def history(rows: Sequence[HistoryRow]) -> list[Entry]:
+def history(rows: Sequence[HistoryRow], n: int | None = None) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
     words the line had after it. A redact row's text is its own mark, "[redacted: why]".
 
     An add with `into` set restores that line (restored from #into). A row of op RESTORED is another line's add that
-    restored this one: its words are what was brought back and its `into` the new line's number. An edit back to
-    words an earlier row of the line gave it names that row (`puts_back`)."""
+    restored this one: its words are what was brought back and its `into` the new line's number. A row of op
+    RETIRED_INTO is another line's strike into this one (line n): its `into` is that other line's number (its entry's
+    `from_n`; the entry's `into` is n), its words and source what that line had when it was struck, its how, by, why
+    and at the strike's. The add of a line names the lines merged into it (`merged_from`). An edit back to words an
+    earlier row of the line gave it names that row (`puts_back`)."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -234,6 +262,9 @@ def history(rows: Sequence[HistoryRow]) -> list[Entry]:
             continue
         if op == RESTORED:
             entries.append(Entry(seq, op, words, src, by, at, why, how, into, False, None, "", None, gone))
+            continue
+        if op == RETIRED_INTO:
+            entries.append(Entry(seq, op, words, src, by, at, why, how, n, False, None, "", None, gone, from_n=into))
             continue
         back = None
         if op in WORDED:
@@ -252,4 +283,9 @@ def history(rows: Sequence[HistoryRow]) -> list[Entry]:
                 seq, op, words_now, source_now, by, at, why, how, into, False, was_at, was_by, None, redacted_now, back
             )
         )
+    merged = tuple(e.from_n for e in entries if e.op == RETIRED_INTO and e.how == "merged" and e.from_n is not None)
+    if merged:
+        i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
+        if i is not None:
+            entries[i] = replace(entries[i], merged_from=merged)
     return entries

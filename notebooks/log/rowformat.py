@@ -3,6 +3,9 @@
 The interchange format is the seed's: add {op, n, text, source, at}, edit {op, n, to, by, why, at},
 strike {op, n, how, into, by, why, at}, with at in epoch seconds. Extra fields ride along: an add that restores a
 retired line names it in `restores` (the row's `into` column, hashed as `into`), so older readers see a plain add.
+A merge is rows of these kinds only: an add of the new line (by whoever merged, with the source fold.merge_source
+gave it, e.g. by dad, source seen when he kept her words) and a strike of each merged line, how "merged", into the
+new line. The add says nothing of the merge: the strikes' `into` already do, and a field more would be hashed.
 """
 
 import hashlib

@@ -4,10 +4,10 @@ Views come from the kept views (kept.py), checked against the log on every read;
 """
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
 
@@ -114,8 +114,9 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 def history(notebook: Notebook, n: int) -> list[Entry]:
     """Every row of line n (fold.history): adopted rows first by their own time, then the line's rows in log order.
 
-    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so is another
-    line's add that restored it (fold.RESTORED).
+    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so are another
+    line's add that restored it (fold.RESTORED) and each other line's strike into it, merged or retired
+    (fold.RETIRED_INTO, with the words that line had when it was struck).
     """
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
@@ -128,18 +129,78 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     with connection.cursor() as cursor:
         cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook.pk, n])
         found = cursor.fetchall()
-        if found:  # the add that restored it, if any (row_restores_idx; apart: an OR would scan the notebook)
-            cursor.execute(columns + "WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s", [notebook.pk, n])
-            found = sorted(found + cursor.fetchall(), key=lambda row: row[1])
+        others = []
+        if found:  # other lines' rows naming it: the add that restored it, the strikes into it (each by its own
+            # partial index, row_restores_idx and row_struck_into_idx; an OR would scan the notebook)
+            cursor.execute(
+                f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
+                f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
+                [notebook.pk, n, notebook.pk, n],
+            )
+            others = cursor.fetchall()
     if not found:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
+    said = words_before(notebook, [(row[0], row[1]) for row in others if row[2] == "strike"])
     rows = []
-    for row_n, seq, op, body, source, by, at, why, how, into, *rest, gone in found:
+    for row_n, seq, op, body, source, by, at, why, how, into, *rest, gone in sorted(found + others, key=_seq):
         words, redacted = words_or_mark(body, gone)
-        if row_n != n:  # another line's add that restored this one: the new line's number in `into`
+        if row_n != n and op == "add":  # another line's add that restored this one: the new line's number in `into`
             op, into = fold.RESTORED, row_n
+        elif row_n != n:  # another line's strike into this one: that line's number in `into`, its words then
+            op, into = fold.RETIRED_INTO, row_n
+            words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
-    return fold.history(rows)
+    return fold.history(rows, n)
+
+
+def _seq(row: tuple) -> int:
+    return row[1]
+
+
+class Said(NamedTuple):
+    """What a line said at some row: its words (or their redaction's mark), its source, whether they were redacted."""
+
+    text: str | None
+    source: str
+    redacted: bool
+
+
+def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Said]:
+    """For each (line, seq): the words, source and redacted mark line had just before row seq, by the fold's rule
+    (fold.line_state); words None when it had none yet. One query for them all."""
+    wanted = list(wanted)
+    if not wanted:
+        return {}
+    numbers = sorted({m for m, _seq in wanted})
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} "
+            "FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
+            "AND r.op IN ('add', 'edit', 'strike') AND r.seq < %s ORDER BY r.seq",
+            [notebook.pk, *numbers, max(seq for _m, seq in wanted)],
+        )
+        found = cursor.fetchall()
+    words = {digest: words_or_mark(body, gone) for _n, _s, _op, _src, digest, body, gone in found if digest}
+    by_line: dict[int, list[tuple[int, str, str, str]]] = {}
+    for m, seq, op, src, digest, *_ in found:
+        by_line.setdefault(m, []).append((seq, op, src, digest))  # the digest stands in for the words
+    said = {}
+    for m, at_seq in wanted:
+        state = fold.line_state(m, [row for row in by_line.get(m, ()) if row[0] < at_seq])
+        text, redacted = words.get(state.words, (None, False)) if state and state.words else (None, False)
+        said[m, at_seq] = Said(text, state.source if state else "", redacted)
+    return said
+
+
+def merge_source(notebook: Notebook, numbers: list[int], text: str, *, editor: bool = True) -> fold.MergeSource:
+    """The source a merge of these live lines into these words would give (fold.merge_source), read before it is
+    written: "this stays Pippa's seen line" or "this becomes Dad's correction". Lines not live are left out (the
+    merge itself would refuse them)."""
+    lines = [live_line(notebook, x) for x in numbers if is_number(x)]
+    said = [(x.n, x.source, None if x.redacted else x.text) for x in lines if x is not None]
+    return fold.merge_source(editor=editor, lines=said, text=text)
 
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:

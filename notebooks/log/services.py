@@ -171,10 +171,53 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
 
 
+def retire_into(
+    *,
+    notebook: str,
+    numbers: list[int],
+    into: int,
+    by: "Actor | str",
+    why: str,
+    expected: dict[int, int] | None = None,
+) -> Written:
+    """Keep line `into` and retire each of `numbers` into it (strike rows, how="retired", into=it), for one reason,
+    all or nothing: a contradicting pair, one kept. `expected` maps a line to the seq of its last row as the writer
+    read it (a stale one refuses them all). Returns the kept line and the strikes' seqs."""
+    actor = as_actor(by)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid("Name at least one line to retire into the kept one.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("Name each line once.")
+    check_number(into, "'into' line number")
+    if into in numbers:
+        raise Invalid(f"Line #{into} is the one kept; it cannot be retired into itself.")
+    if expected is not None and not isinstance(expected, dict):
+        raise Invalid("'expected' maps each line to the seq of its last row as you read it.")
+    with transaction.atomic():
+        claim = _session_fields(notebook, actor)
+        nb = locked_notebook(notebook)
+        if not line_state(nb, into).live:
+            raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
+        for line in [live_line_state(nb, x) for x in numbers]:
+            _may_change(actor, line, "retire")
+            _refuse_if_changed(line, (expected or {}).get(line.n))
+        fields = [
+            {"op": "strike", "n": x, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
+            for x in numbers
+        ]
+        written = append(nb, fields)
+    return Written(n=into, seqs=tuple(r.seq for r in written))
+
+
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
-    """One new line saying what several said; each old line is struck, merged into it. All or nothing."""
+    """One new line saying what several said; each old line is struck, merged into it. All or nothing.
+
+    Without `source`, the new line's is fold.merge_source's: the editor's merge that keeps one line's words unchanged
+    keeps that line's source; his own new words are his correction."""
     actor = as_actor(by)
     check_words(text)
     check_reason(why)
@@ -190,7 +233,8 @@ def merge(
         for line in lines:
             _may_change(actor, line, "merge")
         if source is None:
-            source = fold.merged_source(editor=actor.editor, sources=[x.source for x in lines])
+            said = [(x.n, x.source, x.words) for x in lines]
+            source = fold.merge_source(editor=actor.editor, lines=said, text=text).source
         check_source(source)
         fold.check_may_write(name=actor.name, editor=actor.editor, source=source)
         new = next_number(nb)

@@ -1,4 +1,7 @@
-"""A notebook's file in the vault: its export's lines, one JSON row each, and how two such files compare."""
+"""A notebook's file in the vault: its export's lines, one JSON row each, and how two such files compare.
+
+The rows are rowformat's: a merge is an add of the new line and a strike of each merged line into it, so a merge
+that kept her words (an add by dad, source seen) reads back, and imports back, as the same view and hash chain."""
 
 import json
 from collections.abc import Container

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
+from notebooks.card import selectors as card_selectors
 from notebooks.card.forms import AddForm, SelectionForm
 from notebooks.card.views.respond import (
     CARD,
@@ -61,9 +62,12 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
 @require_POST
 @editor_required
 def selected(request: HttpRequest, title: str) -> HttpResponse:
-    """Merge the selected lines into one, or retire them all for one reason: all or nothing."""
+    """Merge the selected lines into one, or retire them all for one reason: all or nothing. Or, before a merge,
+    say which source the merged line would have (its button "preview"): nothing is written."""
     notebook = notebook_or_404(title)
     form = SelectionForm(request.POST)
+    if request.POST.get("preview"):
+        return _preview(request, notebook, form)
     if form.is_valid():
         data = form.cleaned_data
         numbers = data["n"]
@@ -97,6 +101,20 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
         status = INVALID
     chosen = {str(x) for x in request.POST.getlist("n")}
     return region(request, notebook, selection_form=form, selected=chosen, status=status)
+
+
+def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
+    """The sentence that says which source a merge of the ticked lines into these words would give; with htmx
+    only that sentence (#merge-source), else the card with the form as it was sent, open."""
+    form.is_valid()  # only the ticks and the words matter here: a reason not yet written is no refusal
+    numbers, words = form.cleaned_data.get("n") or [], form.cleaned_data.get("words") or ""
+    preview = card_selectors.merge_preview(notebook, numbers, words)
+    if request.htmx:
+        answer = render(request, f"{CARD}#merge-source", {"merge_preview": preview})
+        return reswap(retarget(answer, "#merge-source"), "outerHTML")
+    shown = SelectionForm(initial={"words": words, "reason": request.POST.get("reason", "")})
+    chosen = {str(x) for x in request.POST.getlist("n")}
+    return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview)
 
 
 def _state(request: HttpRequest) -> dict[str, str]:

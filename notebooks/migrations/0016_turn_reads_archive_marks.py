@@ -14,7 +14,7 @@ def install(apps, schema_editor):  # noqa: ANN001, ANN201
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notebooks', '0013_add_row_takes_the_lock'),
+        ('notebooks', '0015_row_struck_into_idx'),
     ]
 
     operations = [
