@@ -15,18 +15,20 @@ from typing import Literal
 
 import numpy as np
 from scipy import sparse
+from scipy.cluster import hierarchy
+from scipy.spatial.distance import squareform
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 Kind = Literal["repeat", "conflict"]
 LineIn = tuple[int, str, str]  # (n, words, source)
 
 # Tuned on bench/similar_data/hollow-knight.json only (zelda-oot is held out); bench/similar.py shows both.
-REPEAT_AT = 0.30  # mean similarity a repeat group keeps (average link)
+REPEAT_AT = 0.275  # mean similarity a repeat group keeps (average link)
 CONFLICT_AT = 0.30  # similarity from which two lines are alike enough for the contradiction rule
 NEAREST_AT = 0.30  # a line is named as close to a new one from this similarity
-FLOOR = 0.20  # pairs below this are never looked at (they are nearly all of them)
+FLOOR = min(REPEAT_AT, CONFLICT_AT)  # pairs below this are never looked at (they are nearly all of them)
 BLOCK = 2048  # rows of the similarity product computed at once (memory: BLOCK x lines floats)
-MAX_CLUSTER = 300  # a component larger than this is clustered by its strongest edges only
+MAX_CLUSTER = 3000  # a component larger than this is clustered by its strongest edges only
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ OPPOSITES = (
     ("hot", "cold"), ("fast", "slow"), ("strong", "weak"), ("stronger", "weaker"), ("light", "dark"),
     ("win", "lose"), ("easier", "harder"), ("can", "cannot"), ("works", "fails"), ("add", "remove"),
 )  # fmt: skip
+POLES = frozenset(w for pair in OPPOSITES for w in pair)
 STOP = frozenset(
     "a an the and or of to in on at for with by from is are be it its this that as then so if you your i my me he she "
     "they them his her their we our".split()
@@ -69,21 +72,38 @@ def numbers(tokens: Iterable[str]) -> frozenset[str]:
     return frozenset(str(NUMBER_WORDS.get(t, t)) for t in tokens if t.isdigit() or t in NUMBER_WORDS)
 
 
-def contradiction(a: str, b: str) -> str | None:
+@dataclass(frozen=True)
+class Features:
+    """What the rule reads of one line, made once per line (a notebook has far more alike pairs than lines)."""
+
+    tokens: tuple[str, ...]
+    vocab: frozenset[str]
+    numbers: frozenset[str]
+    negated: bool
+    poles: frozenset[str]  # its words that have an opposite
+
+    @classmethod
+    def of(cls, text: str) -> "Features":
+        tokens = tuple(words(text))
+        vocab = frozenset(tokens)
+        return cls(tokens, vocab, numbers(tokens), bool(vocab & NEGATIONS), vocab & POLES)
+
+
+def contradiction(a: "str | Features", b: "str | Features") -> str | None:
     """Why two alike lines may contradict each other ("number", "negation", "key word"), or None."""
-    ta, tb = words(a), words(b)
-    na, nb = numbers(ta), numbers(tb)
-    if na and nb and na != nb:
+    fa = a if isinstance(a, Features) else Features.of(a)
+    fb = b if isinstance(b, Features) else Features.of(b)
+    if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
         return "number"
-    sa, sb = set(ta), set(tb)
-    for x, y in OPPOSITES:
+    sa, sb = fa.vocab, fb.vocab
+    for x, y in OPPOSITES if fa.poles and fb.poles else ():
         if (x in sa and y in sb and y not in sa and x not in sb) or (
             y in sa and x in sb and x not in sa and y not in sb
         ):
             return "key word"
-    if bool(sa & NEGATIONS) != bool(sb & NEGATIONS) and _negated_word_shared(ta, tb):
+    if fa.negated != fb.negated and _negated_word_shared(list(fa.tokens), list(fb.tokens)):
         return "negation"
-    if _one_word_swapped(ta, tb):
+    if len(sa - sb) == 1 and len(sb - sa) == 1 and _one_word_swapped(list(fa.tokens), list(fb.tokens)):
         return "key word"
     return None
 
@@ -139,8 +159,10 @@ def close_pairs(matrix: "sparse.csr_matrix | np.ndarray", floor: float = FLOOR) 
         block = block.toarray() if sparse.issparse(block) else np.asarray(block)
         rows, cols = np.nonzero(block >= floor)
         keep = cols > rows + start
-        for i, j, s in zip(rows[keep] + start, cols[keep], block[rows[keep], cols[keep]], strict=True):
-            found[(int(i), int(j))] = float(s)
+        rows, cols = rows[keep], cols[keep]
+        found.update(
+            zip(zip((rows + start).tolist(), cols.tolist(), strict=True), block[rows, cols].tolist(), strict=True)
+        )
     return found
 
 
@@ -175,23 +197,22 @@ def _components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]
 
 def _average_link(members: list[int], sim: dict[tuple[int, int], float], at: float) -> list[list[int]]:
     """Clusters of `members` whose mean pairwise similarity stays at least `at` (missing pairs count 0)."""
-    clusters = [[m] for m in sorted(members)]
-
-    def mean(a: list[int], b: list[int]) -> float:
-        return sum(sim.get((min(x, y), max(x, y)), 0.0) for x in a for y in b) / (len(a) * len(b))
-
-    while len(clusters) > 1:
-        best, pair = at, None
-        for p, q in combinations(range(len(clusters)), 2):
-            s = mean(clusters[p], clusters[q])
-            if s >= best and (pair is None or s > best):
-                best, pair = s, (p, q)
-        if pair is None:
-            break
-        p, q = pair
-        clusters[p] = sorted(clusters[p] + clusters[q])
-        del clusters[q]
-    return [c for c in clusters if len(c) > 1]
+    members = sorted(members)
+    if len(members) == 2:
+        return [members] if sim.get((members[0], members[1]), 0.0) >= at else []
+    place = {m: i for i, m in enumerate(members)}
+    distance = np.ones((len(members), len(members)), dtype=np.float64)
+    np.fill_diagonal(distance, 0.0)
+    for x, y in combinations(members, 2):
+        s = sim.get((x, y))
+        if s is not None:
+            distance[place[x], place[y]] = distance[place[y], place[x]] = 1.0 - s
+    tree = hierarchy.linkage(squareform(distance, checks=False), method="average")
+    labels = hierarchy.fcluster(tree, t=1.0 - at + 1e-9, criterion="distance")
+    found: dict[int, list[int]] = {}
+    for m, label in zip(members, labels, strict=True):
+        found.setdefault(int(label), []).append(m)
+    return sorted(c for c in found.values() if len(c) > 1)
 
 
 def group(
@@ -204,14 +225,15 @@ def group(
 ) -> list[Group]:
     """Groups from the similarity of pairs of `lines` (indices into it): alike pairs that the rule calls a
     contradiction make conflict groups, with whatever repeats either side; the other repeats are clustered."""
-    texts = [text or "" for _, text, _ in lines]
+    features = [Features.of(text or "") for _, text, _ in lines]
     alike = sim if alike is None else alike  # the similarity the rule's "alike" reads (default: the same)
-    clash = {p: s for p, s in alike.items() if s >= conflict_at and contradiction(texts[p[0]], texts[p[1]])}
+    clash = {p: s for p, s in alike.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
     agree = {p: s for p, s in sim.items() if p not in clash}
     clusters: list[list[int]] = []
     for members in _components(len(lines), [p for p, s in agree.items() if s >= repeat_at]):
         if len(members) > MAX_CLUSTER:  # keep only its strongest edges, so the quadratic step stays small
-            strong = [p for p in combinations(members, 2) if agree.get(p, 0.0) >= (1 + repeat_at) / 2]
+            inside = set(members)
+            strong = [p for p, s in agree.items() if s >= (1 + repeat_at) / 2 and p[0] in inside]
             clusters += _components(len(lines), strong)
             continue
         clusters += _average_link(members, agree, repeat_at)
@@ -259,3 +281,34 @@ def top_k(
     hits = np.nonzero(scores >= at)[0]
     ranked = sorted((-float(scores[i]), numbers[i]) for i in hits)[:k]
     return [(n, round(-s, 4)) for s, n in ranked]
+
+
+class Weigher:
+    """A fitted vectorizer's weights for one more line, without scikit-learn's per-call overhead (the answer to an
+    add pays for it): the same n-grams, sublinear tf times idf, L2-normalised; n-grams the fit never saw count 0."""
+
+    def __init__(self, fitted: TfidfVectorizer) -> None:
+        self.analyze = fitted.build_analyzer()
+        self.vocabulary = fitted.vocabulary_
+        self.idf = fitted.idf_.astype(np.float32)
+        self.size = len(self.idf)
+
+    def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(column indices, weights) of `text`'s row."""
+        counts: dict[int, int] = {}
+        vocabulary = self.vocabulary
+        for gram in self.analyze(normalized(text)):
+            j = vocabulary.get(gram)
+            if j is not None:
+                counts[j] = counts.get(j, 0) + 1
+        if not counts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        columns = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        weights = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float32, count=len(counts)))) * self.idf[columns]
+        return columns, weights / np.linalg.norm(weights)
+
+    def dense(self, text: str) -> np.ndarray:
+        columns, weights = self.sparse(text)
+        out = np.zeros(self.size, dtype=np.float32)
+        out[columns] = weights
+        return out

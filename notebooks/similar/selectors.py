@@ -21,7 +21,7 @@ from notebooks.similar.engine import Group
 
 GROUPS = "similar.groups"  # the name the groups are kept under in the live view's made answers
 INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
-REFIT_SHARE = 0.1  # lines changed since the index was fitted, as a share of it, before it is fitted again
+REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
 
 
 def _live_groups(notebook: Notebook) -> list[Group]:
@@ -59,19 +59,20 @@ class _Index:
 
     seq: int
     hash: str
-    vectorizer: object
+    weigher: engine.Weigher
     base: sparse.csr_matrix
     base_numbers: list[int]
     gone: np.ndarray  # bool per base row: retired or changed since the fit
     row_of: dict[int, tuple[int, int]]  # n -> (base row or -1 for an extra, the line's seq)
-    extra: dict[int, tuple[int, sparse.csr_matrix]] = field(default_factory=dict)  # n -> (line's seq, vector)
+    extra: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # n -> (columns, weights)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def fitted(cls, lines: list[Line], seq: int, hash: str) -> "_Index":
         vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
         row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
-        return cls(seq, hash, vec, matrix, [x.n for x in lines], np.zeros(len(lines), dtype=bool), row_of)
+        gone = np.zeros(len(lines), dtype=bool)
+        return cls(seq, hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
 
     def follow(self, lines: list[Line], seq: int, hash: str) -> bool:
         """Brought to the lines of a later head; False when so much changed that it should be fitted again."""
@@ -83,21 +84,18 @@ class _Index:
             self.extra.pop(n, None)
         for x in lines:
             if x.n not in self.row_of:
-                vector = self.vectorizer.transform([engine.normalized(x.text or "")])
-                self.extra[x.n] = (x.seq, vector)
+                self.extra[x.n] = self.weigher.sparse(x.text or "")
                 self.row_of[x.n] = (-1, x.seq)
         self.seq, self.hash = seq, hash
-        return len(self.extra) + int(self.gone.sum()) <= max(32, REFIT_SHARE * len(self.base_numbers))
+        return len(self.extra) + int(self.gone.sum()) <= max(256, REFIT_SHARE * len(self.base_numbers))
 
     def nearest(self, text: str, k: int, exclude: int | None) -> list[tuple[int, float]]:
-        query = self.vectorizer.transform([engine.normalized(text)])
-        scores = (self.base @ query.T).toarray().ravel()
+        query = self.weigher.dense(text)
+        scores = self.base @ query
         scores[self.gone] = 0.0
-        found = [
-            (float(s), self.base_numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0] for s in [scores[i]]
-        ]
-        for n, (_, vector) in self.extra.items():
-            s = float((vector @ query.T).toarray()[0, 0])
+        found = [(float(scores[i]), self.base_numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0]]
+        for n, (columns, weights) in self.extra.items():
+            s = float(weights @ query[columns])
             if s >= engine.NEAREST_AT:
                 found.append((s, n))
         ranked = sorted((-s, n) for s, n in found if n != exclude)[:k]
