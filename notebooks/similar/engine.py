@@ -55,7 +55,7 @@ OPPOSITES = (
     ("east", "west"), ("north", "south"), ("higher", "lower"), ("increase", "decrease"), ("early", "late"),
     ("child", "adult"), ("inside", "outside"), ("front", "back"), ("top", "bottom"), ("safe", "unsafe"),
     ("hot", "cold"), ("fast", "slow"), ("strong", "weak"), ("stronger", "weaker"), ("light", "dark"),
-    ("win", "lose"), ("easier", "harder"), ("can", "cannot"), ("works", "fails"), ("add", "remove"),
+    ("win", "lose"), ("easier", "harder"), ("works", "fails"), ("add", "remove"),
 )  # fmt: skip
 POLES = frozenset(w for pair in OPPOSITES for w in pair)
 STOP = frozenset(
@@ -130,7 +130,7 @@ def _one_word_swapped(ta: list[str], tb: list[str]) -> bool:
     if i2 - i1 != 1 or j2 - j1 != 1:
         return False
     x, y = ta[i1], tb[j1]
-    return x not in STOP and y not in STOP and len(x) >= 3 and len(y) >= 3 and x[:4] != y[:4]
+    return x not in STOP and y not in STOP and len(x) >= 3 and len(y) >= 3 and x[:3] != y[:3]
 
 
 # ----- similarity -------------------------------------------------------------------------------------------
