@@ -259,11 +259,30 @@ WHY = (
     "on the held-out game and labels every contradicting pair conflict on both, the contradiction rule reading "
     "its lexical likeness; wordllama and the mean of the two find somewhat more repeats on the game they were "
     "tuned on but lose precision and the conflicts (its likeness does not see the word that flips), and "
-    "rapidfuzz is below TF-IDF on both. TF-IDF needs scikit-learn (scipy, numpy, joblib, threadpoolctl, "
-    "narwhals), no model file, and is fast enough for every speed target, so it is what the default install "
-    "carries; wordllama and rapidfuzz stay bench-only (requirements-bench.txt). Similarity only suggests: Dad "
-    "decides every group."
+    "rapidfuzz is at or below TF-IDF on both. TF-IDF needs scikit-learn (scipy, numpy, joblib, threadpoolctl, "
+    "narwhals) and no model file, so it is what the default install carries; wordllama and rapidfuzz stay "
+    "bench-only (requirements-bench.txt). Similarity only suggests: Dad decides every group."
 )
+
+
+def results_md(res: dict | None, rows: list) -> str:
+    """The section of bench/RESULTS.md on similar lines (empty lines when it did not run)."""
+    if not res:
+        return (
+            "\n## Similar lines\n\nNot measured in this run (bench/similar.py failed; run `python -m bench.similar`).\n"
+        )
+    from bench.report import ms, render_targets
+
+    sp = res["speed"]
+    out = ["", "## Similar lines (SQLite)", "", "### Targets", "", *render_targets(rows), "", "### Every method, "
+           "side by side", "", *methods_table(res), "",
+           f"Pairs: a group of k lines yields k(k-1)/2 pairs of its kind; recall is the share of labelled pairs "
+           f"predicted, precision the share of predicted pairs labelled. Thresholds tuned on "
+           f"{res['quality']['tuned_on']} only (`python -m bench.similar --tune`), the other game held out. "
+           f"Speed on generated notebooks of 1,000 and 10,000 live lines (bench/similar.py many_lines): "
+           f"{sp['groups_1000']} and {sp['groups_10000']} groups; the API's add {ms(sp['api_add'])} alone and "
+           f"{ms(sp['api_add_nearest'])} followed by nearest_for.", "", WHY]  # fmt: skip
+    return "\n".join(out) + "\n"
 
 
 def main() -> int:
