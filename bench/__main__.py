@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from bench import report, scratch
+from bench import similar as bench_similar
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,16 @@ def run_vendor(vendor: str, args: argparse.Namespace, work: Path) -> dict | None
         subprocess.run(cmd, env=env, cwd=ROOT, check=True)
     print(f"[{vendor}] done in {time.time() - started:.0f} s", file=sys.stderr)
     return json.loads(out.read_text())
+
+
+def run_similar(args: argparse.Namespace, work: Path) -> dict | None:
+    """The similar-lines engine's quality and speed (bench/similar.py), in its own process on a scratch SQLite."""
+    out = work / "similar.json"
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "bench.similar", "--out", str(out)] + (["--quick"] if args.quick else [])
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    subprocess.run(cmd, env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, check=False)
+    return json.loads(out.read_text()) if out.exists() else None
 
 
 def main() -> int:
@@ -71,6 +82,7 @@ def main() -> int:
 
     if args.writes_only or not all(res["sizes"] for res in results.values()):  # (--report-only of such a run)
         return writes_only(results)
+    similar = json.loads((work / "similar.json").read_text()) if args.report_only else run_similar(args, work)
     try:
         verdicts = {vendor: report.targets(vendor, res) for vendor, res in results.items()}
     except KeyError as exc:  # --report-only on figures an older bench wrote
@@ -84,9 +96,13 @@ def main() -> int:
     report.plot(results, plot)
     asked = (["--quick"] if args.quick else []) + asked
     args_line = "make bench" + (f' ARGS="{" ".join(asked)}"' if asked else "")
-    (dest / "RESULTS.md").write_text(report.results_md(results, verdicts, args_line, plot.name))
+    similar_rows = bench_similar.targets(similar) if similar else []
+    if similar_rows:
+        report.print_targets("similar lines (SQLite)", similar_rows)
+    text = report.results_md(results, verdicts, args_line, plot.name)
+    (dest / "RESULTS.md").write_text(text + bench_similar.results_md(similar, similar_rows))
     print(f"\nwrote {dest / 'RESULTS.md'} and {plot}")
-    failed = [t for rows in verdicts.values() for t in rows if t[4] == "FAIL"]
+    failed = [t for rows in [*verdicts.values(), similar_rows] for t in rows if t[4] == "FAIL"]
     print(f"{len(failed)} target(s) FAIL" if failed else "every target checked PASSES")
     return 1 if failed else 0
 

@@ -315,3 +315,25 @@ class ArchiveMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.notebook_id} {'archived' if self.archived else 'back on the index'} by {self.by}"
+
+
+class NotAlike(models.Model):
+    """Dad's word that a set of lines the similar-lines engine grouped are not alike (notebooks/similar), so the
+    group is not offered again. Append-only like the log (triggers.py), never in it: undoing a mark is a new row
+    naming it in `undoes`."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
+    lines = models.JSONField(help_text="The marked lines' numbers, ascending (a set).")
+    by = models.CharField(max_length=150, help_text="The editor's username.")
+    why = models.TextField(blank=True, default="")
+    at = models.FloatField(help_text="When he marked it, epoch seconds.")
+    undoes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by", db_index=False
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["notebook", "id"], name="not_alike_by_notebook")]
+
+    def __str__(self) -> str:
+        what = f"undoes {self.undoes_id}" if self.undoes_id else f"lines {self.lines}"
+        return f"not alike on {self.notebook_id}: {what} by {self.by}"

@@ -1,6 +1,7 @@
 """The package's shape: every module imports on its own, no import cycle, and the layers point one way.
 
-Layers, lowest first: log (the core) < sessions < vault < card, agents, cli. A layer imports only from layers below it.
+Layers, lowest first: log (the core) < sessions < vault < card, agents, cli; similar sits above log, beside card,
+agents and cli (who call it), below them. A layer imports only from layers below it.
 """
 
 import ast
@@ -18,9 +19,29 @@ PACKAGE = Path(notebooks.__file__).resolve().parent
 
 # Who may not be imported by whom: a module under the key imports nothing from the packages listed.
 FORBIDDEN = {
-    "notebooks.log": ("notebooks.sessions", "notebooks.vault", "notebooks.card", "notebooks.agents", "notebooks.cli"),
-    "notebooks.sessions": ("notebooks.vault", "notebooks.card", "notebooks.agents", "notebooks.cli"),
-    "notebooks.vault": ("notebooks.card", "notebooks.agents", "notebooks.cli"),
+    "notebooks.log": (
+        "notebooks.sessions",
+        "notebooks.vault",
+        "notebooks.card",
+        "notebooks.agents",
+        "notebooks.cli",
+        "notebooks.similar",
+    ),
+    "notebooks.sessions": (
+        "notebooks.vault",
+        "notebooks.card",
+        "notebooks.agents",
+        "notebooks.cli",
+        "notebooks.similar",
+    ),
+    "notebooks.vault": ("notebooks.card", "notebooks.agents", "notebooks.cli", "notebooks.similar"),
+    "notebooks.similar": (
+        "notebooks.sessions",
+        "notebooks.vault",
+        "notebooks.card",
+        "notebooks.agents",
+        "notebooks.cli",
+    ),
 }
 
 

@@ -6,6 +6,7 @@ MODULES = [
     "notebooks.cli.vault",
     "notebooks.cli.card",
     "notebooks.cli.reliability",
+    "notebooks.cli.similar",
 ]
 
 

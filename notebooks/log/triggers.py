@@ -15,6 +15,7 @@ PROTECTED_TABLES = (
     "notebooks_sessionevent",
     "notebooks_reviewmark",
     "notebooks_archivemark",
+    "notebooks_notalike",
 )
 
 # The one delete the log allows: a line's words, once a redact row of the same notebook names their digest.

@@ -1,0 +1,320 @@
+"""`python -m bench.similar [--quick] [--tune]`: the similar-lines engine, chosen by measurement.
+
+Quality: on the labelled notebooks (bench/similar_data), each method's pair recall and precision of "repeat" and
+of "conflict" and the share of contradicting pairs labelled conflict, side by side. A predicted group of k lines
+yields k(k-1)/2 pairs of its kind; a labelled group likewise; recall = labelled pairs predicted / labelled pairs,
+precision = predicted pairs labelled / predicted pairs. Every method's thresholds were tuned (--tune: a grid) on
+hollow-knight only; zelda-oot is held out. Speed: `notebook similar` (cold) at 1,000 and 10,000 live lines, the
+card's groups warm, and the API's add without and with `nearest_for` after it, side by side.
+Run alone it makes its own scratch SQLite database under var/bench/; `python -m bench` runs it too.
+"""
+
+import argparse
+import io
+import itertools
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (repeat_at, conflict_at) per method, chosen by --tune on hollow-knight only.
+TUNED = {
+    "tfidf": (0.275, 0.30),
+    "rapidfuzz": (0.575, 0.60),
+    "wordllama": (0.375, 0.80),
+    "mean": (0.25, 0.65),
+}
+CHOSEN = "tfidf"
+TARGET_RECALL, TARGET_PRECISION = 0.85, 0.80
+
+
+def _wordllama() -> object:
+    import wordllama
+    from wordllama import WordLlama
+
+    # Offline only: the weights ship in the wheel; nothing is ever fetched.
+    return WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
+
+
+def methods() -> dict[str, Callable[[list[str]], np.ndarray]]:
+    """Each method's similarity matrix of a notebook's lines."""
+    from rapidfuzz import fuzz, process
+
+    from notebooks.similar import engine
+
+    wl = _wordllama()
+
+    def tfidf(texts: list[str]) -> np.ndarray:
+        matrix = engine.tfidf_matrix(texts)[1]
+        return (matrix @ matrix.T).toarray()
+
+    def embedding(texts: list[str]) -> np.ndarray:
+        x = wl.embed([engine.normalized(t) for t in texts], norm=True)
+        return x @ x.T
+
+    def fuzzy(texts: list[str]) -> np.ndarray:
+        t = [engine.normalized(x) for x in texts]
+        return process.cdist(t, t, scorer=fuzz.token_set_ratio) / 100
+
+    return {"tfidf": tfidf, "rapidfuzz": fuzzy, "wordllama": embedding, "mean": lambda t: (tfidf(t) + embedding(t)) / 2}
+
+
+def as_pairs(matrix: np.ndarray) -> dict[tuple[int, int], float]:
+    i, j = np.triu_indices(matrix.shape[0], 1)
+    return {(int(a), int(b)): float(matrix[a, b]) for a, b in zip(i, j, strict=True)}
+
+
+def scores(labelled: object, found: list) -> dict[str, float]:
+    def rp(truth: set, got: set) -> tuple[float, float]:
+        return (len(truth & got) / len(truth) if truth else 1.0, len(truth & got) / len(got) if got else 1.0)
+
+    pr = {p for g in found if g.kind == "repeat" for p in itertools.combinations(g.lines, 2)}
+    pc = {p for g in found if g.kind == "conflict" for p in itertools.combinations(g.lines, 2)}
+    rr, rprec = rp(labelled.pairs("repeat"), pr)
+    cr, cprec = rp(labelled.pairs("conflict"), pc)
+    told = labelled.contradicting()
+    return {"repeat_recall": rr, "repeat_precision": rprec, "conflict_recall": cr, "conflict_precision": cprec,
+            "contradicting_labelled_conflict": len(told & pc) / len(told), "groups": len(found)}  # fmt: skip
+
+
+def quality(tune: bool = False) -> dict:
+    from bench import similar_data
+    from notebooks.similar import engine
+
+    data = {game: similar_data.load(game) for game in similar_data.GAMES}
+    out: dict = {"tuned_on": similar_data.TUNED_ON, "methods": {}}
+    for name, fn in methods().items():
+        sims = {game: as_pairs(fn([t for _, t, _ in d.lines])) for game, d in data.items()}
+        at = tune_on(data[similar_data.TUNED_ON], sims[similar_data.TUNED_ON]) if tune else TUNED[name]
+        out["methods"][name] = {"repeat_at": at[0], "conflict_at": at[1], "games": {}}
+        for game, d in data.items():
+            found = engine.group(d.lines, sims[game], repeat_at=at[0], conflict_at=at[1])
+            out["methods"][name]["games"][game] = scores(d, found)
+    return out
+
+
+def tune_on(labelled: object, sim: dict) -> tuple[float, float]:
+    """The thresholds that do best on one game: repeat F1, plus half the contradicting share and a quarter of
+    conflict F1 (a grid; printed so the constants above can be checked)."""
+    from notebooks.similar import engine
+
+    def f1(r: float, p: float) -> float:
+        return 2 * r * p / (r + p) if r + p else 0.0
+
+    best = None
+    for r in np.arange(0.2, 0.9, 0.025):
+        for c in np.arange(0.3, 0.9, 0.05):
+            s = scores(labelled, engine.group(labelled.lines, sim, repeat_at=r, conflict_at=c))
+            goal = f1(s["repeat_recall"], s["repeat_precision"]) + 0.5 * s["contradicting_labelled_conflict"]
+            goal += 0.25 * f1(s["conflict_recall"], s["conflict_precision"])
+            if best is None or goal > best[0]:
+                best = (goal, round(float(r), 3), round(float(c), 3))
+    print(f"tuned: {best[1:]}", file=sys.stderr)
+    return best[1], best[2]
+
+
+# ----- speed --------------------------------------------------------------------------------------------------
+
+
+def many_lines(count: int, seed: int) -> list[str]:
+    """`count` lines written like the labelled ones: the first half of one labelled line joined to the second half of
+    another, with a word or two swapped in, so that a big notebook holds mostly different lines and some alike."""
+    from bench import similar_data
+
+    pool = [t.rstrip(".").split() for game in similar_data.GAMES for _, t, _ in similar_data.load(game).lines]
+    extra = "again later first carefully twice quickly near the boss room wall door ledge gap bench chest".split()
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        a, b = rng.choice(pool), rng.choice(pool)
+        w = a[: max(1, len(a) // 2)] + b[len(b) // 2 :]
+        for _ in range(rng.randint(0, 2)):
+            w.insert(rng.randrange(len(w) + 1), rng.choice(extra))
+        out.append(" ".join(w) + ".")
+    return out
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def speed(quick: bool) -> dict:
+    from django.core.management import call_command
+    from django.test import Client
+
+    from notebooks.agents import tokens
+    from notebooks.log import imports, kept, selectors
+    from notebooks.similar import selectors as similar
+
+    out: dict = {}
+    for size in (1000, 10_000):
+        title = f"similar-{size}"
+        rows = [json.dumps({"op": "add", "n": n, "text": t, "source": "seen", "by": "pippa", "at": 1.7e9 + n})
+                for n, t in enumerate(many_lines(size, seed=size), start=1)]  # fmt: skip
+        nb = imports.import_notebook(title=title, lines=rows, by="bench").notebook
+        runs = []
+        for _ in range(1 if quick and size > 1000 else 3):
+            kept.forget()
+            similar.forget()
+            runs.append(timed(lambda t=title: call_command("notebook", "similar", t, "--json", stdout=io.StringIO())))
+        out[f"cli_{size}"] = statistics.median(runs)
+        out[f"groups_{size}"] = len(similar.groups_for(nb))
+        if size == 1000:
+            similar.groups_for(nb)
+            out["card_warm_1000"] = statistics.median(timed(lambda nb=nb: similar.groups_for(nb)) for _ in range(50))
+            out.update(api_add(Client(), title, tokens, similar, selectors, 40 if quick else 200))
+    return out
+
+
+def api_add(client: object, title: str, tokens: object, similar: object, selectors: object, turns: int) -> dict:
+    """The API's add alone against the same add followed by nearest_for, taking turns (the median of paired ratios)."""
+    url = f"/api/notebooks/{title}/lines"
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(actor='pippa', by='bench').secret}"}
+    nb = selectors.get_notebook(title)
+    texts = many_lines(2 * turns + 2, seed=7)
+
+    def add(i: int, near: bool) -> None:
+        body = {"text": texts[i], "source": "seen", "why": "bench"}
+        response = client.post(url, body, content_type="application/json", **headers)
+        assert response.status_code == 201, response.content
+        if near:
+            similar.nearest_for(nb, texts[i], exclude=response.json()["n"])
+
+    add(0, True)
+    add(1, True)  # warm both paths: the index is fitted once, then follows the adds
+    alone, near = [], []
+    for i in range(turns):
+        a = timed(lambda i=i: add(2 + 2 * i, False))
+        b = timed(lambda i=i: add(3 + 2 * i, True))
+        alone.append(a)
+        near.append(b)
+    ratios = [b / a for a, b in zip(alone, near, strict=True)]
+    return {"api_add": statistics.median(alone), "api_add_nearest": statistics.median(near),
+            "api_add_ratio": statistics.median(ratios), "api_add_turns": turns}  # fmt: skip
+
+
+# ----- targets and the report ---------------------------------------------------------------------------------
+
+
+def targets(res: dict) -> list[tuple[str, str, str, str, str]]:
+    from bench.report import ms
+
+    out = []
+
+    def row(target: str, figure: str, against: str, ratio: str, ok: bool | None) -> None:
+        out.append((target, figure, against, ratio, "PASS" if ok else "FAIL" if ok is not None else "—"))
+
+    chosen = res["quality"]["methods"][CHOSEN]
+    for game, s in chosen["games"].items():
+        held = "tuned on it" if game == res["quality"]["tuned_on"] else "held out"
+        row(f"similar lines ({CHOSEN}): repeat pair recall ≥ {TARGET_RECALL} at precision ≥ {TARGET_PRECISION}, "
+            f"{game} ({held})", f"{s['repeat_recall']:.2f} at {s['repeat_precision']:.2f}",
+            f"{TARGET_RECALL} at {TARGET_PRECISION}", "",
+            s["repeat_recall"] >= TARGET_RECALL and s["repeat_precision"] >= TARGET_PRECISION)  # fmt: skip
+        row(f"similar lines ({CHOSEN}): most contradicting pairs labelled conflict, {game} ({held})",
+            f"{s['contradicting_labelled_conflict']:.0%}", "> 50%", "",
+            s["contradicting_labelled_conflict"] > 0.5)  # fmt: skip
+    sp = res["speed"]
+    for key, label, limit in (
+        ("cli_1000", "`notebook similar`, 1,000 live lines (cold), ≤ 1 s", 1.0),
+        ("cli_10000", "`notebook similar`, 10,000 live lines (cold), ≤ 10 s", 10.0),
+        ("card_warm_1000", "card's similar groups warm, 1,000 live lines, ≤ 300 ms", 0.3),
+    ):
+        row(label, ms(sp[key]), ms(limit), f"{sp[key] / limit:.2f}x", sp[key] <= limit)
+    row(f"API add with nearest_for ≤ 1.2x the add alone, 1,000 live lines (median of {sp['api_add_turns']} pairs)",
+        ms(sp["api_add_nearest"]), ms(sp["api_add"]), f"{sp['api_add_ratio']:.2f}x",
+        sp["api_add_ratio"] <= 1.2)  # fmt: skip
+    return out
+
+
+def methods_table(res: dict) -> list[str]:
+    q = res["quality"]
+    lines = ["| method (thresholds: repeat, conflict) | notebook | repeat recall | repeat precision | "
+             "conflict recall | conflict precision | contradicting pairs labelled conflict |",
+             "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for name, m in q["methods"].items():
+        for game, s in m["games"].items():
+            held = "tuned" if game == q["tuned_on"] else "held out"
+            lines.append(f"| {name}{' (chosen)' if name == CHOSEN else ''} ({m['repeat_at']}, {m['conflict_at']}) | "
+                         f"{game} ({held}) | {s['repeat_recall']:.2f} | {s['repeat_precision']:.2f} | "
+                         f"{s['conflict_recall']:.2f} | {s['conflict_precision']:.2f} | "
+                         f"{s['contradicting_labelled_conflict']:.0%} |")  # fmt: skip
+    return lines
+
+
+WHY = (
+    "**Why TF-IDF over character 3-5-grams.** On these labelled notebooks no method reaches the repeat target: "
+    'they were written so that a paraphrase shares few words ("stalchildren" / "skeleton enemies"), and '
+    "there every method misses a third or more of the repeat pairs. Among them, TF-IDF keeps the best precision "
+    "on the held-out game and labels every contradicting pair conflict on both, the contradiction rule reading "
+    "its lexical likeness; wordllama and the mean of the two find somewhat more repeats on the game they were "
+    "tuned on but lose precision and the conflicts (its likeness does not see the word that flips), and "
+    "rapidfuzz is at or below TF-IDF on both. TF-IDF needs scikit-learn (scipy, numpy, joblib, threadpoolctl, "
+    "narwhals) and no model file, so it is what the default install carries; wordllama and rapidfuzz stay "
+    "bench-only (requirements-bench.txt). Similarity only suggests: Dad decides every group."
+)
+
+
+def results_md(res: dict | None, rows: list) -> str:
+    """The section of bench/RESULTS.md on similar lines (empty lines when it did not run)."""
+    if not res:
+        return (
+            "\n## Similar lines\n\nNot measured in this run (bench/similar.py failed; run `python -m bench.similar`).\n"
+        )
+    from bench.report import ms, render_targets
+
+    sp = res["speed"]
+    out = ["", "## Similar lines (SQLite)", "", "### Targets", "", *render_targets(rows), "", "### Every method, "
+           "side by side", "", *methods_table(res), "",
+           f"Pairs: a group of k lines yields k(k-1)/2 pairs of its kind; recall is the share of labelled pairs "
+           f"predicted, precision the share of predicted pairs labelled. Thresholds tuned on "
+           f"{res['quality']['tuned_on']} only (`python -m bench.similar --tune`), the other game held out. "
+           f"Speed on generated notebooks of 1,000 and 10,000 live lines (bench/similar.py many_lines): "
+           f"{sp['groups_1000']} and {sp['groups_10000']} groups; the API's add {ms(sp['api_add'])} alone and "
+           f"{ms(sp['api_add_nearest'])} followed by nearest_for.", "", WHY]  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.similar", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--tune", action="store_true", help="choose every method's thresholds on the tuning game")
+    parser.add_argument("--out", help="write the figures as JSON here")
+    args = parser.parse_args()
+    if "DATABASE_URL" not in os.environ:  # alone: a scratch SQLite database of its own
+        work = ROOT / "var" / "bench"
+        work.mkdir(parents=True, exist_ok=True)
+        path = work / "similar.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        os.environ["DATABASE_URL"] = f"sqlite:///{path}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.similar_settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench import report
+
+    call_command("migrate", verbosity=0)
+    res = {"quality": quality(args.tune), "speed": speed(args.quick)}
+    print("\n".join(methods_table(res)))
+    report.print_targets("similar lines", targets(res))
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=1))
+    return 1 if any(t[4] == "FAIL" for t in targets(res)) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""The method, chosen by measurement (bench/similar.py, bench/RESULTS.md): TF-IDF over character 3-5-grams, cosine
+similarity, repeats clustered by average link, and a rule over each alike pair for a contradiction. No Django here:
+lines in, groups out, the same groups for the same lines every time.
+
+A line is (n, words, source). A group is a tuple of line numbers, its kind and its score (the mean similarity of its
+pairs for a repeat; the similarity of its closest contradicting pair for a conflict); groups come best first.
+"""
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+import numpy as np
+from scipy import sparse
+from scipy.cluster import hierarchy
+from scipy.spatial.distance import squareform
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+Kind = Literal["repeat", "conflict"]
+LineIn = tuple[int, str, str]  # (n, words, source)
+
+# Tuned on bench/similar_data/hollow-knight.json only (zelda-oot is held out); bench/similar.py shows both.
+REPEAT_AT = 0.275  # mean similarity a repeat group keeps (average link)
+CONFLICT_AT = 0.30  # similarity from which two lines are alike enough for the contradiction rule
+NEAREST_AT = 0.30  # a line is named as close to a new one from this similarity
+FLOOR = min(REPEAT_AT, CONFLICT_AT)  # pairs below this are never looked at (they are nearly all of them)
+BLOCK = 2048  # rows of the similarity product computed at once (memory: BLOCK x lines floats)
+MAX_CLUSTER = 3000  # a component larger than this is clustered by its strongest edges only
+
+
+@dataclass(frozen=True)
+class Group:
+    lines: tuple[int, ...]
+    kind: Kind
+    score: float
+
+    def as_dict(self) -> dict:
+        return {"lines": list(self.lines), "kind": self.kind, "score": round(self.score, 2)}
+
+
+# ----- the contradiction rule over a pair ---------------------------------------------------------------------
+
+WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+NEGATIONS = frozenset(
+    "not no never cannot can't don't doesn't didn't won't isn't aren't wasn't shouldn't mustn't without nothing none "
+    "nor neither".split()
+)
+OPPOSITES = (
+    ("fire", "ice"), ("left", "right"), ("before", "after"), ("up", "down"), ("faster", "slower"), ("day", "night"),
+    ("first", "last"), ("more", "less"), ("always", "never"), ("open", "closed"), ("above", "below"),
+    ("east", "west"), ("north", "south"), ("higher", "lower"), ("increase", "decrease"), ("early", "late"),
+    ("child", "adult"), ("inside", "outside"), ("front", "back"), ("top", "bottom"), ("safe", "unsafe"),
+    ("hot", "cold"), ("fast", "slow"), ("strong", "weak"), ("stronger", "weaker"), ("light", "dark"),
+    ("win", "lose"), ("easier", "harder"), ("works", "fails"), ("add", "remove"),
+)  # fmt: skip
+POLES = frozenset(w for pair in OPPOSITES for w in pair)
+STOP = frozenset(
+    "a an the and or of to in on at for with by from is are be it its this that as then so if you your i my me he she "
+    "they them his her their we our".split()
+)
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.casefold())
+
+
+def numbers(tokens: Iterable[str]) -> frozenset[str]:
+    return frozenset(str(NUMBER_WORDS.get(t, t)) for t in tokens if t.isdigit() or t in NUMBER_WORDS)
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the rule reads of one line, made once per line (a notebook has far more alike pairs than lines)."""
+
+    tokens: tuple[str, ...]
+    vocab: frozenset[str]
+    numbers: frozenset[str]
+    negated: bool
+    poles: frozenset[str]  # its words that have an opposite
+
+    @classmethod
+    def of(cls, text: str) -> "Features":
+        tokens = tuple(words(text))
+        vocab = frozenset(tokens)
+        return cls(tokens, vocab, numbers(tokens), bool(vocab & NEGATIONS), vocab & POLES)
+
+
+def contradiction(a: "str | Features", b: "str | Features") -> str | None:
+    """Why two alike lines may contradict each other ("number", "negation", "key word"), or None."""
+    fa = a if isinstance(a, Features) else Features.of(a)
+    fb = b if isinstance(b, Features) else Features.of(b)
+    if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
+        return "number"
+    sa, sb = fa.vocab, fb.vocab
+    for x, y in OPPOSITES if fa.poles and fb.poles else ():
+        if (x in sa and y in sb and y not in sa and x not in sb) or (
+            y in sa and x in sb and x not in sa and y not in sb
+        ):
+            return "key word"
+    if fa.negated != fb.negated and _negated_word_shared(list(fa.tokens), list(fb.tokens)):
+        return "negation"
+    if len(sa - sb) == 1 and len(sb - sa) == 1 and _one_word_swapped(list(fa.tokens), list(fb.tokens)):
+        return "key word"
+    return None
+
+
+def _negated_word_shared(ta: list[str], tb: list[str]) -> bool:
+    """The negated side negates something the other side says: a word just after its negation is in the other
+    line (a paraphrase's "not by waiting" adds a clause of its own, so it is not a contradiction)."""
+    neg, other = (ta, set(tb)) if set(ta) & NEGATIONS else (tb, set(ta))
+    for i, t in enumerate(neg):
+        if t in NEGATIONS:
+            after = [w for w in neg[i + 1 : i + 4] if w not in STOP and w not in NEGATIONS]
+            if any(w in other or any(o[:4] == w[:4] for o in other if len(o) >= 4) for w in after):
+                return True
+    return False
+
+
+def _one_word_swapped(ta: list[str], tb: list[str]) -> bool:
+    """One content word put in place of another in an otherwise identical line (soul for geo), not a form of it."""
+    ops = difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = changed[0]
+    if i2 - i1 != 1 or j2 - j1 != 1:
+        return False
+    x, y = ta[i1], tb[j1]
+    return x not in STOP and y not in STOP and len(x) >= 3 and len(y) >= 3 and x[:3] != y[:3]
+
+
+# ----- similarity -------------------------------------------------------------------------------------------
+
+
+def normalized(text: str) -> str:
+    return " ".join(words(text))
+
+
+def vectorizer() -> TfidfVectorizer:
+    return TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, dtype=np.float32)
+
+
+def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
+    """Rows L2-normalised, so a dot product is the cosine."""
+    vec = vectorizer()
+    return vec, vec.fit_transform([normalized(t) for t in texts]).tocsr()
+
+
+def close_pairs(matrix: "sparse.csr_matrix | np.ndarray", floor: float = FLOOR) -> dict[tuple[int, int], float]:
+    """Every pair (i < j) of rows whose cosine is at least `floor`, by blocks of rows (never the whole square)."""
+    found: dict[tuple[int, int], float] = {}
+    count = matrix.shape[0]
+    for start in range(0, count, BLOCK):
+        block = matrix[start : start + BLOCK] @ matrix.T
+        block = block.toarray() if sparse.issparse(block) else np.asarray(block)
+        rows, cols = np.nonzero(block >= floor)
+        keep = cols > rows + start
+        rows, cols = rows[keep], cols[keep]
+        found.update(
+            zip(zip((rows + start).tolist(), cols.tolist(), strict=True), block[rows, cols].tolist(), strict=True)
+        )
+    return found
+
+
+PairsOf = Callable[[Sequence[str]], dict[tuple[int, int], float]]
+
+
+def tfidf_pairs(texts: Sequence[str]) -> dict[tuple[int, int], float]:
+    return close_pairs(tfidf_matrix(texts)[1]) if len(texts) > 1 else {}
+
+
+# ----- grouping ---------------------------------------------------------------------------------------------
+
+
+def _components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
+    parent = list(range(count))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j in edges:
+        ri, rj = root(i), root(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    found: dict[int, list[int]] = {}
+    for x in range(count):
+        found.setdefault(root(x), []).append(x)
+    return [members for members in found.values() if len(members) > 1]
+
+
+def _average_link(members: list[int], sim: dict[tuple[int, int], float], at: float) -> list[list[int]]:
+    """Clusters of `members` whose mean pairwise similarity stays at least `at` (missing pairs count 0)."""
+    members = sorted(members)
+    if len(members) == 2:
+        return [members] if sim.get((members[0], members[1]), 0.0) >= at else []
+    place = {m: i for i, m in enumerate(members)}
+    distance = np.ones((len(members), len(members)), dtype=np.float64)
+    np.fill_diagonal(distance, 0.0)
+    for x, y in combinations(members, 2):
+        s = sim.get((x, y))
+        if s is not None:
+            distance[place[x], place[y]] = distance[place[y], place[x]] = 1.0 - s
+    tree = hierarchy.linkage(squareform(distance, checks=False), method="average")
+    labels = hierarchy.fcluster(tree, t=1.0 - at + 1e-9, criterion="distance")
+    found: dict[int, list[int]] = {}
+    for m, label in zip(members, labels, strict=True):
+        found.setdefault(int(label), []).append(m)
+    return sorted(c for c in found.values() if len(c) > 1)
+
+
+def group(
+    lines: Sequence[LineIn],
+    sim: dict[tuple[int, int], float],
+    *,
+    repeat_at: float = REPEAT_AT,
+    conflict_at: float = CONFLICT_AT,
+    alike: dict[tuple[int, int], float] | None = None,
+) -> list[Group]:
+    """Groups from the similarity of pairs of `lines` (indices into it): alike pairs that the rule calls a
+    contradiction make conflict groups, with whatever repeats either side; the other repeats are clustered."""
+    features = [Features.of(text or "") for _, text, _ in lines]
+    alike = sim if alike is None else alike  # the similarity the rule's "alike" reads (default: the same)
+    clash = {p: s for p, s in alike.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
+    agree = {p: s for p, s in sim.items() if p not in clash}
+    clusters: list[list[int]] = []
+    for members in _components(len(lines), [p for p, s in agree.items() if s >= repeat_at]):
+        if len(members) > MAX_CLUSTER:  # keep only its strongest edges, so the quadratic step stays small
+            inside = set(members)
+            strong = [p for p, s in agree.items() if s >= (1 + repeat_at) / 2 and p[0] in inside]
+            clusters += _components(len(lines), strong)
+            continue
+        clusters += _average_link(members, agree, repeat_at)
+    cluster_of = {m: ci for ci, c in enumerate(clusters) for m in c}
+    # A conflict takes in the repeat clusters of both its sides; conflicts sharing a line become one group.
+    count = len(lines)
+    edges = list(clash)
+    edges += [(x, count + cluster_of[x]) for pair in clash for x in pair if x in cluster_of]
+    joined = _components(count + len(clusters), edges)
+    out: list[Group] = []
+    used: set[int] = set()
+    for members in joined:
+        idx = {m for x in members for m in ([x] if x < count else clusters[x - count])}
+        score = max(s for p, s in clash.items() if p[0] in idx)
+        out.append(Group(tuple(sorted(lines[i][0] for i in idx)), "conflict", score))
+        used.update(x - count for x in members if x >= count)
+    for ci, members in enumerate(clusters):
+        if ci in used:
+            continue
+        pairs = list(combinations(members, 2))
+        score = sum(agree.get(p, 0.0) for p in pairs) / len(pairs)
+        out.append(Group(tuple(sorted(lines[i][0] for i in members)), "repeat", score))
+    return sorted(out, key=lambda g: (-round(g.score, 6), g.lines))
+
+
+def groups(lines: Sequence[LineIn], *, pairs_of: PairsOf = tfidf_pairs, **thresholds: float) -> list[Group]:
+    """The groups of live lines that probably say one thing or contradict each other, best first."""
+    lines = sorted(lines)
+    return group(lines, pairs_of([text or "" for _, text, _ in lines]), **thresholds)
+
+
+def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEAREST_AT) -> list[tuple[int, float]]:
+    """The (at most k) live lines most like `text`, most alike first; empty when none reaches `at`."""
+    lines = sorted(lines)
+    if not lines:
+        return []
+    vec, matrix = tfidf_matrix([t or "" for _, t, _ in lines])
+    return top_k(matrix, [n for n, _, _ in lines], vec.transform([normalized(text)]), k, at)
+
+
+def top_k(
+    matrix: sparse.csr_matrix, numbers: Sequence[int], query: sparse.csr_matrix, k: int, at: float
+) -> list[tuple[int, float]]:
+    scores = (matrix @ query.T).toarray().ravel()
+    hits = np.nonzero(scores >= at)[0]
+    ranked = sorted((-float(scores[i]), numbers[i]) for i in hits)[:k]
+    return [(n, round(-s, 4)) for s, n in ranked]
+
+
+class Weigher:
+    """A fitted vectorizer's weights for one more line, without scikit-learn's per-call overhead (the answer to an
+    add pays for it): the same n-grams, sublinear tf times idf, L2-normalised; n-grams the fit never saw count 0."""
+
+    def __init__(self, fitted: TfidfVectorizer) -> None:
+        self.analyze = fitted.build_analyzer()
+        self.vocabulary = fitted.vocabulary_
+        self.idf = fitted.idf_.astype(np.float32)
+        self.size = len(self.idf)
+
+    def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(column indices, weights) of `text`'s row."""
+        counts: dict[int, int] = {}
+        vocabulary = self.vocabulary
+        for gram in self.analyze(normalized(text)):
+            j = vocabulary.get(gram)
+            if j is not None:
+                counts[j] = counts.get(j, 0) + 1
+        if not counts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        columns = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        weights = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float32, count=len(counts)))) * self.idf[columns]
+        return columns, weights / np.linalg.norm(weights)
+
+    def dense(self, text: str) -> np.ndarray:
+        columns, weights = self.sparse(text)
+        out = np.zeros(self.size, dtype=np.float32)
+        out[columns] = weights
+        return out

@@ -1,0 +1,144 @@
+"""Reads of similar lines: the groups of a notebook's live lines (minus what Dad marked "Not alike") and the live
+lines nearest a new one. The one cache of both: groups are made once per head and kept with the live view
+(selectors.made_from_live, checked against the log on every read); the index `nearest_for` reads is kept per
+notebook in process memory and brought up to the head by the lines that changed, so an add can afford it.
+"""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db import connection
+from scipy import sparse
+
+from notebooks.log import kept
+from notebooks.log import selectors as log_selectors
+from notebooks.log.lines import Line
+from notebooks.models import NotAlike, Notebook
+from notebooks.similar import engine
+from notebooks.similar.engine import Group
+
+GROUPS = "similar.groups"  # the name the groups are kept under in the live view's made answers
+INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
+REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
+
+
+def _live_groups(notebook: Notebook) -> list[Group]:
+    return log_selectors.made_from_live(
+        notebook, GROUPS, lambda view: engine.groups([(x.n, x.text or "", x.source) for x in view.lines])
+    )
+
+
+def live_marks(notebook: Notebook) -> list[frozenset[int]]:
+    """The line sets of the notebook's "Not alike" marks that no later row undoes."""
+    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id").values_list("id", "lines", "undoes"))
+    undone = {undoes for _, _, undoes in rows if undoes is not None}
+    return [frozenset(lines) for pk, lines, undoes in rows if undoes is None and pk not in undone]
+
+
+def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
+    """A group is hidden while one live mark covers all its lines: a line joining it shows it again."""
+    return any(set(group.lines) <= mark for mark in marks)
+
+
+def groups_for(notebook: Notebook) -> list[Group]:
+    """The groups of live lines now, best first, minus those a live "Not alike" mark covers."""
+    found = _live_groups(notebook)
+    marks = live_marks(notebook)
+    return [g for g in found if not hidden_by(g, marks)] if marks else list(found)
+
+
+# ----- the nearest lines to a new one ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Index:
+    """TF-IDF rows of a notebook's live lines: those of the last fit, minus lines gone since, plus lines new since
+    (vectors made with the fit's vocabulary and weights, so a word new since then counts only from the next fit)."""
+
+    seq: int
+    hash: str
+    weigher: engine.Weigher
+    base: sparse.csr_matrix
+    base_numbers: list[int]
+    gone: np.ndarray  # bool per base row: retired or changed since the fit
+    row_of: dict[int, tuple[int, int]]  # n -> (base row or -1 for an extra, the line's seq)
+    extra: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # n -> (columns, weights)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def fitted(cls, lines: list[Line], seq: int, hash: str) -> "_Index":
+        vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
+        row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
+        gone = np.zeros(len(lines), dtype=bool)
+        return cls(seq, hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
+
+    def follow(self, lines: list[Line], seq: int, hash: str) -> bool:
+        """Brought to the lines of a later head; False when so much changed that it should be fitted again."""
+        now = {x.n: x for x in lines}
+        for n in [n for n in self.row_of if n not in now or now[n].seq != self.row_of[n][1]]:
+            row, _ = self.row_of.pop(n)
+            if row >= 0:
+                self.gone[row] = True
+            self.extra.pop(n, None)
+        for x in lines:
+            if x.n not in self.row_of:
+                self.extra[x.n] = self.weigher.sparse(x.text or "")
+                self.row_of[x.n] = (-1, x.seq)
+        self.seq, self.hash = seq, hash
+        return len(self.extra) + int(self.gone.sum()) <= max(256, REFIT_SHARE * len(self.base_numbers))
+
+    def nearest(self, text: str, k: int, exclude: int | None) -> list[tuple[int, float]]:
+        query = self.weigher.dense(text)
+        scores = self.base @ query
+        scores[self.gone] = 0.0
+        found = [(float(scores[i]), self.base_numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0]]
+        for n, (columns, weights) in self.extra.items():
+            s = float(weights @ query[columns])
+            if s >= engine.NEAREST_AT:
+                found.append((s, n))
+        ranked = sorted((-s, n) for s, n in found if n != exclude)[:k]
+        return [(n, round(-s, 4)) for s, n in ranked]
+
+
+_indexes: OrderedDict[tuple, _Index] = OrderedDict()
+_indexes_lock = threading.Lock()
+
+
+def _index_key(notebook: Notebook) -> tuple[str, str, int]:
+    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+
+
+def _index(notebook: Notebook) -> _Index:
+    lines, top = kept.live(notebook)
+    key = _index_key(notebook)
+    with _indexes_lock:
+        index = _indexes.get(key)
+        if index is not None:
+            _indexes.move_to_end(key)
+    if index is not None:
+        with index.lock:
+            if (index.seq, index.hash) == (top.seq, top.hash) or index.follow(lines, top.seq, top.hash):
+                return index
+    index = _Index.fitted(lines, top.seq, top.hash)
+    with _indexes_lock:
+        _indexes[key] = index
+        _indexes.move_to_end(key)
+        while len(_indexes) > INDEXES_KEPT:
+            _indexes.popitem(last=False)
+    return index
+
+
+def nearest_for(notebook: Notebook, text: str, *, exclude: int | None = None, k: int = 3) -> list[dict]:
+    """The live lines most like `text` ([{"n", "score"}], at most k, most alike first; empty when none is close),
+    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses."""
+    index = _index(notebook)
+    with index.lock:
+        return [{"n": n, "score": s} for n, s in index.nearest(text, k, exclude)]
+
+
+def forget() -> None:
+    """Drop every nearest-line index (tests; the groups live with the kept views, kept.forget drops them)."""
+    with _indexes_lock:
+        _indexes.clear()

@@ -1,0 +1,56 @@
+"""The "Not alike" marks: Dad's word that lines the engine grouped are not alike, so that group is not offered
+again. Rows of their own table (models.NotAlike), only ever inserted; undoing a mark is a new row naming it."""
+
+import time
+from collections.abc import Iterable
+
+from django.db import transaction
+
+from notebooks.log import selectors as log_selectors
+from notebooks.log.checks import check_number, check_text, max_reason
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.roles import Actor, as_actor
+from notebooks.models import NotAlike, Notebook
+
+
+def _notebook(notebook: "Notebook | str") -> Notebook:
+    return notebook if isinstance(notebook, Notebook) else log_selectors.get_notebook(notebook)
+
+
+def _editor(by: "Actor | str", verb: str) -> Actor:
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"Only the human editor may {verb}; {actor.name!r} is not the editor.")
+    return actor
+
+
+def mark_not_alike(*, notebook: "Notebook | str", numbers: Iterable[int], by: "Actor | str", why: str = "") -> NotAlike:
+    """Dad marks a set of live lines as not alike: a group made only of them is no longer offered."""
+    actor = _editor(by, "mark lines as not alike")
+    marked = sorted({check_number(n) for n in numbers})
+    if len(marked) < 2:
+        raise Invalid("Mark at least two different lines as not alike.")
+    why = check_text(why, "reason", limit=max_reason(), required=False) if why else ""
+    with transaction.atomic():
+        nb = _notebook(notebook)
+        missing = [n for n in marked if log_selectors.live_line(nb, n) is None]
+        if missing:
+            shown = ", ".join(f"#{n}" for n in missing)
+            raise NotFound(f"Notebook {nb.title!r} has no live line {shown}.")
+        return NotAlike.objects.create(notebook=nb, lines=marked, by=actor.name, why=why, at=time.time())
+
+
+def undo_not_alike(*, notebook: "Notebook | str", mark_id: int, by: "Actor | str", why: str = "") -> NotAlike:
+    """Dad takes a mark back (a new row naming it): its group is offered again."""
+    actor = _editor(by, "undo a not-alike mark")
+    why = check_text(why, "reason", limit=max_reason(), required=False) if why else ""
+    with transaction.atomic():
+        nb = _notebook(notebook)
+        mark = NotAlike.objects.filter(notebook=nb, pk=mark_id, undoes__isnull=True).first()
+        if mark is None:
+            raise NotFound(f"Notebook {nb.title!r} has no not-alike mark {mark_id!r}.")
+        if NotAlike.objects.filter(undoes=mark).exists():
+            raise Conflict(f"The not-alike mark {mark_id} is already undone.")
+        return NotAlike.objects.create(
+            notebook=nb, lines=mark.lines, by=actor.name, why=why, at=time.time(), undoes=mark
+        )
