@@ -26,8 +26,13 @@ REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it,
 
 def _live_groups(notebook: Notebook) -> list[Group]:
     return log_selectors.made_from_live(
-        notebook, GROUPS, lambda view: engine.groups([(x.n, x.text or "", x.source) for x in view.lines])
+        notebook, GROUPS, lambda view: engine.groups([(x.n, x.text, x.source) for x in _worded(view.lines)])
     )
+
+
+def _worded(lines: list[Line]) -> list[Line]:
+    """The lines with words: a redacted line shows only its mark, which says nothing about the game."""
+    return [x for x in lines if x.text and not x.redacted]
 
 
 def live_marks(notebook: Notebook) -> list[frozenset[int]]:
@@ -112,6 +117,7 @@ def _index_key(notebook: Notebook) -> tuple[str, str, int]:
 
 def _index(notebook: Notebook) -> _Index:
     lines, top = kept.live(notebook)
+    lines = _worded(lines)
     key = _index_key(notebook)
     with _indexes_lock:
         index = _indexes.get(key)
