@@ -50,7 +50,9 @@ TITLES = ("click", "ticks", "counts", "limits", "draft", "phone", "wide", "searc
 
 def _rows(start_at: float) -> list[str]:
     return [
-        json.dumps({"op": "add", "n": n, "text": text, "source": "seen", "by": "pippa", "why": "seen", "at": start_at + n})
+        json.dumps(
+            {"op": "add", "n": n, "text": text, "source": "seen", "by": "pippa", "why": "seen", "at": start_at + n}
+        )
         for n, text in enumerate(LINES, start=1)
     ]
 

@@ -51,7 +51,7 @@ def parse(q: str, match: str = "all") -> Query:
 
 
 def stem(term: str) -> str:
-    """The folded search word without one common ending, never shorter than three letters: what words must begin with."""
+    """The folded search word without one common ending (three letters at least): what a word must begin with."""
     for ending in ENDINGS:
         if term.endswith(ending) and len(term) - len(ending) >= STEM_SHORTEST:
             return term[: -len(ending)]

@@ -98,7 +98,8 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             merged = written.n if data["action"] == "merge" else None
             if not in_view:
                 answer = region(request, notebook, fresh=(merged,) if merged else (), sel_done=note)
-                return announced(reswap(retarget(answer, "#lines-region"), "outerHTML"), request, notebook, note, merged)
+                answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
+                return announced(answer, request, notebook, note, merged)
             return _in_their_places(request, notebook, numbers, merged, note)
     else:
         status = INVALID
