@@ -12,7 +12,7 @@ WORDS_REQUIRED = "The words are empty: a line needs words."
 SOURCE_CHOICES = [("", "All sources"), *Source.choices]
 LOCAL_TIME = {"type": "datetime-local"}
 ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
-MATCH_CHOICES = [("all", "All of the words"), ("any", "Any of them")]
+MATCH_CHOICES = [("all", "All words"), ("any", "Any word")]
 SHOW_CHOICES = [
     ("", "Live lines"),
     ("new", "New since my review"),

@@ -227,6 +227,12 @@ document.addEventListener("htmx:configRequest", (event) => {
     listedFor = key;
     return;
   }
+  if (elt.id === "select-form") {
+    // The ticked lines in number order, whichever search showed each: the first is where a merged line stands.
+    const numbers = Array.from(new Set(event.detail.formData.getAll("n"))).sort((a, b) => Number(a) - Number(b));
+    event.detail.formData.delete("n");
+    for (const n of numbers) event.detail.formData.append("n", n);
+  }
   if (event.detail.verb !== "get" && elt.closest && elt.closest("#lines-region")) {
     // A change made inside a search answers with the counts of that search: the filters the list was drawn with.
     const params = new URLSearchParams(window.location.search);
@@ -397,7 +403,8 @@ document.addEventListener("reset", (event) => {
   setTimeout(updateSelection);
 });
 
-document.addEventListener("htmx:afterRequest", (event) => {
+// Before the answer is swapped in (the form is still in the page): a 200 to a POST is a change made.
+document.addEventListener("htmx:beforeOnLoad", (event) => {
   // Merged or retired: the selection is done with (a refusal answers 409 or 422 and keeps it).
   const elt = event.detail.elt;
   if (elt.id === "select-form" && event.detail.xhr.status === 200) {
@@ -586,7 +593,7 @@ document.addEventListener("input", (event) => {
   if (field.form && field.form.matches(DRAFTED) && field.name) keepDraft(field);
 });
 
-document.addEventListener("htmx:afterRequest", (event) => {
+document.addEventListener("htmx:beforeOnLoad", (event) => {
   // Saved: its draft is done with. A refusal (409, 422) or the sign-in's redirect (204) keeps it.
   const form = event.detail.elt.closest && event.detail.elt.closest(DRAFTED);
   if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "post" && event.detail.xhr.status === 200) dropDrafts(form);
