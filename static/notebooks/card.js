@@ -256,12 +256,15 @@ document.addEventListener("htmx:beforeSend", (event) => {
   });
 });
 
-// A line's form open when the list is replaced stays open, with what he typed, if the new list has the line.
+// A line's form open when the search replaces the list stays open, with what he typed, if the new list has the line.
 let openForms = [];
 
 document.addEventListener("htmx:beforeSwap", (event) => {
   const target = event.detail.target;
+  const asker = event.detail.requestConfig && event.detail.requestConfig.elt; // detail.elt is the target here
+  const fromToolbar = Boolean(asker && asker.matches && asker.matches("form.toolbar"));
   if (target && target.id === "lines-region") {
+    if (!fromToolbar) return; // an action's answer (a restore, a merge) is the list as it now stands
     openForms = Array.from(target.querySelectorAll("li.line:has(> form.line-form)"));
     return;
   }
