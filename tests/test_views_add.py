@@ -56,5 +56,5 @@ def test_it_refuses_words_over_the_limit(editor_client, lines, settings):
     before = rows()
     response = editor_client.post(url(action="add"), {"words": "x" * 4001, "reason": "r"}, **HX)
     assert response.status_code == 422
-    assert "at most 4000 characters" in response.content.decode()
+    assert "Too long: 4,001 characters, and a line may have at most 4,000." in response.content.decode()
     assert rows() == before

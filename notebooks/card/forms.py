@@ -12,6 +12,7 @@ WORDS_REQUIRED = "The words are empty: a line needs words."
 SOURCE_CHOICES = [("", "All sources"), *Source.choices]
 LOCAL_TIME = {"type": "datetime-local"}
 ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
+MATCH_CHOICES = [("all", "All words"), ("any", "Any word")]
 SHOW_CHOICES = [
     ("", "Live lines"),
     ("new", "New since my review"),
@@ -19,6 +20,27 @@ SHOW_CHOICES = [
     ("similar", "Similar lines"),
     ("changes", "Changed since then (as of)"),
 ]
+
+
+class LimitedText(forms.CharField):
+    """Text with a limit the server checks, never the browser: a maxlength would cut a paste without a word. The
+    refusal keeps the draft in the form; card.js counts the characters beside the field (data-limit) as he types."""
+
+    def __init__(self, *, what: str, limit: int, **kwargs: Any) -> None:
+        self.what, self.limit = what, limit
+        super().__init__(**kwargs)
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        return {**super().widget_attrs(widget), "data-limit": str(self.limit)}
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value and len(value) > self.limit:
+            raise forms.ValidationError(
+                f"Too long: {len(value):,} characters, and {self.what} may have at most {self.limit:,}. Nothing was "
+                "saved and nothing was cut: your text is kept here; shorten it and save again.",
+                code="max_length",
+            )
 
 
 class _Form(forms.Form):
@@ -40,18 +62,20 @@ class _Form(forms.Form):
 
 
 def _words(label: str = "Words") -> forms.CharField:
-    return forms.CharField(
+    return LimitedText(
+        what="a line",
+        limit=settings.NOTEBOOK_MAX_WORDS,
         label=label,
-        max_length=settings.NOTEBOOK_MAX_WORDS,
         error_messages={"required": WORDS_REQUIRED},
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 
 
 def _reason() -> forms.CharField:
-    return forms.CharField(
+    return LimitedText(
+        what="a reason",
+        limit=settings.NOTEBOOK_MAX_REASON,
         label="Reason",
-        max_length=settings.NOTEBOOK_MAX_REASON,
         error_messages={"required": REASON_REQUIRED},
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
@@ -114,10 +138,11 @@ class NumbersField(forms.Field):
 
 class SelectionForm(_Form):
     n = NumbersField(error_messages={"required": "Select the lines first: tick the box beside each."})
-    words = forms.CharField(
+    words = LimitedText(
+        what="a line",
+        limit=settings.NOTEBOOK_MAX_WORDS,
         label="Words",
         required=False,
-        max_length=settings.NOTEBOOK_MAX_WORDS,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="For Merge: the one line that says them all.",
     )
@@ -148,6 +173,7 @@ class CardViewForm(_Form):
         required=False,
         widget=forms.TextInput(attrs={"type": "search", "placeholder": "words or #12"}),
     )
+    match = forms.ChoiceField(label="Match", choices=MATCH_CHOICES, required=False)
     as_of = forms.DateTimeField(
         label="As of",
         required=False,

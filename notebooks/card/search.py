@@ -1,9 +1,10 @@
 """The card's search: a line number opens that line; words match whatever their case, accents and punctuation, all
-of them in any order, and each match is marked (<mark>) in the words shown.
+of them (or any of them) in any order, and each word matched is marked (<mark>) in the words shown.
 
 Words are compared folded: case-folded, accents taken off (NFKD without its combining marks), apostrophes dropped
-("Zora's" is "zoras") and every other sign read as a space. A search word matches where it is a part of the
-folded words, so "lynel guardian" finds "Guardian … Lynel" and "zora" finds "Zora's".
+("Zora's" is "zoras") and every other sign read as a space. A search word matches the words of a line that begin
+with it, its common English ending taken off first (-ing, -ed, -es, -e, -s), so "save" finds "Saving" and "saved",
+"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other".
 """
 
 import re
@@ -17,7 +18,10 @@ from django.utils.safestring import SafeString, mark_safe
 from notebooks.log.lines import Line
 
 APOSTROPHES = frozenset("'’ʼ‘`´")
-NUMBER = re.compile(r"^\s*(?:#|no\.?\s*|line\s*#?\s*)?(\d{1,9})\s*$", re.IGNORECASE)
+NUMBER = re.compile(r"^(?:#|no\.?\s*|line\s*#?\s*)?(\d{1,9})$", re.IGNORECASE)
+NUMBER_LONGEST = len("line # 123456789") + 8  # a longer query is words: the pattern backtracks on long runs of spaces
+ENDINGS = ("ing", "ed", "es", "e", "s")
+STEM_SHORTEST = 3
 
 
 @dataclass(frozen=True)
@@ -26,18 +30,32 @@ class Query:
 
     number: int | None = None
     terms: tuple[str, ...] = ()
+    any: bool = False  # any of the words, not all of them
+
+    @property
+    def stems(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(stem(term) for term in self.terms))
 
     @property
     def empty(self) -> bool:
         return self.number is None and not self.terms
 
 
-def parse(q: str) -> Query:
-    """`2500`, `#2500` or `line 2500` ask for that line; anything else is words."""
-    found = NUMBER.match(q or "")
+def parse(q: str, match: str = "all") -> Query:
+    """`2500`, `#2500` or `line 2500` ask for that line; anything else is words, all of them unless `match` is any."""
+    asked = (q or "").strip()
+    found = NUMBER.match(asked) if len(asked) <= NUMBER_LONGEST else None
     if found:
         return Query(number=int(found.group(1)))
-    return Query(terms=tuple(dict.fromkeys(folded(q).split())))
+    return Query(terms=tuple(dict.fromkeys(folded(asked).split())), any=match == "any")
+
+
+def stem(term: str) -> str:
+    """The folded search word without one common ending (three letters at least): what a word must begin with."""
+    for ending in ENDINGS:
+        if term.endswith(ending) and len(term) - len(ending) >= STEM_SHORTEST:
+            return term[: -len(ending)]
+    return term
 
 
 def _fold_char(c: str) -> str:
@@ -63,37 +81,34 @@ def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(places)
 
 
-def matches(line: Line, terms: tuple[str, ...]) -> bool:
-    words = _folded_with_places(line.text or "")[0]
-    return all(term in words for term in terms)
+def matches(line: Line, stems: tuple[str, ...], any_of: bool = False) -> bool:
+    """Whether the line has a word beginning with each stem (with any one, when `any_of`)."""
+    words = " " + _folded_with_places(line.text or "")[0]
+    found = (f" {s}" in words for s in stems)
+    return any(found) if any_of else all(found)
 
 
 def search(lines: list[Line], query: Query) -> list[Line]:
     if not query.terms:
         return lines
-    return [line for line in lines if matches(line, query.terms)]
+    stems = query.stems
+    return [line for line in lines if matches(line, stems, query.any)]
 
 
 def highlight(text: str | None, terms: tuple[str, ...]) -> SafeString:
-    """The words escaped, with every part a search word matched wrapped in <mark>."""
+    """The words escaped, with every word a search word matched wrapped in <mark>."""
     text = text or ""
     if not terms:
         return escape(text)
     words, places = _folded_with_places(text)
-    spans: list[tuple[int, int]] = []
-    for term in terms:
-        start = words.find(term)
-        while start != -1:
-            spans.append((places[start], places[start + len(term) - 1] + 1))
-            start = words.find(term, start + len(term))
-    if not spans:
+    stems = tuple(stem(term) for term in terms)
+    merged = [
+        (places[word.start()], places[word.end() - 1] + 1)
+        for word in re.finditer(r"\S+", words)
+        if word.group().startswith(stems)
+    ]
+    if not merged:
         return escape(text)
-    merged: list[list[int]] = []
-    for a, b in sorted(spans):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
     out, at = [], 0
     for a, b in merged:
         out.append(escape(text[at:a]))

@@ -172,39 +172,248 @@ document.addEventListener("keydown", (event) => {
 
 // A line's Edit, Retire and History are plain links; with JavaScript they go through htmx, in the line's place
 // (History into the line's history slot). One listener here, not htmx attributes on every line.
-document.addEventListener("click", (event) => {
-  const button = event.target.closest && event.target.closest("#lines-region li.line > .line-row .actions a.act");
-  if (!button || !window.htmx || event.ctrlKey || event.metaKey || event.shiftKey) return;
+function openAction(button) {
   const li = button.closest("li.line");
-  event.preventDefault();
   const history = button.getAttribute("aria-keyshortcuts") === "h";
   window.htmx.ajax("GET", button.getAttribute("href"), {
     source: button,
     target: history ? `#history-${li.dataset.n}` : `#${li.id}`,
     swap: history ? "innerHTML" : "outerHTML",
   });
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("#lines-region li.line > .line-row .actions a.act");
+  if (!button || !window.htmx || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  if (!listReloading()) {
+    openAction(button);
+    return;
+  }
+  // The list is being replaced: the same action on the same line once the new list is in (if it lists the line).
+  const n = button.closest("li.line").dataset.n;
+  const key = button.getAttribute("aria-keyshortcuts");
+  afterReload.push(() => {
+    const again = document.querySelector(`#line-${n} > .line-row .actions a.act[aria-keyshortcuts="${key}"]`);
+    if (again) openAction(again);
+  });
 });
 
-// ----- the selection bar: "3 selected", and it stays in view once a line is ticked -----
+// ----- the toolbar's list: one request per set of filters, and what he did meanwhile is kept -----
+
+const reloads = new Set();
+const afterReload = [];
+let listedFor = null; // the toolbar's filters of the list shown or on its way
+
+function listReloading() {
+  return reloads.size > 0;
+}
+
+function toolbarKey(formData) {
+  const pairs = [];
+  for (const [name, value] of formData.entries()) if (typeof value === "string") pairs.push(`${name}=${value}`);
+  return pairs.sort().join("&");
+}
+
+document.addEventListener("htmx:configRequest", (event) => {
+  const elt = event.detail.elt;
+  if (elt.matches && elt.matches("form.toolbar")) {
+    // The search box's change on blur (or Show after the delayed search) asks again for the list just asked for.
+    const key = toolbarKey(event.detail.formData);
+    if (key === listedFor) {
+      event.preventDefault();
+      return;
+    }
+    listedFor = key;
+    return;
+  }
+  if (elt.id === "select-form") {
+    // The ticked lines in number order, whichever search showed each: the first is where a merged line stands.
+    const numbers = Array.from(new Set(event.detail.formData.getAll("n"))).sort((a, b) => Number(a) - Number(b));
+    event.detail.formData.delete("n");
+    for (const n of numbers) event.detail.formData.append("n", n);
+  }
+  if (event.detail.verb !== "get" && elt.closest && elt.closest("#lines-region")) {
+    // A change made inside a search answers with the counts of that search: the filters the list was drawn with.
+    const params = new URLSearchParams(window.location.search);
+    for (const name of VIEW_STATE) {
+      if (!event.detail.formData.has(name)) event.detail.formData.set(name, params.get(name) || "");
+    }
+  }
+});
+
+const VIEW_STATE = ["order", "source", "q", "match", "show"];
+
+document.addEventListener("htmx:beforeSend", (event) => {
+  if (!(event.detail.elt.matches && event.detail.elt.matches("form.toolbar"))) return;
+  const xhr = event.detail.xhr;
+  reloads.add(xhr);
+  xhr.addEventListener("loadend", () => {
+    reloads.delete(xhr);
+    if (xhr.status !== 200) listedFor = null; // refused or cut off: the same filters may be asked again
+    if (reloads.size) return;
+    for (const action of afterReload.splice(0)) action();
+  });
+});
+
+// A line's form open when the search replaces the list stays open, with what he typed, if the new list has the line.
+let openForms = [];
+
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  const asker = event.detail.requestConfig && event.detail.requestConfig.elt; // detail.elt is the target here
+  const fromToolbar = Boolean(asker && asker.matches && asker.matches("form.toolbar"));
+  if (target && target.id === "lines-region") {
+    if (!fromToolbar) return; // an action's answer (a restore, a merge) is the list as it now stands
+    openForms = Array.from(target.querySelectorAll("li.line:has(> form.line-form)"));
+    return;
+  }
+  if (target && !target.isConnected && target.id) {
+    // Its answer came after the list was replaced: it goes where the same line (or slot) now stands.
+    const now = document.getElementById(target.id);
+    if (now) event.detail.target = now;
+    else event.detail.shouldSwap = false;
+  }
+});
+
+document.addEventListener("htmx:afterSwap", (event) => {
+  if (!(event.detail.target && event.detail.target.id === "lines-region") && event.detail.elt.id !== "lines-region") return;
+  for (const kept of openForms.splice(0)) {
+    const now = document.getElementById(kept.id);
+    if (now && !now.querySelector("form.line-form")) now.replaceWith(kept);
+  }
+});
+
+// ----- the selection bar: what is ticked, kept across searches, listed in the bar, and in view once ticked -----
+
+// Ticked lines by number, with the start of their words: a search that hides a line keeps its tick.
+const picked = new Map();
+
+function picksKey() {
+  return `picks:${window.location.pathname}`;
+}
+
+function savePicks() {
+  try {
+    window.sessionStorage.setItem(picksKey(), JSON.stringify(Array.from(picked.entries())));
+  } catch (error) {
+    // Storage full or refused: the ticks still hold on this page.
+  }
+}
+
+function loadPicks() {
+  try {
+    for (const [n, words] of JSON.parse(window.sessionStorage.getItem(picksKey()) || "[]")) picked.set(String(n), words);
+  } catch (error) {
+    // Nothing kept, or not readable: start from the boxes ticked on the page.
+  }
+}
+
+function shortWords(li) {
+  const words = li && li.querySelector(".words");
+  const text = words ? words.textContent.trim().replace(/\s+/g, " ") : "";
+  return text.length > 48 ? `${text.slice(0, 46)}…` : text;
+}
+
+function togglePick(n, on, li) {
+  if (on) picked.set(String(n), picked.get(String(n)) || shortWords(li));
+  else picked.delete(String(n));
+  savePicks();
+}
+
+function listPicks(form) {
+  const list = form.querySelector(".sel-list");
+  const kept = form.querySelector(".sel-kept");
+  if (!list || !kept) return;
+  const items = [];
+  const hidden = [];
+  const numbers = Array.from(picked.keys()).sort((a, b) => Number(a) - Number(b));
+  for (const n of numbers) {
+    const item = document.createElement("li");
+    const num = document.createElement("span");
+    num.className = "sel-num";
+    num.textContent = `#${n}`;
+    const words = document.createElement("span");
+    words.className = "sel-words";
+    words.textContent = picked.get(n);
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "unpick quiet";
+    remove.dataset.n = n;
+    remove.setAttribute("aria-label", `Remove #${n} from the selection`);
+    remove.textContent = "×";
+    item.append(num, " ", words, remove);
+    items.push(item);
+    if (!document.getElementById(`pick-${n}`)) {
+      // Not in the list shown (another search): sent with the form all the same.
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "n";
+      input.value = n;
+      hidden.push(input);
+    }
+  }
+  list.replaceChildren(...items);
+  kept.replaceChildren(...hidden);
+}
 
 function updateSelection() {
   const form = document.getElementById("select-form");
+  for (const pick of document.querySelectorAll("input.pick[form=select-form]")) pick.checked = picked.has(pick.value);
   if (!form) return;
-  const count = document.querySelectorAll("input.pick[form=select-form]:checked").length;
+  listPicks(form);
+  const count = picked.size;
   form.classList.toggle("picking", count > 0);
   const out = form.querySelector(".sel-count");
   if (out) out.textContent = count ? `${count} selected` : "";
   if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire");
   // While the bar stands at the bottom, what takes focus (a line's form opened low on a phone) scrolls clear of it.
-  document.documentElement.style.scrollPaddingBottom = count ? `${form.offsetHeight + 16}px` : "";
+  const sticky = count > 0 && !form.classList.contains("open");
+  document.documentElement.style.scrollPaddingBottom = sticky ? `${form.offsetHeight + 16}px` : "";
+}
+
+// A line just ticked low on the screen is not left under the bar that then appears at the bottom.
+function clearOfBar(li) {
+  const form = document.getElementById("select-form");
+  if (!li || !form || !form.classList.contains("picking") || form.classList.contains("open")) return;
+  const under = li.getBoundingClientRect().bottom - form.getBoundingClientRect().top;
+  if (under > 0) window.scrollBy(0, under + 8);
 }
 
 document.addEventListener("change", (event) => {
-  if (event.target.matches && event.target.matches("input.pick")) updateSelection();
+  if (!(event.target.matches && event.target.matches("input.pick"))) return;
+  const li = event.target.closest("li.line");
+  togglePick(event.target.value, event.target.checked, li);
+  const form = document.getElementById("select-form");
+  if (form) form.classList.remove("done");
+  updateSelection();
+  clearOfBar(li);
+});
+
+document.addEventListener("click", (event) => {
+  const remove = event.target.closest && event.target.closest("#select-form button.unpick");
+  if (!remove) return;
+  togglePick(remove.dataset.n, false);
+  updateSelection();
+  const next = document.querySelector("#select-form button.unpick") || document.querySelector("#select-form button[name=action]");
+  if (next) next.focus();
 });
 
 document.addEventListener("reset", (event) => {
-  if (event.target.id === "select-form") setTimeout(updateSelection);
+  if (event.target.id !== "select-form") return;
+  picked.clear();
+  savePicks();
+  setTimeout(updateSelection);
+});
+
+// Before the answer is swapped in (the form is still in the page): a 200 to a POST is a change made.
+document.addEventListener("htmx:beforeOnLoad", (event) => {
+  // Merged or retired: the selection is done with (a refusal answers 409 or 422 and keeps it).
+  const elt = event.detail.elt;
+  if (elt.id === "select-form" && event.detail.xhr.status === 200) {
+    picked.clear();
+    savePicks();
+  }
 });
 
 document.addEventListener("click", (event) => {
@@ -215,10 +424,13 @@ document.addEventListener("click", (event) => {
   const wanted = `open-${button.value}`;
   if (form.classList.contains(wanted)) return;
   event.preventDefault();
-  form.classList.remove("open-merge", "open-retire");
+  form.classList.remove("open-merge", "open-retire", "done");
   form.classList.add("open", wanted);
+  updateSelection();
+  // Opened, the bar stands below the list, not over the lines it acts on.
+  form.scrollIntoView({ block: "nearest" });
   const first = form.querySelector(button.value === "merge" ? "textarea[name=words]" : "input[name=reason]");
-  if (first) first.focus();
+  if (first) first.focus({ preventScroll: true });
 });
 
 // ----- answers where he looks: focus the line an action changed, and keep his place -----
@@ -273,11 +485,15 @@ function fillToolbar() {
   for (const field of form.elements) {
     if (!field.name) continue;
     if (field.type === "radio") field.checked = field.value === (params.get(field.name) || "turn");
-    else if (field.type !== "submit" && field.type !== "button") field.value = params.get(field.name) || "";
+    else if (field.type !== "submit" && field.type !== "button") field.value = params.get(field.name) || (field.name === "match" ? "all" : "");
   }
 }
 
-document.addEventListener("htmx:historyRestore", fillToolbar);
+document.addEventListener("htmx:historyRestore", () => {
+  fillToolbar();
+  const toolbar = document.querySelector("form.toolbar");
+  if (toolbar) listedFor = toolbarKey(new FormData(toolbar));
+});
 window.addEventListener("pageshow", fillToolbar);
 
 // A link to a line (#line-N) that this page does not list: ask for the page of the card that holds it.
@@ -292,8 +508,146 @@ function openLinkedLine() {
   return true;
 }
 
+// ----- text over a limit: counted as he types, refused by the server with the draft kept, never cut -----
+
+function countText(field) {
+  const limit = Number(field.dataset.limit);
+  if (!limit) return;
+  let counter = field.parentElement.querySelector(`.counter[data-for="${field.id}"]`);
+  if (!counter) {
+    counter = document.createElement("p");
+    counter.className = "counter muted";
+    counter.dataset.for = field.id;
+    counter.setAttribute("aria-live", "polite");
+    field.after(counter);
+  }
+  const used = field.value.length;
+  const over = used - limit;
+  counter.classList.toggle("over", over > 0);
+  counter.hidden = used < limit * 0.8 && over <= 0;
+  counter.textContent = over > 0
+    ? `${used.toLocaleString("en")} / ${limit.toLocaleString("en")}: ${over.toLocaleString("en")} too many, shorten it to save`
+    : `${used.toLocaleString("en")} / ${limit.toLocaleString("en")}`;
+}
+
+function countAll(root) {
+  for (const field of root.querySelectorAll("[data-limit]")) countText(field);
+}
+
+// ----- drafts: what he typed in a form is kept in this tab until it is saved (a lapsed sign-in loses nothing) -----
+
+const DRAFTED = "form.line-form, #add-form, #select-form";
+
+function draftKey(field) {
+  const form = field.form;
+  return `draft:${form.getAttribute("action")}:${field.name}`;
+}
+
+function keepDraft(field) {
+  try {
+    if (field.value && field.value !== field.defaultValue) window.sessionStorage.setItem(draftKey(field), field.value);
+    else window.sessionStorage.removeItem(draftKey(field));
+  } catch (error) {
+    // Storage full or refused: the draft is still in the form.
+  }
+}
+
+function dropDrafts(form) {
+  for (const field of form.querySelectorAll("textarea, input[type=text]")) {
+    try {
+      window.sessionStorage.removeItem(draftKey(field));
+    } catch (error) {
+      // Nothing to drop.
+    }
+  }
+}
+
+function bringBackDrafts(root) {
+  for (const form of root.querySelectorAll(DRAFTED)) {
+    let back = false;
+    for (const field of form.querySelectorAll("textarea, input[type=text]")) {
+      let draft = null;
+      try {
+        draft = window.sessionStorage.getItem(draftKey(field));
+      } catch (error) {
+        draft = null;
+      }
+      if (draft && field.value !== draft && (field.value === field.defaultValue || !field.value)) {
+        field.value = draft;
+        back = true;
+      }
+    }
+    if (back && !form.querySelector(".draft-back")) {
+      const note = document.createElement("p");
+      note.className = "draft-back note";
+      note.setAttribute("role", "status");
+      note.textContent = "Your unsaved draft is back: check it, then save.";
+      const fields = form.querySelector(".field");
+      if (fields) fields.before(note);
+      else form.prepend(note);
+      if (form.id === "select-form") form.classList.add("open", form.querySelector("textarea[name=words]").value ? "open-merge" : "open-retire");
+    }
+  }
+}
+
+document.addEventListener("input", (event) => {
+  const field = event.target;
+  if (field.dataset && field.dataset.limit) countText(field);
+  if (field.form && field.form.matches(DRAFTED) && field.name) keepDraft(field);
+});
+
+document.addEventListener("htmx:beforeOnLoad", (event) => {
+  // Saved: its draft is done with. A refusal (409, 422) or the sign-in's redirect (204) keeps it.
+  const form = event.detail.elt.closest && event.detail.elt.closest(DRAFTED);
+  if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "post" && event.detail.xhr.status === 200) dropDrafts(form);
+});
+
+document.addEventListener("submit", (event) => {
+  // Without htmx the form goes as a whole page; the answer (a redirect, or the form with its message) follows.
+  if (!window.htmx && event.target.matches(DRAFTED)) dropDrafts(event.target);
+});
+
+// ----- on a phone: the filters fold away behind "More filters", so the first line is in the first screen -----
+
+const PHONE = window.matchMedia("(max-width: 600px)");
+
+function foldFilters() {
+  const toolbar = document.querySelector("form.toolbar");
+  const toggle = toolbar && toolbar.querySelector(".more-toggle");
+  if (!toggle) return;
+  const fields = toolbar.querySelector(".more-filters");
+  const set = Array.from(fields.querySelectorAll("select, input:not([type=radio])")).filter((f) => f.value).length
+    + (fields.querySelector("input[type=radio][value=number]:checked") ? 1 : 0);
+  toggle.hidden = !PHONE.matches;
+  toggle.textContent = set ? `More filters (${set} on)` : "More filters";
+  const open = !PHONE.matches || toolbar.classList.contains("unfolded");
+  toggle.setAttribute("aria-expanded", String(open));
+  toolbar.classList.toggle("folded", !open);
+}
+
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest && event.target.closest("form.toolbar .more-toggle");
+  if (!toggle) return;
+  toggle.form.classList.toggle("unfolded");
+  foldFilters();
+});
+
+PHONE.addEventListener("change", foldFilters);
+
+document.addEventListener("htmx:afterSettle", () => {
+  countAll(document);
+  bringBackDrafts(document);
+});
+
 function start() {
   if (openLinkedLine()) return;
+  loadPicks();
+  for (const pick of document.querySelectorAll("input.pick[form=select-form]:checked")) togglePick(pick.value, true, pick.closest("li.line"));
+  const toolbar = document.querySelector("form.toolbar");
+  if (toolbar) listedFor = toolbarKey(new FormData(toolbar));
+  foldFilters();
+  countAll(document);
+  bringBackDrafts(document);
   rove();
   updateSelection();
   const region = document.querySelector("[data-focus-line]");

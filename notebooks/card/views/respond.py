@@ -26,6 +26,7 @@ from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
 
 CARD = "notebooks/card.html"
+VIEW_STATE = ("order", "source", "q", "match", "show")  # what a form posts back so its answer shows the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
@@ -72,8 +73,17 @@ def render_page(request: HttpRequest, template: str, context: dict[str, Any], st
     return response
 
 
+def view_state(data: QueryDict) -> dict[str, str]:
+    """The card's filters a form sent back (hidden fields, or card.js from the page's URL)."""
+    return {k: data.get(k, "") for k in VIEW_STATE}
+
+
 def card_url(notebook: Notebook, state: dict[str, str] | None = None, anchor: str = "", **query: Any) -> str:
-    params = {k: v for k, v in {**(state or {}), **query}.items() if v and not (k == "order" and v == "turn")}
+    params = {
+        k: v
+        for k, v in {**(state or {}), **query}.items()
+        if v and not (k == "order" and v == "turn") and not (k == "match" and v == "all")
+    }
     url = reverse("card:notebook", args=[notebook.title])
     return url + (f"?{urlencode(params)}" if params else "") + (f"#{anchor}" if anchor else "")
 
@@ -114,8 +124,9 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "order": view.cleaned_data.get("order") or "turn",
         "source": view.cleaned_data.get("source") or "",
         "q": view.cleaned_data.get("q") or "",
+        "match": view.cleaned_data.get("match") or "",
     }
-    query = search.parse(state["q"])
+    query = search.parse(state["q"], state["match"])
     as_of = view.cleaned_data.get("as_of")
     kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
     cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
@@ -233,7 +244,7 @@ def summary_context(notebook: Notebook, state: dict[str, str] | None = None) -> 
     counted = Counter(line.source for line in lines)
     shown = None
     if state is not None:
-        query = search.parse(state.get("q", ""))
+        query = search.parse(state.get("q", ""), state.get("match", ""))
         source = "" if query.number else state.get("source", "")
         shown = len(search.search([x for x in lines if not source or x.source == source], query))
     return {
@@ -254,7 +265,11 @@ def with_oob(
 ) -> HttpResponse:  # fmt: skip
     """The answer to a change, followed by what htmx swaps out of band: the counts, the chart, emptied forms
     (`reset_add`, `reset_selection`) and a short polite word for screen readers, naming the line to focus."""
-    state = {k: request.POST.get(k, "") for k in ("order", "source", "q", "show")}
+    state = view_state(request.POST)
+    reviewing: dict[str, Any] = {}
+    if not flags.get("announce_only"):  # the "new to you" banner counts the lines as they are now
+        lines = selectors.view_at_seq(notebook, selectors.ALL)
+        reviewing = review_context(request, notebook, lines, selectors.ALL, "")
     context = {
         "notebook": notebook,
         "can_edit": user_is_editor(request.user),
@@ -265,6 +280,7 @@ def with_oob(
         "selection_form": SelectionForm(),
         "selected": (),
         **({} if flags.get("announce_only") else summary_context(notebook, state)),
+        **reviewing,
         **flags,
     }
     extra = render(request, f"{CARD}#oob", context)

@@ -24,6 +24,7 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     render_page,
+    view_state,
 )
 from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError
@@ -33,7 +34,7 @@ REVIEW = "notebooks/review.html"
 
 
 def _state(request: HttpRequest) -> dict[str, str]:
-    return {k: request.POST.get(k, "") for k in ("order", "source", "q", "show")}
+    return view_state(request.POST)
 
 
 def _form_in_place(
@@ -83,7 +84,7 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     shown: dict[str, Any] = {"strike": strike, "words": words}
     data = request.POST if request.method == "POST" else request.GET
     if "show" in data:  # the list it came from, to show again after
-        shown["state"] = {k: data.get(k, "") for k in ("order", "source", "q", "show")}
+        shown["state"] = view_state(data)
     if request.method == "GET":
         return _form_in_place(request, notebook, "restore-form", n, restore_form=RestoreForm(n=n), **shown)
     form = RestoreForm(request.POST, n=n)

@@ -14,6 +14,7 @@ from notebooks.card.views.respond import (
     INVALID,
     actor_of,
     announced,
+    card_context,
     card_url,
     editor_required,
     line_or_panel,
@@ -21,6 +22,7 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     retired_context,
+    view_state,
     with_oob,
 )
 from notebooks.log import services
@@ -72,6 +74,8 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
         data = form.cleaned_data
         numbers = data["n"]
         listed = ", ".join(f"#{x}" for x in numbers)
+        # Ticks kept across searches may name lines this list does not show: then the whole list answers.
+        in_view = request.htmx and set(numbers) <= _listed(request, notebook)
         try:
             if data["action"] == "merge":
                 written = services.merge(
@@ -96,6 +100,10 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, _state(request)))
             merged = written.n if data["action"] == "merge" else None
+            if not in_view:
+                answer = region(request, notebook, fresh=(merged,) if merged else (), sel_done=note)
+                answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
+                return announced(answer, request, notebook, note, merged)
             return _in_their_places(request, notebook, numbers, merged, note)
     else:
         status = INVALID
@@ -117,8 +125,14 @@ def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> H
     return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview)
 
 
+def _listed(request: HttpRequest, notebook: Notebook) -> set[int]:
+    """The numbers of the lines the card's list shows with the filters the form sent back."""
+    context = card_context(request, notebook, request.POST)
+    return {line.n for _, lines in context["groups"] for line in lines}
+
+
 def _state(request: HttpRequest) -> dict[str, str]:
-    return {k: request.POST.get(k, "") for k in ("order", "source", "q")}
+    return {k: v for k, v in view_state(request.POST).items() if k != "show"}
 
 
 def _in_their_places(
@@ -138,4 +152,4 @@ def _in_their_places(
         )  # fmt: skip
         answer.content += notice.content
     answer = reswap(retarget(answer, f"#line-{first}"), "outerHTML")
-    return with_oob(request, answer, notebook, note, focus_line=merged or first, reset_selection=True)
+    return with_oob(request, answer, notebook, note, focus_line=merged or first, reset_selection=True, sel_done=note)
