@@ -4,9 +4,9 @@ come from outside are checked and cut."""
 
 import json
 import os
+import re
 import sys
 import time
-import re
 from io import StringIO
 
 import anyio
