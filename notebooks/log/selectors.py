@@ -169,6 +169,7 @@ def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
 # Escaped, not refused: a lesson may need two lines, and rows already in a log cannot be refused now.
 CONTINUED = "\n    | "  # a line's next line of words: indented and marked, so it never starts a line of the turn
 _TAG = re.compile(r"\[(?=\s*#)")  # "[#2 dad]" in words reads "\[#2 dad]": no tag but the turn's own
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # what str.splitlines (and a reader) ends a line at
 _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts and emoji
 
 
@@ -187,10 +188,6 @@ def turn_words(text: str) -> str:
         else:
             out.append(CONTINUED if ch in LINE_BREAKS else ascii(ch)[1:-1])
     return "".join(out)
-
-
-# What str.splitlines (and a reader) takes as the end of a line.
-LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 EXPORT_COLUMNS = (

@@ -45,7 +45,6 @@ from .state import (
     read_state,
     stat_key,
     stat_or_none,
-    vault_file_mode,
     write_atomic,
     write_state,
 )
@@ -334,7 +333,7 @@ class Vault:
         if read and link is None:
             raise _Moved
         try:
-            write_atomic(path, content, mode=vault_file_mode())
+            write_atomic(path, content)
         except BaseException:
             late.forget(link)
             raise

@@ -50,7 +50,7 @@ def read_state(git_dir: Path) -> tuple[dict[str, Tracked], dict[str, str]]:
 
 def write_state(git_dir: Path, state: dict[str, Tracked], partials: dict[str, str]) -> None:
     data = {"version": 1, "files": {t: asdict(s) for t, s in sorted(state.items())}, "partial": partials}
-    write_atomic(git_dir / STATE_FILE, json.dumps(data, indent=1).encode())
+    write_atomic(git_dir / STATE_FILE, json.dumps(data, indent=1).encode(), mode=0o600)
 
 
 def read_lands_checked(git_dir: Path) -> int:
@@ -62,7 +62,7 @@ def read_lands_checked(git_dir: Path) -> int:
 
 
 def write_lands_checked(git_dir: Path, event_id: int) -> None:
-    write_atomic(git_dir / LANDS_FILE, f"{event_id}\n".encode())
+    write_atomic(git_dir / LANDS_FILE, f"{event_id}\n".encode(), mode=0o600)
 
 
 def stat_or_none(path: Path) -> "os.stat_result | None":
@@ -153,13 +153,12 @@ def vault_file_mode() -> int:
 
 
 def write_atomic(path: Path, content: bytes, *, mode: int | None = None) -> None:
-    """`content` as the file at `path`, in one rename (a link there is replaced, never followed); `mode` as given,
-    else 0600 (mkstemp's)."""
+    """`content` as the file at `path`, in one rename (a link there is replaced, never followed), with `mode`: by
+    default a notebook file's (vault_file_mode())."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)  # as set, whatever the umask: outside writers append through it
+            os.fchmod(handle.fileno(), vault_file_mode() if mode is None else mode)  # as set, whatever the umask
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
