@@ -192,5 +192,8 @@ NOTEBOOK_VAULT = os.environ.get("NOTEBOOK_VAULT") or str(BASE_DIR / "var" / "vau
 NOTEBOOK_VAULT_ENABLED = env_bool("NOTEBOOK_VAULT_ENABLED", bool(os.environ.get("NOTEBOOK_VAULT")))
 # Who an outside writer's row is by when it does not say (the older harness wrote adds without `by`).
 NOTEBOOK_VAULT_DEFAULT_BY = os.environ.get("NOTEBOOK_VAULT_DEFAULT_BY", "harness")
+# The mode of the notebook files the vault writes, in octal. 0600 (as before) while the service's group may be shared
+# by anyone; 0660 with a writers' group on the vault directory lets outside writers append (docs/DEPLOY.md).
+NOTEBOOK_VAULT_FILE_MODE = int(os.environ.get("NOTEBOOK_VAULT_FILE_MODE", "0600"), 8)
 # The titles claimed by open sessions: the watcher writes their files but leaves committing them to land.
 NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"

@@ -7,6 +7,8 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.forms import UsernameField
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
@@ -79,6 +81,14 @@ def client_address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")[:64]
 
 
+def signin_name(raw: object) -> str:
+    """The name a sign-in counts under, read as sign-in reads it: the form strips it, the user model normalizes it
+    (NFKC), so "dad ", "ｄａｄ" and "dad" are one name; casefolded, so "DAD" is counted with them too."""
+    # Cut first: normalizing a 2.5 MB field would cost before the count; no username is longer than 150.
+    name = UsernameField().to_python(str(raw)[:1000]) or ""
+    return AbstractBaseUser.normalize_username(name).strip().casefold()[:150]
+
+
 class ThrottledLoginView(LoginView):
     """Django's sign-in, refusing a username+address (and an address) after too many failures in a window.
 
@@ -89,7 +99,7 @@ class ThrottledLoginView(LoginView):
     attempt: throttle.Attempt
 
     def _keys(self) -> tuple[str, str]:
-        username = str(self.request.POST.get("username", ""))[:150].casefold()
+        username = signin_name(self.request.POST.get("username", ""))
         address = client_address(self.request)
         return throttle.key("pair", username, address), throttle.key("addr", address)
 

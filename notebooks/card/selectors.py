@@ -168,7 +168,6 @@ def audit(
     condition = " AND ".join(where)
     # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
     order = "r.seq DESC" if notebook else "r.id DESC"
-    page = max(1, page)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT COUNT(*) FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
@@ -176,6 +175,8 @@ def audit(
             params,
         )
         (total,) = cursor.fetchone()
+        # A page past the last shows the last: page 10**20 would overflow the database's OFFSET (a 500).
+        page = min(max(1, page), max(1, -(-total // per_page)))
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
             f"r.was_at, r.was_by, nb.id, {redacted_why_sql('r', 'w')} "

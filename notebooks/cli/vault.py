@@ -13,12 +13,13 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from notebooks.log.checks import shown
 from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
 from notebooks.vault.fileformat import is_json_object
-from notebooks.vault.state import append_bytes
+from notebooks.vault.state import append_bytes, read_bytes_or_none
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
 REFUSED = 6
@@ -110,7 +111,7 @@ def _report(cmd: BaseCommand, result: SweepResult) -> None:
     for line in result.report():
         cmd.stdout.write(line)
     for f in result.problems:
-        cmd.stderr.write(f"REFUSED {f.message}")
+        cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
         cmd.stderr.write(
             f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
         )
@@ -142,7 +143,8 @@ def append(cmd: BaseCommand, o: dict) -> None:
     with vault.lock():  # the lock every sweep holds: the file is neither read nor replaced while rows go in
         before = vault.sweep(by_default=o["by"])  # the file first holds the log's rows, which the new ones follow
         path = vault.path(title)
-        gap = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        held = read_bytes_or_none(path)  # the sweep above replaced any link or special file
+        gap = bool(held) and not held.endswith(b"\n")
         append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
         result = vault.sweep(by_default=o["by"])
     for done in (before, result):
@@ -171,7 +173,7 @@ def watch(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.flush()
 
     def on_error(exc: Exception) -> None:
-        cmd.stderr.write(f"sweep failed, trying again: {getattr(exc, 'message', exc)}")
+        cmd.stderr.write(shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000))
 
     def on_standby() -> None:
         cmd.stdout.write(f"another watcher sweeps {vault.root}; standing by until it stops")

@@ -107,17 +107,47 @@ def check_id(value: Any, what: str) -> int:
     return value
 
 
+def problem_of_name(name: object) -> str | None:
+    """What is wrong with an actor's name, as a phrase after "the actor's name", or None: the one name check every
+    door runs (the API, the card, the CLI, MCP, imports and vault rows)."""
+    if not isinstance(name, str) or not name.strip():
+        return "is empty"
+    if len(name) > MAX_NAME:
+        return f"is {len(name)} characters long; the limit is {MAX_NAME}"
+    if not name.isprintable():
+        # A newline or an escape code in a name would forge a trailer in a commit message or colour a log.
+        return "contains a control character"
+    if not is_storable(name):
+        return "is not valid Unicode text"
+    return None
+
+
 def check_name(name: object) -> str:
     """An actor's name as a row records it: refused when empty, too long or not storable text."""
-    if not isinstance(name, str) or not name.strip():
+    problem = problem_of_name(name)
+    if problem == "is empty":
         raise Invalid("Say who is writing: the actor's name is empty.")
-    if len(name) > MAX_NAME:
-        raise Invalid(f"The actor's name is {len(name)} characters long; the limit is {MAX_NAME}.")
-    if not name.isprintable():
-        raise Invalid("The actor's name contains a control character.")
-    if not is_storable(name):
-        raise Invalid("The actor's name is not valid Unicode text.")
-    return name
+    if problem:
+        raise Invalid(f"The actor's name {problem}.")
+    return name  # type: ignore[return-value]
+
+
+MAX_SHOWN = 300  # characters of an outside value a message echoes
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """An outside value as a message may echo it: one line (control characters escaped) of at most about `limit`
+    characters, so a 2 MB field or an escape code never reaches a page, an alarm or a log whole."""
+    text = value if isinstance(value, str) else repr(value)
+    cut = text[:limit]
+    if not cut.isprintable():
+        cut = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in cut)
+    return cut if len(text) <= limit else f"{cut}… ({len(text)} characters)"
+
+
+def bounded(message: str, limit: int = 1000) -> str:
+    """A message built from outside input, cut to `limit` characters."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 def check_digest(value: Any, what: str = "digest") -> str:

@@ -7,7 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from notebooks.log import rowformat
-from notebooks.log.checks import MAX_NAME, MAX_NUMBER, MAX_TIME, problem_of_future, problem_of_text
+from notebooks.log.checks import (
+    MAX_NAME,
+    MAX_NUMBER,
+    MAX_TIME,
+    bounded,
+    problem_of_future,
+    problem_of_name,
+    problem_of_text,
+    shown,
+)
 from notebooks.log.errors import Invalid, NotebookError
 from notebooks.log.fold import LineState, check_may_restore, edit_source_allowed, sourceless_edit_source
 from notebooks.models import How, Source
@@ -51,7 +60,12 @@ def _loads(raw: str) -> Any:
 
 
 def _fail(line_no: int, message: str) -> Invalid:
-    return Invalid(f"line {line_no}: {message}", line=line_no)
+    return Invalid(bounded(f"line {line_no}: {message}"), line=line_no)
+
+
+def _r(value: Any) -> str:
+    """A row's value as a refusal quotes it: its repr, cut (a 2 MB op must not make a 2 MB alarm)."""
+    return shown(repr(value))
 
 
 def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> str:
@@ -70,10 +84,28 @@ def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> s
     return value
 
 
+def _name(obj: dict, key: str, line_no: int, *, required: bool) -> str:
+    """An actor's name a row gives, through the one name check (checks.problem_of_name) every other door runs."""
+    value = obj.get(key)
+    if type(value) is str and value.isascii() and value.isprintable() and 0 < len(value) <= MAX_NAME:
+        if not value.isspace():  # the usual value, passed at once
+            return value
+    if value is None or value == "":
+        if required:
+            raise _fail(line_no, f"'{key}' is missing or empty")
+        return ""
+    if not isinstance(value, str):
+        raise _fail(line_no, f"'{key}' must be text, not {type(value).__name__}")
+    problem = problem_of_name(value)
+    if problem:
+        raise _fail(line_no, f"'{key}' {problem}")
+    return value
+
+
 def _digest(obj: dict, key: str, line_no: int) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or len(value) != 64 or not set(value) <= HEX:
-        raise _fail(line_no, f"'{key}' must be a sha256 digest (64 lowercase hex digits), not {value!r}")
+        raise _fail(line_no, f"'{key}' must be a sha256 digest (64 lowercase hex digits), not {_r(value)}")
     return value
 
 
@@ -99,7 +131,7 @@ def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int 
     if value is None and not required:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBER:
-        raise _fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {value!r}")
+        raise _fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {_r(value)}")
     return value
 
 
@@ -112,7 +144,7 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True, latest: f
     if value is None and not required:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
-        raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {value!r}")
+        raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {_r(value)}")
     problem = problem_of_future(value, latest)
     if problem:
         raise _fail(line_no, f"'{key}' {problem}")
@@ -169,14 +201,14 @@ def checked_rows(
             raise _fail(line_no, "a row must be a JSON object")
         op = obj.get("op")
         if op not in OPS:
-            raise _fail(line_no, f"unknown op {op!r}: use add, edit, strike, adopt or redact")
+            raise _fail(line_no, f"unknown op {_r(op)}: use add, edit, strike, adopt or redact")
         if op == "redact" and redact_refusal:
             raise _fail(line_no, redact_refusal)
         n = _number(obj, "n", line_no)
         at = _time(obj, "at", line_no, latest=latest)
         if at < state.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
-        by = _text(obj, "by", line_no, required=op in ("edit", "strike", "redact"), limit=MAX_NAME) or default_by
+        by = _name(obj, "by", line_no, required=op in ("edit", "strike", "redact")) or default_by
         why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = state.lines.get(n)
@@ -185,7 +217,7 @@ def checked_rows(
                 raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
             source = obj.get("source")
             if not isinstance(source, str) or source not in SOURCES:
-                raise _fail(line_no, f"unknown source {source!r}")
+                raise _fail(line_no, f"unknown source {_r(source)}")
             words, digest = _words(obj, "text", line_no, state, max_words)
             fields.update(words=words, digest=digest, source=source)
             restores = _number(obj, "restores", line_no, required=False)
@@ -224,7 +256,7 @@ def checked_rows(
                 raise _fail(line_no, f"strike of line #{n}, which is already retired")
             how = obj.get("how") or RETIRED
             if not isinstance(how, str) or how not in HOWS:
-                raise _fail(line_no, f"unknown how {how!r}: use retired or merged")
+                raise _fail(line_no, f"unknown how {_r(how)}: use retired or merged")
             into = _number(obj, "into", line_no, required=False)
             if into is not None:
                 if into == n:
@@ -236,7 +268,7 @@ def checked_rows(
             current.apply(state.seq + 1, "strike", "", None)
         elif op == "redact":
             if not is_editor(by):
-                raise _fail(line_no, f"a redact row must be by the human editor, not {by!r}")
+                raise _fail(line_no, f"a redact row must be by the human editor, not {_r(by)}")
             digest = _digest(obj, "redacts", line_no)
             if digest not in state.worded.get(n, ()):
                 raise _fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
@@ -249,13 +281,13 @@ def checked_rows(
             words, digest = _words(obj, "was", line_no, state, max_words)
             source = obj.get("source") or ""
             if source and (not isinstance(source, str) or source not in SOURCES):
-                raise _fail(line_no, f"unknown source {source!r}")
+                raise _fail(line_no, f"unknown source {_r(source)}")
             fields.update(
                 words=words,
                 digest=digest,
                 source=source,
                 was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
-                was_by=_text(obj, "was_by", line_no, required=False, limit=MAX_NAME),
+                was_by=_name(obj, "was_by", line_no, required=False),
             )
             state.top_n = max(state.top_n, n)
         if op in ("add", "edit", "adopt"):
@@ -265,7 +297,7 @@ def checked_rows(
             state.texts.setdefault(n, []).append(text)
         state.seq += 1
         if "seq" in obj and obj["seq"] != state.seq:
-            raise _fail(line_no, f"'seq' is {obj['seq']!r} but this row is number {state.seq} in the log")
+            raise _fail(line_no, f"'seq' is {_r(obj['seq'])} but this row is number {state.seq} in the log")
         if "hash" in obj:
             if not isinstance(obj["hash"], str):
                 raise _fail(line_no, "'hash' must be a string")

@@ -4,6 +4,8 @@ Views come from the kept views (kept.py), checked against the log on every read;
 """
 
 import difflib
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -220,9 +222,33 @@ def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
     lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
-    parts += [f"[#{line.n} {line.source}] {line.text}" for line in lines]
+    parts += [f"[#{line.n} {line.source}] {turn_words(line.text)}" for line in lines]
     parts.append(rowformat.GAME_ONLY)
     return "\n".join(parts)
+
+
+# Escaped, not refused: a lesson may need two lines, and rows already in a log cannot be refused now.
+CONTINUED = "\n    | "  # a line's next line of words: indented and marked, so it never starts a line of the turn
+_TAG = re.compile(r"\[(?=\s*#)")  # "[#2 dad]" in words reads "\[#2 dad]": no tag but the turn's own
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # what str.splitlines (and a reader) ends a line at
+_KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts and emoji
+
+
+def turn_words(text: str) -> str:
+    """A line's words as the turn shows them: nothing in them can read as another line, the header or the footer.
+
+    Every line break (\\n, \\r, U+2028, …) becomes a marked continuation; other control and format characters
+    (escape codes, bidirectional overrides) are shown as escapes; a `[#` is escaped. The card shows words as written.
+    """
+    if text.isprintable() and "[" not in text:
+        return text  # the usual line, at once
+    out = []
+    for ch in _TAG.sub(r"\\[", text.replace("\r\n", "\n")):
+        if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
+            out.append(ch)
+        else:
+            out.append(CONTINUED if ch in LINE_BREAKS else ascii(ch)[1:-1])
+    return "".join(out)
 
 
 EXPORT_COLUMNS = (

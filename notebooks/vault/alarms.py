@@ -7,9 +7,12 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from notebooks.log.checks import bounded
 from notebooks.log.errors import Conflict, Forbidden, NotFound
 from notebooks.log.roles import Actor, as_actor
 from notebooks.models import VaultAlarm, VaultAlarmAck
+
+MAX_MESSAGE = 500  # an alarm's message quotes outside input: up to 50 are on every page Dad opens
 
 
 def record_vault_alarm(
@@ -19,8 +22,8 @@ def record_vault_alarm(
     return VaultAlarm.objects.create(
         at=time.time(),
         title=title[:80],
-        problem=problem,
-        message=message,
+        problem=problem[:24],
+        message=bounded(message, MAX_MESSAGE),
         evidence_ref=evidence_ref,
         evidence_sha=evidence_sha,
     )

@@ -4,6 +4,7 @@ happens to contain a moment later. No global git configuration is needed or read
 import hashlib
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,8 @@ class Person:
     @classmethod
     def actor(cls, name: str) -> "Person":
         """A session's actor as a git identity; git refuses '<', '>' and newlines in either part."""
-        clean = re.sub(r"[<>\n\r]+", " ", name).strip() or "unknown"
+        # Control characters too: an escape code in a name would colour whatever shows the log.
+        clean = re.sub(r"[<>]+", " ", "".join(ch if ch.isprintable() else " " for ch in name)).strip() or "unknown"
         local = re.sub(r"[^A-Za-z0-9._+-]+", "-", clean).strip("-.") or "actor"
         return cls(clean, f"{local}@notebooks.invalid")
 
@@ -80,10 +82,9 @@ class Git:
             "core.autocrlf=false",
             "-c",
             "commit.gpgsign=false",
-            "-c",
-            f"safe.directory={self.root}",
             *args,
-        ]
+        ]  # and never safe.directory: git's own check on who owns the repository stays on
+        self.check_owner()
         try:
             done = subprocess.run(
                 command, input=input, capture_output=True, env=self._env(author), cwd=self.root, check=False
@@ -99,6 +100,23 @@ class Git:
         return self.run(*args, **kwargs).decode("utf-8").strip()  # type: ignore[arg-type]
 
     # ----- the repository -------------------------------------------------------------------------
+
+    def check_owner(self) -> None:
+        """Refuse a repository this process's user does not own: a .git planted by another user runs its hooks and
+        config (core.fsmonitor, …) as ours. Git checks the same itself; this says so plainly, before git runs."""
+        me = os.geteuid()
+        for where in (self.root, self.root / ".git"):
+            try:
+                found = os.lstat(where)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(found.st_mode) or found.st_uid != me:
+                what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else f"owned by uid {found.st_uid}"
+                raise GitError(
+                    f"the vault refuses {where}: it is {what}, not a directory owned by this service's user "
+                    f"(uid {me}); another user could have planted its hooks and config. Make the vault's directory "
+                    "and its .git the service user's (chown -R), or point NOTEBOOK_VAULT at one that is."
+                )
 
     def exists(self) -> bool:
         return (self.root / ".git").is_dir()

@@ -4,10 +4,12 @@ messages that say which rows reached which file and who wrote them."""
 import time
 from pathlib import Path
 
+from notebooks.log.checks import MAX_NAME, shown
+
 from .fileformat import SUFFIX, seq_and_author, split_lines
 from .git import Git, Person, blob_id, safe_ref_part
 from .results import FileResult, ranges, rows_named
-from .state import Tracked
+from .state import NotRegular, Tracked, read_bytes_or_none
 
 EVIDENCE_PREFIX = "refs/heads/evidence/"
 
@@ -23,8 +25,10 @@ def pending(
         if title in exclude or tree.get(name) == tracked.blob:
             continue
         try:
-            data = (root / name).read_bytes()
-        except FileNotFoundError:
+            data = read_bytes_or_none(root / name)
+        except NotRegular:
+            continue  # replaced by a link since the sweep judged it: the next sweep refuses it
+        if data is None:
             continue
         if blob_id(data) == tracked.blob:  # changed since the check: the next sweep judges it
             out[name] = data
@@ -83,7 +87,7 @@ def drift_message(
             continue
         rows = [seq_and_author(line) for line in added]
         seqs = [seq for seq, _ in rows if seq is not None]
-        who = sorted({by for _, by in rows if by})
+        who = sorted({shown(by, MAX_NAME) for _, by in rows if by})  # one line each: a name never forges a trailer
         actors.update(who)
         outside = [s for s in seqs if s in imported.get(name, set())]
         note = f"; appended outside and imported: {ranges(outside)}" if outside else ""
@@ -93,7 +97,7 @@ def drift_message(
             details.append(f"{name}: a new notebook, no rows yet")
         counts.append(f"{name[: -len(SUFFIX)]} +{len(rows)}" + (" redacted" if redacted else ""))
     head_line = subject or "vault: " + ", ".join(counts)
-    tail = {"Actors": ", ".join(sorted(actors)) or "none", **(trailers or {})}
+    tail = {"Actors": ", ".join(sorted(actors)) or "none", **{k: shown(v) for k, v in (trailers or {}).items()}}
     return head_line + "\n\n" + "\n".join(details) + "\n\n" + "".join(f"{k}: {v}\n" for k, v in tail.items())
 
 

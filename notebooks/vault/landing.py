@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from notebooks.log import selectors
+from notebooks.log.checks import MAX_NAME, shown
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.models import Notebook
 from notebooks.sessions import selectors as session_selectors
@@ -214,6 +215,6 @@ def _semantic_message(
     trailers = [f"Notebook: {title}", f"Session: {session_id}", f"Base: {base}", f"Rows: {ranges(rows)}"]
     if others:
         # Rows of others between the session's first and last row cannot be cut out of an append-only file.
-        trailers.append("Others: " + ", ".join(f"{s} by {by_of[s] or 'nobody'}" for s in others))
+        trailers.append("Others: " + ", ".join(f"{s} by {shown(by_of[s], MAX_NAME) or 'nobody'}" for s in others))
     parts.append("\n".join(trailers))
     return "\n\n".join(parts) + "\n"

@@ -11,6 +11,7 @@ write for GRACE_NS.
 import os
 import time
 from pathlib import Path
+from stat import S_ISREG
 
 from .state import append_bytes
 
@@ -25,7 +26,7 @@ def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> P
     link = where / f"{title}.{ino}.{offset}"
     link.unlink(missing_ok=True)
     try:
-        os.link(path, link)
+        os.link(path, link, follow_symlinks=False)
     except FileNotFoundError:
         return None
     if link.stat().st_ino != ino:
@@ -57,9 +58,11 @@ def drain(git_dir: Path, root: Path, suffix: str) -> list[str]:
 
 def _drain_one(link: Path, live: Path, ino: int, offset: int) -> bool:
     try:
-        stat, live_stat = link.stat(), live.stat()
+        stat, live_stat = link.stat(), os.lstat(live)
     except FileNotFoundError:
         return False  # the live file is restored first (a deleted file is the sweep's to judge); the link waits
+    if not S_ISREG(live_stat.st_mode):
+        return False  # a link or special file in its place: the sweep refuses it and writes the file again first
     if live_stat.st_ino == ino:  # not replaced after all (it failed): the sweep reads these bytes in place
         link.unlink(missing_ok=True)
         return False

@@ -10,10 +10,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from stat import S_ISREG
 
 from django.conf import settings
 
 from notebooks.log import imports, rowformat, selectors, snapshots
+from notebooks.log.checks import bounded, shown
 from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
 from notebooks.vault import alarms
@@ -33,7 +35,19 @@ from .fileformat import (
 from .git import Git, Person, blob_id
 from .landing import repair_lands
 from .results import FileResult, SweepResult, row_count
-from .state import RACY_NS, Tracked, append_bytes, read_state, stat_key, stat_or_none, write_atomic, write_state
+from .state import (
+    RACY_NS,
+    NotRegular,
+    Tracked,
+    append_bytes,
+    kind_of,
+    read_regular,
+    read_state,
+    stat_key,
+    stat_or_none,
+    write_atomic,
+    write_state,
+)
 
 LOCK_FILE = "notebooks-vault.lock"
 _HELD = threading.local()  # vault roots whose lock this thread holds, with its depth
@@ -97,7 +111,8 @@ class Vault:
     def file_titles(self) -> tuple[set[str], list[str]]:
         titles, ignored = set(), []
         for entry in os.scandir(self.root):
-            if not entry.name.endswith(SUFFIX) or entry.name.startswith(".") or not entry.is_file():
+            # Links and special files are titles too, so a sweep refuses them; a real directory is not one.
+            if not entry.name.endswith(SUFFIX) or entry.name.startswith(".") or entry.is_dir(follow_symlinks=False):
                 continue
             title = entry.name[: -len(SUFFIX)]
             (titles.add(title) if re.fullmatch(TITLE_PATTERN, title) else ignored.append(entry.name))
@@ -175,10 +190,9 @@ class Vault:
         title = result.title
         path = self.path(title)
         tracked = state.get(title)
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
-            stat = None
+        stat = stat_or_none(path)
+        if stat is not None and not S_ISREG(stat.st_mode):
+            return self._refuse_special(result, nb_of(title), state, kind_of(stat.st_mode))
         if (
             tracked
             and stat
@@ -188,9 +202,12 @@ class Vault:
             and (head.seq, head.hash) == (tracked.rows, tracked.hash)
         ):
             return result  # nothing moved on either side
-        found = path.read_bytes() if stat else None
+        try:
+            found, stat = read_regular(path) or (None, None)
+        except NotRegular as exc:  # it became one since the lstat
+            return self._refuse_special(result, nb_of(title), state, exc.kind)
         self._read_stat[title] = stat_key(stat)
-        nb = Notebook.objects.filter(title=title).first()
+        nb = nb_of(title)
 
         # What is already known good: the bytes the last sweep left, while the log still holds those rows.
         trusted_rows, trusted_bytes, written = 0, 0, (tracked.rows if tracked else None)
@@ -294,7 +311,7 @@ class Vault:
     # ----- writing files ----------------------------------------------------------------------------
 
     def _track(self, state: dict[str, Tracked], title: str, nb: Notebook | None, content: bytes) -> None:
-        stat = self.path(title).stat()
+        stat = os.lstat(self.path(title))
         rows = content.count(b"\n")  # every file the vault leaves ends each row with a newline
         state[title] = Tracked(
             rows=rows,
@@ -336,6 +353,7 @@ class Vault:
         repair: bool = True,
     ) -> FileResult:
         """Never import it: keep the file as found on a side branch, restore it from the log, raise the alarm."""
+        message = bounded(message, alarms.MAX_MESSAGE)
         result.problem, result.message = problem, message
         if not repair:
             return result
@@ -350,6 +368,34 @@ class Vault:
         alarms.record_vault_alarm(
             title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
         )
+        return result
+
+    def _refuse_special(
+        self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
+    ) -> FileResult:
+        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
+        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
+        path = self.path(result.title)
+        if kind == "a directory":
+            result.waiting = f"{result.file} is a directory, not a file: move it away"
+            return result
+        try:
+            target = f" (pointing to {shown(os.readlink(path), 200)})" if kind == "a symbolic link" else ""
+        except OSError:
+            target = ""
+        result.problem = "not_a_file"
+        result.message = (
+            f"{result.file} was {kind}{target}, not a regular file: the vault reads no link or special file. "
+            "Nothing of it was read or committed; it was removed and the file written again from the log."
+        )
+        path.unlink(missing_ok=True)  # the entry: a link's target is untouched
+        self._read_stat.pop(result.title, None)
+        self._partials.pop(result.title, None)
+        if nb is not None:
+            self._write(path, canonical_bytes(nb), state, result.title, nb)
+        else:
+            state.pop(result.title, None)
+        alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
         return result
 
     def keep_evidence(self, title: str, found: bytes | None, problem: str, message: str) -> tuple[str, str]:
@@ -379,6 +425,10 @@ class Vault:
 
 class _Moved(Exception):
     """The file changed between the sweep's read and its write."""
+
+
+def nb_of(title: str) -> Notebook | None:
+    return Notebook.objects.filter(title=title).first()
 
 
 def _hash_of_row(nb: Notebook | None, rows: int) -> str:

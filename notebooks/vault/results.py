@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, field
 
+from notebooks.log.checks import shown
+
 from .fileformat import SUFFIX
 
 
@@ -50,10 +52,10 @@ class SweepResult:
                 out.append(f"{f.file}: wrote {f.appended} row(s){held}")
             if f.waiting:
                 out.append(f"{f.file}: left for the next sweep: {f.waiting}")
-        out += [f"ignored {name}: not a notebook title" for name in self.ignored]
+        out += [f"ignored {shown(name)}: not a notebook title" for name in self.ignored]
         if self.commit:
             out.append(f"committed {self.commit[:12]}")
-        return out
+        return [shown(line, 2000) for line in out]  # file names and actors come from outside: one line each
 
 
 def rows_named(seqs: "tuple[int, ...] | list[int]") -> str:

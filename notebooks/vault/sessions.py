@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from notebooks.log import selectors
+from notebooks.log.checks import shown
 from notebooks.log.errors import Conflict
 
 from .claims import claimed_titles
@@ -18,6 +19,7 @@ from .fileformat import SUFFIX
 from .git import safe_ref_part
 from .landing import Landed, base_commit, gate, land_commits, landed_already
 from .mirror import Vault
+from .state import NotRegular, read_bytes_or_none
 
 CHECKPOINT_PREFIX = "refs/checkpoints/"
 
@@ -63,7 +65,7 @@ def vault_checkpoint(
         )
         v.save_state(state)
         path = v.path(title)
-        found = path.read_bytes() if path.exists() else None
+        found = read_bytes_or_none(path)  # the sweep above replaced any link or special file
         ref = CHECKPOINT_PREFIX + safe_ref_part(str(session_id))
         warning = f"\n\nWARNING: {checked.message}" if checked.problem else ""
         message = (
@@ -138,7 +140,11 @@ def _land_check(
         at_base = v.git.file_at(base, name) or b""
         path = v.path(title)
         gone = selectors.redacted_digests(nb)
-        gate(at_base, path.read_bytes() if path.exists() else b"", name, base, "the file as found", gone)
+        try:
+            found = read_bytes_or_none(path) or b""
+        except NotRegular as exc:
+            raise Conflict(f"Land refused: {exc}. Run `notebook vault sync` to write the file again.") from None
+        gate(at_base, found, name, base, "the file as found", gone)
         sweep = v.sweep_locked(
             claimed=claimed_titles() | {title},
             subject=f"vault: drift, recorded before the land of {title} (session {session_id})",
@@ -193,7 +199,7 @@ def vault_abandon(title: str, *, session_id: "str | int", why: str = "", vault: 
         v.sweep_locked(claimed=claimed_titles() | {title})
         state = v.load_state()
         others = frozenset(state) - {title}
-        trailers = {"Session": str(session_id), "Abandoned": " ".join(why.split()) or "(no reason given)"}
+        trailers = {"Session": str(session_id), "Abandoned": shown(" ".join(why.split())) or "(no reason given)"}
         return v.commit_pending(
             state,
             exclude=others,

@@ -1,11 +1,15 @@
 """What the vault keeps beside git, under .git: what each file held after the last sweep, and the lands checked
 for a semantic commit; and the careful ways it writes files."""
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from django.conf import settings
 
 STATE_FILE = "notebooks-vault-state.json"
 LANDS_FILE = "notebooks-vault-lands"
@@ -46,7 +50,7 @@ def read_state(git_dir: Path) -> tuple[dict[str, Tracked], dict[str, str]]:
 
 def write_state(git_dir: Path, state: dict[str, Tracked], partials: dict[str, str]) -> None:
     data = {"version": 1, "files": {t: asdict(s) for t, s in sorted(state.items())}, "partial": partials}
-    write_atomic(git_dir / STATE_FILE, json.dumps(data, indent=1).encode())
+    write_atomic(git_dir / STATE_FILE, json.dumps(data, indent=1).encode(), mode=0o600)
 
 
 def read_lands_checked(git_dir: Path) -> int:
@@ -58,12 +62,13 @@ def read_lands_checked(git_dir: Path) -> int:
 
 
 def write_lands_checked(git_dir: Path, event_id: int) -> None:
-    write_atomic(git_dir / LANDS_FILE, f"{event_id}\n".encode())
+    write_atomic(git_dir / LANDS_FILE, f"{event_id}\n".encode(), mode=0o600)
 
 
 def stat_or_none(path: Path) -> "os.stat_result | None":
+    """The entry's own stat (a link is not followed), or None when there is none."""
     try:
-        return path.stat()
+        return os.lstat(path)
     except FileNotFoundError:
         return None
 
@@ -72,10 +77,88 @@ def stat_key(stat: "os.stat_result | None") -> tuple[int, int, int] | None:
     return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def write_atomic(path: Path, content: bytes) -> None:
+class NotRegular(OSError):
+    """A symbolic link, a directory or a special file where a notebook's file should be: never read or written."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path.name} is {kind}, not a regular file")
+        self.path, self.kind = path, kind
+
+
+def kind_of(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file" if not stat.S_ISREG(mode) else "a regular file"
+
+
+# No link is followed (a link to var/secret_key would be committed), and a pipe never blocks the open.
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_regular(path: Path, flags: int, mode: int = 0o600) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at `path` (never through a link) and its stat, taken after the open."""
+    try:
+        fd = os.open(path, flags, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a link
+            raise NotRegular(path, "a symbolic link") from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR, errno.EOPNOTSUPP):  # a pipe with no reader, a directory, a socket
+            raise NotRegular(path, kind_of(os.lstat(path).st_mode)) from None
+        raise
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode):
+        os.close(fd)
+        raise NotRegular(path, kind_of(found.st_mode))
+    return fd, found
+
+
+def read_regular(path: Path) -> "tuple[bytes, os.stat_result] | None":
+    """A notebook's file's bytes and its stat (taken after opening it), or None when there is none. Raises NotRegular
+    for a link, a directory or a special file: the vault reads only regular files."""
+    before = stat_or_none(path)
+    if before is None:
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        raise NotRegular(path, kind_of(before.st_mode))  # not even opened: a device's open may do something
+    try:
+        fd, found = _open_regular(path, _READ)
+    except FileNotFoundError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, max(found.st_size, 1 << 16)):
+            chunks.append(chunk)
+        return b"".join(chunks), found
+    finally:
+        os.close(fd)
+
+
+def read_bytes_or_none(path: Path) -> bytes | None:
+    found = read_regular(path)
+    return None if found is None else found[0]
+
+
+def vault_file_mode() -> int:
+    """The mode of every notebook file the vault writes (settings.NOTEBOOK_VAULT_FILE_MODE; docs/DEPLOY.md)."""
+    return int(settings.NOTEBOOK_VAULT_FILE_MODE) & 0o7777
+
+
+def write_atomic(path: Path, content: bytes, *, mode: int | None = None) -> None:
+    """`content` as the file at `path`, in one rename (a link there is replaced, never followed), with `mode`: by
+    default a notebook file's (vault_file_mode())."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), vault_file_mode() if mode is None else mode)  # as set, whatever the umask
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
@@ -86,8 +169,13 @@ def write_atomic(path: Path, content: bytes) -> None:
 
 
 def append_bytes(path: Path, data: bytes) -> None:
+    """Append to a notebook's file (created with the vault's file mode when absent); never through a link."""
     # Appending in place keeps an outside writer's open file (O_APPEND) pointing at the real file.
-    with open(path, "ab") as handle:
+    mode = vault_file_mode()
+    fd, found = _open_regular(path, _APPEND, mode)
+    with os.fdopen(fd, "ab") as handle:
+        if found.st_uid == os.geteuid() and stat.S_IMODE(found.st_mode) != mode:
+            os.fchmod(fd, mode)  # a file the vault created before the setting changed
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
