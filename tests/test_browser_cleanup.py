@@ -63,8 +63,8 @@ def messy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with rows.open("w") as out:
         for i, (n, words, source) in enumerate(load(GAME).lines):
             by = "dad" if source.startswith("dad") else "pippa"
-            out.write(json.dumps({"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}))
-            out.write("\n")
+            row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}
+            out.write(json.dumps(row) + "\n")
     server.run("notebook", "import", str(rows), "--title", TITLE)
     port = free_port()
     log = (tmp / "server.log").open("w")
@@ -105,6 +105,11 @@ class Tally:
         self.actions += 1
 
 
+def _live(server: Server) -> dict[int, dict]:
+    view = json.loads(server.run("notebook", "view", TITLE, "--json"))
+    return {line["n"]: line for line in (view["lines"] if isinstance(view, dict) else view)}
+
+
 def _true_side(numbers: list[int], words: dict[int, str], keep: str) -> int:
     """Which line of a contradiction Dad keeps: the one that says what he knows is right (the label's words)."""
     return max(numbers, key=lambda x: (difflib.SequenceMatcher(None, words[x], keep).ratio(), -x))
@@ -130,7 +135,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
     dad.click(page.get_by_role("button", name="Sign in"))
     expect(page.get_by_role("heading", level=1)).to_contain_text(TITLE)
     dad.typed -= len("dad") + len(messy_server.password)  # signing in is not cleaning: its keys are not counted
-    dad.choose(page.get_by_label("Show"), "Similar lines")
+    dad.choose(page.get_by_label("Show", exact=True), "Similar lines")
     expect(page.locator("#similar-title")).to_be_visible()
 
     merged: dict[int, tuple[int, list[int]]] = {}  # new line -> (its labelled group, the lines merged into it)
@@ -178,7 +183,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
         expect(page.locator("#similar-title")).to_be_visible()
 
     # The lines not about the game are no group: ticked in the list and retired for one reason.
-    dad.choose(page.get_by_label("Show"), "Live lines")
+    dad.choose(page.get_by_label("Show", exact=True), "Live lines")
     for x in data.off_topic:
         dad.click(page.locator(f"#pick-{x}"))
     bar = page.locator("#select-form")
@@ -187,9 +192,29 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
     dad.click(bar.get_by_role("button", name="Retire selected"))
     expect(page.locator(f"#line-{data.off_topic[0]}.retired-notice")).to_be_visible()
 
-    view = json.loads(messy_server.run("notebook", "view", TITLE, "--json"))
-    live = {line["n"]: line for line in view["lines"]}
-    print(f"cleanup: {dad.actions} actions, {dad.typed} typed characters, {len(live)} live lines")
+    # What the view did not group: Dad, who knows his game, retires each leftover into the line that says it.
+    suggested = (dad.actions, dad.typed)
+    leftovers = 0
+    for i, g in enumerate(data.groups):
+        standing = sorted(n for n in _live(messy_server) if label.get(n) == i)
+        keep = max(standing, default=None)  # the merged line when there is one (numbers only grow)
+        for x in standing:
+            if x == keep:
+                continue
+            leftovers += 1
+            dad.click(page.locator(f"#line-{x} a.act", has_text="Retire"))
+            form = page.locator(f"#line-{x} form")
+            dad.fill(form.get_by_label("Reason"), "said there")
+            dad.fill(form.get_by_label("Now said by line #"), str(keep))
+            dad.click(form.get_by_role("button", name="Retire"))
+            expect(page.locator(f"#line-{x}.retired-notice")).to_be_visible()
+            kept_into.setdefault(keep, []).append(x)
+
+    live = _live(messy_server)
+    print(
+        f"cleanup: {dad.actions} actions, {dad.typed} typed characters, {len(live)} live lines; through Similar "
+        f"lines {suggested[0]} and {suggested[1]}, then {leftovers} lines it did not group"
+    )
     assert dad.actions <= BAR_ACTIONS and dad.typed <= BAR_TYPED, (dad.actions, dad.typed)
 
     # Every labelled repeat and contradiction is one live line now; nothing else was lost.

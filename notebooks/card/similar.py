@@ -55,7 +55,8 @@ def clearest(lines: list[Line]) -> Line:
 
 def group_view(lines: list[Line], kind: str, score: float) -> GroupView:
     said = [(x.n, x.source, x.text) for x in lines]
-    choices = tuple(Choice(line=x, source=fold.merge_source(editor=True, lines=said, text=x.text).source) for x in lines)
+    source = lambda words: fold.merge_source(editor=True, lines=said, text=words).source  # noqa: E731
+    choices = tuple(Choice(line=x, source=source(x.text)) for x in lines)
     return GroupView(kind=kind, score=score, choices=choices, keep=clearest(lines).n)
 
 
