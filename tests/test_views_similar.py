@@ -1,0 +1,140 @@
+"""The card's Similar view (show=similar): each group Dad decides in one step, merge, keep one, or not alike; every
+decision is rows with his reason, and nothing is decided for him."""
+
+import pytest
+
+from notebooks.log import selectors, services
+from notebooks.models import NotAlike, Notebook
+
+SHIELD = "Buy the Deku Shield in Kokiri Forest before entering the Deku Tree."
+SHIELD_TOO = "get a deku shield from the kokiri shop first, the Deku Tree needs it"
+LEFT = "In the Lost Woods, take the left path at the first fork to reach the meadow."
+RIGHT = "Lost Woods: the right path at the first fork leads to the meadow."
+ZORA = "The Zora Tunic lets Link breathe underwater."
+
+
+@pytest.fixture
+def messy(notebook, dad):  # noqa: ANN001, ANN201
+    """zelda: #1 and #3 say one thing (hers: seen, guessed), #2 stands alone, #4 and #5 contradict (seen, dad)."""
+    for text, source, by in (
+        (SHIELD, "seen", "pippa"),
+        (ZORA, "seen", "pippa"),
+        (SHIELD_TOO, "guessed", "pippa"),
+        (LEFT, "seen", "pippa"),
+        (RIGHT, "dad", "dad"),
+    ):
+        services.add(notebook="zelda", text=text, source=source, by=by, why="seen")
+    return Notebook.objects.get(title="zelda")
+
+
+def _live(nb: Notebook) -> dict[int, tuple[str, str]]:
+    return {x.n: (x.text, x.source) for x in selectors.view(nb)}
+
+
+def test_the_view_shows_each_group_whole_with_its_decisions(editor_client, messy):
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    assert 'id="group-1-3"' in html and 'id="group-4-5"' in html
+    repeat = html[html.index('id="group-1-3"') : html.index("</section>", html.index('id="group-1-3"'))]
+    assert "Say one thing?" in repeat and SHIELD in repeat and SHIELD_TOO in repeat and ZORA not in repeat
+    assert ">Merge</button>" in repeat and ">Not alike</button>" in repeat
+    assert "the line stays seen" in repeat  # keeping her seen words keeps them hers, said before he saves
+    conflict = html[html.index('id="group-4-5"') :]
+    assert "Contradict each other?" in conflict and "retire the others into it" in conflict
+    assert 'id="lines-region"' in html and 'id="line-2"' not in html  # the view, not the list
+
+
+def test_merge_keeping_her_seen_words_keeps_her_source_and_names_where_it_came_from(editor_client, messy):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/", {"n": ["1", "3"], "keep": "1", "reason": "one lesson", "action": "merge"}
+    )
+    assert answer.status_code == 302 and "show=similar" in answer["Location"]
+    live = _live(messy)
+    assert 1 not in live and 3 not in live and live[6] == (SHIELD, "seen")
+    entries = selectors.history(messy, 6)
+    assert entries[0].merged_from == (1, 3) or list(entries[0].merged_from) == [1, 3]
+    assert {e.from_n: e.text for e in entries if e.from_n} == {1: SHIELD, 3: SHIELD_TOO}
+    assert entries[0].why == "one lesson"
+
+
+def test_new_words_of_his_make_it_his_correction(editor_client, messy):
+    editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "3"], "keep": "1", "words": "Buy the Deku Shield first.", "reason": "mine", "action": "merge"},
+    )
+    assert _live(messy)[6] == ("Buy the Deku Shield first.", "dad_correction")
+
+
+def test_keep_one_retires_the_other_into_it(editor_client, messy):
+    editor_client.post("/notebooks/zelda/similar/", {"n": ["4", "5"], "keep": "4", "reason": "left is right",
+                                                     "action": "keep"})  # fmt: skip
+    live = _live(messy)
+    assert 5 not in live and live[4] == (LEFT, "seen")
+    strike = [e for e in selectors.history(messy, 5) if e.op == "strike"][0]
+    assert (strike.into, strike.why) == (4, "left is right")
+
+
+def test_a_line_left_out_stays(editor_client, messy):
+    editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "2", "3"], "out": ["2"], "keep": "1", "reason": "one lesson", "action": "merge"},
+    )
+    assert 2 in _live(messy) and 1 not in _live(messy)
+
+
+def test_not_alike_is_remembered_off_the_log_and_can_be_undone(editor_client, messy):
+    head = selectors.head_at(messy).seq
+    editor_client.post("/notebooks/zelda/similar/", {"n": ["4", "5"], "action": "not-alike"})
+    assert selectors.head_at(messy).seq == head  # no row in the log
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    assert 'id="group-4-5"' not in html and "Marked not alike (1)" in html
+    mark = NotAlike.objects.get()
+    editor_client.post(f"/notebooks/zelda/similar/{mark.pk}/undo/")
+    assert 'id="group-4-5"' in editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+
+
+def test_htmx_answers_in_the_groups_place_with_the_counts_out_of_band(editor_client, messy):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "3"], "keep": "1", "reason": "one lesson", "action": "merge", "show": "similar"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = answer.content.decode()
+    assert answer.status_code == 200
+    assert 'id="group-1-3"' in html and "Merged #1, #3 into new line #6 (seen)" in html
+    assert 'id="summary"' in html and "hx-swap-oob" in html and "4 live lines" in html
+
+
+def test_a_decision_without_a_reason_is_refused_with_the_draft_kept(editor_client, messy):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "3"], "keep": "3", "words": "my draft words", "action": "merge"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = answer.content.decode()
+    assert answer.status_code == 422 and "A reason is required" in html
+    assert "my draft words" in html and 'value="3" aria-label="Keep the words of #3" checked' in html
+    assert 1 in _live(messy) and 3 in _live(messy)
+
+
+def test_a_reason_over_the_limit_is_refused_not_cut(editor_client, messy, settings):
+    long = "x" * (settings.NOTEBOOK_MAX_REASON + 1)
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "3"], "keep": "1", "reason": long, "action": "merge"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 422 and long in answer.content.decode()
+    assert 1 in _live(messy)
+
+
+def test_someone_who_is_not_the_editor_cannot_decide(client, messy, django_user_model):
+    client.force_login(django_user_model.objects.create_user("viewer", password="x" * 20))
+    answer = client.post("/notebooks/zelda/similar/", {"n": ["1", "3"], "keep": "1", "reason": "r", "action": "merge"})
+    assert answer.status_code == 403 and 1 in _live(messy)
+    html = client.get("/notebooks/zelda/?show=similar").content.decode()
+    assert 'id="group-1-3"' in html and ">Merge</button>" not in html  # he may read the suggestions
+
+
+def test_a_frozen_view_offers_no_decision(editor_client, messy):
+    html = editor_client.get("/notebooks/zelda/?show=similar&as_of=2100-01-01T00:00").content.decode()
+    assert "A frozen view is read-only" in html and "similar-form" not in html
