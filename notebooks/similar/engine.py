@@ -29,7 +29,7 @@ NEAREST_AT = 0.30  # a line is named as close to a new one from this similarity
 FLOOR = 0.1  # pairs below this count 0 (average link reads the weak pairs inside a cluster too)
 BLOCK = 2048  # rows of the similarity product computed at once
 NEIGHBOURS = 10  # a line's alike pairs are its this many closest at most, so the graph stays sparse at 10,000 lines
-COMMON = 1000  # an n-gram in more lines than this is dropped (it likens everything; a small notebook keeps all)
+COMMON = 500  # an n-gram in more lines than this is dropped (it likens everything; a small notebook keeps all)
 MAX_CLUSTER = 1500  # a component larger than this is cut by its strongest edges before it is clustered
 
 
@@ -172,7 +172,7 @@ def top_pairs(
     j's: a line alike to hundreds is linked to its closest only, so the graph stays sparse."""
     keep = (values >= floor) & (cols != rows)
     rows, cols, values = rows[keep], cols[keep], values[keep]
-    order = np.lexsort((cols, -values, rows))  # per row, closest first (ties by column: the same every run)
+    order = np.argsort(rows + (1.0 - values.astype(np.float64)) / 2, kind="stable")  # per row, closest first
     rows, cols, values = rows[order], cols[order], values[order]
     keep = np.arange(len(rows)) - np.searchsorted(rows, rows, side="left") < k
     rows, cols, values = rows[keep], cols[keep], values[keep]
