@@ -289,7 +289,7 @@ WHY = (
     "**Why TF-IDF over character 3-5-grams, still.** No method reaches the repeat target on these notebooks: a "
     'paraphrase there shares few words ("stalchildren" / "skeleton enemies"), and even ranked pair by pair '
     "(before any clustering) no similarity tried keeps precision 0.80 past about half the labelled pairs (TF-IDF "
-    "0.40 on both games; wordllama 0.23 and 0.12; TF-IDF with stemmed words 0.40 and 0.53). What lifted the game "
+    "0.40 on both games; wordllama 0.23 and 0.12; the n-grams and stemmed words averaged 0.40 and 0.53). What lifted the game "
     "it was tuned on did not carry to the held-out one: the mean of TF-IDF and wordllama, a rule taking a pair "
     "as alike when either is high or both are middling, stemmed words stacked on the n-grams, and (outside this "
     "table) a logistic regression over both scores and their neighbour ranks, which reached 0.73 at 0.80 on "
