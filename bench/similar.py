@@ -289,15 +289,15 @@ WHY = (
     "**Why TF-IDF over character 3-5-grams, still.** No method reaches the repeat target on these notebooks: a "
     'paraphrase there shares few words ("stalchildren" / "skeleton enemies"), and even ranked pair by pair '
     "(before any clustering) no similarity tried keeps precision 0.80 past about half the labelled pairs (TF-IDF "
-    "0.40 on both games; wordllama 0.23 and 0.12; the n-grams and stemmed words averaged 0.40 and 0.53). What lifted the game "
-    "it was tuned on did not carry to the held-out one: the mean of TF-IDF and wordllama, a rule taking a pair "
-    "as alike when either is high or both are middling, stemmed words stacked on the n-grams, and (outside this "
-    "table) a logistic regression over both scores and their neighbour ranks, which reached 0.73 at 0.80 on "
-    "hollow-knight and 0.53 at 0.57 on zelda-oot. TF-IDF keeps precision at the target on the held-out game and "
-    "labels every contradicting pair conflict on both; it needs scikit-learn and no model file, so the default "
-    "install carries it; wordllama and rapidfuzz stay bench-only (requirements-bench.txt). Every method is "
-    "measured through the pairs the engine keeps (similarity at least 0.1, each line's 10 closest); the targets "
-    "read engine.groups itself. Similarity only suggests: Dad decides every group."
+    "0.40 on both games; wordllama 0.23 and 0.12; the n-grams and stemmed words averaged 0.40 and 0.53). What "
+    "lifted the game it was tuned on did not carry to the held-out one: the mean of TF-IDF and wordllama, a rule "
+    "taking a pair as alike when either is high or both are middling, stemmed words stacked on the n-grams, and "
+    "(outside this table) a logistic regression over both scores and their neighbour ranks, which reached 0.73 at"
+    " 0.80 on hollow-knight and 0.53 at 0.57 on zelda-oot. TF-IDF keeps precision at the target on the held-out "
+    "game and labels every contradicting pair conflict on both; it needs scikit-learn and no model file, so the "
+    "default install carries it; wordllama and rapidfuzz stay bench-only (requirements-bench.txt). Every method "
+    "is measured through the pairs the engine keeps (similarity at least 0.1, each line's 10 closest); the "
+    "targets read engine.groups itself. Similarity only suggests: Dad decides every group."
 )
 
 
