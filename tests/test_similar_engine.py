@@ -95,3 +95,31 @@ def test_the_weigher_gives_the_vectorizers_own_weights():
     mine = engine.Weigher(vec).dense("lock on with z before a fight")
     theirs = vec.transform([engine.normalized("lock on with z before a fight")]).toarray().ravel()
     assert abs(mine - theirs).max() < 1e-6
+
+
+def test_a_line_alike_to_many_is_linked_to_its_closest_only():
+    many = [f"Hit the {w} boss with the nail after it slams the ground." for w in "abcdefghijklmnop"]
+    _, matrix = engine.tfidf_matrix(many)
+    pairs = engine.close_pairs(matrix, 0.1, 3)
+    per_line = [sum(i in p for p in pairs) for i in range(len(many))]
+    assert pairs and all(i < j for i, j in pairs)
+    assert len(pairs) <= 3 * len(many) < len(many) * (len(many) - 1) // 2  # uncapped: every pair
+    assert all(n >= 3 for n in per_line)  # each keeps its own 3 closest (and is kept by others' lists)
+    assert engine.close_pairs(matrix, 0.1, 100) == engine.close_pairs(matrix, 0.1, len(many))
+
+
+def test_a_long_chain_of_near_alike_lines_is_cut_before_it_is_clustered(monkeypatch):
+    monkeypatch.setattr(engine, "MAX_CLUSTER", 3)
+    # a chain 0-1-2-3-4 of middling links, with one strong pair inside it
+    edges = {(0, 1): 0.5, (1, 2): 0.9, (2, 3): 0.5, (3, 4): 0.5}
+    pieces = engine._pieces(5, edges, 0.4)
+    assert [members for members, _ in pieces] == [[1, 2]]
+    assert pieces[0][1] == {(1, 2): 0.9}
+    monkeypatch.setattr(engine, "MAX_CLUSTER", 10)
+    assert [members for members, _ in engine._pieces(5, edges, 0.4)] == [[0, 1, 2, 3, 4]]
+
+
+def test_common_ngrams_are_dropped_only_in_a_big_notebook():
+    small = engine.vectorizer().fit([engine.normalized(t) for t in ("the boss", "the bench", "the map")])
+    assert " th" in small.vocabulary_
+    assert engine.COMMON >= 100  # a hand-written notebook of about 100 lines keeps every n-gram

@@ -26,9 +26,11 @@ LineIn = tuple[int, str, str]  # (n, words, source)
 REPEAT_AT = 0.275  # mean similarity a repeat group keeps (average link)
 CONFLICT_AT = 0.30  # similarity from which two lines are alike enough for the contradiction rule
 NEAREST_AT = 0.30  # a line is named as close to a new one from this similarity
-FLOOR = min(REPEAT_AT, CONFLICT_AT)  # pairs below this are never looked at (they are nearly all of them)
-BLOCK = 2048  # rows of the similarity product computed at once (memory: BLOCK x lines floats)
-MAX_CLUSTER = 3000  # a component larger than this is clustered by its strongest edges only
+FLOOR = 0.1  # pairs below this count 0 (average link reads the weak pairs inside a cluster too)
+BLOCK = 2048  # rows of the similarity product computed at once
+NEIGHBOURS = 10  # a line's alike pairs are its this many closest at most, so the graph stays sparse at 10,000 lines
+COMMON = 500  # an n-gram in more lines than this is dropped (it likens everything; a small notebook keeps all)
+MAX_CLUSTER = 1500  # a component larger than this is cut by its strongest edges before it is clustered
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,9 @@ def normalized(text: str) -> str:
 
 
 def vectorizer() -> TfidfVectorizer:
-    return TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, dtype=np.float32)
+    return TfidfVectorizer(
+        analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, max_df=COMMON, dtype=np.float32
+    )
 
 
 def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
@@ -150,20 +154,30 @@ def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matr
     return vec, vec.fit_transform([normalized(t) for t in texts]).tocsr()
 
 
-def close_pairs(matrix: "sparse.csr_matrix | np.ndarray", floor: float = FLOOR) -> dict[tuple[int, int], float]:
-    """Every pair (i < j) of rows whose cosine is at least `floor`, by blocks of rows (never the whole square)."""
+def close_pairs(
+    matrix: "sparse.csr_matrix | np.ndarray", floor: float = FLOOR, k: int = NEIGHBOURS
+) -> dict[tuple[int, int], float]:
+    """The pairs `top_pairs` keeps of the rows' cosines, by blocks of rows (never the whole square, never dense)."""
     found: dict[tuple[int, int], float] = {}
-    count = matrix.shape[0]
-    for start in range(0, count, BLOCK):
-        block = matrix[start : start + BLOCK] @ matrix.T
-        block = block.toarray() if sparse.issparse(block) else np.asarray(block)
-        rows, cols = np.nonzero(block >= floor)
-        keep = cols > rows + start
-        rows, cols = rows[keep], cols[keep]
-        found.update(
-            zip(zip((rows + start).tolist(), cols.tolist(), strict=True), block[rows, cols].tolist(), strict=True)
-        )
+    for start in range(0, matrix.shape[0], BLOCK):
+        block = sparse.coo_matrix(matrix[start : start + BLOCK] @ matrix.T)
+        found.update(top_pairs(block.row + start, block.col, block.data, floor, k))
     return found
+
+
+def top_pairs(
+    rows: np.ndarray, cols: np.ndarray, values: np.ndarray, floor: float = FLOOR, k: int = NEIGHBOURS
+) -> dict[tuple[int, int], float]:
+    """Pairs (i < j) of similarity at least `floor` where j is among i's `k` closest (of the rows given) or i among
+    j's: a line alike to hundreds is linked to its closest only, so the graph stays sparse."""
+    keep = (values >= floor) & (cols != rows)
+    rows, cols, values = rows[keep], cols[keep], values[keep]
+    order = np.argsort(rows + (1.0 - values.astype(np.float64)) / 2, kind="stable")  # per row, closest first
+    rows, cols, values = rows[order], cols[order], values[order]
+    keep = np.arange(len(rows)) - np.searchsorted(rows, rows, side="left") < k
+    rows, cols, values = rows[keep], cols[keep], values[keep]
+    low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+    return dict(zip(zip(low.tolist(), high.tolist(), strict=True), values.tolist(), strict=True))
 
 
 PairsOf = Callable[[Sequence[str]], dict[tuple[int, int], float]]
@@ -201,18 +215,38 @@ def _average_link(members: list[int], sim: dict[tuple[int, int], float], at: flo
     if len(members) == 2:
         return [members] if sim.get((members[0], members[1]), 0.0) >= at else []
     place = {m: i for i, m in enumerate(members)}
+    inside = [(place[x], place[y], s) for (x, y), s in sim.items() if x in place and y in place]
     distance = np.ones((len(members), len(members)), dtype=np.float64)
+    if inside:
+        xs, ys, ss = (np.array(v) for v in zip(*inside, strict=True))
+        distance[xs, ys] = distance[ys, xs] = 1.0 - ss
     np.fill_diagonal(distance, 0.0)
-    for x, y in combinations(members, 2):
-        s = sim.get((x, y))
-        if s is not None:
-            distance[place[x], place[y]] = distance[place[y], place[x]] = 1.0 - s
-    tree = hierarchy.linkage(squareform(distance, checks=False), method="average")
+    tree = hierarchy.linkage(squareform(np.clip(distance, 0.0, None), checks=False), method="average")
     labels = hierarchy.fcluster(tree, t=1.0 - at + 1e-9, criterion="distance")
     found: dict[int, list[int]] = {}
     for m, label in zip(members, labels, strict=True):
         found.setdefault(int(label), []).append(m)
     return sorted(c for c in found.values() if len(c) > 1)
+
+
+def _pieces(count: int, edges: dict[tuple[int, int], float], at: float) -> list[tuple[list[int], dict]]:
+    """Components of the edges at least `at`, each with every edge inside it (weaker ones too: average link reads
+    them); one larger than MAX_CLUSTER is cut again by stronger edges (a chain of near-alike lines, not one thing
+    said many times), so the quadratic clustering stays small."""
+    components = _components(count, [p for p, s in edges.items() if s >= at])
+    label = {m: ci for ci, members in enumerate(components) for m in members}
+    own: list[dict] = [{} for _ in components]
+    for (x, y), s in edges.items():
+        ci = label.get(x)
+        if ci is not None and ci == label.get(y):
+            own[ci][(x, y)] = s
+    out = []
+    for members, inside in zip(components, own, strict=True):
+        if len(members) > MAX_CLUSTER and at < 1.0:
+            out += _pieces(count, inside, at + (1.0 - at) / 4)
+        else:
+            out.append((members, inside))
+    return out
 
 
 def group(
@@ -230,13 +264,8 @@ def group(
     clash = {p: s for p, s in alike.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
     agree = {p: s for p, s in sim.items() if p not in clash}
     clusters: list[list[int]] = []
-    for members in _components(len(lines), [p for p, s in agree.items() if s >= repeat_at]):
-        if len(members) > MAX_CLUSTER:  # keep only its strongest edges, so the quadratic step stays small
-            inside = set(members)
-            strong = [p for p, s in agree.items() if s >= (1 + repeat_at) / 2 and p[0] in inside]
-            clusters += _components(len(lines), strong)
-            continue
-        clusters += _average_link(members, agree, repeat_at)
+    for members, own in _pieces(len(lines), agree, repeat_at):
+        clusters += _average_link(members, own, repeat_at)
     cluster_of = {m: ci for ci, c in enumerate(clusters) for m in c}
     # A conflict takes in the repeat clusters of both its sides; conflicts sharing a line become one group.
     count = len(lines)
