@@ -40,8 +40,9 @@ def test_notebook_summaries_count_live_lines_by_source_from_the_kept_views(lines
     cold = {s.title: s.counts for s in card_selectors.notebook_summaries()}
     with CaptureQueriesContext(connection) as queries:
         found = {s.title: s for s in card_selectors.notebook_summaries()}
-    # The heads, the reader's review marks, and one check of zelda's kept view (tetris has no rows to read).
-    assert len(queries) == 3
+    # The heads, the reader's review marks, the turns' last reads, the archive marks, and one check of zelda's kept
+    # view (tetris has no rows to read): none of them grows with the notebooks' rows.
+    assert len(queries) == 5
     assert {title: s.counts for title, s in found.items()} == cold
     assert found["zelda"].counts == {"dad_correction": 1, "dad": 1}
     assert found["zelda"].by_source == [("dad_correction", 1), ("dad", 1)]
