@@ -100,7 +100,8 @@ def test_htmx_answers_in_the_groups_place_with_the_counts_out_of_band(editor_cli
     )
     html = answer.content.decode()
     assert answer.status_code == 200
-    assert 'id="group-1-3"' in html and "Merged #1, #3 into new line #6 (seen)" in html
+    assert 'id="similar"' in html and "Merged #1, #3 into new line #6 (seen)" in html
+    assert 'id="group-1-3"' not in html and 'id="group-4-5"' in html  # the view anew: the decided group gone
     assert 'id="summary"' in html and "hx-swap-oob" in html and "4 live lines" in html
 
 

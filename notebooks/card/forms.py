@@ -238,6 +238,7 @@ class SimilarForm(_Form):
 
     n = NumbersField(error_messages={"required": "The group names no lines; reload the Similar view."})
     out = NumbersField(required=False)  # the group's lines Dad left out of this decision
+    add = NumbersField(required=False)  # lines offered beside the group that Dad added to it
     keep = forms.IntegerField(min_value=1, required=False)
     words = forms.CharField(label="New words", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     reason = forms.CharField(label="Reason", required=False, widget=forms.TextInput(attrs={"autocomplete": "off"}))
@@ -248,7 +249,8 @@ class SimilarForm(_Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        data["n"] = [x for x in data.get("n") or [] if x not in set(data.get("out") or [])]
+        given = list(dict.fromkeys([*(data.get("n") or []), *(data.get("add") or [])]))
+        data["n"] = [x for x in given if x not in set(data.get("out") or [])]
         numbers, keep, action = data["n"], data.get("keep"), data.get("action")
         if len(numbers) < 2:
             self.add_error(None, "Leave at least two lines in: a decision is about two lines or more.")

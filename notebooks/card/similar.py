@@ -2,7 +2,9 @@
 decide for it (merge keeping one line's words, keep one and retire the others into it, or not alike). Suggestions
 only: nothing here writes, and nothing is refused for being similar."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from django.http import HttpRequest
 
 from notebooks.log import fold
 from notebooks.log.lines import Line
@@ -26,6 +28,8 @@ class GroupView:
     score: float
     choices: tuple[Choice, ...]
     keep: int  # the line whose words the merge form starts with: the group's clearest line
+    close: tuple[tuple[Line, float], ...] = ()  # lines outside the group close to one of its lines, to add by a tick
+    reason: str = ""  # the reason Dad gave his last decision of this kind, offered again (he may change it)
 
     @property
     def numbers(self) -> list[int]:
@@ -53,14 +57,14 @@ def clearest(lines: list[Line]) -> Line:
     return min(lines, key=lambda x: (rank.get(x.source, 9), -len(x.text or ""), x.n))
 
 
-def group_view(lines: list[Line], kind: str, score: float) -> GroupView:
+def group_view(lines: list[Line], kind: str, score: float, close: tuple[tuple[Line, float], ...] = ()) -> GroupView:
     said = [(x.n, x.source, x.text) for x in lines]
     source = lambda words: fold.merge_source(editor=True, lines=said, text=words).source  # noqa: E731
     choices = tuple(Choice(line=x, source=source(x.text)) for x in lines)
-    return GroupView(kind=kind, score=score, choices=choices, keep=clearest(lines).n)
+    return GroupView(kind=kind, score=score, choices=choices, keep=clearest(lines).n, close=close)
 
 
-def groups(notebook: Notebook, live: list[Line]) -> list[GroupView]:
+def groups(notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None) -> list[GroupView]:
     """The engine's groups for the live lines now, best first, each with its merge choices (redacted lines left
     out: their words cannot be kept)."""
     by_number = {x.n: x for x in live if not x.redacted}
@@ -68,7 +72,10 @@ def groups(notebook: Notebook, live: list[Line]) -> list[GroupView]:
     for group in similar.groups_for(notebook):
         lines = [by_number[n] for n in group.lines if n in by_number]
         if len(lines) >= 2:
-            views.append(group_view(lines, group.kind, group.score))
+            near = similar.also_close_for(notebook, group.lines)
+            close = tuple((by_number[n], score) for n, score in near if n in by_number)
+            view = group_view(lines, group.kind, group.score, close)
+            views.append(replace(view, reason=(reasons or {}).get(group.kind, "")))
     return views
 
 
@@ -84,3 +91,17 @@ def live_marks(notebook: Notebook) -> list[NotAlike]:
     rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
     undone = {r.undoes_id for r in rows if r.undoes_id is not None}
     return [r for r in rows if r.undoes_id is None and r.pk not in undone]
+
+
+REASONS = "similar.reasons"  # the session key of Dad's last reason per kind of group
+
+
+def last_reasons(request: HttpRequest) -> dict[str, str]:
+    """The reasons Dad gave his last decisions in the Similar view, by kind: most groups go for the same reason."""
+    found = request.session.get(REASONS) if hasattr(request, "session") else None
+    return {k: v for k, v in found.items() if k in KIND_LABEL and isinstance(v, str)} if isinstance(found, dict) else {}
+
+
+def remember_reason(request: HttpRequest, kind: str, reason: str) -> None:
+    if kind in KIND_LABEL and reason:
+        request.session[REASONS] = {**last_reasons(request), kind: reason}

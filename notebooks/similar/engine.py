@@ -30,6 +30,7 @@ FLOOR = 0.1  # pairs below this count 0 (average link reads the weak pairs insid
 BLOCK = 2048  # rows of the similarity product computed at once
 NEIGHBOURS = 10  # a line's alike pairs are its this many closest at most, so the graph stays sparse at 10,000 lines
 COMMON = 500  # an n-gram in more lines than this is dropped (it likens everything; a small notebook keeps all)
+ALSO_AT = 0.15  # a line outside a group is offered beside it from this similarity to one of its lines
 MAX_CLUSTER = 1500  # a component larger than this is cut by its strongest edges before it is clustered
 
 
@@ -292,6 +293,27 @@ def groups(lines: Sequence[LineIn], *, pairs_of: PairsOf = tfidf_pairs, **thresh
     """The groups of live lines that probably say one thing or contradict each other, best first."""
     lines = sorted(lines)
     return group(lines, pairs_of([text or "" for _, text, _ in lines]), **thresholds)
+
+
+def line_pairs(lines: Sequence[LineIn], *, pairs_of: PairsOf = tfidf_pairs) -> dict[tuple[int, int], float]:
+    """The alike pairs of `lines` by line number (n < m): what the groups are made from."""
+    lines = sorted(lines)
+    return {(lines[i][0], lines[j][0]): v for (i, j), v in pairs_of([text or "" for _, text, _ in lines]).items()}
+
+
+def also_close(
+    pairs: dict[tuple[int, int], float], members: Sequence[int], k: int = 3, *, at: float = ALSO_AT
+) -> list[tuple[int, float]]:
+    """The (at most k) lines outside a group most like one of its lines, closest first: a group the method cut short
+    is finished by a tick, since the method misses paraphrases that share few words (bench/RESULTS.md)."""
+    inside = set(members)
+    best: dict[int, float] = {}
+    for (a, b), score in pairs.items():
+        if score < at or (a in inside) == (b in inside):
+            continue
+        other = b if a in inside else a
+        best[other] = max(best.get(other, 0.0), score)
+    return sorted(best.items(), key=lambda x: (-x[1], x[0]))[:k]
 
 
 def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEAREST_AT) -> list[tuple[int, float]]:

@@ -20,6 +20,7 @@ from notebooks.similar import engine
 from notebooks.similar.engine import Group
 
 GROUPS = "similar.groups"  # the name the groups are kept under in the live view's made answers
+PAIRS = "similar.pairs"  # the alike pairs by line number, kept beside the groups
 INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
 REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
 
@@ -33,6 +34,15 @@ def _live_groups(notebook: Notebook) -> list[Group]:
 def _worded(lines: list[Line]) -> list[Line]:
     """The lines with words: a redacted line shows only its mark, which says nothing about the game."""
     return [x for x in lines if x.text and not x.redacted]
+
+
+def also_close_for(notebook: Notebook, members: tuple[int, ...], k: int = 3) -> list[tuple[int, float]]:
+    """Live lines outside a group that are close to one of its lines ([(n, score)], closest first), offered beside
+    the group for Dad to add: the pairs are made once per head with the live view."""
+    pairs = log_selectors.made_from_live(
+        notebook, PAIRS, lambda view: engine.line_pairs([(x.n, x.text, x.source) for x in _worded(view.lines)])
+    )
+    return engine.also_close(pairs, members, k)
 
 
 def live_marks(notebook: Notebook) -> list[frozenset[int]]:

@@ -188,7 +188,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "selected": (),
         "fragments": kept,
         **reviewing,
-        **_similar_context(notebook, lines, state["show"] == "similar", frozen),
+        **_similar_context(request, notebook, lines, state["show"] == "similar", frozen),
     }
     fresh = set(extra.get("fresh") or ())
     context["fresh_lines"] = [x for x in lines if x.n in fresh and x not in listed]  # listed whatever the filter
@@ -198,7 +198,9 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     return context
 
 
-def _similar_context(notebook: Notebook, lines: list, asked: bool, frozen: bool) -> dict[str, Any]:
+def _similar_context(
+    request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool
+) -> dict[str, Any]:
     """The Similar view's groups and the not-alike marks, when it is the view asked for (None otherwise); a frozen
     view offers none: its groups would be decided on lines that are not the notebook now."""
     if not asked:
@@ -206,7 +208,7 @@ def _similar_context(notebook: Notebook, lines: list, asked: bool, frozen: bool)
     if frozen:
         return {"similar_groups": []}
     return {
-        "similar_groups": card_similar.groups(notebook, lines),
+        "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request)),
         "not_alike_marks": card_similar.live_marks(notebook),
         "words_limit": settings.NOTEBOOK_MAX_WORDS,
         "reason_limit": settings.NOTEBOOK_MAX_REASON,

@@ -3,14 +3,16 @@ or mark it not alike (and undo that). Each answers in the group's place (htmx) o
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.views.decorators.http import require_POST
+from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import SimilarForm
 from notebooks.card.views.respond import (
     INVALID,
     actor_of,
+    card_context,
     card_url,
     editor_required,
     notebook_or_404,
@@ -43,13 +45,14 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
             status = refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
+            if form.cleaned_data["action"] != "not-alike":
+                card_similar.remember_reason(request, request.POST.get("kind", ""), form.cleaned_data["reason"].strip())
             if not request.htmx:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, VIEW))
-            answer = render_page(
-                request, f"{SIMILAR}#done", {"notebook": notebook, "note": note, "fresh": fresh, "key": _key(request)}
-            )
-            return with_oob(request, answer, notebook, note, focus_line=fresh)
+            # The whole view again, the note above it: a decision may change other groups (a line gone, a new one).
+            context = card_context(request, notebook, QueryDict("show=similar"), similar_note=note, similar_fresh=fresh)
+            return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
     return _group_again(request, notebook, form, status)
 
 
@@ -59,7 +62,8 @@ def _apply(request: HttpRequest, notebook: Notebook, data: dict) -> tuple[str, i
     listed = ", ".join(f"#{x}" for x in numbers)
     by = actor_of(request)
     if data["action"] == "not-alike":
-        similar_services.mark_not_alike(notebook=notebook.title, numbers=numbers, by=by.name, why=why)
+        # The reason field speaks for a merge or a keep (it may hold his last one): a mark needs none.
+        similar_services.mark_not_alike(notebook=notebook.title, numbers=numbers, by=by.name)
         return f"Marked {listed} not alike: this group is not offered again.", None
     if data["action"] == "keep":
         others = [x for x in numbers if x != keep]
@@ -86,10 +90,15 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
     """A refused decision: the group again, with the message and Dad's draft as he typed it."""
     numbers = [int(x) for x in request.POST.getlist("n") if x.isdigit()]
     group = card_similar.group_of(selectors.view(notebook), numbers, request.POST.get("kind", "repeat"))
+    if group is None and request.htmx:  # its lines are gone since the view was drawn: the view as it is now
+        said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
+        context = card_context(request, notebook, QueryDict("show=similar"), similar_note=said)
+        return render_page(request, f"{SIMILAR}#groups", context, status)
     context = {"notebook": notebook, "group": group, "form": form, "can_edit": True, "draft": request.POST,
-               "draft_out": request.POST.getlist("out")}  # fmt: skip
-    if request.htmx:
-        return render_page(request, f"{SIMILAR}#group", context, status)
+               "draft_out": request.POST.getlist("out"), "draft_add": request.POST.getlist("add")}  # fmt: skip
+    if request.htmx:  # only the group refused, in its place: the others may hold drafts
+        answer = render_page(request, f"{SIMILAR}#group", context, status)
+        return reswap(retarget(answer, f"#group-{_key(request)}"), "outerHTML")
     for error in form.top_errors() + [e for f in form for e in f.errors]:
         messages.error(request, error)
     return HttpResponseRedirect(card_url(notebook, VIEW))
