@@ -59,7 +59,7 @@ def test_the_reads_answer_as_documented(zelda, pippa):
 
 def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
     added = pippa.post("/api/notebooks/zelda/lines", {"text": "roll after the swing", "source": "seen", "why": "saw"})
-    assert (added.status_code, added.json()) == (201, {"n": 4, "seq": 4})
+    assert (added.status_code, added.json()) == (201, {"n": 4, "seq": 4, "similar": []})
     edited = pippa.post("/api/notebooks/zelda/lines/4/edit", {"to": "roll twice", "why": "again", "expected": 4})
     assert (edited.status_code, edited.json()) == (200, {"n": 4, "seq": 5})
     stale = _error(

@@ -8,7 +8,16 @@ LINES = "/api/notebooks/zelda/lines"
 def test_it_adds_a_line_and_answers_201_with_its_number_and_seq(zelda, pippa):
     response = pippa.post(LINES, {"text": "roll after the second swing", "source": "seen", "why": "died twice"})
     assert response.status_code == 201
-    assert response.json() == {"n": 4, "seq": 4}
+    assert response.json() == {"n": 4, "seq": 4, "similar": []}
+
+
+def test_an_add_names_the_live_lines_most_like_it_and_refuses_nothing(zelda, pippa):
+    response = pippa.post(LINES, {"text": "The bridge guard swings twice!", "source": "seen", "why": "again"})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["n"] == 4 and [x["n"] for x in body["similar"]][:1] == [1]
+    assert 0 < body["similar"][0]["score"] <= 1 and len(body["similar"]) <= 3
+    assert 4 not in [x["n"] for x in body["similar"]]  # never the new line itself
 
 
 def test_it_edits_a_line(zelda, pippa):

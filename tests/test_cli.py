@@ -419,3 +419,12 @@ def test_the_command_line_refuses_when_a_trigger_is_missing_until_migrate_puts_i
     assert "Traceback" not in done.stderr
     subprocess.run([sys.executable, "manage.py", "migrate", "--skip-checks", "-v0"], cwd=ROOT, env=env, check=True)
     assert run(env, "verify").returncode == 0
+
+
+def test_the_cli_add_names_the_lines_most_like_it(lines, capsys):
+    from django.core.management import call_command
+
+    call_command("notebook", "add", "zelda", "Roll after the second swing!", "--source", "seen", "--by", "pippa",
+                 "--why", "again")  # fmt: skip
+    said = capsys.readouterr().out
+    assert "added line #4" in said and "most like it: #1 (" in said

@@ -112,7 +112,7 @@ def test_the_tools_take_the_apis_limits_and_answer_its_models(calls):
 
 def test_a_session_taken_through_mcp_lands_its_rows(calls):
     assert calls["took"]["base"] == 1
-    assert calls["added"] == {"n": 2, "seq": 2}
+    assert calls["added"] == {"n": 2, "seq": 2, "similar": []}
     assert calls["edited"]["n"] == 2
     assert calls["checkpoint"]["base"] == 1
     assert calls["landed"]["result"] == "landed" and calls["landed"]["rows"] == 2

@@ -13,6 +13,7 @@ from notebooks.log.roles import Actor
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
+from notebooks.similar import selectors as similar_selectors
 
 
 def until_of(raw: str | None) -> float | None:
@@ -58,6 +59,12 @@ def live_lines_json(title: str) -> str:
     nb = selectors.get_notebook(title)
     make = lambda read: json.dumps(_lines(nb, None, read).model_dump(), cls=NinjaJSONEncoder)  # noqa: E731
     return selectors.made_from_live(nb, "api.lines.json", make)
+
+
+def added(title: str, n: int, seq: int, text: str) -> schemas.Added:
+    """The answer to an add: its number and seq, and the live lines most like it (a hint, never a refusal)."""
+    near = similar_selectors.nearest_for(selectors.get_notebook(title), text, exclude=n)
+    return schemas.Added(n=n, seq=seq, similar=[schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near])
 
 
 def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:

@@ -181,13 +181,13 @@ def rows(request: HttpRequest, title: s.Title, q: Query[s.RowsQuery]) -> dict[st
 # ----- writes ------------------------------------------------------------------------------------------------------
 
 
-@api.post("/notebooks/{title}/lines", response={201: s.Written, **WRITE}, operation_id="addLine",
+@api.post("/notebooks/{title}/lines", response={201: s.Added, **WRITE}, operation_id="addLine",
           summary="Add a line to the notebook.",
           description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
           f"editor). {GAME_ONLY}")  # fmt: skip
 def add(request: HttpRequest, title: s.Title, body: s.AddIn) -> Status:
     written = services.add(notebook=title, text=body.text, source=body.source, by=request.auth, why=body.why)
-    return Status(201, s.Written(n=written.n, seq=written.seq))
+    return Status(201, answers.added(title, written.n, written.seq, body.text))
 
 
 @api.post("/notebooks/{title}/lines/{n}/edit", response={200: s.Written, **WRITE}, operation_id="editLine",

@@ -90,9 +90,9 @@ def build(actor: Actor) -> MCPServer:
         + GAME_ONLY
     )
     @_tool
-    def add(notebook: s.Title, text: s.Words, why: s.Why, source: s.SourceName = "seen") -> s.Written:
+    def add(notebook: s.Title, text: s.Words, why: s.Why, source: s.SourceName = "seen") -> s.Added:
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
-        return s.Written(n=done.n, seq=done.seq)
+        return answers.added(notebook, done.n, done.seq, text)
 
     @tool(
         description="Give line n new words under the same number; 'expected' is the seq of the line's last row as "

@@ -215,6 +215,19 @@ class Written(BaseModel):
     seq: int
 
 
+class Near(BaseModel):
+    n: int = Field(description="A live line most like the new one.")
+    score: float = Field(description="How alike, 0 to 1 (TF-IDF over character n-grams, cosine).")
+
+
+class Added(Written):
+    similar: list[Near] = Field(
+        default_factory=list,
+        description="The live lines most like the new one (at most 3, most alike first; empty when none is close): "
+        "edit one of them instead when it says the same. Nothing is refused for being similar.",
+    )
+
+
 class Merged(BaseModel):
     n: int
     seqs: list[int]

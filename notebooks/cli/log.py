@@ -14,6 +14,7 @@ from notebooks.log import checks, imports, reads, rowformat, selectors, services
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
+from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
 
@@ -239,7 +240,9 @@ def turn(cmd: BaseCommand, o: dict) -> None:
 
 def add(cmd: BaseCommand, o: dict) -> None:
     w = services.add(notebook=o["title"], text=o["words"], source=o["source"], by=o["by"], why=o["why"])
-    cmd.stdout.write(f"added line #{w.n} (seq {w.seq})")
+    near = similar_selectors.nearest_for(selectors.get_notebook(o["title"]), o["words"], exclude=w.n)
+    like = ", ".join(f"#{x['n']} ({x['score']:.2f})" for x in near)
+    cmd.stdout.write(f"added line #{w.n} (seq {w.seq})" + (f"; most like it: {like}" if like else ""))
 
 
 def edit(cmd: BaseCommand, o: dict) -> None:
