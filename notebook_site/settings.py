@@ -197,3 +197,10 @@ NOTEBOOK_VAULT_DEFAULT_BY = os.environ.get("NOTEBOOK_VAULT_DEFAULT_BY", "harness
 NOTEBOOK_VAULT_FILE_MODE = int(os.environ.get("NOTEBOOK_VAULT_FILE_MODE", "0600"), 8)
 # The titles claimed by open sessions: the watcher writes their files but leaves committing them to land.
 NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
+# Writer keys (docs/vault.md, "Writer keys"): each outside writer's secret is derived from this one and never stored.
+# Unset, it is derived from SECRET_KEY, so changing SECRET_KEY changes every writer's secret: set it in production.
+NOTEBOOK_WRITER_KEY_SECRET = os.environ.get("NOTEBOOK_WRITER_KEY_SECRET", "")
+# What an outside row no key proves becomes: "agent" (imported as NOTEBOOK_VAULT_OUTSIDE_AGENT, with an agent's
+# rights) or "refuse" (the file is refused with an alarm). Read by log/writer_keys.unproven_policy.
+NOTEBOOK_VAULT_UNPROVEN = os.environ.get("NOTEBOOK_VAULT_UNPROVEN", "agent")
+NOTEBOOK_VAULT_OUTSIDE_AGENT = os.environ.get("NOTEBOOK_VAULT_OUTSIDE_AGENT", "outside")

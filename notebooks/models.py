@@ -173,6 +173,26 @@ class Token(models.Model):
         return f"{self.hint}… {self.actor} ({self.role})"
 
 
+class WriterKey(models.Model):
+    """A key an outside writer signs vault rows with (log/writer_keys.py). No secret is stored: the writer's secret
+    is derived from the server's secret, the key id and the salt, so this row alone proves nothing."""
+
+    key_id = models.CharField(max_length=16, unique=True, help_text="Public: each signed row names it in `kid`.")
+    actor = models.CharField(max_length=80, help_text="Whom the rows it signs are by (through the one name check).")
+    editor = models.BooleanField(
+        default=False, help_text="May write as the editor, only while the actor's user holds the role."
+    )
+    salt = models.CharField(max_length=32, help_text="Random, hex; part of what the secret is derived from.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.CharField(max_length=150, blank=True, default="")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=150, blank=True, default="")
+    revoked_why = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.key_id} {self.actor} ({'editor' if self.editor else 'agent'})"
+
+
 class Session(models.Model):
     """A take/land session: one actor's claim on one notebook. Its state comes from its events (append-only)."""
 

@@ -7,6 +7,7 @@ MODULES = [
     "notebooks.cli.card",
     "notebooks.cli.reliability",
     "notebooks.cli.similar",
+    "notebooks.cli.keys",
 ]
 
 

@@ -1,0 +1,140 @@
+"""`notebook key issue|revoke|list|sign`: the keys outside writers sign vault rows with (docs/vault.md)."""
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from notebooks.cli.arguments import BAD_ARGUMENT
+from notebooks.log import signing, writer_keys
+from notebooks.models import TITLE_PATTERN, WriterKey
+
+SECRET_ENV = "NOTEBOOK_WRITER_KEY"
+EXITS = "Exit status: 0 done, 2 bad input, 3 not the editor, 4 no such key, 5 revoked already."
+SIGN_HELP = (
+    "Read rows from stdin (one JSON object a line) and print each signed for TITLE's file with the key: `kid` and "
+    "`mac` added (any it carried replaced), nothing else changed. Needs no database: an outside writer runs it. "
+    f"The secret is read from --secret-file, else from ${SECRET_ENV}; it is never printed. Input that is not one "
+    "JSON object a line is refused (exit status 2) and nothing is printed."
+)
+
+
+def register(subparsers: Any, command: BaseCommand) -> None:
+    parser = subparsers.add_parser(
+        "key",
+        help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
+        description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
+    )
+    verbs = parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser))
+
+    p = verbs.add_parser(
+        "issue", help="Issue a key; its secret is printed once, on the last line.", description=f"Issue a key. {EXITS}"
+    )
+    p.add_argument("--actor", required=True, help="whom the rows it signs are by")
+    p.add_argument("--editor", action="store_true", help="the editor's role, while the actor's user holds it")
+    p.add_argument("--by", default="cli", help="who issues it (recorded)")
+    p.set_defaults(handler=issue)
+
+    p = verbs.add_parser("revoke", help="Revoke a key: rows it signs prove nothing from now on.", description=EXITS)
+    p.add_argument("key_id", metavar="KEY_ID")
+    p.add_argument("--by", default="cli", help="who revokes it (recorded)")
+    p.add_argument("--why", default="", help="the reason")
+    p.set_defaults(handler=revoke)
+
+    p = verbs.add_parser("list", help="List the keys (never a secret).")
+    p.add_argument("--actor", help="only this actor's keys")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=list_keys)
+
+    p = verbs.add_parser("sign", help="Sign rows read from stdin for a notebook's file.", description=SIGN_HELP)
+    p.add_argument("--notebook", required=True, metavar="TITLE", help="the notebook whose file the rows go to")
+    p.add_argument("--key-id", required=True, metavar="KEY_ID")
+    p.add_argument("--secret-file", metavar="FILE", help=f"a file holding the secret (default: ${SECRET_ENV})")
+    p.set_defaults(handler=sign)
+
+
+def issue(cmd: BaseCommand, o: dict) -> None:
+    issued = writer_keys.issue(actor=o["actor"], editor=o["editor"], by=o["by"])
+    k = issued.key
+    role = "editor while their user holds the role" if k.editor else "agent"
+    cmd.stdout.write(f"writer key {k.key_id} for {k.actor} ({role}); its secret is shown once, keep it secret:")
+    cmd.stdout.write(issued.secret)
+
+
+def revoke(cmd: BaseCommand, o: dict) -> None:
+    k = writer_keys.revoke(key_id=o["key_id"], by=o["by"], why=o["why"])
+    cmd.stdout.write(f"revoked writer key {k.key_id} of {k.actor}: rows it signs prove nothing from now on")
+
+
+def _as_dict(k: WriterKey) -> dict[str, Any]:
+    return {
+        "key_id": k.key_id,
+        "actor": k.actor,
+        "editor": k.editor,
+        "created_at": k.created_at.isoformat(),
+        "created_by": k.created_by,
+        "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
+        "revoked_by": k.revoked_by,
+        "revoked_why": k.revoked_why,
+    }
+
+
+def list_keys(cmd: BaseCommand, o: dict) -> None:
+    found = writer_keys.keys(actor=o["actor"])
+    if o["json"]:
+        cmd.stdout.write(json.dumps([_as_dict(k) for k in found], ensure_ascii=False, indent=1))
+        return
+    if not found:
+        cmd.stderr.write("(no writer keys)")
+    for k in found:
+        state = f"revoked {k.revoked_at:%Y-%m-%d %H:%M} by {k.revoked_by}" if k.revoked_at else "live"
+        role = "editor" if k.editor else "agent"
+        cmd.stdout.write(f"{k.key_id} {k.actor} {role} created {k.created_at:%Y-%m-%d %H:%M} by {k.created_by} {state}")
+
+
+def _secret(o: dict) -> str:
+    if o["secret_file"]:
+        try:
+            with open(o["secret_file"], encoding="utf-8") as f:
+                secret = f.read(200).strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"cannot read the secret file: {exc}", returncode=BAD_ARGUMENT) from None
+    else:
+        secret = os.environ.get(SECRET_ENV, "").strip()
+        if not secret:
+            raise CommandError(f"give the secret with --secret-file FILE or ${SECRET_ENV}", returncode=BAD_ARGUMENT)
+    if not signing.SECRET.fullmatch(secret):
+        raise CommandError("that is not a writer key's secret (nbw_ and 43 characters)", returncode=BAD_ARGUMENT)
+    return secret
+
+
+def sign(cmd: BaseCommand, o: dict) -> None:
+    title, key_id = o["notebook"], o["key_id"]
+    if not re.fullmatch(TITLE_PATTERN, title):
+        raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
+    if not signing.KEY_ID.fullmatch(key_id):
+        raise CommandError(f"{key_id!r} is not a writer key id (wk and 10 hex digits)", returncode=BAD_ARGUMENT)
+    secret = _secret(o)
+    stdin = getattr(sys.stdin, "buffer", None)
+    data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+    signed = []
+    for k, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:  # not JSON, or not UTF-8
+            row = None
+        if not isinstance(row, dict):
+            raise CommandError(f"stdin line {k} is not one JSON object: nothing signed", returncode=BAD_ARGUMENT)
+        try:
+            signed.append(signing.sign(row, key_id, secret, notebook=title))
+        except signing.NotCanonical as exc:
+            raise CommandError(f"stdin line {k}: {exc}: nothing signed", returncode=BAD_ARGUMENT) from None
+    if not signed:
+        raise CommandError("no rows on stdin: nothing signed", returncode=BAD_ARGUMENT)
+    for row in signed:
+        cmd.stdout.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
