@@ -357,3 +357,25 @@ class NotAlike(models.Model):
     def __str__(self) -> str:
         what = f"undoes {self.undoes_id}" if self.undoes_id else f"lines {self.lines}"
         return f"not alike on {self.notebook_id}: {what} by {self.by}"
+
+
+class IdempotencyKey(models.Model):
+    """An agent's write as first answered, under the Idempotency-Key it sent (agents/idempotency.py): the same
+    request again within NOTEBOOK_IDEMPOTENCY_TTL answers this again and writes nothing. Stored in the write's own
+    transaction, so a key never stands without its rows nor rows without their key. Not part of the log: expired
+    keys are deleted."""
+
+    actor = models.CharField(max_length=150, help_text="Whose key: the token's actor.")
+    key = models.CharField(max_length=255)
+    what = models.CharField(max_length=300, help_text="The request it answered: 'POST /api/…' or 'mcp add'.")
+    fingerprint = models.CharField(max_length=64, help_text="sha256 of the request and its canonical body.")
+    status = models.PositiveSmallIntegerField()
+    answer = models.TextField(help_text="The answer's body, as first sent.")
+    at = models.FloatField(help_text="When it was first answered, epoch seconds.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["actor", "key"], name="idempotency_key_once_per_actor")]
+        indexes = [models.Index(fields=["at"], name="idempotency_key_at")]
+
+    def __str__(self) -> str:
+        return f"{self.actor}'s key {self.key[:40]} for {self.what}"

@@ -17,7 +17,7 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, tokens
+from notebooks.agents import answers, idempotency, tokens
 from notebooks.agents import schemas as s
 from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
@@ -69,6 +69,7 @@ class Api(NinjaAPI):
                 if str(status) in operation["responses"]:
                     operation["responses"][str(status)]["description"] = said
         doc["security"] = [{"Bearer": []}]
+        idempotency.document(doc)  # the Idempotency-Key header and its 422 on every write
         return doc
 
 
@@ -185,6 +186,7 @@ def rows(request: HttpRequest, title: s.Title, q: Query[s.RowsQuery]) -> dict[st
           summary="Add a line to the notebook.",
           description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
           f"editor). {GAME_ONLY}")  # fmt: skip
+@idempotency.http
 def add(request: HttpRequest, title: s.Title, body: s.AddIn) -> Status:
     written = services.add(notebook=title, text=body.text, source=body.source, by=request.auth, why=body.why)
     return Status(201, answers.added(title, written.n, written.seq, body.text))
@@ -194,6 +196,7 @@ def add(request: HttpRequest, title: s.Title, body: s.AddIn) -> Status:
           summary="New words for line n under the same number (the editor's edit makes it a dad_correction).",
           description="'expected' is the seq of the line's last row as you read it: a stale edit is refused. "
           + GAME_ONLY)  # fmt: skip
+@idempotency.http
 def edit(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.EditIn) -> s.Written:
     done = services.edit(notebook=title, n=n, to=body.to, by=request.auth, why=body.why, expected=body.expected)
     return s.Written(n=done.n, seq=done.seq)
@@ -201,6 +204,7 @@ def edit(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.EditIn) 
 
 @api.post("/notebooks/{title}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
           summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
+@idempotency.http
 def retire(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RetireIn) -> s.Written:
     done = services.retire(notebook=title, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected)
     return s.Written(n=done.n, seq=done.seq)
@@ -212,6 +216,7 @@ def retire(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.Retire
           "line's current words. A redact row naming their digest is appended and the words are deleted in the same "
           "transaction; every row that carried them then reads '[redacted: why]', and the hash chain still "
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
+@idempotency.http
 def redact(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
     done = services.redact(notebook=title, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
     return s.Written(n=done.n, seq=done.seq)
@@ -220,6 +225,7 @@ def redact(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.Redact
 @api.post("/notebooks/{title}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines",
           summary="Write one line for several and retire them into it, all or nothing.",
           description=GAME_ONLY)  # fmt: skip
+@idempotency.http
 def merge(request: HttpRequest, title: s.Title, body: s.MergeIn) -> Status:
     done = services.merge(
         notebook=title, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
@@ -241,9 +247,12 @@ def sessions_(request: HttpRequest, q: Query[s.StateQuery]) -> dict[str, Any]:
           description="One open session per notebook and per actor; a second take gets 409 naming the holder. "
           "While it is open, the actor's writes belong to it and its writes under any other title are "
           "refused.")  # fmt: skip
+@idempotency.http(joins=True)
 def take(request: HttpRequest, body: s.TakeIn) -> Status:
-    taken = sessions.take(notebook=answers.title_of(body.notebook), plan=body.plan, by=request.auth)
-    return Status(201, s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift))
+    return idempotency.joined(
+        lambda: sessions.take(notebook=answers.title_of(body.notebook), plan=body.plan, by=request.auth),
+        lambda taken: Status(201, s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift)),
+    )
 
 
 @api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession",
@@ -254,9 +263,12 @@ def session(request: HttpRequest, id: s.SessionId) -> s.SessionRows:  # noqa: A0
 
 @api.post("/sessions/{id}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
           summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
+@idempotency.http(joins=True)
 def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
-    done = sessions.checkpoint(session=id, note=body.note, by=request.auth)
-    return s.Checkpointed(id=done.id, base=done.base, head=done.head)
+    return idempotency.joined(
+        lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth),
+        lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
+    )
 
 
 @api.post("/sessions/{id}/land", response={200: s.Landed, **WRITE}, operation_id="landSession",
@@ -264,16 +276,22 @@ def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s
           description="A session that wrote nothing gives result no-op. The final gates compare with the original "
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
           "open.")  # fmt: skip
+@idempotency.http(joins=True)
 def land(request: HttpRequest, id: s.SessionId, body: s.LandIn) -> s.Landed:  # noqa: A002
-    done = sessions.land(session=id, summary=body.summary, by=request.auth)
-    return s.Landed.model_validate(done, from_attributes=True)
+    return idempotency.joined(
+        lambda: sessions.land(session=id, summary=body.summary, by=request.auth),
+        lambda done: s.Landed.model_validate(done, from_attributes=True),
+    )
 
 
 @api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
           summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
+@idempotency.http(joins=True)
 def abandon(request: HttpRequest, id: s.SessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
-    done = sessions.abandon(session=id, why=body.why, by=request.auth)
-    return s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift)
+    return idempotency.joined(
+        lambda: sessions.abandon(session=id, why=body.why, by=request.auth),
+        lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),
+    )
 
 
 # ----- the URLs: ninja's, every refusal as JSON, the docs behind the sign-in -----------------------------------------

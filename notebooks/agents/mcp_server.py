@@ -13,7 +13,7 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from notebooks.agents import answers
+from notebooks.agents import answers, idempotency
 from notebooks.agents import schemas as s
 from notebooks.log import services
 from notebooks.log.checks import is_storable
@@ -90,6 +90,7 @@ def build(actor: Actor) -> MCPServer:
         + GAME_ONLY
     )
     @_tool
+    @idempotency.tool(actor, "add")
     def add(notebook: s.Title, text: s.Words, why: s.Why, source: s.SourceName = "seen") -> s.Added:
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
         return answers.added(notebook, done.n, done.seq, text)
@@ -99,6 +100,7 @@ def build(actor: Actor) -> MCPServer:
         "you read it (a stale edit is refused). Dad's lines are his to change. " + GAME_ONLY
     )
     @_tool
+    @idempotency.tool(actor, "edit")
     def edit(notebook: s.Title, n: s.LineNumber, to: s.Words, why: s.Why, expected: s.Seq | None = None) -> s.Written:
         done = services.edit(notebook=notebook, n=n, to=to, by=actor, why=why, expected=expected)
         return s.Written(n=done.n, seq=done.seq)
@@ -108,6 +110,7 @@ def build(actor: Actor) -> MCPServer:
         "now says it."
     )
     @_tool
+    @idempotency.tool(actor, "retire")
     def retire(
         notebook: s.Title, n: s.LineNumber, why: s.Why, into: s.LineNumber | None = None, expected: s.Seq | None = None
     ) -> s.Written:
@@ -116,6 +119,7 @@ def build(actor: Actor) -> MCPServer:
 
     @tool(description="Write one line for several and retire them into it. " + GAME_ONLY)
     @_tool
+    @idempotency.tool(actor, "merge")
     def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why) -> s.Merged:
         done = services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why)
         return s.Merged(n=done.n, seqs=list(done.seqs))
@@ -125,29 +129,42 @@ def build(actor: Actor) -> MCPServer:
         "fixed at its head. While it is open, your writes belong to it and writes under any other title are refused."
     )
     @_tool
+    @idempotency.tool(actor, "take", joins=True)
     def take(notebook: s.Title, plan: s.Words) -> s.Taken:
-        taken = sessions.take(notebook=notebook, plan=plan, by=actor)
-        return s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift)
+        return idempotency.joined(
+            lambda: sessions.take(notebook=notebook, plan=plan, by=actor),
+            lambda taken: s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift),
+        )
 
     @tool(description="Checkpoint an open session: recovery evidence only; it moves no base.")
     @_tool
+    @idempotency.tool(actor, "checkpoint", joins=True)
     def checkpoint(session: s.SessionId, note: s.Why) -> s.Checkpointed:
-        done = sessions.checkpoint(session=session, note=note, by=actor)
-        return s.Checkpointed(id=done.id, base=done.base, head=done.head)
+        return idempotency.joined(
+            lambda: sessions.checkpoint(session=session, note=note, by=actor),
+            lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
+        )
 
     @tool(
         description="Land a session: its rows become one semantic change (no-op when it wrote nothing). Final "
         "gates compare with the base; a refused land stays open and says why."
     )
     @_tool
+    @idempotency.tool(actor, "land", joins=True)
     def land(session: s.SessionId, summary: s.Words | None = None) -> s.Landed:
-        return s.Landed.model_validate(sessions.land(session=session, summary=summary, by=actor), from_attributes=True)
+        return idempotency.joined(
+            lambda: sessions.land(session=session, summary=summary, by=actor),
+            lambda done: s.Landed.model_validate(done, from_attributes=True),
+        )
 
     @tool(description="Abandon a session without a semantic change; its rows stay in the log.")
     @_tool
+    @idempotency.tool(actor, "abandon", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
-        done = sessions.abandon(session=session, why=why, by=actor)
-        return s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift)
+        return idempotency.joined(
+            lambda: sessions.abandon(session=session, why=why, by=actor),
+            lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),
+        )
 
     return server
 

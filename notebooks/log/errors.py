@@ -23,6 +23,12 @@ class Invalid(NotebookError):
     status = 400
 
 
+class Unchanged(Invalid):
+    """An edit to the words the line already says: nothing to write (a retried edit without a key gets this)."""
+
+    code = "unchanged"
+
+
 class NotFound(NotebookError):
     code = "not_found"
     status = 404

@@ -15,7 +15,7 @@ from django.dispatch import Signal
 from notebooks.log import fold, guards, kept, one_trip, rowformat, snapshots
 from notebooks.log.append import RowWritten, append
 from notebooks.log.checks import check_number, check_reason, check_source, check_words
-from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log.errors import Conflict, Invalid, NotFound, Unchanged
 from notebooks.log.fold import LineState
 from notebooks.log.roles import Actor, as_actor, check_name
 from notebooks.log.write_state import (
@@ -121,7 +121,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
         _may_change(actor, line, "edit")
         _refuse_if_changed(line, expected)
         if to == line.words:
-            raise Invalid(f"Line #{n} already says exactly that; nothing to change.")
+            raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
         source = fold.source_after_edit(editor=actor.editor, current=line.source)
         fields = {"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why, **claim}
         (row,) = append(nb, [fields])

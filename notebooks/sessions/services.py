@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
+from notebooks.log import joined
 from notebooks.log.checks import check_id, check_text
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import lock_notebook
@@ -155,7 +156,9 @@ def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
             note = "pending rows written outside any session, recorded before base was fixed"
             _event(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
         _event(session, EventKind.TAKE, by=actor.name, head_seq=top, note=plan)
-    return Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
+        taken = Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
+        joined.join(taken)  # a caller's idempotency key is stored with the session, or neither
+    return taken
 
 
 def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
@@ -168,8 +171,10 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
         _open_for(s, actor, "checkpoint")
         top = head(nb).seq
         _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
+        done = Checkpointed(id=s.pk, base=s.base, head=top)
+        joined.join(done)
     session_hooks.current().after_checkpoint(s, note)  # after the commit: the checkpoint stands whatever git does
-    return Checkpointed(id=s.pk, base=s.base, head=top)
+    return done
 
 
 def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
@@ -192,9 +197,11 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
             drift = _record_drift(s, nb, top, by=actor.name)
             result = "landed" if own else "no-op"
             _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
+            landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+            joined.join(landed)
         # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
         hooks.land_in_git(s, summary or "", [row[0] for row in own])
-    return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+    return landed
 
 
 def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, list[tuple]]:
@@ -228,8 +235,10 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
             drift = _record_drift(s, nb, top, by=actor.name)
             own = len(own_rows(s))
             _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
+            done = Abandoned(id=s.pk, head=top, rows=own, drift=drift)
+            joined.join(done)
         hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does
-    return Abandoned(id=s.pk, head=top, rows=own, drift=drift)
+    return done
 
 
 def _record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:

@@ -1,0 +1,368 @@
+"""Idempotency keys, as Stripe's API and the IETF httpapi draft "The Idempotency-Key HTTP Header Field" have them: a
+write sent again with the key it was first sent with answers its first answer (status and body) and writes nothing.
+
+- A key is 1 to 255 visible ASCII characters (no quote, no backslash); the draft's quoted form ("…") is read as what
+  is inside the quotes. It is the actor's own: two actors' keys never meet.
+- The same key with the same request (method, path and canonical JSON body; for MCP the tool and its arguments)
+  within NOTEBOOK_IDEMPOTENCY_TTL seconds (a day) answers the stored answer; with another request it is refused
+  (422 idempotency_mismatch) and nothing is written. Older keys count for nothing and are deleted by the next keyed
+  write.
+- Only successes are kept. A refusal wrote nothing, so its retry simply runs again (and may then succeed, once a
+  claim is free or the input is mended); bad input is refused before any key is read.
+- The key and its answer are stored in the write's own transaction, so neither stands without the other. A line's
+  write composes with an outer transaction: the whole call runs in one. A session's write runs git around its
+  transaction, so it stores the key from inside it (log/joined.py): `joins=True`, its body calling `joined()`.
+- A key whose first request is still running answers 409 idempotency_in_progress (in this process: a set of keys;
+  across processes on PostgreSQL: an advisory lock). Elsewhere the unique (actor, key) decides: the later
+  transaction rolls back, rows and all, and answers the first one's answer.
+"""
+
+import functools
+import hashlib
+import inspect
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar, get_type_hints
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.http import HttpRequest, HttpResponse
+from ninja.responses import NinjaJSONEncoder, Status
+from pydantic import BaseModel, Field
+
+from notebooks.log import joined as log_joined
+from notebooks.log.errors import Conflict, Invalid, NotebookError
+from notebooks.log.roles import Actor
+from notebooks.models import IdempotencyKey
+from notebooks.similar import selectors as similar_selectors
+
+HEADER = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"  # Stripe's name: "true" on an answer sent again
+MAX_KEY = 255
+KEY_PATTERN = r"^[\x21\x23-\x5b\x5d-\x7e]{1,255}$"
+_KEY = re.compile(KEY_PATTERN)
+CONTENT_TYPE = "application/json; charset=utf-8"
+PG_LOCK = "notebooks.idempotency"  # the advisory lock's name space, hashed with the actor and the key
+SAID = (
+    "Send the same key again with the same request to get its first answer without a second write; a new write "
+    "needs a new key. Kept for a day, per actor."
+)
+KeyArgument = Annotated[
+    str | None,
+    Field(description=f"An idempotency key for this write (1-{MAX_KEY} visible ASCII characters): {SAID}"),
+]
+T = TypeVar("T")
+
+
+class KeyMismatch(NotebookError):
+    code, status = "idempotency_mismatch", 422
+
+
+class KeyInProgress(Conflict):
+    code = "idempotency_in_progress"
+
+
+class _Raced(Exception):
+    """Another transaction stored the same key first: this one rolled back."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    actor: str
+    key: str
+    what: str  # "POST /api/…" or "mcp add"
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: str
+    replayed: bool = False
+
+
+@dataclass
+class _Call:
+    asked: Asked
+    render: Callable[[Any], Answer]
+    answered: Answer | None = None
+
+
+_calling: ContextVar["_Call | None"] = ContextVar("notebooks_idempotent_call", default=None)
+_busy: set[tuple[str, str, str]] = set()
+_busy_lock = threading.Lock()
+
+
+# ----- the key, the request, the answer ---------------------------------------------------------------------------
+
+
+def key_of(raw: str | None) -> str | None:
+    """The key sent, or None when none was; refuses one out of bounds (400) before anything is read or written."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise Invalid(f"An {HEADER} is text.", fields=[HEADER])
+    value = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] == '"' else raw
+    if not _KEY.fullmatch(value):
+        raise Invalid(
+            f"Bad {HEADER}: give 1 to {MAX_KEY} visible ASCII characters without quotes, backslashes or spaces "
+            "(a UUID will do).",
+            fields=[HEADER],
+        )
+    return value
+
+
+def fingerprint(what: str, body: Any) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=NinjaJSONEncoder)
+    return hashlib.sha256(f"{what}\n{canonical}".encode()).hexdigest()
+
+
+def _cutoff() -> float:
+    return time.time() - settings.NOTEBOOK_IDEMPOTENCY_TTL
+
+
+def _kept(asked: Asked) -> Answer | None:
+    """The answer kept under the actor's key, if it is young enough; refuses when it answered another request."""
+    found = IdempotencyKey.objects.filter(actor=asked.actor, key=asked.key, at__gte=_cutoff()).first()
+    if found is None:
+        return None
+    if found.fingerprint != asked.fingerprint:
+        raise KeyMismatch(
+            f"{HEADER} {asked.key!r} was already used for another request ({found.what}, sent with other values); "
+            "nothing was written. Send a new key for a new write.",
+            fields=[HEADER],
+        )
+    return Answer(found.status, found.answer, replayed=True)
+
+
+def _store(asked: Asked, answer: Answer) -> None:
+    """In the write's transaction: the key and its answer (an expired use of the same key goes first)."""
+    IdempotencyKey.objects.filter(actor=asked.actor, key=asked.key, at__lt=_cutoff()).delete()
+    try:
+        with transaction.atomic():
+            IdempotencyKey.objects.create(
+                actor=asked.actor, key=asked.key, what=asked.what[:300], fingerprint=asked.fingerprint,
+                status=answer.status, answer=answer.body, at=time.time(),
+            )  # fmt: skip
+    except IntegrityError:
+        raise _Raced from None
+
+
+def sweep() -> int:
+    """Delete the keys older than the TTL (each keyed write does, after its commit); how many went."""
+    deleted, _ = IdempotencyKey.objects.filter(at__lt=_cutoff()).delete()
+    return deleted
+
+
+@contextmanager
+def _in_flight(asked: Asked) -> Iterator[None]:
+    """Held while the key's request runs; a second request with the key meanwhile is refused (409)."""
+    mine = (str(connection.settings_dict.get("NAME")), asked.actor, asked.key)
+    with _busy_lock:
+        taken = mine in _busy
+        _busy.add(mine)
+    if taken:
+        raise _in_progress(asked)
+    name = f"{PG_LOCK}\n{asked.actor}\n{asked.key}"
+    locked = False
+    try:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [name])
+                locked = cursor.fetchone()[0]
+            if not locked:
+                raise _in_progress(asked)
+        yield
+    finally:
+        if locked:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [name])
+            except DatabaseError:  # the connection is gone, and its session's lock with it
+                pass
+        with _busy_lock:
+            _busy.discard(mine)
+
+
+def _in_progress(asked: Asked) -> KeyInProgress:
+    return KeyInProgress(
+        f"A request with {HEADER} {asked.key!r} is still being answered; send it again in a moment.", fields=[HEADER]
+    )
+
+
+# ----- one write under a key --------------------------------------------------------------------------------------
+
+
+def _run(call: _Call, body: Callable[[], Any], *, joins: bool) -> Answer:
+    """The kept answer, or the write done once with its answer stored in its own transaction."""
+    asked = call.asked
+    with _in_flight(asked):
+        try:
+            answered = _joined(call, body) if joins else _outer(call, body)
+        except _Raced:
+            answered = _kept(asked)
+            if answered is None:
+                raise _in_progress(asked) from None
+        except NotebookError:
+            # Refused after another request stored the key (its rows now in the way): that one's answer stands.
+            answered = _kept(asked)
+            if answered is None:
+                raise
+    if not answered.replayed:
+        try:
+            sweep()
+        except DatabaseError:  # the write stands; the next keyed write sweeps
+            pass
+    return answered
+
+
+def _outer(call: _Call, body: Callable[[], Any]) -> Answer:
+    wrote = False
+    try:
+        with transaction.atomic():
+            found = _kept(call.asked)
+            if found is not None:
+                return found
+            result = body()
+            wrote = True
+            answered = call.render(result)
+            _store(call.asked, answered)
+            return answered
+    except BaseException:
+        if wrote:  # an index of nearest lines may hold the rolled-back rows: made again at the next read
+            similar_selectors.forget()
+        raise
+
+
+def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
+    found = _kept(call.asked)
+    if found is not None:
+        return found
+    token = _calling.set(call)
+    try:
+        body()
+    finally:
+        _calling.reset(token)
+    if call.answered is None:
+        raise RuntimeError(f"{call.asked.what} stored no answer: its body must call idempotency.joined()")
+    return call.answered
+
+
+def joined(write: Callable[[], T], answer: Callable[[T], Any]) -> Any:
+    """A session's write and its answer. Under a key the answer is made and stored inside the write's transaction
+    (the service calls log.joined.join); without one it is made after, as ever."""
+    call = _calling.get()
+    if call is None:
+        return answer(write())
+    made: list[Any] = []
+
+    def store(result: T) -> None:
+        made.append(answer(result))
+        call.answered = call.render(made[0])
+        _store(call.asked, call.answered)
+
+    with log_joined.joining(store):
+        write()
+    if not made:
+        raise RuntimeError(f"{call.asked.what}: the service did not join its transaction")
+    return made[0]
+
+
+# ----- the API's face: the Idempotency-Key header ------------------------------------------------------------------
+
+
+def _rendered(result: Any) -> Answer:
+    """What a view returned, as the JSON ninja would render it."""
+    if isinstance(result, HttpResponse):
+        return Answer(result.status_code, result.content.decode())
+    status, value = (result.status_code, result.value) if isinstance(result, Status) else (200, result)
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
+
+
+def _response(answered: Answer) -> HttpResponse:
+    response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
+    if answered.replayed:
+        response[REPLAYED] = "true"
+    return response
+
+
+def http(view: Callable | None = None, *, joins: bool = False) -> Callable:
+    """A write view taking an Idempotency-Key; without one it runs as it always has. A session's view passes
+    joins=True and answers through `joined`."""
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            key = key_of(request.headers.get(HEADER))
+            if key is None:
+                return fn(request, *args, **kwargs)
+            what = f"{request.method} {request.get_full_path()}"
+            body = json.loads(request.body) if request.body else None
+            asked = Asked(actor=request.auth.name, key=key, what=what, fingerprint=fingerprint(what, body))
+            call = _Call(asked, _rendered)
+            return _response(_run(call, lambda: fn(request, *args, **kwargs), joins=joins))
+
+        return inner
+
+    return wrap(view) if view is not None else wrap
+
+
+def document(doc: dict[str, Any]) -> None:
+    """The header and the 422 on every write (every POST) of the OpenAPI document."""
+    for operation in (op for methods in doc["paths"].values() for verb, op in methods.items() if verb == "post"):
+        parameter = {
+            "name": HEADER, "in": "header", "required": False,
+            "description": f"Makes a retry safe: {SAID} A refusal is not kept: its retry runs again.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY, "pattern": KEY_PATTERN},
+        }  # fmt: skip
+        if all(p.get("name") != HEADER for p in operation.setdefault("parameters", [])):
+            operation["parameters"].append(parameter)
+        responses = operation["responses"]  # keyed by int as ninja makes them (str once rendered as JSON)
+        refused = (responses.get(400) or responses.get("400") or {}).get("content")
+        responses[422] = {
+            "description": f"The {HEADER} was already used for another request (code idempotency_mismatch); "
+            "nothing is written.",
+            **({"content": refused} if refused else {}),
+        }
+        conflict = responses.get(409) or responses.get("409")
+        if conflict is not None:
+            conflict["description"] += (
+                f" Or a request with the same {HEADER} is still being answered (code idempotency_in_progress): "
+                "send it again in a moment."
+            )
+
+
+# ----- the MCP tools' face: the idempotency_key argument -----------------------------------------------------------
+
+
+def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable], Callable]:
+    """A write tool taking an optional idempotency_key argument (added to its signature), as the header does."""
+
+    def wrap(fn: Callable) -> Callable:
+        model = get_type_hints(fn, include_extras=True)["return"]
+
+        @functools.wraps(fn)
+        def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
+            key = key_of(idempotency_key)
+            if key is None:
+                return fn(*args, **kwargs)
+            asked = Asked(actor=actor.name, key=key, what=f"mcp {name}", fingerprint=fingerprint(f"mcp {name}", kwargs))
+            call = _Call(asked, lambda value: Answer(200, value.model_dump_json()))
+            return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
+
+        signature = inspect.signature(fn)
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        extra = inspect.Parameter("idempotency_key", keyword, default=None, annotation=KeyArgument)
+        inner.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore
+        inner.__annotations__ = {**fn.__annotations__, "idempotency_key": KeyArgument}
+        return inner
+
+    return wrap
