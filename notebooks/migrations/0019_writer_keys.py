@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notebooks', '0017_not_alike'),
+        ('notebooks', '0018_idempotency_keys'),
     ]
 
     operations = [
