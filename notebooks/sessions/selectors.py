@@ -190,6 +190,10 @@ class Brought:
     def added(self) -> dict[str, int]:
         return {source: getattr(self, source) for source in SOURCES}
 
+    @property
+    def total_added(self) -> int:
+        return self.seen + self.guessed + self.dad + self.dad_correction
+
 
 BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 
