@@ -6,75 +6,32 @@ never skip, when Chromium or Playwright is missing.
 """
 
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
+from tests.browser_support import Server, live_server
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_LINE = "<script>alert(1)</script>"
 IMG_LINE = '<img src=x onerror="window.__pwned = 1; alert(2)">'
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    password: str
-    seeded_at: float
-    env: dict
-    manage: list
-
-    def run(self, *args: str) -> str:
-        """A manage.py command against the server's database, e.g. someone else's write."""
-        done = subprocess.run(
-            [*self.manage, *args], env=self.env, cwd=ROOT, capture_output=True, text=True, timeout=120
+def _seed(server: Server) -> None:
+    server.run("notebook", "demo", "--title", "zelda")  # lines 1-17, added over the last ten days
+    for words in (SCRIPT_LINE, IMG_LINE):  # lines 18 and 19
+        server.run(
+            "notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "markup must stay text"
         )
-        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-        return done.stdout
 
 
 @pytest.fixture(scope="module")
 def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("card-browser")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "notebook_site.settings",
-        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
-        "DEBUG": "1",  # runserver serves the static files only in DEBUG, as `make run` does
-        "SECRET_KEY": "browser-tests-only",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    run = Server(url="", password="", seeded_at=0.0, env=env, manage=manage).run
-    run("migrate", "--no-input")
-    run("notebook", "first-editor", "--password-file", str(tmp / "pw.txt"))
-    password = (tmp / "pw.txt").read_text().split()[-1]
-    run("notebook", "demo", "--title", "zelda")  # lines 1-17, added over the last ten days
-    seeded_at = time.time()
-    for words in (SCRIPT_LINE, IMG_LINE):  # lines 18 and 19
-        run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "markup must stay text")
-    port = free_port()
-    log = (tmp / "server.log").open("w")
-    server = subprocess.Popen(
-        [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"], env=env, cwd=ROOT, stdout=log, stderr=log
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", server, (tmp / "server.log").read_text)
-        yield Server(url=url, password=password, seeded_at=seeded_at, env=env, manage=manage)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        log.close()
+    with live_server(tmp_path_factory.mktemp("card-browser"), _seed) as server:
+        yield server
 
 
 def _sign_in(page, server: Server) -> None:  # noqa: ANN001

@@ -9,9 +9,6 @@ true); the page decides nothing for him, and a group the engine got wrong is ans
 
 import difflib
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.similar_data import START, load
-from tests.browser_support import free_port, wait_for_server
+from tests.browser_support import Server, live_server
 
 pytestmark = pytest.mark.browser
 
@@ -29,57 +26,21 @@ TITLE = "zelda-oot"
 BAR_ACTIONS, BAR_TYPED = 90, 600  # the bar (today's card without the view: 277 and 3,388)
 
 
-@dataclass
-class Server:
-    url: str
-    password: str
-    env: dict
-    manage: list
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            [*self.manage, *args], env=self.env, cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
-        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-        return done.stdout
-
-
 @pytest.fixture(scope="module")
 def messy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("cleanup-browser")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "notebook_site.settings",
-        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
-        "DEBUG": "1",
-        "SECRET_KEY": "browser-tests-only",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    server = Server(url="", password="", env=env, manage=manage)
-    server.run("migrate", "--no-input")
-    server.run("notebook", "first-editor", "--password-file", str(tmp / "pw.txt"))
-    rows = tmp / "messy.jsonl"
-    with rows.open("w") as out:
-        for i, (n, words, source) in enumerate(load(GAME).lines):
-            by = "dad" if source.startswith("dad") else "pippa"
-            row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}
-            out.write(json.dumps(row) + "\n")
-    server.run("notebook", "import", str(rows), "--title", TITLE)
-    port = free_port()
-    log = (tmp / "server.log").open("w")
-    process = subprocess.Popen(
-        [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"], env=env, cwd=ROOT, stdout=log, stderr=log
-    )
-    server.url = f"http://127.0.0.1:{port}"
-    server.password = (tmp / "pw.txt").read_text().split()[-1]
-    try:
-        wait_for_server(f"{server.url}/accounts/login/", process, (tmp / "server.log").read_text)
+
+    def seed(server: Server) -> None:
+        rows = tmp / "messy.jsonl"
+        with rows.open("w") as out:
+            for i, (n, words, source) in enumerate(load(GAME).lines):
+                by = "dad" if source.startswith("dad") else "pippa"
+                row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}
+                out.write(json.dumps(row) + "\n")
+        server.run("notebook", "import", str(rows), "--title", TITLE)
+
+    with live_server(tmp, seed) as server:
         yield server
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 @dataclass

@@ -63,3 +63,22 @@ def test_it_links_each_session_to_its_notebook_and_tags_each_row_by_source(clien
     assert 'href="/notebooks/zelda/"' in html
     assert 'class="tag tag-seen"' in change
     assert f'id="session-{taken.id}"' in html
+
+
+def _brought(html: str, session_id: int) -> dict[str, int]:
+    """The counts a session's Brought line shows, by what they count."""
+    found = html.split(f'id="session-{session_id}-brought"')[1].split("</p>")[0]
+    return {what: int(n) for what, n in re.findall(r'data-count="(\w+)".*?<span class="n">(\d+)</span>', found)}
+
+
+def test_each_landed_session_shows_the_seen_guessed_and_changed_lines_it_brought(client, dad, zelda):
+    first = sessions.take(notebook="zelda", plan="two lessons", by="pippa")
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text="the owl may lie", source="guessed", by="pippa", why="a hunch")
+    services.edit(notebook="zelda", n=2, to="attack after the block", by="pippa", why="seen it now")
+    sessions.land(session=first.id, summary="lessons", by="pippa")
+    second = sessions.take(notebook="zelda", plan="nothing yet", by="pippa")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert _brought(html, first.id) == {"seen": 1, "guessed": 1, "changed": 1}
+    assert f'id="session-{second.id}-brought"' not in html  # open: it has brought nothing yet

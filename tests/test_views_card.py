@@ -235,3 +235,71 @@ def test_a_marked_search_never_lets_markup_through(editor_client, notebook, dad)
         assert "<img" not in html and "<script>alert" not in html, q
     html = editor_client.get(url(), {"q": "img"}).content.decode()
     assert "&lt;<mark>img</mark> src=x onerror=&quot;alert(1)&quot;&gt;" in html
+
+
+def _run(plan: str, *words: tuple[str, str]) -> int:
+    from notebooks.sessions import services as sessions
+
+    taken = sessions.take(notebook="zelda", plan=plan, by="pippa")
+    for text, source in words:
+        services.add(notebook="zelda", text=text, source=source, by="pippa", why="seen")
+    sessions.land(session=taken.id, summary=plan, by="pippa")
+    return taken.id
+
+
+def test_the_chart_counts_by_run_one_bar_per_landed_session_named_by_id_actor_and_date(editor_client, lines):
+    first = _run("two lessons", ("the owl sleeps at noon", "seen"), ("maybe the lake", "guessed"))
+    second = _run("one lesson", ("the lake hides a key", "seen"))
+    html = editor_client.get(url(), {"chart": "run"}).content.decode()
+    chart = html.split('id="chart"')[1].split("</section>")[0]
+    assert "Lines added per run" in chart and 'aria-current="true">by run</a>' in chart
+    assert "seen 2, guessed 1, Dad 0, Dad&#x27;s correction 0" in chart  # the three lines of no run are not counted
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    assert f"<title>#{first} · pippa · {day}: 1 seen</title>" in chart
+    assert f"<title>#{second} · pippa · {day}: 1 seen</title>" in chart
+    rows = re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", chart)
+    assert [re.sub(r"<.*?>", " ", r).split() for r in rows] == [
+        [f"#{first}", "pippa", day, "1", "1", "0", "0", "0"],
+        [f"#{second}", "pippa", day, "1", "0", "0", "0", "0"],
+    ]
+    assert '<input type="hidden" name="chart" value="run" form="view-form">' in chart
+
+
+def test_by_day_stays_the_default_and_each_link_keeps_the_cards_filters(editor_client, lines):
+    html = editor_client.get(url(), {"q": "swing", "order": "number"}).content.decode()
+    chart = html.split('id="chart"')[1].split("</section>")[0]
+    assert "Lines added per day" in chart and 'aria-current="true">by day</a>' in chart
+    assert 'href="/notebooks/zelda/?order=number&amp;q=swing&amp;chart=run#chart"' in chart
+
+
+def test_a_chart_by_run_with_no_landed_session_says_so(editor_client, lines):
+    html = editor_client.get(url(), {"chart": "run"}).content.decode()
+    assert "No session has landed: a run is counted when it lands." in html
+
+
+def test_htmx_asking_for_the_chart_gets_only_the_chart(editor_client, lines):
+    _run("a lesson", ("the owl sleeps at noon", "seen"))
+    response = editor_client.get(url(), {"chart": "run"}, HTTP_HX_TARGET="chart", **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section class="box chart" id="chart"') and 'id="lines-region"' not in html
+    assert "Lines added per run" in html and "HX-Target" in response["Vary"]
+
+
+def test_a_frozen_card_counts_only_the_runs_landed_by_then(editor_client, lines):
+    from notebooks.models import SessionEvent
+
+    first = _run("a lesson", ("the owl sleeps at noon", "seen"))
+    upto = SessionEvent.objects.get(session_id=first, kind="land").head
+    second = _run("another", ("the lake hides a key", "seen"))
+    chart = editor_client.get(url(), {"chart": "run", "upto": upto}).content.decode().split('id="chart"')[1]
+    assert f"#{first} · pippa" in chart and f"#{second} · pippa" not in chart
+    assert f"upto={upto}&amp;chart=run" in chart or f"chart=run&amp;upto={upto}" in chart
+
+
+def test_a_change_answers_with_the_chart_as_the_card_counted_it(editor_client, lines):
+    _run("a lesson", ("the owl sleeps at noon", "seen"))
+    response = editor_client.post(
+        "/notebooks/zelda/add/", {"words": "a rule of mine", "reason": "hint", "chart": "run"}, **HX
+    )
+    oob = response.content.decode().split('id="chart"')[1].split("</section>")[0]
+    assert "Lines added per run" in oob and "seen 1, guessed 0, Dad 0" in oob  # his add in no run is not counted

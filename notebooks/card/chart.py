@@ -1,14 +1,17 @@
-"""The card's small chart of lines added per day by source: SVG geometry computed here, drawn by the template."""
+"""The card's small chart of lines added by source, per day or per run (a landed session): SVG geometry computed
+here, drawn by the template."""
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from notebooks.card.selectors import DayCount
+from notebooks.sessions.selectors import Run
 
 SOURCES = ("seen", "guessed", "dad", "dad_correction")  # bottom to top: her own lines carry the story
 EPOCH = date(1970, 1, 1)
 WIDTH, HEIGHT = 360, 190
 LEFT, RIGHT, TOP, BOTTOM = 28, 6, 10, 24
+RUNS = 20  # the last landed sessions a chart by run shows
 DIGIT_WIDTH = 7  # px of one character of a 12 px tick label (.chart .tick), a little over the font's own
 
 
@@ -21,6 +24,7 @@ class Bar:
     source: str
     count: int
     day: date
+    name: str  # what the bar counts, for its tooltip: a day, or a run's id, actor and date
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,31 @@ class Day:
     @property
     def in_order(self) -> list[int]:
         return [self.counts[s] for s in SOURCES]
+
+    @property
+    def name(self) -> str:
+        return self.day.isoformat()
+
+    @property
+    def tick(self) -> str:
+        return _short(self.day)
+
+
+@dataclass(frozen=True)
+class RunColumn(Day):
+    """One landed session's bar: the day it landed, who ran it, and the lines it changed besides (in the table)."""
+
+    session: int = 0
+    actor: str = ""
+    changed: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"#{self.session} · {self.actor} · {self.day.isoformat()}"
+
+    @property
+    def tick(self) -> str:
+        return f"#{self.session}"
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,7 @@ class Chart:
     baseline: float
     left: float
     right: float
+    by: str = "day"  # or "run": one bar per landed session
 
 
 def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
@@ -69,6 +99,23 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
         if c.day >= first and c.source in SOURCES:
             per_day[c.day][c.source] += c.count
     days = [Day(EPOCH + timedelta(days=d), per_day[d]) for d in range(first, last + 1)]
+    return _draw(days, "day")
+
+
+def build_runs(runs: list[Run]) -> Chart | None:
+    """Stacked bars of the new lines each landed session brought, in the order they landed; None when none landed."""
+    if not runs:
+        return None
+    columns = [
+        RunColumn(
+            datetime.fromtimestamp(r.landed_at, tz=UTC).date(), r.brought.added, r.session, r.actor, r.brought.changed
+        )
+        for r in runs
+    ]
+    return _draw(columns, "run")
+
+
+def _draw(days: list[Day], by: str) -> Chart:
     top = max(1, max(day.total for day in days))
     values = sorted({0, top // 2, top}) if top >= 4 else sorted({0, top})
     # The plot starts right of its widest count label (the labels end 6 px left of it).
@@ -86,12 +133,23 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
             if count:
                 h = count / top * plot_h
                 y -= h
-                bars.append(Bar(round(x, 2), round(y, 2), round(bar_w, 2), round(h, 2), source, count, day.day))
+                bars.append(
+                    Bar(round(x, 2), round(y, 2), round(bar_w, 2), round(h, 2), source, count, day.day, day.name)
+                )
     ticks = [Mark(left - 6, round(baseline - v / top * plot_h, 2), _count(v)) for v in values]
-    label_days = sorted({0, len(days) - 1, (len(days) - 1) // 2}) if len(days) > 2 else list(range(len(days)))
-    labels = [Mark(round(left + i * slot + slot / 2, 2), HEIGHT - 8, _short(days[i].day)) for i in label_days]
+    labels = [Mark(round(left + i * slot + slot / 2, 2), HEIGHT - 8, days[i].tick) for i in _labelled(days, by, slot)]
     totals = {s: sum(day.counts[s] for day in days) for s in SOURCES}
-    return Chart(WIDTH, HEIGHT, bars, days, ticks, labels, totals, baseline, left, WIDTH - RIGHT)
+    return Chart(WIDTH, HEIGHT, bars, days, ticks, labels, totals, baseline, left, WIDTH - RIGHT, by)
+
+
+def _labelled(days: list[Day], by: str, slot: float) -> list[int]:
+    """Which bars get a label under them: a day chart's first, middle and last; a run chart's every run whose label
+    fits beside its neighbours', counted back from the latest."""
+    if by == "day":
+        return sorted({0, len(days) - 1, (len(days) - 1) // 2}) if len(days) > 2 else list(range(len(days)))
+    widest = DIGIT_WIDTH * max(len(day.tick) for day in days) + 4
+    step = max(1, -(-int(widest) // max(1, int(slot))))
+    return sorted(range(len(days) - 1, -1, -step))
 
 
 def _count(v: int) -> str:

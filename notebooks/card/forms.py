@@ -20,6 +20,7 @@ SHOW_CHOICES = [
     ("similar", "Similar lines"),
     ("changes", "Changed since then (as of)"),
 ]
+CHART_CHOICES = [("", "By day"), ("run", "By run")]
 
 
 class LimitedText(forms.CharField):
@@ -184,6 +185,8 @@ class CardViewForm(_Form):
     show = forms.ChoiceField(label="Show", choices=SHOW_CHOICES, required=False)
     # The notebook as of one row (a link from the audit or a history): exact, where a time is to the second.
     upto = forms.IntegerField(min_value=1, max_value=2**62, required=False, widget=forms.HiddenInput)
+    # The chart counts lines added per day, or per run (each landed session): its own links switch it.
+    chart = forms.ChoiceField(choices=CHART_CHOICES, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id="view-%s", **kwargs)

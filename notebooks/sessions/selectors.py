@@ -28,6 +28,7 @@ class SessionView:
     change_total: int = 0
     drift: list[dict[str, Any]] = field(default_factory=list)
     drift_total: int = 0
+    brought: "Brought | None" = None  # a landed session's counts (recent(brought=True)); None for any other
 
     @property
     def land(self) -> SessionEvent | None:
@@ -133,8 +134,11 @@ def get_session(session_id: Any) -> Session:
     return found
 
 
-def recent(*, limit: int = 50, state: str | None = None, rows: bool = False, row_limit: int = 200) -> list[SessionView]:
-    """The latest sessions first (by id: the order they were taken), each with its change and drift."""
+def recent(
+    *, limit: int = 50, state: str | None = None, rows: bool = False, row_limit: int = 200, brought: bool = False
+) -> list[SessionView]:
+    """The latest sessions first (by id: the order they were taken), each with its change and drift; with
+    `brought`, each landed one with what it brought (one query for them all)."""
     views = []
     for s in _with_events().order_by("-pk")[: limit if state is None else None]:
         events = list(s.events.all())
@@ -146,6 +150,10 @@ def recent(*, limit: int = 50, state: str | None = None, rows: bool = False, row
         views.append(view)
         if len(views) >= limit:
             break
+    if brought:
+        counted = brought_by([v.session.pk for v in views if v.state == "landed"])
+        for v in views:
+            v.brought = counted.get(v.session.pk)
     return views
 
 
@@ -159,3 +167,90 @@ def lands_after(event_id: int) -> list[SessionEvent]:
     """Land events with rows (not no-ops) after event `event_id`, in order, with their sessions and notebooks."""
     found = SessionEvent.objects.filter(pk__gt=event_id, kind=EventKind.LAND, result="landed")
     return list(found.select_related("session__notebook").order_by("pk"))
+
+
+# ----- what a landed session brought: the evidence that she is learning, run by run ----------------------------
+
+SOURCES = ("seen", "guessed", "dad", "dad_correction")
+
+
+@dataclass(frozen=True)
+class Brought:
+    """What one landed session brought: the new lines it added, by source, and how many lines that stood before it
+    (added at or before its base) it changed (edited, retired, merged or restored)."""
+
+    session: int
+    seen: int = 0
+    guessed: int = 0
+    dad: int = 0
+    dad_correction: int = 0
+    changed: int = 0
+
+    @property
+    def added(self) -> dict[str, int]:
+        return {source: getattr(self, source) for source in SOURCES}
+
+    @property
+    def total_added(self) -> int:
+        return self.seen + self.guessed + self.dad + self.dad_correction
+
+
+BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
+
+
+# One row per (session, kind): kind is the source of a new line, or "changed". A merge's add is no new line (the
+# strikes into it name it; fold.py) and a restore's add changes the line it restores (its `into`). A session's rows
+# lie in (base, land's head]: a seek on (notebook, seq), as change_of does; session_id has no index of its own.
+_LINE = 'CASE WHEN r.op = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
+BROUGHT_SQL = f"""
+SELECT k.sid, k.kind, COUNT(DISTINCT k.line) FROM (
+  SELECT s.id AS sid, {_LINE} AS line,
+    CASE
+      WHEN r.op = 'add' AND r."into" IS NULL THEN
+        CASE WHEN EXISTS (SELECT 1 FROM notebooks_row m WHERE m.notebook_id = r.notebook_id AND m.op = 'strike'
+                          AND m."into" = r.n AND m.how = 'merged') THEN NULL ELSE r.source END
+      WHEN r.op IN ('add', 'edit', 'strike') AND EXISTS (
+          SELECT 1 FROM notebooks_row a WHERE a.notebook_id = r.notebook_id AND a.n = {_LINE} AND a.op = 'add'
+          AND a.seq <= s.base) THEN 'changed'
+    END AS kind
+  FROM notebooks_session s
+  JOIN notebooks_sessionevent e ON e.session_id = s.id AND e.kind = 'land' AND e.result = 'landed'
+  JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.seq > s.base AND r.seq <= e.head AND r.session_id = s.id
+  WHERE s.id IN ({{ids}})
+) k
+WHERE k.kind IS NOT NULL
+GROUP BY k.sid, k.kind
+"""
+
+
+def brought_by(session_ids: list[int]) -> dict[int, Brought]:
+    """What each of `session_ids` brought, by session id, in one query: a session not landed brought nothing yet."""
+    found: dict[int, dict[str, int]] = {sid: {} for sid in session_ids}
+    if not session_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(BROUGHT_SQL.format(ids=", ".join(["%s"] * len(found))), list(found))
+        for sid, kind, count in cursor.fetchall():
+            if kind in BROUGHT_KINDS:
+                found[sid][kind] = count
+    return {sid: Brought(session=sid, **kinds) for sid, kinds in found.items()}
+
+
+@dataclass(frozen=True)
+class Run:
+    """A landed session as the card's chart counts it: who ran it, when it landed, and what it brought."""
+
+    session: int
+    actor: str
+    landed_at: float
+    brought: Brought
+
+
+def landed_runs(notebook_id: int, *, cut: int, limit: int = 20) -> list[Run]:
+    """The notebook's last `limit` landed sessions whose land is at or before seq `cut`, in the order they landed."""
+    lands = SessionEvent.objects.filter(
+        session__notebook_id=notebook_id, kind=EventKind.LAND, result="landed", head__lte=cut
+    ).select_related("session")
+    found = list(lands.order_by("-pk")[:limit])[::-1]
+    counted = brought_by([e.session_id for e in found])
+    return [Run(e.session_id, e.session.actor, e.at, counted[e.session_id]) for e in found]

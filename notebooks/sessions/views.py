@@ -1,4 +1,4 @@
-"""Dad's Sessions page: each session with its semantic change and its drift side by side."""
+"""Dad's Sessions page: each session with its change and its drift side by side, and what a landed one brought."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -15,5 +15,5 @@ STATES = ("open", "landed", "no-op", "abandoned")
 def sessions_page(request: HttpRequest) -> HttpResponse:
     state = request.GET.get("state")
     state = state if state in STATES else None
-    views = session_selectors.recent(limit=50, state=state, rows=True, row_limit=100)
+    views = session_selectors.recent(limit=50, state=state, rows=True, row_limit=100, brought=True)
     return render(request, "notebooks/sessions.html", {"views": views, "state": state, "states": STATES})

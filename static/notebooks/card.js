@@ -242,7 +242,7 @@ document.addEventListener("htmx:configRequest", (event) => {
   }
 });
 
-const VIEW_STATE = ["order", "source", "q", "match", "show"];
+const VIEW_STATE = ["order", "source", "q", "match", "show", "chart"];
 
 document.addEventListener("htmx:beforeSend", (event) => {
   if (!(event.detail.elt.matches && event.detail.elt.matches("form.toolbar"))) return;

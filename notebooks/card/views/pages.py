@@ -77,7 +77,7 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
         if notice.get("strike"):  # a line that was retired or merged: its notice, with its history
             context.update(panel="retired", n=gone, missing_line=None, **notice)
     target = request.htmx.target if request.htmx else None
-    part = {"lines-region": "#region", "more": "#page"}.get(target or "", "")
+    part = {"lines-region": "#region", "more": "#page", "chart": "#chart"}.get(target or "", "")
     return render_page(request, f"{CARD}{part}", context)
 
 

@@ -24,9 +24,17 @@ from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.queries import row_before
 from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
+from notebooks.sessions import selectors as session_selectors
 
 CARD = "notebooks/card.html"
-VIEW_STATE = ("order", "source", "q", "match", "show")  # what a form posts back so its answer shows the same list
+VIEW_STATE = (
+    "order",
+    "source",
+    "q",
+    "match",
+    "show",
+    "chart",
+)  # what a form posts back so its answer shows the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
@@ -137,6 +145,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     source = "" if query.number else state["source"]
     shown = search.search([x for x in lines if not source or x.source == source], query)
     state["show"] = view.cleaned_data.get("show") or ""
+    state["chart"] = view.cleaned_data.get("chart") or ""
     reviewing = review_context(request, notebook, lines, cut, state["show"])
     if state["show"] == "new":
         shown = [line for line in shown if line.n in reviewing["new_lines"]]
@@ -181,7 +190,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "top_number": max((x.n for x in lines), default=0),
         "total": len(lines),
         "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
-        "chart": chart.build(card_selectors.added_per_day(notebook, cut)),
+        **chart_context(notebook, state, cut, {**paging, "upto": data.get("upto", "")}),
         "can_edit": user_is_editor(request.user) and not frozen,
         "add_form": AddForm(),
         "selection_form": SelectionForm(),
@@ -259,9 +268,21 @@ def summary_context(notebook: Notebook, state: dict[str, str] | None = None) -> 
         "head_seq": top.seq,
         "head_at": top.at if top.seq else None,
         "head_hash": top.hash if top.seq else "",
-        "chart": chart.build(card_selectors.added_per_day(notebook)),
+        **chart_context(notebook, state or {}, selectors.ALL, {}),
         "frozen": False,
     }
+
+
+def chart_context(notebook: Notebook, state: dict[str, str], cut: int, paging: dict[str, Any]) -> dict[str, Any]:
+    """The chart as the card's state asks for it (by day, or by run: one bar per landed session) up to seq `cut`,
+    with the links that switch it (each keeping the card's filters and frozen time)."""
+    by = "run" if state.get("chart") == "run" else "day"
+    if by == "run":
+        drawn = chart.build_runs(session_selectors.landed_runs(notebook.pk, cut=cut, limit=chart.RUNS))
+    else:
+        drawn = chart.build(card_selectors.added_per_day(notebook, cut))
+    links = {by: card_url(notebook, {**state, "chart": value}, **paging) for by, value in (("day", ""), ("run", "run"))}
+    return {"chart": drawn, "chart_by": by, "chart_links": links}
 
 
 def with_oob(
