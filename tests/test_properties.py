@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from notebooks.log import append, imports, selectors, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Unchanged
 from notebooks.log.verify import verify_chain
 
 EDITORS = {"dad"}
@@ -138,7 +138,7 @@ class Model:
         if expected is not None and expected != self.last_seq(n):
             raise Conflict("stale")
         if to == line["text"]:
-            raise Invalid("same words")
+            raise Unchanged("same words")
         self.append({"op": "edit", "n": n, "to": to, "by": by, "why": why}, now)
 
     def retire(self, n: int, by: str, why: str, into: int | None, now: float) -> None:
