@@ -172,7 +172,7 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 
-# The notebooks' own limits (README, "Limits").
+# The notebooks' own limits (docs/architecture.md, "Limits").
 NOTEBOOK_MAX_WORDS = int(os.environ.get("NOTEBOOK_MAX_WORDS", "4000"))
 NOTEBOOK_MAX_REASON = int(os.environ.get("NOTEBOOK_MAX_REASON", "2000"))
 NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "2000000"))
@@ -188,7 +188,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# The vault (README, "The vault"): every notebook mirrored as its JSONL file in a git repository.
+# The vault (docs/vault.md): every notebook mirrored as its JSONL file in a git repository.
 NOTEBOOK_VAULT = os.environ.get("NOTEBOOK_VAULT") or str(BASE_DIR / "var" / "vault")
 # Sessions' take/checkpoint/land write git commits only when a vault is configured.
 NOTEBOOK_VAULT_ENABLED = env_bool("NOTEBOOK_VAULT_ENABLED", bool(os.environ.get("NOTEBOOK_VAULT")))

@@ -219,7 +219,7 @@ class Actors:
     def outside(self, seed: int, title: str) -> None:
         """Appends valid add rows to the vault file of a notebook only it writes, numbering from what the file
         holds (as an older harness does: it reads the file, then appends the next line): holding the vault's lock
-        across both (the README's recipe), or ignoring it (an older harness), as OUTSIDE_BOOKS says."""
+        across both (docs/vault.md's recipe), or ignoring it (an older harness), as OUTSIDE_BOOKS says."""
         rng = random.Random(seed)
         who = OUTSIDE_BOOKS[title]
         path = self.vault / f"{title}.jsonl"

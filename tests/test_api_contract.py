@@ -1,4 +1,4 @@
-"""The contract the harness relies on (README, "Agent API"): today's documented requests replayed in order, each
+"""The contract the harness relies on (docs/agents.md): today's documented requests replayed in order, each
 answer's status, shape and error code checked, so a change of how the API is built cannot change what it says."""
 
 import pytest

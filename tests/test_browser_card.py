@@ -316,3 +316,46 @@ def test_the_card_fits_a_phone_and_a_wide_screen(browser, card_server, signed_in
         page.screenshot(path=str(out / name))
         assert (out / name).stat().st_size > 10_000
         context.close()
+
+
+def test_the_guides_pictures_show_similar_lines_history_and_a_retired_line(browser, card_server, signed_in, tmp_path):
+    """The pictures of docs/card.md (`make screenshots`), on a notebook of their own so the others' lines stay put."""
+    from playwright.sync_api import expect
+
+    out = Path(os.environ.get("NOTEBOOKS_SCREENSHOTS") or tmp_path)
+    card_server.run("notebook", "demo", "--title", "zelda-guide")
+    for words, source in (
+        ("The bridge guard swings twice, so roll after his second swing.", "seen"),
+        ("Rupees under bushes never respawn.", "guessed"),
+    ):
+        card_server.run("notebook", "add", "zelda-guide", words, "--source", source, "--by", "pippa", "--why", "play")
+    card = f"{card_server.url}/notebooks/zelda-guide/"
+    for width, height, name in ((1280, 900, "card-similar.png"), (390, 844, "card-similar-narrow.png")):
+        context = browser.new_context(viewport={"width": width, "height": height}, storage_state=signed_in)
+        page = context.new_page()
+        page.goto(f"{card}?show=similar")
+        groups = page.locator("section.similar-group")
+        expect(groups.first).to_be_visible()
+        shown = groups.locator("li.similar-line").evaluate_all("e => e.map(x => Number(x.dataset.n))")
+        assert {1, 18} <= set(shown) and {9, 19} <= set(shown), shown  # the repeat and the contradiction
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"sideways scroll at {width}px"
+        page.locator("#similar-title").evaluate("e => e.scrollIntoView()")  # the groups, not the toolbar
+        page.screenshot(path=str(out / name))
+        context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=signed_in)
+    page = context.new_page()
+    page.goto(card)
+    line = page.locator("#line-2")  # Dad corrected it in the demo: its history shows the edit word by word
+    line.get_by_role("link", name="History").click()
+    expect(line.locator(".history ins").first).to_be_visible()
+    line.screenshot(path=str(out / "card-history.png"))
+    line = page.locator("#line-7")  # not about the game
+    line.get_by_role("link", name="Retire").click()
+    line.get_by_label("Reason").fill("not about the game")
+    line.get_by_role("button", name="Retire").click()
+    expect(page.locator("#line-7.retired-notice")).to_contain_text("Restore")
+    page.locator("#line-7").screenshot(path=str(out / "card-retired.png"))
+    context.close()
+    for name in ("card-similar.png", "card-similar-narrow.png", "card-history.png", "card-retired.png"):
+        assert (out / name).stat().st_size > 3_000, name

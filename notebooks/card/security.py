@@ -1,6 +1,6 @@
 """Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
 files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled
-per username and address (README, "Production")."""
+per username and address (docs/DEPLOY.md, "The sign-in throttle")."""
 
 from collections.abc import Callable
 from typing import Any

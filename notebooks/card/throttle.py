@@ -1,4 +1,4 @@
-"""Sign-in throttling's counts, kept in the database that every worker process shares (README, "Production").
+"""Sign-in throttling's counts, kept in the database that every worker process shares (docs/DEPLOY.md).
 
 An attempt is counted before its password is checked: under a lock on its address, the failures of each of its
 keys within the window are counted and, if none has reached its limit, one row per key is inserted. So parallel

@@ -19,7 +19,7 @@ from notebooks.log.checks import problem_of_text
 # Arguments carrying what someone wrote: the core allows any character but NUL in them, tabs and newlines included.
 FREE_TEXT = frozenset({"words", "text", "why", "plan", "note", "summary"})
 
-BAD_ARGUMENT = 2  # the CLI's exit status for bad input (README, "The command line")
+BAD_ARGUMENT = 2  # the CLI's exit status for bad input (docs/cli.md, "Exit codes")
 
 
 def problem_of_argument(value: str, *, free_text: bool) -> str | None:
