@@ -157,3 +157,34 @@ def ceiling(labelled: object, matrix: np.ndarray) -> dict[str, float]:
     tp = np.cumsum(hit)
     ok = tp / np.arange(1, len(hit) + 1) >= 0.8
     return {"raw_recall_at_80": float(tp[ok].max() / len(alike)) if ok.any() else 0.0}
+
+
+def learned(data: dict) -> dict:
+    """The logistic regression over pair features (bench/similar_learned.py): for each game, a model trained on the
+    other games and its thresholds chosen on them, so every figure is on a game it never saw."""
+    from bench.similar import _wordllama, as_pairs, scores, tune_on
+    from notebooks.similar import engine
+
+    out: dict = {"repeat_at": "per game", "conflict_at": "per game", "games": {}, "held_out": True}
+    for game, (matrix, train) in leave_one_out(data, _wordllama()).items():
+        at = tune_on([(data[g], as_pairs(m)) for g, m in train.items()], quiet=True)
+        sim = as_pairs(matrix)
+        found = engine.group(data[game].lines, sim, repeat_at=at[0], conflict_at=at[1])
+        trained = ", ".join(train)
+        out["games"][game] = scores(data[game], found) | ceilings(data[game], matrix, sim, at[1])
+        out["games"][game] |= {"trained_on": trained, "thresholds": at}
+    return out
+
+
+def ceilings(labelled: object, matrix: np.ndarray, sim: dict, conflict_at: float) -> dict[str, float]:
+    """Diagnostics, not results: the best repeat recall at precision >= 0.80 of the groups over every repeat
+    threshold chosen on this game itself, and the raw pairs' (ceiling)."""
+    from bench.similar import TARGET_PRECISION, scores
+    from notebooks.similar import engine
+
+    best = 0.0
+    for r in np.arange(0.1, 0.99, 0.0125):  # the tuning grid's steps, halved
+        s = scores(labelled, engine.group(labelled.lines, sim, repeat_at=r, conflict_at=conflict_at))
+        if s["repeat_precision"] >= TARGET_PRECISION:
+            best = max(best, s["repeat_recall"])
+    return {"groups_recall_at_80": best} | ceiling(labelled, matrix)
