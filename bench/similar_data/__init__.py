@@ -14,8 +14,10 @@ from itertools import combinations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-GAMES = ("hollow-knight", "zelda-oot")
-TUNED_ON = "hollow-knight"  # every method's thresholds were chosen on this game only; zelda-oot is held out
+GAMES = ("hollow-knight", "zelda-oot", "stardew-valley")
+# Every method's thresholds were chosen on this game only; zelda-oot is held out, and stardew-valley was written after
+# every method and threshold had been chosen (the learned method trains on the other games, never the one it reports).
+TUNED_ON = "hollow-knight"
 START = 1_767_225_600.0  # 2026-01-01, the labelled notebooks' first turn
 
 

@@ -22,7 +22,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 Kind = Literal["repeat", "conflict"]
 LineIn = tuple[int, str, str]  # (n, words, source)
 
-# Tuned on bench/similar_data/hollow-knight.json only (zelda-oot is held out); bench/similar.py shows both.
+# Tuned on bench/similar_data/hollow-knight.json only (the other games are held out); bench/similar.py shows all.
 REPEAT_AT = 0.275  # mean similarity a repeat group keeps (average link)
 CONFLICT_AT = 0.30  # similarity from which two lines are alike enough for the contradiction rule
 NEAREST_AT = 0.30  # a line is named as close to a new one from this similarity
