@@ -105,6 +105,26 @@ class RetireForm(_LineForm):
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
+class MoveForm(_LineForm):
+    """Move a line to another notebook: which one (of `titles`, the others) and why."""
+
+    prefix_id, focus = "move", "to"
+    to = forms.ChoiceField(
+        label="To notebook",
+        error_messages={
+            "required": "Choose the notebook to move the line to.",
+            "invalid_choice": "There is no other notebook of that title; choose one from the list.",
+        },
+    )
+    reason = _reason()
+    expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, n: int, titles: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, n=n, **kwargs)
+        self.titles = titles
+        self.fields["to"].choices = [("", "Choose a notebook…"), *((t, t) for t in titles)]
+
+
 class RedactForm(_LineForm):
     prefix_id, focus = "redact", "reason"
     reason = _reason()

@@ -32,6 +32,7 @@ INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
     "edit-form": "editing",
     "retire-form": "retiring",
+    "move-form": "moving",
     "redact-form": "redacting",
     "history": "history_of",
 }
