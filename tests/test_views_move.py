@@ -136,3 +136,9 @@ def test_the_apis_history_names_both_ends_of_a_move(pippa, stray):
     )
     gone = pippa.get("/api/notebooks/zelda heading/lines/1/history").json()["entries"][-1]
     assert (gone["how"], gone["moved_to"]) == ("moved", {"notebook": "zelda", "n": 4})
+
+
+def test_show_retired_says_where_a_moved_line_went(editor_client, stray):
+    editor_client.post(url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "stray", "expected": 1})
+    html = editor_client.get(url(title="zelda heading") + "?show=retired").content.decode()
+    assert 'Moved to <a href="/notebooks/zelda/lines/4/">zelda #4</a>' in html
