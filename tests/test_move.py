@@ -9,7 +9,7 @@ import pytest
 
 from notebooks.log import fold, imports, rowformat, selectors, services, verify
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
-from notebooks.log.moves import move
+from notebooks.log.moves import move, move_many
 from notebooks.log.roles import Actor
 from notebooks.sessions import services as sessions
 from notebooks.vault import fileformat
@@ -231,3 +231,20 @@ def test_the_vault_file_of_each_notebook_carries_the_move(stray):
     assert (there["moved_from"], there["moved_from_n"], here["moved_to"], here["moved_to_n"]) == (
         "zelda heading", 1, "zelda", 4,
     )  # fmt: skip
+
+
+def test_several_lines_move_together_in_the_order_given(stray):
+    services.add(notebook="zelda heading", text="the fairy heals", source="guessed", by="pippa", why="a guess")
+    moved = move_many(notebook="zelda heading", numbers=[2, 1], to="zelda", by=DAD, why="strays")
+    assert [(x.n, x.m) for x in moved] == [(2, 4), (1, 5)]
+    assert _view("zelda")[4][:2] == ("the fairy heals", "guessed") and _view("zelda")[5][0] == "the owl statue saves"
+    assert _view("zelda heading") == {}
+
+
+def test_several_lines_move_all_or_nothing(stray):
+    services.add(notebook="zelda heading", text="the fairy heals", source="guessed", by="pippa", why="a guess")
+    services.retire(notebook="zelda heading", n=2, by=DAD, why="gone")
+    before = (_rows("zelda"), _rows("zelda heading"))
+    with pytest.raises(Conflict, match="#2 is already retired"):
+        move_many(notebook="zelda heading", numbers=[1, 2], to="zelda", by=DAD, why="strays")
+    assert (_rows("zelda"), _rows("zelda heading")) == before

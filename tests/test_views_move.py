@@ -142,3 +142,44 @@ def test_show_retired_says_where_a_moved_line_went(editor_client, stray):
     editor_client.post(url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "stray", "expected": 1})
     html = editor_client.get(url(title="zelda heading") + "?show=retired").content.decode()
     assert 'Moved to <a href="/notebooks/zelda/lines/4/">zelda #4</a>' in html
+
+
+# ----- Move selected, on the selection bar ---------------------------------------------------------------------
+
+
+def test_the_selection_bar_offers_move_selected_with_the_other_notebooks(editor_client, stray):
+    html = editor_client.get(url(title="zelda heading")).content.decode()
+    assert 'name="action" value="move">Move selected…</button>' in html
+    assert '<option value="zelda">zelda</option>' in html and '<option value="zelda heading">' not in html
+
+
+def test_move_selected_moves_the_ticked_lines_and_leaves_a_notice_in_each_place(editor_client, stray):
+    data = {"n": ["3", "1"], "to": "zelda heading", "reason": "another game", "action": "move"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200 and response["HX-Retarget"] == "#line-3"
+    assert "Moved #3, #1 to zelda heading as #2, #3." in html
+    assert 'was moved to <a href="/notebooks/zelda%20heading/lines/2/">zelda heading #2</a>' in html
+    assert '<li id="line-1" class="line retired-notice" data-n="1" hx-swap-oob="true">' in html
+    heading = selectors.get_notebook("zelda heading")
+    assert [(x.n, x.source) for x in selectors.view(heading)] == [(1, "seen"), (2, "dad"), (3, "seen")]
+    assert [x.n for x in selectors.view(stray)] == [2]
+
+
+def test_move_selected_works_without_javascript(editor_client, stray):
+    data = {"n": ["1"], "to": "zelda heading", "reason": "another game", "action": "move"}
+    response = editor_client.post(url(action="selected"), data)
+    assert response.status_code == 302 and response["Location"] == "/notebooks/zelda/"
+    assert selectors.live_line(selectors.get_notebook("zelda heading"), 2).text == "roll after the second swing"
+
+
+def test_move_selected_needs_a_notebook_and_writes_nothing_when_one_line_cannot_move(editor_client, stray):
+    before = rows()
+    none = editor_client.post(url(action="selected"), {"n": ["1"], "reason": "r", "action": "move"}, **HX)
+    assert none.status_code == 422 and "Choose the notebook to move the lines to." in none.content.decode()
+    assert "open-move" in none.content.decode()  # the bar opens on the move, where the refusal is
+    services.retire(notebook="zelda", n=2, by="dad", why="gone")
+    data = {"n": ["1", "2"], "to": "zelda heading", "reason": "r", "action": "move"}
+    stale = editor_client.post(url(action="selected"), data, **HX)
+    assert stale.status_code == 409 and "Nothing was changed." in stale.content.decode()
+    assert rows() == before + 1  # the retirement only
