@@ -151,6 +151,7 @@ document.addEventListener("keydown", (event) => {
     }
     case "e":
     case "r":
+    case "m":
     case "h": {
       const button = li && li.querySelector(`:scope > .line-row [aria-keyshortcuts=${event.key}]`);
       if (!button) return;
