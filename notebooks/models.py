@@ -28,6 +28,7 @@ class Source(models.TextChoices):
 class How(models.TextChoices):
     RETIRED = "retired"
     MERGED = "merged"
+    MOVED = "moved"  # to another notebook: the strike names it in moved_notebook / moved_n
 
 
 class Notebook(models.Model):
@@ -88,6 +89,10 @@ class Row(models.Model):
     )
     # A redact row names the digest of the words it removed; nullable so adding it never rebuilds the table.
     redacts = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
+    # A move between notebooks (fold.py): on a strike how="moved", the notebook and line it went to; on an add,
+    # the notebook and line it came from. Nullable, so adding them never rebuilt the table; hashed only when set.
+    moved_notebook = models.CharField(max_length=80, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
+    moved_n = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import audit, lines, pages, review, selection, similar
+from notebooks.card.views import audit, lines, moves, pages, review, selection, similar
 from notebooks.sessions import views as session_views
 
 app_name = "card"
@@ -24,6 +24,7 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),
     path("notebooks/<str:title>/lines/<int:n>/edit/", lines.edit, name="edit"),
     path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),
+    path("notebooks/<str:title>/lines/<int:n>/move/", moves.move, name="move"),
     path("notebooks/<str:title>/lines/<int:n>/history/", pages.history, name="history"),
     path("notebooks/<str:title>/lines/<int:n>/redact/", lines.redact, name="redact"),
     path("notebooks/<str:title>/reviewed/", review.reviewed, name="reviewed"),

@@ -1,5 +1,5 @@
 """docs/file-format.md's chain checker, run as a reader would run it, on an export holding every kind of row the
-services write (add, edit, strike retired and merged, a restore, a redaction): it must accept the chain, and refuse
+services write (add, edit, strike retired and merged, a restore, a redaction, a line moved in and out): it must accept the chain, and refuse
 it once one row's words are changed."""
 
 import json
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from notebooks.log import selectors, services
+from notebooks.log import moves, selectors, services
 from tests.agent_helpers import DAD
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "file-format.md"
@@ -35,10 +35,16 @@ def test_the_guides_checker_accepts_an_export_and_refuses_a_changed_row(notebook
     services.restore(notebook="zelda", n=1, by=DAD, why="it was needed")
     services.merge(notebook="zelda", numbers=[2, 3], text="one line", by=DAD, why="same")
     services.redact(notebook="zelda", n=3, by=DAD, why="private", seq=3)
+    services.create_notebook(title="zelda heading", by="dad")
+    add(notebook="zelda heading", text="the owl statue saves", source="seen", by="pippa", why="seen")
+    moves.move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="a wrong title")
+    moved_back = add(notebook="zelda", text="a heading stray", source="guessed", by="pippa", why="a hunch")
+    moves.move(notebook="zelda", n=moved_back.n, to="zelda heading", by=DAD, why="it belongs there")
     exported = list(selectors.export(selectors.get_notebook("zelda")))
     rows = [json.loads(line) for line in exported]
     assert {r["op"] for r in rows} == {"add", "edit", "strike", "redact"}
     assert any("restores" in r for r in rows) and any(r.get("redacted") for r in rows)
+    assert any("moved_from" in r for r in rows) and any("moved_to" in r for r in rows)
 
     done = _check(exported)
     assert done.returncode == 0, done.stderr

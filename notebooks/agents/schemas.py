@@ -162,6 +162,13 @@ class Turn(BaseModel):
     text: str
 
 
+class MovedEnd(BaseModel):
+    """The other end of a move between notebooks."""
+
+    notebook: str
+    n: int
+
+
 class Entry(BaseModel):
     """One row of a line's history. Two ops are not rows of the line: "restored" (another line's add that restored
     it; `into` is that line) and "retired_into" (another line's strike into it, merged or retired: `from_n` is that
@@ -182,6 +189,14 @@ class Entry(BaseModel):
     from_n: int | None = Field(None, description='For op "retired_into": the line retired or merged into this one.')
     merged_from: list[int] = Field(
         default_factory=list, description="For the add of a merged line: the lines merged into it, by number."
+    )
+    moved_to: MovedEnd | None = Field(
+        None, description='For a strike how "moved": the notebook and line the line was moved to.'
+    )
+    moved_from: MovedEnd | None = Field(
+        None,
+        description="For an add that moved the line in from another notebook: that notebook and line; `was_by` and "
+        "`was_at` name who wrote the words there, and when.",
     )
 
 

@@ -106,6 +106,26 @@ class RetireForm(_LineForm):
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
+class MoveForm(_LineForm):
+    """Move a line to another notebook: which one (of `titles`, the others) and why."""
+
+    prefix_id, focus = "move", "to"
+    to = forms.ChoiceField(
+        label="To notebook",
+        error_messages={
+            "required": "Choose the notebook to move the line to.",
+            "invalid_choice": "There is no other notebook of that title; choose one from the list.",
+        },
+    )
+    reason = _reason()
+    expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, n: int, titles: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, n=n, **kwargs)
+        self.titles = titles
+        self.fields["to"].choices = [("", "Choose a notebook…"), *((t, t) for t in titles)]
+
+
 class RedactForm(_LineForm):
     prefix_id, focus = "redact", "reason"
     reason = _reason()
@@ -147,14 +167,23 @@ class SelectionForm(_Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="For Merge: the one line that says them all.",
     )
+    to = forms.ChoiceField(
+        label="To notebook",
+        required=False,
+        help_text="For Move selected: the notebook they belong in.",
+        error_messages={"invalid_choice": "There is no notebook of that title; choose one from the list."},
+    )
     reason = _reason()
-    action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected")])
+    action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected"), ("move", "Move selected")])
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, titles: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, auto_id="sel-%s", **kwargs)
+        self.fields["to"].choices = [("", "Choose a notebook…"), *((t, t) for t in titles or ())]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("action") == "move" and not data.get("to"):
+            self.add_error("to", "Choose the notebook to move the lines to.")
         if data.get("action") == "merge":
             if not data.get("words", "").strip():
                 self.add_error("words", "Write the one line that says them all.")

@@ -72,12 +72,15 @@ class Retired:
     how: str
     into: int | None  # the line that now says it (merged into, or named when retired)
     restored_as: int | None  # the line that brought its words back
+    moved_notebook: str | None = None  # moved to another notebook (fold.py): its title and the line it became
+    moved_n: int | None = None
 
 
 RETIRED_SQL = """
 SELECT s.n, w.body, {why}, r.source, s.seq, s."by", s.at, s.why, s.how, s."into",
        (SELECT a.n FROM notebooks_row a
-        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s LIMIT 1)
+        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s LIMIT 1),
+       s.moved_notebook, s.moved_n
 FROM notebooks_row s
 JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.n = s.n AND r.seq = (
     SELECT MAX(x.seq) FROM notebooks_row x
@@ -94,9 +97,9 @@ def retired_lines(notebook: Notebook, cut: int = ALL) -> list[Retired]:
         cursor.execute(RETIRED_SQL, {"nb": notebook.pk, "cut": cut})
         found = cursor.fetchall()
     out = []
-    for n, body, gone, source, seq, by, at, why, how, into, restored in found:
+    for n, body, gone, source, seq, by, at, why, how, into, restored, moved_notebook, moved_n in found:
         text, _redacted = words_or_mark(body, gone)
-        out.append(Retired(n, text, source, seq, by, at, why, how, into, restored))
+        out.append(Retired(n, text, source, seq, by, at, why, how, into, restored, moved_notebook, moved_n))
     return out
 
 

@@ -124,6 +124,9 @@ class AuditRow:
     # A strike into another line: what this line said when it was struck, and what that line said then.
     line_words: str | None = None
     into_words: str | None = None
+    # A move between notebooks (fold.py): on a strike, the notebook and line it went to; on an add, where it came from.
+    moved_notebook: str | None = None
+    moved_n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ def audit(
         page = min(max(1, page), max(1, -(-total // per_page)))
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
-            f"r.was_at, r.was_by, nb.id, {redacted_why_sql('r', 'w')} "
+            f"r.was_at, r.was_by, r.moved_notebook, r.moved_n, nb.id, {redacted_why_sql('r', 'w')} "
             "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
             "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
@@ -189,10 +192,11 @@ def audit(
     said = _struck_words([(v[-2], v[1], v[4], v[10], v[2]) for v in fetched if v[3] == "strike" and v[10]])
     found = []
     for values in fetched:
-        *fields, nb_id, gone = values
+        *fields, moved_notebook, moved_n, nb_id, gone = values
         line_words, into_words = said.get((nb_id, values[2]), (None, None))
         text = words_or_mark(fields[5], gone)[0]
-        found.append(AuditRow(*fields[:5], text, *fields[6:], line_words=line_words, into_words=into_words))
+        moved = {"moved_notebook": moved_notebook, "moved_n": moved_n}
+        found.append(AuditRow(*fields[:5], text, *fields[6:], line_words=line_words, into_words=into_words, **moved))
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
 
 

@@ -1,5 +1,5 @@
-"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge, restore,
-put-back, verify, snapshots, editor."""
+"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge, move,
+restore, put-back, verify, snapshots, editor."""
 
 import json
 import sys
@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows
-from notebooks.log import checks, imports, reads, rowformat, selectors, services, snapshots, triggers
+from notebooks.log import checks, imports, moves, reads, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Source
@@ -78,6 +78,14 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("numbers", type=int, nargs="+")
     p.add_argument("--text", required=True)
     _actor_args(p)
+
+    p = sub("move", move, "Move a line to another notebook: a new line there, same words, source and author.")
+    p.add_argument("title")
+    p.add_argument("n", type=int)
+    p.add_argument("--to", required=True, help="the notebook to move it to")
+    p.add_argument("--expected", type=int, help="the seq of the line's last row as you saw it")
+    p.add_argument("--by", default="dad", help="the editor who moves it (default dad)")
+    p.add_argument("--why", required=True, help="the reason")
 
     p = sub("restore", restore, "Bring a retired line's last words back as a new line (the next number).")
     p.add_argument("title")
@@ -211,7 +219,9 @@ def history(cmd: BaseCommand, o: dict) -> None:
     for e in entries:
         when = _iso(e.was_at) if e.adopted and e.was_at is not None else _iso(e.at)
         who = e.was_by if e.adopted and e.was_by else e.by
-        if e.op == "strike":
+        if e.op == "strike" and e.moved_to:
+            what = f"moved to {e.moved_to.notebook} #{e.moved_to.n}"
+        elif e.op == "strike":
             into = f" into #{e.into}" if e.into else ""
             what = f"{e.how}{into}"
         elif e.op == "restored":  # another line's add brought these words back
@@ -223,6 +233,9 @@ def history(cmd: BaseCommand, o: dict) -> None:
             what = f"{f'(restores #{e.into}) ' if e.op == 'add' and e.into else ''}[{e.source}] {e.text}"
             if e.merged_from:
                 what = f"(merged from {', '.join(f'#{x}' for x in e.merged_from)}) {what}"
+            if e.moved_from:  # with who first wrote the words, and when
+                written = f"written by {e.was_by} {_iso(e.was_at)}" if e.was_at is not None else f"by {e.was_by}"
+                what = f"(moved from {e.moved_from.notebook} #{e.moved_from.n}, {written}) {what}"
         tag = "adopted" if e.adopted else e.op
         if e.op == "retired_into":
             tag = "merged" if e.how == "merged" else "retired"
@@ -260,6 +273,12 @@ def merge(cmd: BaseCommand, o: dict) -> None:
     w = services.merge(notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"])
     merged = ", ".join(f"#{x}" for x in o["numbers"])
     cmd.stdout.write(f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]})")
+
+
+def move(cmd: BaseCommand, o: dict) -> None:
+    w = moves.move(notebook=o["title"], n=o["n"], to=o["to"], by=o["by"], why=o["why"], expected=o["expected"])
+    seqs = f"seq {w.strike_seq} in {w.notebook!r}, seq {w.add_seq} in {w.to!r}"
+    cmd.stdout.write(f"moved line #{w.n} of {w.notebook!r} to {w.to!r} as line #{w.m} ({seqs})")
 
 
 def restore(cmd: BaseCommand, o: dict) -> None:

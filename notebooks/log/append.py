@@ -22,8 +22,10 @@ from notebooks.models import Notebook
 
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
-    "prev_hash", "hash", "session_id", "redacts",
+    "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n",
 )  # fmt: skip
+# The first columns, those notebooks_add_row (migration 0013) takes: a move's two come after, and an add never has them.
+ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 2
 
 
 class RowWritten(NamedTuple):
@@ -52,7 +54,7 @@ def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
 # here nor to parse there).
 ROW_TYPES = (
     "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
-    "varchar", "varchar", "varchar", "int8", "varchar",
+    "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4",
 )  # fmt: skip
 
 
@@ -203,7 +205,10 @@ def _chained(
         op, n, by = fields["op"], fields["n"], fields["by"]
         source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
         was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
-        digest_hash = hash_of(prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why)
+        moved_notebook, moved_n = get("moved_notebook"), get("moved_n")
+        digest_hash = hash_of(
+            prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why, moved_notebook, moved_n
+        )
         expect_hash = get("expect_hash")
         if expect_hash is not None and expect_hash != digest_hash:
             line_no = get("line_no")
@@ -223,6 +228,7 @@ def _chained(
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
             null if was_at is None else was_at, was_by, prev, digest_hash,
             null if session_id is None else session_id, null if redacts is None else redacts,
+            null if moved_notebook is None else moved_notebook, null if moved_n is None else moved_n,
         )  # fmt: skip
         prev, last_at = digest_hash, at
 

@@ -11,13 +11,18 @@ The rule of the log:
 - a merge is an add (the new line) and a strike of each merged line, how="merged", into the new line; its add row
   says nothing more (the strikes name it), so a reader that knows only add and strike reads it right. The line's
   history shows each line merged or retired into it (RETIRED_INTO) with the words that line had then.
+- a move takes a live line to another notebook as two rows written together (move_rows): in its notebook a strike,
+  how="moved", naming the notebook and line it went to (`moved_notebook`, `moved_n`; `into` stays empty, it names
+  lines of this notebook); in the other an add of the same words and source, by whoever moved it, naming where it
+  came from in the same two fields, with the words' author and time kept in `was_by` and `was_at`. A reader that
+  knows only add and strike reads both views right; each line's history shows the move.
 
 Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
-lines and may change only those; only the editor redacts.
+lines and may change only those; only the editor redacts and moves lines between notebooks.
 """
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from operator import attrgetter
@@ -157,6 +162,41 @@ def check_may_redact(*, name: str, editor: bool) -> None:
         raise Forbidden(f"{name} may not redact: only the human editor may.")
 
 
+def check_may_move(*, name: str, editor: bool) -> None:
+    """Moving writes two notebooks and keeps any source: the editor's act alone."""
+    if not editor:
+        raise Forbidden(f"{name} may not move lines between notebooks: only the human editor may.")
+
+
+@dataclass(frozen=True)
+class Authored:
+    """Who gave a line its words and when: the row that did, or for a line moved in, the author it kept."""
+
+    by: str
+    at: float
+
+
+def author_of(*, by: str, at: float, was_by: str, was_at: float | None, moved: bool) -> Authored:
+    """The author of the words a row gave a line: the row's own, unless it moved them in (then the author it kept),
+    so a line moved twice still names who first wrote it."""
+    if moved and was_by:
+        return Authored(was_by, at if was_at is None else was_at)
+    return Authored(by, at)
+
+
+def move_rows(
+    *, n: int, m: int, words: str, source: str, author: Authored, by: str, why: str, here: str, there: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two rows of a move of line n of notebook `here` to line m of notebook `there`: the strike here and the
+    add there (module docstring). Their `words` are the line's words; nothing else of the line changes."""
+    strike = {"op": "strike", "n": n, "how": "moved", "by": by, "why": why, "moved_notebook": there, "moved_n": m}
+    add = {
+        "op": "add", "n": m, "words": words, "source": source, "by": by, "why": why,
+        "moved_notebook": here, "moved_n": n, "was_by": author.by, "was_at": author.at,
+    }  # fmt: skip
+    return strike, add
+
+
 def source_after_edit(*, editor: bool, current: str) -> str:
     """The editor's edit makes a line his correction; an agent's keeps its source."""
     return DAD_CORRECTION if editor else current
@@ -223,13 +263,28 @@ class Entry:
     puts_back: int | None = None  # an edit back to the words this earlier seq gave the line
     from_n: int | None = None  # RETIRED_INTO: the other line, retired or merged into this one
     merged_from: tuple[int, ...] = ()  # the add of a merged line: the lines merged into it
+    moved_to: "Moved | None" = None  # a strike how="moved": the notebook and line it went to
+    moved_from: "Moved | None" = None  # an add that moved the line in: the notebook and line it came from
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq, "op": self.op, "text": self.text, "source": self.source, "by": self.by, "at": self.at,
             "why": self.why, "how": self.how, "into": self.into, "adopted": self.adopted, "was_at": self.was_at,
             "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
+            "moved_to": self.moved_to and self.moved_to.as_dict(),
+            "moved_from": self.moved_from and self.moved_from.as_dict(),
         }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The other end of a move: a notebook's title and a line of it."""
+
+    notebook: str
+    n: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"notebook": self.notebook, "n": self.n}
 
 
 # A row of one line as history reads it: (seq, op, words, source, by, at, why, how, into, was_at, was_by, redacts,
@@ -239,7 +294,9 @@ HistoryRow = tuple[
 ]
 
 
-def history(rows: Sequence[HistoryRow], n: int | None = None) -> list[Entry]:
+def history(
+    rows: Sequence[HistoryRow], n: int | None = None, moved: Mapping[int, tuple[str, int]] | None = None
+) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
     words the line had after it. A redact row's text is its own mark, "[redacted: why]".
 
@@ -248,7 +305,9 @@ def history(rows: Sequence[HistoryRow], n: int | None = None) -> list[Entry]:
     RETIRED_INTO is another line's strike into this one (line n): its `into` is that other line's number (its entry's
     `from_n`; the entry's `into` is n), its words and source what that line had when it was struck, its how, by, why
     and at the strike's. The add of a line names the lines merged into it (`merged_from`). An edit back to words an
-    earlier row of the line gave it names that row (`puts_back`)."""
+    earlier row of the line gave it names that row (`puts_back`). `moved` maps the seq of a row of the line that
+    moved it (a strike how="moved", or an add naming where it came from) to the other notebook and line: the
+    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`)."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -288,4 +347,10 @@ def history(rows: Sequence[HistoryRow], n: int | None = None) -> list[Entry]:
         i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
         if i is not None:
             entries[i] = replace(entries[i], merged_from=merged)
+    if moved:
+        for i, e in enumerate(entries):
+            other = moved.get(e.seq) if not e.adopted and e.op in ("add", "strike") else None
+            if other is not None:
+                end = Moved(*other)
+                entries[i] = replace(entries[i], **{"moved_to" if e.op == "strike" else "moved_from": end})
     return entries

@@ -2,6 +2,7 @@
 anything is written, and a refusal names the file's line number. No database access here."""
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,11 +20,13 @@ from notebooks.log.checks import (
 )
 from notebooks.log.errors import Invalid, NotebookError
 from notebooks.log.fold import LineState, check_may_restore, edit_source_allowed, sourceless_edit_source
-from notebooks.models import How, Source
+from notebooks.models import TITLE_PATTERN, How, Source
 
 SOURCES = frozenset(Source.values)
 HOWS = frozenset(How.values)  # How.values builds a new list on every read: 100k rows read it 30k times
 RETIRED = How.RETIRED.value
+MOVED = How.MOVED.value
+TITLE = re.compile(TITLE_PATTERN)
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
 OPS = ("add", "edit", "strike", "adopt", "redact")
 HEX = frozenset("0123456789abcdef")
@@ -151,6 +154,16 @@ def _time(obj: dict, key: str, line_no: int, *, required: bool = True, latest: f
     return float(value)
 
 
+def _moved(obj: dict, key: str, line_no: int) -> tuple[str, int] | None:
+    """The other end of a move a row names (`key` and `key`_n: a notebook's title and a line of it), or None."""
+    title = obj.get(key)
+    if title is None and obj.get(f"{key}_n") is None:
+        return None
+    if not isinstance(title, str) or not TITLE.fullmatch(title) or title != title.rstrip():
+        raise _fail(line_no, f"'{key}' must be a notebook's title, not {_r(title)}")
+    return title, _number(obj, f"{key}_n", line_no)
+
+
 def parse(
     lines: Iterable[str], *, state: ImportState | None = None, **options: Any
 ) -> tuple[list[dict[str, Any]], ImportState]:
@@ -232,6 +245,15 @@ def checked_rows(
                     raise _fail(line_no, f"'restores': {exc.message}") from None
                 fields["into"] = restores  # the row keeps it in `into`, and hashes it there
                 state.restored[restores] = n
+            came = _moved(obj, "moved_from", line_no)
+            if came is not None:  # moved here from another notebook (fold.py), with the words' author and time
+                if restores is not None:
+                    raise _fail(line_no, "an add restores a line of its notebook or moves one in, not both")
+                fields.update(moved_notebook=came[0], moved_n=came[1])
+                fields.update(
+                    was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
+                    was_by=_name(obj, "was_by", line_no, required=False),
+                )
             state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
             state.top_n = n
         elif op == "edit":
@@ -256,7 +278,16 @@ def checked_rows(
                 raise _fail(line_no, f"strike of line #{n}, which is already retired")
             how = obj.get("how") or RETIRED
             if not isinstance(how, str) or how not in HOWS:
-                raise _fail(line_no, f"unknown how {_r(how)}: use retired or merged")
+                raise _fail(line_no, f"unknown how {_r(how)}: use retired, merged or moved")
+            went = _moved(obj, "moved_to", line_no)
+            if (how == MOVED) != (went is not None):
+                raise _fail(
+                    line_no, "a strike how 'moved' names where it went in 'moved_to' and 'moved_to_n'; no other does"
+                )
+            if went is not None:
+                if obj.get("into") is not None:
+                    raise _fail(line_no, "a moved line's 'into' stays empty: 'moved_to_n' names the line it became")
+                fields.update(moved_notebook=went[0], moved_n=went[1])
             into = _number(obj, "into", line_no, required=False)
             if into is not None:
                 if into == n:

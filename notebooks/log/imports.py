@@ -105,6 +105,14 @@ OUTSIDE_REDACT = (
 )
 
 
+# A move appended to one file would name a row the other notebook never got: the editor moves a line through a door
+# that writes both notebooks in one transaction.
+OUTSIDE_MOVE = (
+    "a moved line's row cannot be appended to a notebook's file: a move writes both notebooks at once, through the "
+    "card or the command line (notebook move)"
+)
+
+
 @dataclass(frozen=True)
 class Appended:
     notebook: Notebook
@@ -180,6 +188,8 @@ def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_edi
             fold.check_may_change(name=by, editor=editor, n=restored, source=sources.get(restored, ""), verb="restore")
     except Forbidden as exc:
         raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
+    if fields.get("moved_notebook"):
+        raise Forbidden(f"line {fields['line_no']}: {OUTSIDE_MOVE}")
     if op in ("add", "edit"):
         sources[n] = fields["source"]
 

@@ -29,7 +29,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.types.numeric import Int4, Int8
 
 from notebooks.log import guards
-from notebooks.log.append import ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
+from notebooks.log.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
 from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
@@ -45,7 +45,7 @@ GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing g
 
 # The function's arguments, in its order: the lock's two keys, the notebook's id and title, the row's other columns,
 # its words, whether to ask the guard.
-ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:], "text", "bool")
+ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:ADD_ROW_COLUMNS], "text", "bool")
 CALL = f"SELECT * FROM notebooks_add_row({', '.join(f'%s::{t}' for t in ARG_TYPES)})"
 # Integers sent with the type they are declared with, whatever their size: one prepared statement, not one per size.
 _TYPED = {"int4": Int4, "int8": Int8}
@@ -107,7 +107,11 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
-    found = _call(db, title, (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:], fields["words"], ask))
+    found = _call(
+        db,
+        title,
+        (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:ADD_ROW_COLUMNS], fields["words"], ask),
+    )
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         _guesses.pop(_key(db, title), None)
         return None

@@ -6,6 +6,10 @@ retired line names it in `restores` (the row's `into` column, hashed as `into`),
 A merge is rows of these kinds only: an add of the new line (by whoever merged, with the source fold.merge_source
 gave it, e.g. by dad, source seen when he kept her words) and a strike of each merged line, how "merged", into the
 new line. The add says nothing of the merge: the strikes' `into` already do, and a field more would be hashed.
+A line moved to another notebook is a strike here, how "moved", naming the notebook and line it went to
+(`moved_to`, `moved_to_n`), and an add there naming where it came from (`moved_from`, `moved_from_n`) with the
+words' author and time (`was_by`, `was_at`). Both pairs are the row's `moved_notebook` and `moved_n` columns,
+hashed under those names only when set, so an older reader sees a plain strike and a plain add.
 """
 
 import hashlib
@@ -22,7 +26,9 @@ WORDS_FIELD = {"add": "text", "edit": "to", "adopt": "was"}
 
 HASHED_FIELDS = ("seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by")
 # Hashed only when set, so rows written before redaction existed keep their hashes.
-OPTIONAL_HASHED_FIELDS = ("redacts",)
+OPTIONAL_HASHED_FIELDS = ("redacts", "moved_notebook", "moved_n")
+# The export's names of a move's two columns, by op (rowformat docstring).
+MOVED_FIELDS = {"strike": ("moved_to", "moved_to_n"), "add": ("moved_from", "moved_from_n")}
 
 REDACTED_MARK = "[redacted: {why}]"
 
@@ -52,12 +58,13 @@ def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
         get("redacts"), get("seq"), get("source"), get("was_at"), get("was_by"), get("why"),
+        get("moved_notebook"), get("moved_n"),
     )  # fmt: skip
 
 
 def hash_of(
     prev_hash: str, at: Any, by: Any, digest: Any, how: Any, into: Any, n: Any, op: Any, redacts: Any, seq: Any,
-    source: Any, was_at: Any, was_by: Any, why: Any,
+    source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
 ) -> str:  # fmt: skip
     """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each."""
     at = float(at)
@@ -67,14 +74,20 @@ def hash_of(
         type(n) is int
         and type(seq) is int
         and (into is None or type(into) is int)
+        and (moved_n is None or type(moved_n) is int)
         and isfinite(at)
         and (was_at is None or isfinite(was_at))
     ):
         try:  # a field that is not text where text is expected raises TypeError: the encoder decides
             redacted = f'"redacts":{_string(redacts)},' if redacts else ""  # only when set, in sorted key order
+            moved = (  # only when set, in sorted key order ("moved_n" sorts before "moved_notebook")
+                f'"moved_n":{"null" if moved_n is None else moved_n},"moved_notebook":{_string(moved_notebook)},'
+                if moved_notebook
+                else ""
+            )
             text = (
                 f'{{"at":{at!r},"by":{_string(by or "")},"digest":{_string(digest or "")},'
-                f'"how":{_string(how or "")},"into":{"null" if into is None else into},"n":{n},'
+                f'"how":{_string(how or "")},"into":{"null" if into is None else into},{moved}"n":{n},'
                 f'"op":{_string(op)},{redacted}"seq":{seq},"source":{_string(source or "")},'
                 f'"was_at":{"null" if was_at is None else repr(was_at)},"was_by":{_string(was_by or "")},'
                 f'"why":{_string(why or "")}}}'
@@ -86,6 +99,7 @@ def hash_of(
     fields = {
         "at": at, "by": by, "digest": digest, "how": how, "into": into, "n": n, "op": op, "redacts": redacts,
         "seq": seq, "source": source, "was_at": was_at, "was_by": was_by, "why": why,
+        "moved_notebook": moved_notebook, "moved_n": moved_n,
     }  # fmt: skip
     return _encoded_row_hash(prev_hash, fields)
 
@@ -109,11 +123,11 @@ def _encoded_row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
         "why": get("why") or "",
     }
     redacts = get("redacts")
-    if redacts:  # hashed only when set, so rows from before redaction keep their hashes; in sorted key order
-        content = {k: content[k] for k in ("at", "by", "digest", "how", "into", "n", "op")} | {
-            "redacts": redacts,
-            **{k: content[k] for k in ("seq", "source", "was_at", "was_by", "why")},
-        }
+    if redacts:  # hashed only when set, so rows from before redaction keep their hashes
+        content["redacts"] = redacts
+    if get("moved_notebook"):  # hashed only when set, so rows from before moves keep their hashes
+        content.update(moved_n=get("moved_n"), moved_notebook=get("moved_notebook"))
+    content = dict(sorted(content.items()))  # in sorted key order, as the fast path writes it
     return hashlib.sha256((prev_hash + _ENCODE(content)).encode("utf-8")).hexdigest()
 
 
@@ -131,10 +145,15 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
         out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
         if row.get("into") is not None:  # a restore: kept in the row's `into` (hashed there), named for readers
             out["restores"] = row["into"]
+        if row.get("moved_notebook"):  # moved here from another notebook, with the words' author and time
+            out.update(moved_from=row["moved_notebook"], moved_from_n=row["moved_n"])
+            out.update(was_by=row["was_by"], was_at=row["was_at"])
     elif op == "edit":
         out.update(to=words, source=row["source"], by=row["by"], why=row["why"])
     elif op == "strike":
         out.update(how=row["how"], into=row["into"], by=row["by"], why=row["why"])
+        if row.get("moved_notebook"):  # moved to another notebook
+            out.update(moved_to=row["moved_notebook"], moved_to_n=row["moved_n"])
     elif op == "adopt":
         out.update(was=words, source=row["source"], by=row["by"], why=row["why"])
         out.update(was_at=row["was_at"], was_by=row["was_by"])

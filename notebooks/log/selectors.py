@@ -124,7 +124,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     columns = (
         'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-        f"r.redacts, {redacted_why_sql('r', 'w')} "
+        f"r.redacts, r.moved_notebook, r.moved_n, {redacted_why_sql('r', 'w')} "
         "FROM notebooks_row r LEFT JOIN notebooks_words w "
         "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
     )
@@ -144,7 +144,10 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     said = words_before(notebook, [(row[0], row[1]) for row in others if row[2] == "strike"])
     rows = []
-    for row_n, seq, op, body, source, by, at, why, how, into, *rest, gone in sorted(found + others, key=_seq):
+    moved = {seq: (there, m) for row_n, seq, *_, there, m, _gone in found if there}  # its own rows that moved it
+    for row_n, seq, op, body, source, by, at, why, how, into, *rest, _there, _m, gone in sorted(
+        found + others, key=_seq
+    ):
         words, redacted = words_or_mark(body, gone)
         if row_n != n and op == "add":  # another line's add that restored this one: the new line's number in `into`
             op, into = fold.RESTORED, row_n
@@ -152,7 +155,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
             op, into = fold.RETIRED_INTO, row_n
             words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
-    return fold.history(rows, n)
+    return fold.history(rows, n, moved)
 
 
 def _seq(row: tuple) -> int:
@@ -253,7 +256,7 @@ def turn_words(text: str) -> str:
 
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts"
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n"
 )
 
 

@@ -47,6 +47,7 @@ OP_WORDS = {
     ("edit", ""): "edited",
     ("strike", "retired"): "retired",
     ("strike", "merged"): "merged",
+    ("strike", "moved"): "moved to another notebook",
     ("strike", ""): "retired",
     ("adopt", ""): "recovered words",
     ("redact", ""): "redacted words",
@@ -103,7 +104,7 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
     kept: fragments.Kept | None = context.get("fragments")
     fresh, selected = context.get("fresh") or (), context.get("selected") or ()
     new_lines = context.get("new_lines") or {}  # since the reader's last review: n -> "new" or "changed"
-    special = {context.get(name) for name in ("editing", "retiring", "redacting", "history_of")} - {None, ""}
+    special = {context.get(name) for name in ("editing", "retiring", "moving", "redacting", "history_of")} - {None, ""}
     cacheable = kept is not None and not context.get("line_note")
     terms = tuple(context.get("terms") or ())  # the search's marks are part of what is kept
     shared = (

@@ -112,9 +112,9 @@ document.addEventListener("keydown", (event) => {
     return;
   }
   if (event.key === "Enter" && target.closest && target.closest("#select-form") && typingIn(target) && target.tagName !== "TEXTAREA") {
-    // Enter sends the action he opened (Merge or Retire selected), not merely the first button of the form.
+    // Enter sends the action he opened (Merge, Retire or Move selected), not merely the first button of the form.
     const form = target.closest("#select-form");
-    const action = form.classList.contains("open-retire") ? "retire" : "merge";
+    const action = form.classList.contains("open-retire") ? "retire" : form.classList.contains("open-move") ? "move" : "merge";
     event.preventDefault();
     form.querySelector(`button[name=action][value=${action}]`).click();
     return;
@@ -151,6 +151,7 @@ document.addEventListener("keydown", (event) => {
     }
     case "e":
     case "r":
+    case "m":
     case "h": {
       const button = li && li.querySelector(`:scope > .line-row [aria-keyshortcuts=${event.key}]`);
       if (!button) return;
@@ -366,7 +367,7 @@ function updateSelection() {
   form.classList.toggle("picking", count > 0);
   const out = form.querySelector(".sel-count");
   if (out) out.textContent = count ? `${count} selected` : "";
-  if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire");
+  if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire", "open-move");
   // While the bar stands at the bottom, what takes focus (a line's form opened low on a phone) scrolls clear of it.
   const sticky = count > 0 && !form.classList.contains("open");
   document.documentElement.style.scrollPaddingBottom = sticky ? `${form.offsetHeight + 16}px` : "";
@@ -417,19 +418,21 @@ document.addEventListener("htmx:beforeOnLoad", (event) => {
 });
 
 document.addEventListener("click", (event) => {
-  // The first press of Merge or Retire selected opens what it needs (the words, a reason); the second sends it.
+  // The first press of Merge, Retire or Move selected opens what it needs (the words, a notebook, a reason); the
+  // second sends it.
   const button = event.target.closest && event.target.closest("#select-form button[name=action]");
   if (!button) return;
   const form = button.form;
   const wanted = `open-${button.value}`;
   if (form.classList.contains(wanted)) return;
   event.preventDefault();
-  form.classList.remove("open-merge", "open-retire", "done");
+  form.classList.remove("open-merge", "open-retire", "open-move", "done");
   form.classList.add("open", wanted);
   updateSelection();
   // Opened, the bar stands below the list, not over the lines it acts on.
   form.scrollIntoView({ block: "nearest" });
-  const first = form.querySelector(button.value === "merge" ? "textarea[name=words]" : "input[name=reason]");
+  const firsts = { merge: "textarea[name=words]", move: "select[name=to]" };
+  const first = form.querySelector(firsts[button.value] || "input[name=reason]");
   if (first) first.focus({ preventScroll: true });
 });
 

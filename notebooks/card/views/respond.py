@@ -40,6 +40,7 @@ INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
     "edit-form": "editing",
     "retire-form": "retiring",
+    "move-form": "moving",
     "redact-form": "redacting",
     "history": "history_of",
 }
@@ -193,7 +194,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         **chart_context(notebook, state, cut, {**paging, "upto": data.get("upto", "")}),
         "can_edit": user_is_editor(request.user) and not frozen,
         "add_form": AddForm(),
-        "selection_form": SelectionForm(),
+        "selection_form": selection_form(notebook),
         "selected": (),
         "fragments": kept,
         **reviewing,
@@ -303,7 +304,7 @@ def with_oob(
         "focus_line": focus_line,
         "state": state,
         "add_form": AddForm(),
-        "selection_form": SelectionForm(),
+        "selection_form": selection_form(notebook),
         "selected": (),
         **({} if flags.get("announce_only") else summary_context(notebook, state)),
         **reviewing,
@@ -326,6 +327,12 @@ def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
     entries = selectors.history(notebook, n)
     strike = next((e for e in reversed(entries) if e.op == "strike"), None)
     return {"line": None, "strike": strike}
+
+
+def selection_form(notebook: Notebook, *args: Any, **kwargs: Any) -> SelectionForm:
+    """The form of the ticked lines, its Move selected offering the other notebooks."""
+    titles = [t for t in card_selectors.titles() if t != notebook.title]
+    return SelectionForm(*args, titles=titles, **kwargs)
 
 
 def line_or_panel(

@@ -1,4 +1,4 @@
-"""Actions on the list: add a line; merge or retire the ticked lines. Each answers with the list region."""
+"""Actions on the list: add a line; merge, retire or move the ticked lines. Each answers with the list region."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -22,10 +22,11 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     retired_context,
+    selection_form,
     view_state,
     with_oob,
 )
-from notebooks.log import services
+from notebooks.log import moves, services
 from notebooks.log.errors import NotebookError, NotFound
 from notebooks.models import Notebook
 
@@ -64,10 +65,11 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
 @require_POST
 @editor_required
 def selected(request: HttpRequest, title: str) -> HttpResponse:
-    """Merge the selected lines into one, or retire them all for one reason: all or nothing. Or, before a merge,
-    say which source the merged line would have (its button "preview"): nothing is written."""
+    """Merge the selected lines into one, retire them all or move them all to another notebook, for one reason: all
+    or nothing. Or, before a merge, say which source the merged line would have (its button "preview"): nothing is
+    written."""
     notebook = notebook_or_404(title)
-    form = SelectionForm(request.POST)
+    form = selection_form(notebook, request.POST)
     if request.POST.get("preview"):
         return _preview(request, notebook, form)
     if form.is_valid():
@@ -86,6 +88,11 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                     why=data["reason"],
                 )
                 note = f"Merged {listed} into new line #{written.n}."
+            elif data["action"] == "move":
+                went = moves.move_many(
+                    notebook=notebook.title, numbers=numbers, to=data["to"], by=actor_of(request), why=data["reason"]
+                )
+                note = f"Moved {listed} to {data['to']} as {', '.join(f'#{x.m}' for x in went)}."
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
                 note = f"Retired {listed}."
@@ -120,7 +127,7 @@ def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> H
     if request.htmx:
         answer = render(request, f"{CARD}#merge-source", {"merge_preview": preview})
         return reswap(retarget(answer, "#merge-source"), "outerHTML")
-    shown = SelectionForm(initial={"words": words, "reason": request.POST.get("reason", "")})
+    shown = selection_form(notebook, initial={"words": words, "reason": request.POST.get("reason", "")})
     chosen = {str(x) for x in request.POST.getlist("n")}
     return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview)
 

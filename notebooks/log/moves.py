@@ -1,0 +1,110 @@
+"""Moving a line to another notebook: a strike in its notebook and an add in the other (fold.move_rows), written in
+one transaction under both notebooks' locks, taken in a fixed order (by id) so two moves never wait on each other.
+"""
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from notebooks.log import fold, guards
+from notebooks.log.append import append
+from notebooks.log.checks import check_number, check_reason
+from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.locks import lock_notebook
+from notebooks.log.roles import Actor, as_actor
+from notebooks.log.selectors import get_notebook
+from notebooks.log.write_state import live_line_state, next_number
+from notebooks.models import Notebook
+
+
+@dataclass(frozen=True)
+class MovedLine:
+    """What a move wrote: line `n` of `notebook` became line `m` of `to`; the strike's seq there, the add's here."""
+
+    notebook: str
+    n: int
+    to: str
+    m: int
+    strike_seq: int
+    add_seq: int
+
+
+def move(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> MovedLine:
+    """Move live line n of `notebook` to notebook `to`, as a new line there with the same words, source and author.
+
+    The human editor only, with a reason. Refused, with nothing written: the same notebook, a notebook or line that
+    does not exist, a retired line, redacted words, words redacted from `to`, a line changed since the mover read it
+    at seq `expected`, and whatever an open session forbids a write to either notebook (sessions' write guard: the
+    editor's writes to another's claimed notebook are allowed and counted as drift at land)."""
+    check_number(n)
+    (moved,) = move_many(notebook=notebook, numbers=[n], to=to, by=by, why=why, expected={n: expected})
+    return moved
+
+
+def move_many(
+    *,
+    notebook: str,
+    numbers: list[int],
+    to: str,
+    by: "Actor | str",
+    why: str,
+    expected: dict[int, int | None] | None = None,
+) -> list[MovedLine]:
+    """Move several live lines to notebook `to` for one reason, all or nothing, each as move() moves one: they become
+    the next numbers there, in the order given. `expected` maps a line to the seq of its last row as the writer read
+    it (a stale one refuses them all)."""
+    actor = as_actor(by)
+    fold.check_may_move(name=actor.name, editor=actor.editor)
+    check_reason(why)
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid("Name at least one line to move.")
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid("Name each line once.")
+    if not isinstance(to, str) or not to:
+        raise Invalid("Name the notebook to move the lines to.")
+    if to == notebook:
+        raise Invalid(f"Those lines are already in notebook {notebook!r}; name another notebook to move them to.")
+    with transaction.atomic():
+        guard = guards.current()
+        here, there = get_notebook(notebook), get_notebook(to)  # NotFound, with a hint, for either
+        claims = {title: guard.claim(title=title, actor=actor) for title in (notebook, to)}
+        for nb in sorted((here, there), key=lambda nb: nb.pk):  # a fixed order: no deadlock between two moves
+            lock_notebook(nb)
+        lines = [live_line_state(here, x) for x in numbers]
+        for line in lines:
+            seen = (expected or {}).get(line.n)
+            if seen is not None and seen != line.last_seq:
+                raise Conflict(
+                    f"Line #{line.n} changed since you read it (you saw seq {seen}, it is now at seq {line.last_seq}).",
+                    current=line.words,
+                    current_seq=line.last_seq,
+                )
+            if line.words is None:
+                raise Invalid(f"Line #{line.n}'s words were redacted; there are no words to move.")
+        first = next_number(there)
+        pairs = [
+            fold.move_rows(
+                n=line.n, m=first + i, words=line.words, source=line.source, author=_author(here, line.n),
+                by=actor.name, why=why, here=here.title, there=there.title,
+            )
+            for i, line in enumerate(lines)
+        ]  # fmt: skip
+        added = append(there, [{**add, "session_id": claims[to]} for _strike, add in pairs])  # refuses redacted words
+        struck = append(here, [{**strike, "session_id": claims[notebook]} for strike, _add in pairs])
+    return [
+        MovedLine(notebook=here.title, n=x, to=there.title, m=first + i, strike_seq=s.seq, add_seq=a.seq)
+        for i, (x, s, a) in enumerate(zip(numbers, struck, added, strict=True))
+    ]
+
+
+def _author(notebook: Notebook, n: int) -> fold.Authored:
+    """Who gave line n its words now, and when: its last add or edit (fold.author_of)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT "by", at, was_by, was_at, moved_notebook FROM notebooks_row WHERE notebook_id = %s AND n = %s '
+            "AND op IN ('add', 'edit') ORDER BY seq DESC LIMIT 1",
+            [notebook.pk, n],
+        )
+        by, at, was_by, was_at, moved = cursor.fetchone()
+    return fold.author_of(by=by, at=at, was_by=was_by, was_at=was_at, moved=bool(moved))
