@@ -1,6 +1,6 @@
 """docs/file-format.md's chain checker, run as a reader would run it, on an export holding every kind of row the
-services write (add, edit, strike retired and merged, a restore, a redaction, a line moved in and out): it must accept the chain, and refuse
-it once one row's words are changed."""
+services write (add, edit, strike retired and merged, a restore, a redaction, a line moved in and out): it must
+accept the chain, and refuse it once one row's words are changed."""
 
 import json
 import re
