@@ -43,7 +43,7 @@ def test_generated_requests_get_only_declared_answers(app, zelda, request, who, 
     for result in schema.get_all_operations():
         operation = result.ok()
         strategies.append(operation.as_strategy(generation_mode=mode, headers=headers))
-        fixed = {k: v for k, v in {"title": "zelda", "n": 2, "id": 1}.items() if "{" + k + "}" in operation.path}
+        fixed = {k: v for k, v in {"notebook": "zelda", "n": 2, "id": 1}.items() if "{" + k + "}" in operation.path}
         if fixed:  # also aim at a notebook, a line and a session that exist, so writes get past the 404
             strategies.append(operation.as_strategy(generation_mode=mode, headers=headers, path_parameters=fixed))
     seen: dict[int, int] = {}

@@ -9,13 +9,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from notebooks.agents.refusals import CODES
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
+from notebooks.log.errors import Invalid
+from notebooks.log.fold import AGENT_SOURCES
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000
 ROWS_PAGE = 1000
 ROWS_PAGE_MAX = 5000
+PAGE_MAX = 5000  # lines, notebooks, sessions and a session's rows per page at most
+SESSIONS_PAGE = 100  # sessions answered when no limit is given, as before paging
+SESSION_ROWS_PAGE = 400  # a session's change and drift rows together when no limit is given: each had 200 at most
 STATES = ("open", "landed", "no-op", "abandoned")
 TITLE = re.compile(TITLE_PATTERN)
 
@@ -35,14 +41,45 @@ LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER)]
 Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
 SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
+AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
+ErrorCode = Literal[CODES]  # type: ignore[valid-type]
 Words = _words("The line's words. " + GAME_ONLY, max_words())
+Plan = _words(
+    "The session's plan: what it sets out to change, in a few words (not a line of the notebook).", max_words()
+)
+Summary = _words("What the session changed, in a few words (not a line of the notebook).", max_words())
+Note = _words("What stands so far, in a few words.", max_reason())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
 
 
+def _required(*names: str) -> Any:
+    """The document marks these fields required although the model still takes them missing: an old name of the
+    field (deprecated, kept one release) or an old use (a no-op land without a summary) is answered as before."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        schema["required"] = [*schema.get("required", []), *names]
+        for name in names:
+            prop = schema["properties"][name]
+            branches = [b for b in prop.pop("anyOf", []) if b.get("type") != "null"]
+            prop.update(branches[0] if branches else {})
+            prop.pop("default", None)
+
+    return edit
+
+
+def _deprecated(description: str) -> dict[str, Any]:
+    return {"deprecated": True, "description": "Deprecated (kept until the next release): " + description}
+
+
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Answer(BaseModel):
+    # Every field of an answer is always sent (null when absent), so the document marks every one required.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 class Query(BaseModel):
@@ -65,9 +102,23 @@ class AddIn(Body):
 
 
 class EditIn(Body):
-    to: Words
+    model_config = ConfigDict(json_schema_extra=_required("text"))
+    text: Words | None = None
+    to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
     why: Why
     expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+
+    def words(self) -> str:
+        return new_words(self.text, self.to)
+
+
+def new_words(text: str | None, to: str | None) -> str:
+    """An edit's new words: 'text', or 'to' (its old name, deprecated); one of them, not both."""
+    if text is not None and to is not None:
+        raise Invalid("Bad input: 'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
+    if text is None and to is None:
+        raise Invalid("Bad input: 'text': Field required (the line's new words).", fields=["text"])
+    return text if text is not None else to  # type: ignore[return-value]
 
 
 class RetireIn(Body):
@@ -89,17 +140,23 @@ class MergeIn(Body):
     source: SourceName | None = None
 
 
+class NotebookIn(Body):
+    title: Annotated[str, Field(pattern=TITLE_PATTERN, description="The new notebook's title (a game's name).")]
+
+
 class TakeIn(Body):
     notebook: Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
-    plan: _words("The plan.", max_words())
+    plan: Plan
 
 
 class CheckpointIn(Body):
-    note: _words("What stands so far.", max_reason())
+    note: Note
 
 
 class LandIn(Body):
-    summary: _words("What the session changed.", max_words()) | None = None
+    # Required: a land with rows and no summary is refused; a no-op land without one is still taken (deprecated).
+    model_config = ConfigDict(json_schema_extra=_required("summary"))
+    summary: Summary | None = None
 
 
 class AbandonIn(Body):
@@ -112,34 +169,68 @@ class UntilQuery(Query):
     )
 
 
+def _limit(default: int | None, most: int, what: str) -> Any:
+    said = f"at most {default} when not given" if default else "all of them when not given"
+    return Field(default, ge=1, le=most, description=f"How many {what} a page answers ({said}).")
+
+
 class RowsQuery(Query):
-    after: int = Field(0, ge=0, le=MAX_ID)
-    limit: int = Field(ROWS_PAGE, ge=1, le=ROWS_PAGE_MAX)
+    after: int = Field(0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before.")
+    limit: int = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
 
 
-class StateQuery(Query):
+class LinesQuery(UntilQuery):
+    after: int = Field(0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before.")
+    limit: int | None = _limit(None, PAGE_MAX, "lines")
+
+
+class NotebooksQuery(Query):
+    after: str | None = Field(None, max_length=80, description="Titles after this one: the `next` of the page before.")
+    limit: int | None = _limit(None, PAGE_MAX, "notebooks")
+
+
+class SessionsQuery(Query):
     state: Literal[STATES] | None = None  # type: ignore[valid-type]
+    actor: str | None = Field(None, max_length=150, description="Only the sessions this actor took.")
+    notebook: str | None = Field(None, max_length=80, description="Only the sessions on this notebook (its title).")
+    after: int | None = Field(
+        None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
+    )
+    limit: int = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
+
+
+class SessionQuery(Query):
+    after: int = Field(
+        0, ge=0, le=MAX_ID, description="The session's rows after this seq: the `next` of the page before."
+    )
+    limit: int = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")
+
+
+PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
 
 
 # ----- what is answered -------------------------------------------------------------------------------------------
 
 
-class Claim(BaseModel):
+class Claim(Answer):
     id: int
     actor: str
 
 
-class NotebookItem(BaseModel):
+class NotebookItem(Answer):
     title: str
     head: int
     session: Claim | None = Field(description="The open session that claims the notebook, if any.")
 
 
-class NotebookList(BaseModel):
+class NotebookList(Answer):
     notebooks: list[NotebookItem]
+    after: str | None = Field(None, description="The cursor this page was read after.")
+    next: str | None = Field(None, description="The last title of this page. " + PAGED)
+    more: bool = False
 
 
-class Line(BaseModel):
+class Line(Answer):
     n: int
     text: str
     source: str
@@ -148,21 +239,24 @@ class Line(BaseModel):
     seq: int
 
 
-class Lines(BaseModel):
+class Lines(Answer):
     notebook: str
     until: float | None
     seq: int = Field(description="The last row read: a frozen reader can prove what it read.")
     hash: str | None
     lines: list[Line]
+    after: int = Field(0, description="The line number this page was read after.")
+    next: int = Field(0, description="The last line number of this page. " + PAGED)
+    more: bool = False
 
 
-class Turn(BaseModel):
+class Turn(Answer):
     notebook: str
     until: float | None
     text: str
 
 
-class Entry(BaseModel):
+class Entry(Answer):
     """One row of a line's history. Two ops are not rows of the line: "restored" (another line's add that restored
     it; `into` is that line) and "retired_into" (another line's strike into it, merged or retired: `from_n` is that
     line, `text` and `source` what it said then, `how`, `by`, `why`, `at` the strike's)."""
@@ -185,7 +279,7 @@ class Entry(BaseModel):
     )
 
 
-class History(BaseModel):
+class History(Answer):
     notebook: str
     n: int
     entries: list[Entry]
@@ -202,20 +296,20 @@ class Row(BaseModel):
     at: float
 
 
-class Rows(BaseModel):
+class Rows(Answer):
     notebook: str
     after: int
     rows: list[Row]
-    next: int
+    next: int = Field(description="The last seq of this page. " + PAGED)
     more: bool
 
 
-class Written(BaseModel):
+class Written(Answer):
     n: int
-    seq: int
+    seq: int = Field(description="The row written: the line's last row, to send as 'expected' to change it again.")
 
 
-class Near(BaseModel):
+class Near(Answer):
     n: int = Field(description="A live line most like the new one.")
     score: float = Field(description="How alike, 0 to 1 (TF-IDF over character n-grams, cosine).")
 
@@ -228,25 +322,24 @@ class Added(Written):
     )
 
 
-class Merged(BaseModel):
-    n: int
-    seqs: list[int]
+class Merged(Written):
+    seqs: list[int] = Field(description="Every row the merge wrote: the new line's add, then one strike per line.")
 
 
-class Taken(BaseModel):
+class Taken(Answer):
     id: int
     notebook: str
     base: int
     drift: int
 
 
-class Checkpointed(BaseModel):
+class Checkpointed(Answer):
     id: int
     base: int
     head: int
 
 
-class Landed(BaseModel):
+class Landed(Answer):
     id: int
     result: Literal["landed", "no-op"]
     base: int
@@ -255,7 +348,7 @@ class Landed(BaseModel):
     drift: int
 
 
-class Abandoned(BaseModel):
+class Abandoned(Answer):
     id: int
     result: Literal["abandoned"]
     head: int
@@ -263,7 +356,7 @@ class Abandoned(BaseModel):
     drift: int
 
 
-class Event(BaseModel):
+class Event(Answer):
     seq: int
     kind: str
     by: str
@@ -275,7 +368,7 @@ class Event(BaseModel):
     rows: int
 
 
-class Session(BaseModel):
+class Session(Answer):
     id: int
     notebook: str
     actor: str
@@ -292,23 +385,34 @@ class Session(BaseModel):
 class SessionRows(Session):
     change: list[Row]
     drift: list[Row]
+    after: int = Field(0, description="The seq this page of the session's rows was read after.")
+    next: int = Field(0, description="The last seq of this page, change and drift together. " + PAGED)
+    more: bool = False
 
 
-class SessionList(BaseModel):
+class SessionList(Answer):
     sessions: list[Session]
+    after: int | None = Field(None, description="The session id this page was read after (newest first).")
+    next: int | None = Field(None, description="The last (oldest) session id of this page. " + PAGED)
+    more: bool = False
 
 
 class Problem(BaseModel):
-    """A refusal: its stable code, a message a person can act on, and what the refusal names."""
+    """A refusal: its stable code, a message a person can act on, and what the refusal names (each only where it
+    applies)."""
 
     model_config = ConfigDict(extra="allow")
-    code: str
+    code: ErrorCode
     message: str
-    fields: list[str] | None = Field(None, description="The fields refused (bad input).")
+    fields: list[str] | None = Field(None, description="Bad input: the fields (or query parameters) refused.")
+    session: int | None = Field(None, description="The session the refusal is about: the holder's, or the actor's own.")
     holder: str | None = Field(None, description="Who holds the session that claims the notebook.")
+    notebook: str | None = Field(None, description="The notebook the actor's open session is on.")
+    state: Literal[STATES] | None = Field(None, description="A closed session: how it closed.")  # type: ignore[valid-type]
     current: str | None = Field(None, description="A stale edit: the line's words now.")
     current_seq: int | None = Field(None, description="A stale edit: the seq of the line's last row now.")
-    reasons: list[str] | None = Field(None, description="A land refused: each final gate that failed.")
+    reasons: list[str] | None = Field(None, description="A land refused (gate_refused): each final gate that failed.")
+    line: int | None = Field(None, description="An import refused: the line of the file.")
 
 
 class Error(BaseModel):
