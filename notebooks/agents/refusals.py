@@ -53,9 +53,9 @@ def _message(error: dict[str, Any]) -> str:
 
 
 def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] | None = None) -> Invalid:
-    """Validation errors as one refusal naming each field: "Bad input: 'text': String should have at least 1
-    character." `skip` drops the leading parts of each location (ninja's "body", "payload"); `known` lists the fields
-    an unknown one could have meant."""
+    """Validation errors as one refusal naming each field: "'text': String should have at least 1 character."
+    `skip` drops the leading parts of each location (ninja's "body", "payload"); `known` lists the fields an unknown
+    one could have meant."""
     said, fields = [], set()
     for e in errors:
         field = [str(part) for part in e["loc"][skip:]]
@@ -65,13 +65,13 @@ def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] |
             line += f" (it takes {', '.join(known)})"
         said.append(line)
         fields.update(field[:1])
-    return Invalid("Bad input: " + "; ".join(said) + ".", fields=sorted(fields))
+    return Invalid("; ".join(said) + ".", fields=sorted(fields))
 
 
 def unknown_query(unknown: list[str], known: list[str]) -> Invalid:
     takes = f"it takes {', '.join(known)}" if known else "it takes none"
-    names = ", ".join(f"'{name}'" for name in unknown)
-    return Invalid(f"Bad input: unknown query parameter {names} ({takes}).", fields=unknown)
+    said = "; ".join(f"'{name}': unknown query parameter" for name in unknown)
+    return Invalid(f"{said} ({takes}).", fields=unknown)
 
 
 def not_found_in_path(kind: str, given: dict[str, Any], name: str) -> NotFound:

@@ -37,9 +37,9 @@ def _words(description: str, limit: int) -> Any:
 
 
 Title = Annotated[str, Field(pattern=TITLE_PATTERN, description="A notebook's title.")]
-LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER)]
+LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER, description="A line's number in the notebook.")]
 Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
-SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
+SessionId = Annotated[int, Field(ge=1, le=MAX_ID, description="A session's id, as its take answered it.")]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
 AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
 ErrorCode = Literal[CODES]  # type: ignore[valid-type]
@@ -54,7 +54,7 @@ Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, 
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
 
 
-def _required(*names: str) -> Any:
+def required_in_schema(*names: str) -> Any:
     """The document marks these fields required although the model still takes them missing: an old name of the
     field (deprecated, kept one release) or an old use (a no-op land without a summary) is answered as before."""
 
@@ -102,7 +102,7 @@ class AddIn(Body):
 
 
 class EditIn(Body):
-    model_config = ConfigDict(json_schema_extra=_required("text"))
+    model_config = ConfigDict(json_schema_extra=required_in_schema("text"))
     text: Words | None = None
     to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
     why: Why
@@ -115,9 +115,9 @@ class EditIn(Body):
 def new_words(text: str | None, to: str | None) -> str:
     """An edit's new words: 'text', or 'to' (its old name, deprecated); one of them, not both."""
     if text is not None and to is not None:
-        raise Invalid("Bad input: 'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
+        raise Invalid("'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
     if text is None and to is None:
-        raise Invalid("Bad input: 'text': Field required (the line's new words).", fields=["text"])
+        raise Invalid("'text': Field required (the line's new words).", fields=["text"])
     return text if text is not None else to  # type: ignore[return-value]
 
 
@@ -155,7 +155,7 @@ class CheckpointIn(Body):
 
 class LandIn(Body):
     # Required: a land with rows and no summary is refused; a no-op land without one is still taken (deprecated).
-    model_config = ConfigDict(json_schema_extra=_required("summary"))
+    model_config = ConfigDict(json_schema_extra=required_in_schema("summary"))
     summary: Summary | None = None
 
 
