@@ -63,5 +63,8 @@ def test_generated_requests_get_only_declared_answers(app, zelda, request, who, 
 
     check()
     record("API fuzzing", token=who, mode=str(mode), requests=sum(seen.values()), statuses=dict(sorted(seen.items())))
-    assert any(200 <= status < 300 for status in seen), seen  # the run reached the app, not only its refusals
+    if mode == GenerationMode.POSITIVE:  # the run reached the app, not only its refusals
+        assert any(200 <= status < 300 for status in seen), seen
+    # Input outside the document (unknown query parameters and fields included) is refused: a negative run may get
+    # nothing else, but for a deprecated form still taken (an edit's 'to', a no-op land without a summary).
     assert seen.get(400), seen  # and it sent input the schema refuses

@@ -23,7 +23,7 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
         for status, answer in operation["responses"].items():
             if int(status) in SAID:
                 answer["description"] = SAID[int(status)]
-            if status == "503":
+            if str(status) == "503":  # ninja keys the answers by int
                 answer["headers"] = {"Retry-After": RETRY_AFTER}
     doc["info"]["version"] = VERSION
     doc["tags"] = TAGS
