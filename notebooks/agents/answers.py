@@ -6,7 +6,7 @@ import math
 
 from ninja.responses import NinjaJSONEncoder
 
-from notebooks.agents import schemas
+from notebooks.agents import queries, schemas
 from notebooks.log import checks, reads, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.roles import Actor
@@ -104,7 +104,7 @@ def history(title: str, n: int) -> schemas.History:
     return schemas.History.model_validate({"notebook": nb.title, "n": n, "entries": entries})
 
 
-def session(session_id: int, after: int = 0, limit: int = schemas.SESSION_ROWS_PAGE) -> schemas.SessionRows:
+def session(session_id: int, after: int = 0, limit: int = queries.SESSION_ROWS_PAGE) -> schemas.SessionRows:
     """A session with a page of its rows: change and drift together in log order, `limit` of them after seq `after`."""
     found = session_selectors.get_session(session_id)
     view = session_selectors.describe(found, rows=True, limit=limit + 1, after=after)
@@ -116,7 +116,7 @@ def session(session_id: int, after: int = 0, limit: int = schemas.SESSION_ROWS_P
     return schemas.SessionRows.model_validate(view.as_dict(rows=True) | {"after": after, "next": last, "more": more})
 
 
-def session_list(q: schemas.SessionsQuery) -> schemas.SessionList:
+def session_list(q: queries.SessionsQuery) -> schemas.SessionList:
     found = session_selectors.recent(
         limit=q.limit + 1, state=q.state, actor=q.actor, notebook=q.notebook, before=q.after
     )

@@ -19,7 +19,7 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, document, refusals, tokens
+from notebooks.agents import answers, document, queries, refusals, tokens
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
 from notebooks.log import selectors, services
@@ -116,7 +116,7 @@ NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
 @api.get("/notebooks", response={200: s.NotebookList, **declared(400, 401, 405)}, operation_id="listNotebooks",
          tags=NOTEBOOKS, summary="The notebooks by title, each with its head seq and the session that claims it, if "
          "any; a page of them with 'limit' (all without).")  # fmt: skip
-def notebooks(request: HttpRequest, q: Query[s.NotebooksQuery]) -> s.NotebookList:
+def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
     return answers.notebook_list(q.after, q.limit)
 
 
@@ -132,7 +132,7 @@ def create(request: HttpRequest, body: s.NotebookIn) -> Status:
          summary="The live lines, in number order; with 'until', as they stood then; a page of them with 'limit'.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
          "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
-def lines(request: HttpRequest, notebook: s.Title, q: Query[s.LinesQuery]) -> s.Lines | HttpResponse:
+def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines | HttpResponse:
     if q.until is None and q.after == 0 and q.limit is None:  # the live lines, kept as JSON until the head moves
         return HttpResponse(answers.live_lines_json(notebook), content_type=api.get_content_type())
     return answers.lines(notebook, q.until, q.after, q.limit)
@@ -143,7 +143,7 @@ def lines(request: HttpRequest, notebook: s.Title, q: Query[s.LinesQuery]) -> s.
          "at, Dad's corrections, his other lines, then hers, each tagged.",
          description="A live turn notes that it was read (the index shows when), so a full disk answers 503."
          )  # fmt: skip
-def turn(request: HttpRequest, notebook: s.Title, q: Query[s.UntilQuery]) -> s.Turn:
+def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) -> s.Turn:
     return answers.turn(notebook, q.until, request.auth)
 
 
@@ -156,7 +156,7 @@ def history(request: HttpRequest, notebook: s.Title, n: s.LineNumber) -> s.Histo
 
 @api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **READ}, operation_id="listRows", tags=NOTEBOOKS,
          summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
-def rows(request: HttpRequest, notebook: s.Title, q: Query[s.RowsQuery]) -> dict[str, Any]:
+def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> dict[str, Any]:
     nb = selectors.get_notebook(notebook)
     found = list(selectors.rows(nb, after=min(q.after, selectors.ALL), limit=q.limit + 1))
     more, found = len(found) > q.limit, found[: q.limit]
@@ -226,7 +226,7 @@ def merge(request: HttpRequest, notebook: s.Title, body: s.MergeIn) -> Status:
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
          "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
-def sessions_(request: HttpRequest, q: Query[s.SessionsQuery]) -> s.SessionList:
+def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
     return answers.session_list(q)
 
 
@@ -243,7 +243,7 @@ def take(request: HttpRequest, body: s.TakeIn) -> Status:
 @api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
          summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
          "its rows at a time (change and drift together, in log order).")  # fmt: skip
-def session(request: HttpRequest, id: s.SessionId, q: Query[s.SessionQuery]) -> s.SessionRows:  # noqa: A002
+def session(request: HttpRequest, id: s.SessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
     return answers.session(id, q.after, q.limit)
 
 

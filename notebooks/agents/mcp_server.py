@@ -14,7 +14,7 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from notebooks.agents import answers
+from notebooks.agents import answers, queries
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
@@ -32,7 +32,9 @@ Expected = Annotated[
 ]
 Into = Annotated[s.LineNumber | None, Field(description="The line that now says what this one said.")]
 After = Annotated[int, Field(ge=0, le=s.MAX_NUMBER, description="Lines numbered after this: the `next` of the page.")]
-Limit = Annotated[int | None, Field(ge=1, le=s.PAGE_MAX, description="How many lines a page answers (all if none).")]
+Limit = Annotated[
+    int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many lines a page answers (all if none).")
+]
 Source = Annotated[
     s.SourceName,
     Field(description="Where the line comes from: seen (you saw it happen) or guessed (a hunch to check)."),

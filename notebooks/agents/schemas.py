@@ -1,13 +1,14 @@
 """The agent's contract, declared once: what the API (api.py) and the MCP tools (mcp_server.py) take and answer.
 
-The OpenAPI document is generated from these models, so it cannot disagree with the code. Bodies are strict (a
-string is never a number, a bool never an integer) and refuse unknown fields; limits are those of log/checks.py.
+The OpenAPI document is generated from these models (and the queries of queries.py), so it cannot disagree with the
+code. Bodies are strict (a string is never a number, a bool never an integer) and refuse unknown fields; limits are
+those of log/checks.py.
 """
 
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from notebooks.agents.refusals import CODES
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
@@ -17,11 +18,6 @@ from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000
-ROWS_PAGE = 1000
-ROWS_PAGE_MAX = 5000
-PAGE_MAX = 5000  # lines, notebooks, sessions and a session's rows per page at most
-SESSIONS_PAGE = 100  # sessions answered when no limit is given, as before paging
-SESSION_ROWS_PAGE = 400  # a session's change and drift rows together when no limit is given: each had 200 at most
 STATES = ("open", "landed", "no-op", "abandoned")
 TITLE = re.compile(TITLE_PATTERN)
 
@@ -80,16 +76,6 @@ class Body(BaseModel):
 class Answer(BaseModel):
     # Every field of an answer is always sent (null when absent), so the document marks every one required.
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
-
-
-class Query(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _blank_is_unsaid(cls, data: Any) -> Any:
-        """?after= with no value reads as no 'after' at all, as it always has."""
-        return {k: v for k, v in data.items() if v != ""} if isinstance(data, dict) else data
 
 
 # ----- what is sent ---------------------------------------------------------------------------------------------
@@ -161,49 +147,6 @@ class LandIn(Body):
 
 class AbandonIn(Body):
     why: Why
-
-
-class UntilQuery(Query):
-    until: str | None = Field(
-        None, description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds."
-    )
-
-
-def _limit(default: int | None, most: int, what: str) -> Any:
-    said = f"at most {default} when not given" if default else "all of them when not given"
-    return Field(default, ge=1, le=most, description=f"How many {what} a page answers ({said}).")
-
-
-class RowsQuery(Query):
-    after: int = Field(0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before.")
-    limit: int = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
-
-
-class LinesQuery(UntilQuery):
-    after: int = Field(0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before.")
-    limit: int | None = _limit(None, PAGE_MAX, "lines")
-
-
-class NotebooksQuery(Query):
-    after: str | None = Field(None, max_length=80, description="Titles after this one: the `next` of the page before.")
-    limit: int | None = _limit(None, PAGE_MAX, "notebooks")
-
-
-class SessionsQuery(Query):
-    state: Literal[STATES] | None = None  # type: ignore[valid-type]
-    actor: str | None = Field(None, max_length=150, description="Only the sessions this actor took.")
-    notebook: str | None = Field(None, max_length=80, description="Only the sessions on this notebook (its title).")
-    after: int | None = Field(
-        None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
-    )
-    limit: int = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
-
-
-class SessionQuery(Query):
-    after: int = Field(
-        0, ge=0, le=MAX_ID, description="The session's rows after this seq: the `next` of the page before."
-    )
-    limit: int = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")
 
 
 PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
