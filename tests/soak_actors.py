@@ -77,7 +77,7 @@ class Actors:
         line = rng.choice(lines)
         expected = line["seq"] if rng.random() < 0.5 else None
         if op == "edit":
-            body = {"to": token, "why": token, **({"expected": expected} if expected else {})}
+            body = {"text": token, "why": token, **({"expected": expected} if expected else {})}
             return self.send(w, "POST", f"/api/notebooks/{title}/lines/{line['n']}/edit", body, 1)
         if op == "retire":
             body = {"why": token, **({"expected": expected} if expected else {})}
@@ -299,7 +299,7 @@ class Actors:
                     if lines and rng.random() < 0.3:
                         line = rng.choice(lines)
                         w = self.record(Write("mcp-edit", MCP_ACTOR, token, now(), title))
-                        args = {"notebook": title, "n": line["n"], "to": token, "why": token, "expected": line["seq"]}
+                        args = {"notebook": title, "n": line["n"], "text": token, "why": token, "expected": line["seq"]}
                         w.status, w.answer = await self._mcp_call(client, "edit", args)
                     else:
                         w = self.record(Write("mcp-add", MCP_ACTOR, token, now(), title))

@@ -73,6 +73,22 @@ ASKED = [
         "/api/notebooks/zelda/lines",
         {"text": "rest", "why": "hint", "source": "dad"},
     ),
+    (
+        "unknown field",
+        "add",
+        {"notebook": "zelda", "text": "rest", "why": "hint", "sorce": "guessed"},
+        "post",
+        "/api/notebooks/zelda/lines",
+        {"text": "rest", "why": "hint", "source": "seen", "sorce": "guessed"},
+    ),
+    (
+        "string for a number",
+        "edit",
+        {"notebook": "zelda", "n": 2, "text": "parry", "why": "again", "expected": "3"},
+        "post",
+        "/api/notebooks/zelda/lines/2/edit",
+        {"text": "parry", "why": "again", "expected": "3"},
+    ),
 ]
 
 
@@ -127,5 +143,7 @@ def test_the_same_refusal_codes_on_both_sides(both):
         "dads line": "forbidden",
         "stale": "conflict",
         "a dad line": "forbidden",
+        "unknown field": "invalid",
+        "string for a number": "invalid",
     }
     assert {name: mcp[name]["error"]["code"] for name in codes} == codes

@@ -19,11 +19,17 @@ def _error(response, status: int, code: str) -> dict:  # noqa: ANN001
 
 
 def test_the_reads_answer_as_documented(zelda, pippa):
-    assert pippa.get("/api/notebooks").json() == {"notebooks": [{"title": "zelda", "head": 3, "session": None}]}
+    listed = {
+        "notebooks": [{"title": "zelda", "head": 3, "session": None}],
+        "after": None,
+        "next": "zelda",
+        "more": False,
+    }
+    assert pippa.get("/api/notebooks").json() == listed
     lines = pippa.get("/api/notebooks/zelda/lines")
     assert lines.status_code == 200
     body = lines.json()
-    assert set(body) == {"notebook", "until", "seq", "hash", "lines"}
+    assert set(body) == {"notebook", "until", "seq", "hash", "lines", "after", "next", "more"}
     assert (body["notebook"], body["until"], body["seq"], len(body["hash"])) == ("zelda", None, 3, 64)
     assert [(x["n"], x["text"], x["source"], x["by"], x["seq"]) for x in body["lines"]] == [
         (1, "the bridge guard swings twice", "seen", "pippa", 1),
@@ -69,7 +75,7 @@ def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
     retired = pippa.post("/api/notebooks/zelda/lines/4/retire", {"why": "said by #1", "into": 1, "expected": 5})
     assert (retired.status_code, retired.json()) == (200, {"n": 4, "seq": 6})
     merged = pippa.post("/api/notebooks/zelda/merge", {"numbers": [1, 2], "text": "one line", "why": "same"})
-    assert (merged.status_code, merged.json()) == (201, {"n": 5, "seqs": [7, 8, 9]})
+    assert (merged.status_code, merged.json()) == (201, {"n": 5, "seq": 7, "seqs": [7, 8, 9]})
     merged = dad_api.post(
         "/api/notebooks/zelda/merge", {"numbers": [3, 5], "text": "both", "why": "same", "source": "dad"}
     )
@@ -103,7 +109,7 @@ def test_the_sessions_answer_as_documented(zelda, pippa, reflector, dad_api):
     listed = pippa.get("/api/sessions", state="open").json()["sessions"]
     assert [s["id"] for s in listed] == [sid] and set(listed[0]) == SESSION_KEYS
     one = pippa.get(f"/api/sessions/{sid}").json()
-    assert set(one) == SESSION_KEYS | {"change", "drift"} and one["state"] == "open"
+    assert set(one) == SESSION_KEYS | {"change", "drift", "after", "next", "more"} and one["state"] == "open"
     assert [e["kind"] for e in one["events"]] == ["drift", "take", "checkpoint"]
     landed = pippa.post(f"/api/sessions/{sid}/land", {"summary": "one line"})
     assert landed.status_code == 200
@@ -187,15 +193,15 @@ def test_the_document_is_served_without_a_token(zelda):
     assert doc.status_code == 200 and doc.json()["openapi"].startswith("3.")
     paths = doc.json()["paths"]
     for path, methods in {
-        "/api/notebooks": {"get"},
-        "/api/notebooks/{title}/lines": {"get", "post"},
-        "/api/notebooks/{title}/turn": {"get"},
-        "/api/notebooks/{title}/lines/{n}/history": {"get"},
-        "/api/notebooks/{title}/rows": {"get"},
-        "/api/notebooks/{title}/lines/{n}/edit": {"post"},
-        "/api/notebooks/{title}/lines/{n}/retire": {"post"},
-        "/api/notebooks/{title}/lines/{n}/redact": {"post"},
-        "/api/notebooks/{title}/merge": {"post"},
+        "/api/notebooks": {"get", "post"},
+        "/api/notebooks/{notebook}/lines": {"get", "post"},
+        "/api/notebooks/{notebook}/turn": {"get"},
+        "/api/notebooks/{notebook}/lines/{n}/history": {"get"},
+        "/api/notebooks/{notebook}/rows": {"get"},
+        "/api/notebooks/{notebook}/lines/{n}/edit": {"post"},
+        "/api/notebooks/{notebook}/lines/{n}/retire": {"post"},
+        "/api/notebooks/{notebook}/lines/{n}/redact": {"post"},
+        "/api/notebooks/{notebook}/merge": {"post"},
         "/api/sessions": {"get", "post"},
         "/api/sessions/{id}": {"get"},
         "/api/sessions/{id}/checkpoint": {"post"},

@@ -43,7 +43,7 @@ def test_generated_requests_get_only_declared_answers(app, zelda, request, who, 
     for result in schema.get_all_operations():
         operation = result.ok()
         strategies.append(operation.as_strategy(generation_mode=mode, headers=headers))
-        fixed = {k: v for k, v in {"title": "zelda", "n": 2, "id": 1}.items() if "{" + k + "}" in operation.path}
+        fixed = {k: v for k, v in {"notebook": "zelda", "n": 2, "id": 1}.items() if "{" + k + "}" in operation.path}
         if fixed:  # also aim at a notebook, a line and a session that exist, so writes get past the 404
             strategies.append(operation.as_strategy(generation_mode=mode, headers=headers, path_parameters=fixed))
     seen: dict[int, int] = {}
@@ -63,5 +63,8 @@ def test_generated_requests_get_only_declared_answers(app, zelda, request, who, 
 
     check()
     record("API fuzzing", token=who, mode=str(mode), requests=sum(seen.values()), statuses=dict(sorted(seen.items())))
-    assert any(200 <= status < 300 for status in seen), seen  # the run reached the app, not only its refusals
+    if mode == GenerationMode.POSITIVE:  # the run reached the app, not only its refusals
+        assert any(200 <= status < 300 for status in seen), seen
+    # Input outside the document (unknown query parameters and fields included) is refused: a negative run may get
+    # nothing else, but for a deprecated form still taken (an edit's 'to', a no-op land without a summary).
     assert seen.get(400), seen  # and it sent input the schema refuses

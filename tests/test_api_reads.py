@@ -6,7 +6,8 @@ from notebooks.log.rowformat import GAME_ONLY
 
 def test_it_lists_the_notebooks_with_their_heads(zelda, pippa):
     body = pippa.get("/api/notebooks").json()
-    assert body == {"notebooks": [{"title": "zelda", "head": 3, "session": None}]}
+    assert body["notebooks"] == [{"title": "zelda", "head": 3, "session": None}]
+    assert (body["after"], body["next"], body["more"]) == (None, "zelda", False)
 
 
 def test_it_lists_live_lines_with_number_text_source_by_at_and_seq(zelda, pippa):

@@ -48,7 +48,7 @@ def test_retiring_a_retired_line_is_a_409(zelda, pippa):
 def test_it_merges_lines_and_answers_201(zelda, pippa):
     response = pippa.post("/api/notebooks/zelda/merge", {"numbers": [1, 2], "text": "one line", "why": "same"})
     assert response.status_code == 201
-    assert response.json() == {"n": 4, "seqs": [4, 5, 6]}
+    assert response.json() == {"n": 4, "seq": 4, "seqs": [4, 5, 6]}
 
 
 def test_a_write_to_an_unknown_line_is_a_404(zelda, pippa):
@@ -137,3 +137,42 @@ def test_a_refused_body_names_its_fields(zelda, pippa):
     merge = {"numbers": [1, "2"], "text": "x", "why": "y"}
     assert pippa.post("/api/notebooks/zelda/merge", merge).json()["error"]["fields"] == ["numbers"]
     assert "JSON object" in pippa.post(LINES, "[1]").json()["error"]["message"]
+
+
+def test_an_agent_creates_a_notebook_and_writes_to_it(db, pippa):
+    created = pippa.post("/api/notebooks", {"title": "celeste"})
+    assert (created.status_code, created.json()) == (201, {"title": "celeste", "head": 0, "session": None})
+    added = pippa.post("/api/notebooks/celeste/lines", {"text": "dash up then left", "source": "seen", "why": "saw"})
+    assert added.status_code == 201 and added.json()["n"] == 1
+    assert [x["title"] for x in pippa.get("/api/notebooks").json()["notebooks"]] == ["celeste"]
+
+
+def test_a_notebook_is_created_once_and_only_under_a_title(zelda, pippa):
+    taken = pippa.post("/api/notebooks", {"title": "zelda"})
+    assert taken.status_code == 409 and "already exists" in taken.json()["error"]["message"]
+    for bad in ({"title": " zelda"}, {"title": ""}, {"title": 5}, {"name": "celeste"}, {}):
+        response = pippa.post("/api/notebooks", bad)
+        assert response.status_code == 400 and response.json()["error"]["code"] == "invalid", bad
+    assert [x["title"] for x in pippa.get("/api/notebooks").json()["notebooks"]] == ["zelda"]
+
+
+def test_no_notebook_is_created_while_the_actor_holds_a_session_elsewhere(zelda, pippa):
+    sid = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "tidy"}).json()["id"]
+    refused = pippa.post("/api/notebooks", {"title": "celeste"})
+    assert refused.status_code == 409
+    assert (refused.json()["error"]["session"], refused.json()["error"]["notebook"]) == (sid, "zelda")
+    assert [x["title"] for x in pippa.get("/api/notebooks").json()["notebooks"]] == ["zelda"]
+
+
+def test_an_edit_takes_text_and_still_its_old_name_to(zelda, pippa):
+    edited = pippa.post("/api/notebooks/zelda/lines/1/edit", {"text": "the guard swings three times", "why": "saw"})
+    assert (edited.status_code, edited.json()) == (200, {"n": 1, "seq": 4})
+    old = pippa.post(
+        "/api/notebooks/zelda/lines/1/edit", {"to": "the guard swings twice", "why": "wrong", "expected": 4}
+    )
+    assert (old.status_code, old.json()) == (200, {"n": 1, "seq": 5})
+    both = pippa.post("/api/notebooks/zelda/lines/1/edit", {"text": "a", "to": "b", "why": "c"})
+    assert both.status_code == 400 and both.json()["error"]["fields"] == ["to"]
+    neither = pippa.post("/api/notebooks/zelda/lines/1/edit", {"why": "c"})
+    assert neither.status_code == 400 and neither.json()["error"]["fields"] == ["text"]
+    assert pippa.get("/api/notebooks/zelda/lines").json()["seq"] == 5

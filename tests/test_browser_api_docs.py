@@ -59,7 +59,7 @@ def test_the_docs_need_the_sign_in_and_render_under_the_policy(browser, site):
         assert "Notebooks API" in page.locator(".swagger-ui .info .title").inner_text()
         page.locator(".opblock").first.wait_for()
         paths = page.locator(".opblock-summary-path").all_inner_texts()
-        assert any("/api/notebooks/{title}/lines" in p.replace("\u200b", "") for p in paths), paths
+        assert any("/api/notebooks/{notebook}/lines" in p.replace("\u200b", "") for p in paths), paths
         page.wait_for_timeout(300)
         assert page.evaluate("window.__violations") == []
         assert problems == []

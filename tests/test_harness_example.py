@@ -136,7 +136,7 @@ def test_a_refused_lesson_abandons_the_session_so_the_notebook_is_free(server):
     done = server.harness("--notebook", "zelda", "--lesson", "x" * 100_000)
     assert done.returncode == 2
     [refusal] = done.stderr.splitlines()
-    assert refusal.startswith("refused: invalid (400): Bad input: 'text'")
+    assert refusal.startswith("refused: invalid (400): 'text'")
     assert done.stdout.splitlines()[-1].startswith("abandoned session #")
     assert _sessions(server)[0]["state"] == "abandoned"
     again = server.harness("--notebook", "zelda")  # the notebook is not left claimed

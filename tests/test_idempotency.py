@@ -55,6 +55,18 @@ def test_a_retried_add_with_one_key_writes_one_line_and_answers_alike(zelda, pip
     assert [x["n"] for x in pippa.get(LINES).json()["lines"]] == [1, 2, 3, 4]
 
 
+def test_a_retried_create_with_one_key_makes_one_notebook_and_answers_alike(zelda, pippa):
+    from notebooks.models import Notebook
+
+    first = send(pippa, "/api/notebooks", {"title": "hollow knight"}, "nb-1")
+    again = send(pippa, "/api/notebooks", {"title": "hollow knight"}, "nb-1")
+    assert first.status_code == 201 and first.json()["title"] == "hollow knight"
+    assert_alike(first, again)
+    assert Notebook.objects.filter(title="hollow knight").count() == 1
+    unkeyed = send(pippa, "/api/notebooks", {"title": "hollow knight"})
+    assert unkeyed.status_code == 409  # without a key a second create is the title taken
+
+
 def test_a_retried_edit_with_one_key_writes_one_row_and_answers_alike(zelda, pippa):
     first, again, wrote, rewrote = twice(pippa, f"{LINES}/2/edit", {"to": "block first", "why": "learned"}, "e-1")
     assert first.status_code == 200 and first.json() == {"n": 2, "seq": 4}
@@ -72,7 +84,7 @@ def test_a_retried_retire_with_one_key_writes_one_strike_and_answers_alike(zelda
 def test_a_retried_merge_with_one_key_writes_one_merge_and_answers_alike(zelda, pippa):
     body = {"numbers": [1, 2], "text": "one line", "why": "same"}
     first, again, wrote, rewrote = twice(pippa, "/api/notebooks/zelda/merge", body, "m-1")
-    assert first.status_code == 201 and first.json() == {"n": 4, "seqs": [4, 5, 6]}
+    assert first.status_code == 201 and first.json() == {"n": 4, "seq": 4, "seqs": [4, 5, 6]}
     assert_alike(first, again)
     assert (wrote, rewrote) == (3, 0)
 
@@ -275,7 +287,7 @@ def test_a_failure_after_a_lands_key_is_stored_leaves_the_session_open_and_no_ke
 def test_the_document_declares_the_header_and_the_422_on_every_write(pippa, db):
     doc = pippa.client.get("/api/openapi.json").json()
     writes = [op for methods in doc["paths"].values() for verb, op in methods.items() if verb == "post"]
-    assert len(writes) == 9
+    assert len(writes) == 10  # create, add, edit, retire, redact, merge, take, checkpoint, land, abandon
     for op in writes:
         (header,) = [p for p in op["parameters"] if p["name"] == "Idempotency-Key"]
         assert header["in"] == "header" and not header["required"] and header["schema"]["maxLength"] == 255

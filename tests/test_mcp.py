@@ -29,8 +29,12 @@ call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 services.create_notebook(title="metroid", by="test")
 services.add(notebook="zelda", text="block first", source="dad", by=Actor("dad", editor=True), why="a rule")
+services.create_notebook(title="celeste", by="test")
+from notebooks.sessions import services as sessions
+sessions.take(notebook="celeste", plan="climb", by="reflector")
 """
-TOOLS = {"view", "turn", "add", "edit", "retire", "history", "take", "checkpoint", "land"}
+TOOLS = {"notebooks", "create", "view", "turn", "add", "edit", "retire", "merge", "history", "take", "checkpoint"}
+TOOLS |= {"land", "abandon"}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +56,7 @@ async def _session_calls(database_url: str) -> dict:
     out: dict = {}
     with open(os.devnull, "w") as quiet:  # the server's system-check warnings go to stderr
         async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
+            out["server"] = (await client.initialize()).server_info
             listed = (await client.list_tools()).tools
             out["tools"] = {tool.name: tool.description for tool in listed}
             out["inputs"] = {tool.name: tool.input_schema for tool in listed}
@@ -62,20 +66,32 @@ async def _session_calls(database_url: str) -> dict:
                 result = await client.call_tool(name, arguments)
                 text = result.content[0].text if result.content else ""
                 if result.is_error:
+                    out.setdefault("refusals", {})[text] = result.structured_content
                     return ("error", text)
                 return result.structured_content if result.structured_content is not None else text
 
+            out["claimed"] = await call("take", notebook="celeste", plan="climb higher")
             out["took"] = await call("take", notebook="zelda", plan="write what the bridge taught her")
+            out["created_during"] = await call("create", title="metroid prime")
             out["added"] = await call("add", notebook="zelda", text="roll after the second swing", why="died twice")
             out["elsewhere"] = await call("add", notebook="Bridge guard", text="x", why="a heading, not a title")
             out["dads"] = await call("edit", notebook="zelda", n=1, to="attack first", why="disagree")
-            out["edited"] = await call("edit", notebook="zelda", n=2, to="roll after his second swing", why="exact")
+            out["edited"] = await call("edit", notebook="zelda", n=2, text="roll after his second swing", why="exact")
+            out["stale"] = await call("edit", notebook="zelda", n=2, text="roll", why="again", expected=2)
+            out["unknown"] = await call("add", notebook="zelda", text="x", why="y", sorce="guessed")
+            out["string_n"] = await call("history", notebook="zelda", n="2")
+            out["string_expected"] = await call("edit", notebook="zelda", n=2, text="x", why="y", expected="3")
+            out["empty"] = await call("add", notebook="zelda", text="", why="y")
+            out["too_long"] = await call("add", notebook="zelda", text="x" * 5000, why="y")
+            out["as_dad"] = await call("add", notebook="zelda", text="x", why="y", source="dad")
             out["view"] = await call("view", notebook="zelda")
             out["turn"] = await call("turn", notebook="zelda")
             out["history"] = await call("history", notebook="zelda", n=2)
             out["checkpoint"] = await call("checkpoint", session=out["took"]["id"], note="two rows in")
             out["landed"] = await call("land", session=out["took"]["id"], summary="the guard's timing")
             out["retired"] = await call("retire", notebook="metroid", n=1, why="nothing there")
+            out["created"] = await call("create", title="metroid prime")
+            out["old_to"] = await call("edit", notebook="metroid prime", n=1, to="x", why="y")
             out["huge"] = await call("history", notebook="zelda", n=2**40)
             await call("add", notebook="zelda", text="roll late", why="died again")
             out["merged"] = await call("merge", notebook="zelda", numbers=[2, 3], text="roll late", why="one thing")
@@ -95,7 +111,7 @@ def test_the_server_offers_the_tools(calls):
 def test_every_tool_that_writes_a_line_carries_the_game_only_rule(calls):
     for name in WRITES_WORDS:
         assert GAME_ONLY in calls["tools"][name], name
-    for name, field in (("add", "text"), ("edit", "to"), ("merge", "text")):
+    for name, field in (("add", "text"), ("edit", "text"), ("merge", "text")):
         assert GAME_ONLY in calls["inputs"][name]["properties"][field]["description"], name
 
 
@@ -149,14 +165,14 @@ def test_bad_arguments_are_tool_errors(calls):
 
 
 def test_a_lone_surrogate_is_refused_before_the_database():
-    """The SDK's client cannot even send one; another client could."""
-    from mcp.server.mcpserver.exceptions import ToolError
+    """The SDK's client cannot even send one; another client could. No database is reached: none is set up here."""
+    from notebooks.agents.mcp_server import build
+    from notebooks.log.roles import Actor
 
-    from notebooks.agents.mcp_server import check_text_arguments
-
-    check_text_arguments({"notebook": "zelda", "n": 2})
-    with pytest.raises(ToolError, match="lone surrogate"):
-        check_text_arguments({"notebook": "\ud800"})
+    result = anyio.run(build(Actor("pippa")).call_tool, "view", {"notebook": "\ud800"})
+    assert result.is_error and result.content[0].text.startswith("invalid (400): 'notebook': ")
+    assert "lone surrogate" in result.content[0].text
+    assert result.structured_content["error"]["fields"] == ["notebook"]
 
 
 def test_a_merged_lines_history_through_mcp_names_the_lines_merged_into_it(calls):
@@ -167,3 +183,67 @@ def test_a_merged_lines_history_through_mcp_names_the_lines_merged_into_it(calls
         ("retired_into", 2, "roll after his second swing"),
         ("retired_into", 3, "roll late"),
     ]
+
+
+def _refused(calls, name: str, code_status: str) -> dict:  # noqa: ANN001
+    kind, text = calls[name]
+    assert kind == "error" and text.startswith(code_status + ": "), text
+    error = calls["refusals"][text]["error"]
+    assert f"{error['code']} (" in code_status and error["message"] in text
+    return error
+
+
+def test_an_unknown_argument_is_refused_in_the_projects_words(calls):
+    error = _refused(calls, "unknown", "invalid (400)")
+    assert error["fields"] == ["sorce"] and "'sorce': unknown field" in error["message"]
+    assert all(schema["additionalProperties"] is False for schema in calls["inputs"].values())
+
+
+def test_a_string_for_a_number_is_refused_never_coerced(calls):
+    assert _refused(calls, "string_n", "invalid (400)")["fields"] == ["n"]
+    assert _refused(calls, "string_expected", "invalid (400)")["fields"] == ["expected"]
+
+
+def test_bad_words_are_refused_without_a_pydantic_dump(calls):
+    for name in ("empty", "too_long"):
+        error = _refused(calls, name, "invalid (400)")
+        assert error["fields"] == ["text"] and error["message"].startswith("'text': ")
+    for text in calls["refusals"]:
+        assert "validation error" not in text and "pydantic" not in text, text
+
+
+def test_a_refusals_fields_are_in_the_structured_content(calls):
+    stale = _refused(calls, "stale", "conflict (409)")
+    assert (stale["current"], stale["current_seq"]) == ("roll after his second swing", 3)
+    claimed = _refused(calls, "claimed", "conflict (409)")
+    assert claimed["holder"] == "reflector" and isinstance(claimed["session"], int)
+
+
+def test_an_agent_is_offered_only_the_sources_it_may_write(calls):
+    assert calls["inputs"]["add"]["properties"]["source"]["enum"] == ["seen", "guessed"]
+    assert "may add only seen or guessed" in _refused(calls, "as_dad", "forbidden (403)")["message"]  # as the API
+
+
+def test_each_argument_is_described_for_what_it_is(calls):
+    line = calls["inputs"]["add"]["properties"]["text"]["description"]
+    plan = calls["inputs"]["take"]["properties"]["plan"]["description"]
+    summary = calls["inputs"]["land"]["properties"]["summary"]["description"]
+    assert "plan" in plan and "summary" not in plan and "What the session changed" in summary
+    assert line not in (plan, summary)
+    for tool, schema in calls["inputs"].items():
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), (tool, name)
+
+
+def test_the_server_states_the_projects_version(calls):
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert (calls["server"].name, calls["server"].version) == ("notebooks", version)
+
+
+def test_a_notebook_is_created_through_mcp_only_outside_a_session_elsewhere(calls):
+    during = _refused(calls, "created_during", "conflict (409)")
+    assert during["notebook"] == "zelda" and isinstance(during["session"], int)
+    assert calls["created"] == {"title": "metroid prime", "head": 0, "session": None}
+    assert _refused(calls, "old_to", "not_found (404)")  # the old name 'to' is still taken: the line is missing

@@ -38,9 +38,8 @@ def test_any_other_database_error_is_left_alone(zelda, pippa, monkeypatch):
         pippa.post("/api/notebooks/zelda/lines", {"text": "the moat", "source": "seen", "why": "saw it"})
 
 
-def test_an_mcp_write_on_a_full_disk_is_a_tool_error_saying_so_not_a_crash(db, monkeypatch):
+def test_an_mcp_write_on_a_full_disk_is_a_503_refusal_saying_so_not_a_crash(db, monkeypatch):
     from django.db import connections
-    from mcp.server.mcpserver.exceptions import ToolError
 
     from notebooks.agents.mcp_server import _tool
 
@@ -50,8 +49,9 @@ def test_an_mcp_write_on_a_full_disk_is_a_tool_error_saying_so_not_a_crash(db, m
     def write() -> None:
         raise OperationalError("database or disk is full")
 
-    with pytest.raises(ToolError, match=r"unavailable \(503\): The database's disk is full: nothing was written"):
-        write()
+    result = write()
+    assert result.is_error and result.structured_content["error"]["code"] == "unavailable"
+    assert result.content[0].text.startswith("unavailable (503): The database's disk is full: nothing was written")
 
     @_tool
     def broken() -> None:

@@ -6,8 +6,8 @@ import math
 
 from ninja.responses import NinjaJSONEncoder
 
-from notebooks.agents import schemas
-from notebooks.log import checks, reads, selectors
+from notebooks.agents import queries, schemas
+from notebooks.log import checks, reads, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook
@@ -29,27 +29,49 @@ def until_of(raw: str | None) -> float | None:
     return value
 
 
-def notebook_list() -> schemas.NotebookList:
+def notebook_list(after: str | None = None, limit: int | None = None) -> schemas.NotebookList:
+    """The notebooks by title, after the title `after`, `limit` of them (all when none is given)."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
     heads = session_selectors.heads()
-    found = []
-    for nb in Notebook.objects.order_by("title"):
+    found = Notebook.objects.order_by("title")
+    if after is not None:
+        found = found.filter(title__gt=after)
+    page, more = _page(list(found if limit is None else found[: limit + 1]), limit)
+    items = []
+    for nb in page:
         claim = claims.get(nb.pk)
         session = schemas.Claim(id=claim.pk, actor=claim.actor) if claim else None
-        found.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
-    return schemas.NotebookList(notebooks=found)
+        items.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
+    last = items[-1].title if items else after
+    return schemas.NotebookList(notebooks=items, after=after, next=last, more=more)
 
 
-def lines(title: str, until: str | None) -> schemas.Lines:
+def _page(found: list, limit: int | None) -> tuple[list, bool]:
+    """A page of `found` (read with one more than `limit`) and whether more follow."""
+    if limit is None:
+        return found, False
+    return found[:limit], len(found) > limit
+
+
+def created(title: str, by: Actor) -> schemas.NotebookItem:
+    nb = services.create_notebook(title=title, by=by.name)
+    return schemas.NotebookItem(title=nb.title, head=0, session=None)
+
+
+def lines(title: str, until: str | None, after: int = 0, limit: int | None = None) -> schemas.Lines:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    return _lines(nb, at, selectors.pinned_view(nb, until=at))
+    return _lines(nb, at, selectors.pinned_view(nb, until=at), after, limit)
 
 
-def _lines(nb: Notebook, at: float | None, read: selectors.PinnedView) -> schemas.Lines:
-    found = [line.as_dict() for line in read.lines]
+def _lines(
+    nb: Notebook, at: float | None, read: selectors.PinnedView, after: int = 0, limit: int | None = None
+) -> schemas.Lines:
+    found, more = _page([line.as_dict() for line in read.lines if line.n > after], limit)
+    last = found[-1]["n"] if found else after
     return schemas.Lines.model_validate(
-        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
+        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found, "after": after}
+        | {"next": last, "more": more}
     )
 
 
@@ -82,9 +104,26 @@ def history(title: str, n: int) -> schemas.History:
     return schemas.History.model_validate({"notebook": nb.title, "n": n, "entries": entries})
 
 
-def session(session_id: int) -> schemas.SessionRows:
+def session(session_id: int, after: int = 0, limit: int = queries.SESSION_ROWS_PAGE) -> schemas.SessionRows:
+    """A session with a page of its rows: change and drift together in log order, `limit` of them after seq `after`."""
     found = session_selectors.get_session(session_id)
-    return schemas.SessionRows.model_validate(session_selectors.describe(found, rows=True).as_dict(rows=True))
+    view = session_selectors.describe(found, rows=True, limit=limit + 1, after=after)
+    seqs = sorted(row["seq"] for row in [*view.change, *view.drift])
+    page, more = _page(seqs, limit)
+    last = page[-1] if page else after
+    view.change = [row for row in view.change if row["seq"] <= last]
+    view.drift = [row for row in view.drift if row["seq"] <= last]
+    return schemas.SessionRows.model_validate(view.as_dict(rows=True) | {"after": after, "next": last, "more": more})
+
+
+def session_list(q: queries.SessionsQuery) -> schemas.SessionList:
+    found = session_selectors.recent(
+        limit=q.limit + 1, state=q.state, actor=q.actor, notebook=q.notebook, before=q.after
+    )
+    page, more = _page(found, q.limit)
+    last = page[-1].session.pk if page else q.after
+    sessions = [view.as_dict() for view in page]
+    return schemas.SessionList.model_validate({"sessions": sessions, "after": q.after, "next": last, "more": more})
 
 
 def title_of(value: str) -> str:
@@ -92,3 +131,9 @@ def title_of(value: str) -> str:
     if not isinstance(value, str) or not schemas.TITLE.fullmatch(value):
         raise NotFound(f"No notebook is titled {value!r}.")
     return value
+
+
+def merged(done: services.Written) -> schemas.Merged:
+    """A merge's answer: the new line, its add row as `seq` (as every write names its row), and every row written."""
+    seqs = list(done.seqs)
+    return schemas.Merged(n=done.n, seq=seqs[0], seqs=seqs)

@@ -2,6 +2,8 @@
 /api/openapi.json is generated from them), every refusal as {"error": {"code", "message", ...}}. Views check access,
 let ninja validate, call a service or a selector, and answer; bad input never reaches the database."""
 
+import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -17,37 +19,15 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, idempotency, tokens
+from notebooks.agents import answers, document, idempotency, queries, refusals, tokens
 from notebooks.agents import schemas as s
+from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
 from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
-from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
-
-SAID = {
-    400: "Bad input (malformed JSON, a wrong type, an unknown field, a number out of range, words too long…); "
-    "nothing is written.",
-    401: "No token, or an unknown or revoked one.",
-    403: "The token's role may not do this (an agent writes only seen or guessed lines, never Dad's).",
-    404: "Unknown notebook, line or session.",
-    409: "Conflict: a stale edit, a notebook claimed by another session, a write outside the session's title, a "
-    "retired line, a session already closed, or a land refused by a final gate (code gate_refused, reasons).",
-    413: "The request body is too large.",
-}
-
-
-class Unauthorized(NotebookError):
-    code, status = "unauthorized", 401
-
-
-class MethodNotAllowed(NotebookError):
-    code, status = "method_not_allowed", 405
-
-
-class TooLarge(NotebookError):
-    code, status = "too_large", 413
+from notebooks.version import VERSION
 
 
 class Bearer(HttpBearer):
@@ -62,20 +42,16 @@ class Bearer(HttpBearer):
 
 class Api(NinjaAPI):
     def get_openapi_schema(self, **kwargs: Any) -> dict[str, Any]:
-        """Ninja's document, each refusal described in the API's words and every operation behind the token."""
-        doc = super().get_openapi_schema(**kwargs)
-        for operation in (op for methods in doc["paths"].values() for op in methods.values()):
-            for status, said in SAID.items():
-                if str(status) in operation["responses"]:
-                    operation["responses"][str(status)]["description"] = said
-        doc["security"] = [{"Bearer": []}]
+        """Ninja's document, finished by document.py (refusals in the API's words, Retry-After, tags, no unused
+        component)."""
+        doc = document.finish(super().get_openapi_schema(**kwargs))
         idempotency.document(doc)  # the Idempotency-Key header and its 422 on every write
         return doc
 
 
 api = Api(
     title="Notebooks API",
-    version="1",
+    version=VERSION,
     description="An append-only notebook per game for an agent: lines are added, edited, retired and merged as new "
     "rows; history and any past state are read back. Authenticate with 'Authorization: Bearer <token>' (python "
     "manage.py notebook token NAME). " + GAME_ONLY,
@@ -86,12 +62,16 @@ api = Api(
 )
 
 
-def refusals(*statuses: int) -> dict[int, Any]:
+def declared(*statuses: int) -> dict[int, Any]:
     return {status: s.Error for status in statuses}
 
 
-READ = refusals(400, 401, 404)
-WRITE = refusals(400, 401, 403, 404, 409, 413)
+# Every operation may answer these; every write may also find the database's disk full (503, Retry-After).
+READ = declared(400, 401, 404, 405)
+WRITE = declared(400, 401, 403, 404, 405, 409, 413, 503)
+TAKE = declared(400, 401, 404, 405, 409, 413, 500, 503)  # anyone may take; the vault's git may fail (vault_git)
+LAND = declared(400, 401, 403, 404, 405, 409, 413, 500, 503)
+CREATE = declared(400, 401, 405, 409, 413, 503)
 
 
 def error_response(exc: NotebookError) -> JsonResponse:
@@ -123,56 +103,64 @@ def _invalid(request: HttpRequest, errors: list[dict[str, Any]]) -> NotebookErro
     """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
     first, given = errors[0], request.resolver_match.kwargs if request.resolver_match else {}
     where, *name = [str(part) for part in first["loc"]]
-    if where == "path" and first["type"] == "string_pattern_mismatch":
-        return NotFound(f"No notebook is titled {given.get('title', '')!r}.")
-    if where == "path" and first["type"] in ("less_than_equal", "greater_than_equal"):
-        what = "line number" if name[-1] == "n" else "session"
-        return NotFound(f"There is no {what} {str(given.get(name[-1], ''))[:40]}.")
-    said, fields = [], set()
-    for e in errors:
-        field = [str(part) for part in e["loc"][2 if e["loc"][0] == "body" else 1 :]]
-        said.append(f"'{'.'.join(field)}': {e['msg']}" if field else f"the body: {e['msg']} (send a JSON object)")
-        fields.update(field[:1])
-    fields = sorted(fields)
-    return Invalid("Bad input: " + "; ".join(said) + ".", fields=fields)
+    if where == "path" and first["type"] in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):
+        return refusals.not_found_in_path(first["type"], given, name[-1])
+    skip = 2 if first["loc"][0] == "body" else 1
+    return refusals.bad_input(errors, skip=skip)
 
 
 # ----- reads -------------------------------------------------------------------------------------------------------
 
 
-@api.get("/notebooks", response={200: s.NotebookList, **refusals(400, 401)}, operation_id="listNotebooks",
-         summary="The notebooks, each with its head seq and the session that claims it, if any.")  # fmt: skip
-def notebooks(request: HttpRequest) -> s.NotebookList:
-    return answers.notebook_list()
+NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
 
 
-@api.get("/notebooks/{title}/lines", response={200: s.Lines, **READ}, operation_id="listLines",
-         summary="The live lines, in number order; with 'until', as they stood then.",
+@api.get("/notebooks", response={200: s.NotebookList, **declared(400, 401, 405)}, operation_id="listNotebooks",
+         tags=NOTEBOOKS, summary="The notebooks by title, each with its head seq and the session that claims it, if "
+         "any; a page of them with 'limit' (all without).")  # fmt: skip
+def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
+    return answers.notebook_list(q.after, q.limit)
+
+
+@api.post("/notebooks", response={201: s.NotebookItem, **CREATE}, operation_id="createNotebook", tags=NOTEBOOKS,
+          summary="Start a notebook (a game's), empty.",
+          description="Refused (409) when the title is taken, and while the actor holds a session on another "
+          "notebook: a write under another title is refused while a session is open.")  # fmt: skip
+@idempotency.http
+def create(request: HttpRequest, body: s.NotebookIn) -> Status:
+    return Status(201, answers.created(body.title, request.auth))
+
+
+@api.get("/notebooks/{notebook}/lines", response={200: s.Lines, **READ}, operation_id="listLines", tags=LINES,
+         summary="The live lines, in number order; with 'until', as they stood then; a page of them with 'limit'.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
-         "read.")  # fmt: skip
-def lines(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Lines | HttpResponse:
-    if q.until is None:  # the live lines: the same JSON, kept with the notebook's view until its head moves
-        return HttpResponse(answers.live_lines_json(title), content_type=api.get_content_type())
-    return answers.lines(title, q.until)
+         "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
+def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines | HttpResponse:
+    if q.until is None and q.after == 0 and q.limit is None:  # the live lines, kept as JSON until the head moves
+        return HttpResponse(answers.live_lines_json(notebook), content_type=api.get_content_type())
+    return answers.lines(notebook, q.until, q.after, q.limit)
 
 
-@api.get("/notebooks/{title}/turn", response={200: s.Turn, **READ}, operation_id="getTurn",
-         summary="The text a play turn carries: a header naming the notebook and the time it stands at, Dad's "
-         "corrections, his other lines, then hers, each tagged.")  # fmt: skip
-def turn(request: HttpRequest, title: s.Title, q: Query[s.UntilQuery]) -> s.Turn:
-    return answers.turn(title, q.until, request.auth)
+@api.get("/notebooks/{notebook}/turn", response={200: s.Turn, **READ, **declared(503)}, operation_id="getTurn",
+         tags=NOTEBOOKS, summary="The text a play turn carries: a header naming the notebook and the time it stands "
+         "at, Dad's corrections, his other lines, then hers, each tagged.",
+         description="A live turn notes that it was read (the index shows when), so a full disk answers 503."
+         )  # fmt: skip
+def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) -> s.Turn:
+    return answers.turn(notebook, q.until, request.auth)
 
 
-@api.get("/notebooks/{title}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",
+@api.get("/notebooks/{notebook}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",
+         tags=LINES,
          summary="Every text line n has had, who changed it, when and why (adopted words first).")  # fmt: skip
-def history(request: HttpRequest, title: s.Title, n: s.LineNumber) -> s.History:
-    return answers.history(title, n)
+def history(request: HttpRequest, notebook: s.Title, n: s.LineNumber) -> s.History:
+    return answers.history(notebook, n)
 
 
-@api.get("/notebooks/{title}/rows", response={200: s.Rows, **READ}, operation_id="listRows",
+@api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **READ}, operation_id="listRows", tags=NOTEBOOKS,
          summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
-def rows(request: HttpRequest, title: s.Title, q: Query[s.RowsQuery]) -> dict[str, Any]:
-    nb = selectors.get_notebook(title)
+def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> dict[str, Any]:
+    nb = selectors.get_notebook(notebook)
     found = list(selectors.rows(nb, after=min(q.after, selectors.ALL), limit=q.limit + 1))
     more, found = len(found) > q.limit, found[: q.limit]
     last = found[-1]["seq"] if found else q.after
@@ -182,67 +170,75 @@ def rows(request: HttpRequest, title: s.Title, q: Query[s.RowsQuery]) -> dict[st
 # ----- writes ------------------------------------------------------------------------------------------------------
 
 
-@api.post("/notebooks/{title}/lines", response={201: s.Added, **WRITE}, operation_id="addLine",
+@api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
           summary="Add a line to the notebook.",
           description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
           f"editor). {GAME_ONLY}")  # fmt: skip
 @idempotency.http
-def add(request: HttpRequest, title: s.Title, body: s.AddIn) -> Status:
-    written = services.add(notebook=title, text=body.text, source=body.source, by=request.auth, why=body.why)
-    return Status(201, answers.added(title, written.n, written.seq, body.text))
+def add(request: HttpRequest, notebook: s.Title, body: s.AddIn) -> Status:
+    written = services.add(notebook=notebook, text=body.text, source=body.source, by=request.auth, why=body.why)
+    return Status(201, answers.added(notebook, written.n, written.seq, body.text))
 
 
-@api.post("/notebooks/{title}/lines/{n}/edit", response={200: s.Written, **WRITE}, operation_id="editLine",
+@api.post("/notebooks/{notebook}/lines/{n}/edit", response={200: s.Written, **WRITE}, operation_id="editLine",
+          tags=LINES,
           summary="New words for line n under the same number (the editor's edit makes it a dad_correction).",
-          description="'expected' is the seq of the line's last row as you read it: a stale edit is refused. "
-          + GAME_ONLY)  # fmt: skip
+          description="'text' is the new words ('to', its old name, is still taken until the next release). "
+          "'expected' is the seq of the line's last row as you read it: a stale edit is refused (409, with current "
+          "and current_seq). " + GAME_ONLY)  # fmt: skip
 @idempotency.http
-def edit(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.EditIn) -> s.Written:
-    done = services.edit(notebook=title, n=n, to=body.to, by=request.auth, why=body.why, expected=body.expected)
+def edit(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.EditIn) -> s.Written:
+    words = body.words()
+    done = services.edit(notebook=notebook, n=n, to=words, by=request.auth, why=body.why, expected=body.expected)
     return s.Written(n=done.n, seq=done.seq)
 
 
-@api.post("/notebooks/{title}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
+@api.post("/notebooks/{notebook}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
+          tags=LINES,
           summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
 @idempotency.http
-def retire(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RetireIn) -> s.Written:
-    done = services.retire(notebook=title, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected)
+def retire(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.RetireIn) -> s.Written:
+    done = services.retire(
+        notebook=notebook, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected
+    )
     return s.Written(n=done.n, seq=done.seq)
 
 
-@api.post("/notebooks/{title}/lines/{n}/redact", response={200: s.Written, **WRITE}, operation_id="redactWords",
+@api.post("/notebooks/{notebook}/lines/{n}/redact", response={200: s.Written, **WRITE}, operation_id="redactWords",
+          tags=LINES,
           summary="Remove words of line n from the database for good (the human editor only).",
           description="The words are those of row 'seq' of the line, or those with sha256 'digest', or else the "
           "line's current words. A redact row naming their digest is appended and the words are deleted in the same "
           "transaction; every row that carried them then reads '[redacted: why]', and the hash chain still "
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
 @idempotency.http
-def redact(request: HttpRequest, title: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
-    done = services.redact(notebook=title, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
+def redact(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
+    done = services.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
     return s.Written(n=done.n, seq=done.seq)
 
 
-@api.post("/notebooks/{title}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines",
+@api.post("/notebooks/{notebook}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines", tags=LINES,
           summary="Write one line for several and retire them into it, all or nothing.",
           description=GAME_ONLY)  # fmt: skip
 @idempotency.http
-def merge(request: HttpRequest, title: s.Title, body: s.MergeIn) -> Status:
+def merge(request: HttpRequest, notebook: s.Title, body: s.MergeIn) -> Status:
     done = services.merge(
-        notebook=title, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
+        notebook=notebook, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
     )
-    return Status(201, s.Merged(n=done.n, seqs=list(done.seqs)))
+    return Status(201, answers.merged(done))
 
 
 # ----- sessions ----------------------------------------------------------------------------------------------------
 
 
-@api.get("/sessions", response={200: s.SessionList, **refusals(400, 401)}, operation_id="listSessions",
-         summary="The latest sessions, each with its events.")  # fmt: skip
-def sessions_(request: HttpRequest, q: Query[s.StateQuery]) -> dict[str, Any]:
-    return {"sessions": [v.as_dict() for v in session_selectors.recent(limit=100, state=q.state)]}
+@api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
+         tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
+         "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
+def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
+    return answers.session_list(q)
 
 
-@api.post("/sessions", response={201: s.Taken, **refusals(400, 401, 404, 409, 413)}, operation_id="takeSession",
+@api.post("/sessions", response={201: s.Taken, **TAKE}, operation_id="takeSession", tags=SESSIONS,
           summary="Take: claim a notebook. Pending drift is recorded first, then base = the notebook's head.",
           description="One open session per notebook and per actor; a second take gets 409 naming the holder. "
           "While it is open, the actor's writes belong to it and its writes under any other title are "
@@ -255,13 +251,15 @@ def take(request: HttpRequest, body: s.TakeIn) -> Status:
     )
 
 
-@api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession",
-         summary="A session: its events, its own rows (its semantic change) and the drift recorded apart.")  # fmt: skip
-def session(request: HttpRequest, id: s.SessionId) -> s.SessionRows:  # noqa: A002 - the documented path's name
-    return answers.session(id)
+@api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
+         summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
+         "its rows at a time (change and drift together, in log order).")  # fmt: skip
+def session(request: HttpRequest, id: s.SessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
+    return answers.session(id, q.after, q.limit)
 
 
 @api.post("/sessions/{id}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
+          tags=SESSIONS,
           summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
 @idempotency.http(joins=True)
 def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
@@ -271,7 +269,7 @@ def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s
     )
 
 
-@api.post("/sessions/{id}/land", response={200: s.Landed, **WRITE}, operation_id="landSession",
+@api.post("/sessions/{id}/land", response={200: s.Landed, **LAND}, operation_id="landSession", tags=SESSIONS,
           summary="Land: the session's rows become one semantic change, others' rows are recorded as drift.",
           description="A session that wrote nothing gives result no-op. The final gates compare with the original "
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
@@ -285,6 +283,7 @@ def land(request: HttpRequest, id: s.SessionId, body: s.LandIn) -> s.Landed:  # 
 
 
 @api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
+          tags=SESSIONS,
           summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
 @idempotency.http(joins=True)
 def abandon(request: HttpRequest, id: s.SessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
@@ -302,11 +301,31 @@ def unknown(request: HttpRequest, rest: str = "") -> JsonResponse:
     return error_response(NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json."))
 
 
-def _json_405(view: Callable) -> Callable:
-    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods."""
+@functools.cache
+def _query_names() -> dict[tuple[str, str], list[str]]:
+    return document.query_names(api.get_openapi_schema())
+
+
+def _unknown_query(request: HttpRequest, route: str) -> JsonResponse | None:
+    """A query parameter the operation does not take is refused, as an unknown field of a body is."""
+    try:
+        given = list(request.GET)
+    except SuspiciousOperation as exc:  # too many fields: Django's own 400, as JSON
+        return error_response(Invalid(f"The request was refused: {exc}"))
+    known = _query_names().get(("/api/" + route, request.method or ""))
+    unknown = [name for name in given if known is not None and name not in known]
+    return error_response(refusals.unknown_query(unknown, known or [])) if unknown else None
+
+
+def _json_405(view: Callable, route: str) -> Callable:
+    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods. An
+    unknown query parameter is refused before the view."""
 
     @csrf_exempt
     def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        refused = _unknown_query(request, route)
+        if refused is not None:
+            return refused
         response = view(request, *args, **kwargs)
         if response.status_code != 405:
             return response
@@ -328,5 +347,11 @@ def urlpatterns() -> list[URLPattern]:
     """Ninja's routes, a wrong method answered as JSON; its root (reversed for the document's paths) a JSON 404."""
     read_only = {"openapi-json"}  # the document is read, never posted to
     views = {p.name: require_safe(p.callback) if p.name in read_only else p.callback for p in api.urls[0]}
-    routes = [path(str(p.pattern), _json_405(views[p.name]), name=p.name) for p in api.urls[0] if p.name != "api-root"]
+    routes = [
+        path(
+            str(p.pattern), _json_405(views[p.name], re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern))), name=p.name
+        )
+        for p in api.urls[0]
+        if p.name != "api-root"
+    ]
     return [*routes, path("", unknown, name="api-root"), path("docs", docs, name="docs")]

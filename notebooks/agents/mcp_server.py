@@ -1,5 +1,6 @@
 """The MCP server (official `mcp` SDK, stdio): the same reads and writes as the API, for one actor, taking the same
 field types and answering the same models (schemas.py, answers.py), so a meaning has one shape on both sides.
+Arguments are as strict as the API's bodies and refusals are the API's (mcp_strict.py).
 
 Started with `python manage.py notebook mcp --actor NAME`. Tools run in the SDK's worker threads, so each call
 closes its thread's database connection when done.
@@ -7,36 +8,56 @@ closes its thread's database connection when done.
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
-from notebooks.agents import answers, idempotency
+from notebooks.agents import answers, idempotency, queries
 from notebooks.agents import schemas as s
+from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
-from notebooks.log.checks import is_storable
 from notebooks.log.errors import STORAGE_FULL, NotebookError, storage_full
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.sessions import services as sessions
+from notebooks.version import VERSION
+
+Until = Annotated[
+    str | None, Field(description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
+]
+Expected = Annotated[
+    s.Seq | None, Field(description="The seq of the line's last row as you read it: a stale change is refused.")
+]
+Into = Annotated[s.LineNumber | None, Field(description="The line that now says what this one said.")]
+After = Annotated[int, Field(ge=0, le=s.MAX_NUMBER, description="Lines numbered after this: the `next` of the page.")]
+Limit = Annotated[
+    int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many lines a page answers (all if none).")
+]
+Source = Annotated[
+    s.SourceName,
+    Field(description="Where the line comes from: seen (you saw it happen) or guessed (a hunch to check)."),
+]
+OldTo = Annotated[
+    s.Words | None, Field(description="Deprecated (kept until the next release): the new words; send them as 'text'.")
+]
 
 
 def _tool(fn: Callable) -> Callable:
-    """A refusal reaches the model as a tool error naming its code and status; nothing else of the server leaks."""
+    """A refusal reaches the model as a tool error naming its code and status, with the API's error object as its
+    structured content; nothing else of the server leaks."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
-        check_text_arguments(kwargs)
         close_old_connections()
         try:
             return fn(*args, **kwargs)
         except NotebookError as exc:
-            raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
+            return refusal(exc)
         except Exception as exc:
             if storage_full(exc):  # as the API answers it: 503, nothing written, try again later
-                raise ToolError(f"unavailable (503): {STORAGE_FULL}") from None
+                return refused("unavailable", 503, STORAGE_FULL)
             raise
         finally:
             connections.close_all()
@@ -44,121 +65,117 @@ def _tool(fn: Callable) -> Callable:
     return inner
 
 
-def check_text_arguments(arguments: dict[str, Any]) -> None:
-    """Text the database could not store (a lone surrogate) is refused before any query."""
-    for name, value in arguments.items():
-        if isinstance(value, str) and not is_storable(value):
-            raise ToolError(f"'{name}' is not valid Unicode text (a lone surrogate).")
-
-
 def build(actor: Actor) -> MCPServer:
-    server = MCPServer(
-        name="notebooks",
-        instructions=f"Pippa's notebooks, one per game, append-only; you act as {actor.name} ({actor.role}). "
-        + GAME_ONLY,
-    )
-    tool = server.tool
+    """The tools for one actor: an agent is offered only the sources it may write (seen, guessed)."""
+    # The schema offers an agent only seen and guessed; another source sent anyway is the API's 403, not a 400.
+    offered = {} if actor.editor else {"source": list(s.AgentSource.__args__)}
+    tools = []
 
-    @tool(description="The notebooks: each title, its head seq and the session that claims it, if any.")
-    @_tool
+    def tool(description: str, *, required: tuple[str, ...] = (), offered: dict | None = None) -> Callable:
+        def register(fn: Callable) -> Callable:
+            tools.append(strict_tool(_tool(fn), description, required=required, offered=offered))
+            return fn
+
+        return register
+
+    @tool("The notebooks: each title, its head seq and the session that claims it, if any.")
     def notebooks() -> s.NotebookList:
         return answers.notebook_list()
 
     @tool(
-        description="The live lines of a notebook in number order, each with n, text, source, by, at and seq; with "
-        "'until' (ISO 8601 or epoch seconds) as the notebook stood then. The answer names the seq and hash read."
+        "Start a notebook for a game, empty. Refused while you hold a session on another notebook, and when the "
+        "title is taken."
     )
-    @_tool
-    def view(notebook: s.Title, until: str | None = None) -> s.Lines:
-        return answers.lines(notebook, until)
+    def create(title: s.Title) -> s.NotebookItem:
+        return answers.created(title, actor)
 
     @tool(
-        description="The text a play turn carries: a header naming the notebook and the time it stands at, then "
-        "Dad's corrections, his other lines, then yours, each tagged with its number and source."
+        "The live lines of a notebook in number order, each with n, text, source, by, at and seq; with 'until' "
+        "(ISO 8601 or epoch seconds) as the notebook stood then; with 'limit', a page of them after line 'after'. "
+        "The answer names the seq and hash read."
     )
-    @_tool
-    def turn(notebook: s.Title, until: str | None = None) -> s.Turn:
+    def view(notebook: s.Title, until: Until = None, after: After = 0, limit: Limit = None) -> s.Lines:
+        return answers.lines(notebook, until, after, limit)
+
+    @tool(
+        "The text a play turn carries: a header naming the notebook and the time it stands at, then Dad's "
+        "corrections, his other lines, then yours, each tagged with its number and source."
+    )
+    def turn(notebook: s.Title, until: Until = None) -> s.Turn:
         return answers.turn(notebook, until, actor)
 
-    @tool(description="Every text line n has had, who changed it, when and why.")
-    @_tool
+    @tool("Every text line n has had, who changed it, when and why.")
     def history(notebook: s.Title, n: s.LineNumber) -> s.History:
         return answers.history(notebook, n)
 
-    @tool(
-        description="Add a line: source 'seen' (you saw it happen) or 'guessed'; 'why' says on what evidence. "
-        + GAME_ONLY
-    )
-    @_tool
+    @tool("Add a line: source 'seen' (you saw it happen) or 'guessed'; 'why' says on what evidence. " + GAME_ONLY,
+          offered=offered)  # fmt: skip
     @idempotency.tool(actor, "add")
-    def add(notebook: s.Title, text: s.Words, why: s.Why, source: s.SourceName = "seen") -> s.Added:
+    def add(notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen") -> s.Added:
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
         return answers.added(notebook, done.n, done.seq, text)
 
     @tool(
-        description="Give line n new words under the same number; 'expected' is the seq of the line's last row as "
-        "you read it (a stale edit is refused). Dad's lines are his to change. " + GAME_ONLY
+        "Give line n new words ('text') under the same number; 'expected' is the seq of the line's last row as "
+        "you read it (a stale edit is refused, naming current and current_seq). Dad's lines are his to change. "
+        + GAME_ONLY,
+        required=("text",),
     )
-    @_tool
     @idempotency.tool(actor, "edit")
-    def edit(notebook: s.Title, n: s.LineNumber, to: s.Words, why: s.Why, expected: s.Seq | None = None) -> s.Written:
-        done = services.edit(notebook=notebook, n=n, to=to, by=actor, why=why, expected=expected)
+    def edit(
+        notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
+        expected: Expected = None,
+    ) -> s.Written:  # fmt: skip
+        words = s.new_words(text, to)
+        done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
         return s.Written(n=done.n, seq=done.seq)
 
-    @tool(
-        description="Retire line n (a strike row; its history stays), with a reason; 'into' names the line that "
-        "now says it."
-    )
-    @_tool
+    @tool("Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.")
     @idempotency.tool(actor, "retire")
     def retire(
-        notebook: s.Title, n: s.LineNumber, why: s.Why, into: s.LineNumber | None = None, expected: s.Seq | None = None
+        notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None
     ) -> s.Written:
         done = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected)
         return s.Written(n=done.n, seq=done.seq)
 
-    @tool(description="Write one line for several and retire them into it. " + GAME_ONLY)
-    @_tool
+    @tool("Write one line for several and retire them into it. " + GAME_ONLY)
     @idempotency.tool(actor, "merge")
     def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why) -> s.Merged:
-        done = services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why)
-        return s.Merged(n=done.n, seqs=list(done.seqs))
+        return answers.merged(services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why))
 
     @tool(
-        description="Take a session on a notebook before changing it: pending drift is recorded, then base is "
-        "fixed at its head. While it is open, your writes belong to it and writes under any other title are refused."
+        "Take a session on a notebook before changing it: pending drift is recorded, then base is fixed at its head. "
+        "While it is open, your writes belong to it and writes under any other title are refused. A notebook "
+        "claimed by another is refused naming the holder and the session."
     )
-    @_tool
     @idempotency.tool(actor, "take", joins=True)
-    def take(notebook: s.Title, plan: s.Words) -> s.Taken:
+    def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
         return idempotency.joined(
             lambda: sessions.take(notebook=notebook, plan=plan, by=actor),
             lambda taken: s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift),
         )
 
-    @tool(description="Checkpoint an open session: recovery evidence only; it moves no base.")
-    @_tool
+    @tool("Checkpoint an open session: recovery evidence only; it moves no base.")
     @idempotency.tool(actor, "checkpoint", joins=True)
-    def checkpoint(session: s.SessionId, note: s.Why) -> s.Checkpointed:
+    def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return idempotency.joined(
             lambda: sessions.checkpoint(session=session, note=note, by=actor),
             lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
         )
 
     @tool(
-        description="Land a session: its rows become one semantic change (no-op when it wrote nothing). Final "
-        "gates compare with the base; a refused land stays open and says why."
+        "Land a session: its rows become one semantic change (no-op when it wrote nothing). Final gates compare "
+        "with the base; a refused land stays open and names its reasons.",
+        required=("summary",),
     )
-    @_tool
     @idempotency.tool(actor, "land", joins=True)
-    def land(session: s.SessionId, summary: s.Words | None = None) -> s.Landed:
+    def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
         return idempotency.joined(
             lambda: sessions.land(session=session, summary=summary, by=actor),
             lambda done: s.Landed.model_validate(done, from_attributes=True),
         )
 
-    @tool(description="Abandon a session without a semantic change; its rows stay in the log.")
-    @_tool
+    @tool("Abandon a session without a semantic change; its rows stay in the log.")
     @idempotency.tool(actor, "abandon", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
         return idempotency.joined(
@@ -166,7 +183,13 @@ def build(actor: Actor) -> MCPServer:
             lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),
         )
 
-    return server
+    return MCPServer(
+        name="notebooks",
+        version=VERSION,
+        instructions=f"Pippa's notebooks, one per game, append-only; you act as {actor.name} ({actor.role}). "
+        + GAME_ONLY,
+        tools=tools,
+    )
 
 
 def serve(actor: Actor) -> None:

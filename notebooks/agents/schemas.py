@@ -1,21 +1,23 @@
 """The agent's contract, declared once: what the API (api.py) and the MCP tools (mcp_server.py) take and answer.
 
-The OpenAPI document is generated from these models, so it cannot disagree with the code. Bodies are strict (a
-string is never a number, a bool never an integer) and refuse unknown fields; limits are those of log/checks.py.
+The OpenAPI document is generated from these models (and the queries of queries.py), so it cannot disagree with the
+code. Bodies are strict (a string is never a number, a bool never an integer) and refuse unknown fields; limits are
+those of log/checks.py.
 """
 
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from notebooks.agents.refusals import CODES
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
+from notebooks.log.errors import Invalid
+from notebooks.log.fold import AGENT_SOURCES
 from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000
-ROWS_PAGE = 1000
-ROWS_PAGE_MAX = 5000
 STATES = ("open", "landed", "no-op", "abandoned")
 TITLE = re.compile(TITLE_PATTERN)
 
@@ -31,28 +33,49 @@ def _words(description: str, limit: int) -> Any:
 
 
 Title = Annotated[str, Field(pattern=TITLE_PATTERN, description="A notebook's title.")]
-LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER)]
+LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER, description="A line's number in the notebook.")]
 Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
-SessionId = Annotated[int, Field(ge=1, le=MAX_ID)]
+SessionId = Annotated[int, Field(ge=1, le=MAX_ID, description="A session's id, as its take answered it.")]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
+AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
+ErrorCode = Literal[CODES]  # type: ignore[valid-type]
 Words = _words("The line's words. " + GAME_ONLY, max_words())
+Plan = _words(
+    "The session's plan: what it sets out to change, in a few words (not a line of the notebook).", max_words()
+)
+Summary = _words("What the session changed, in a few words (not a line of the notebook).", max_words())
+Note = _words("What stands so far, in a few words.", max_reason())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
+
+
+def required_in_schema(*names: str) -> Any:
+    """The document marks these fields required although the model still takes them missing: an old name of the
+    field (deprecated, kept one release) or an old use (a no-op land without a summary) is answered as before."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        schema["required"] = [*schema.get("required", []), *names]
+        for name in names:
+            prop = schema["properties"][name]
+            branches = [b for b in prop.pop("anyOf", []) if b.get("type") != "null"]
+            prop.update(branches[0] if branches else {})
+            prop.pop("default", None)
+
+    return edit
+
+
+def _deprecated(description: str) -> dict[str, Any]:
+    return {"deprecated": True, "description": "Deprecated (kept until the next release): " + description}
 
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class Query(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _blank_is_unsaid(cls, data: Any) -> Any:
-        """?after= with no value reads as no 'after' at all, as it always has."""
-        return {k: v for k, v in data.items() if v != ""} if isinstance(data, dict) else data
+class Answer(BaseModel):
+    # Every field of an answer is always sent (null when absent), so the document marks every one required.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 # ----- what is sent ---------------------------------------------------------------------------------------------
@@ -65,9 +88,23 @@ class AddIn(Body):
 
 
 class EditIn(Body):
-    to: Words
+    model_config = ConfigDict(json_schema_extra=required_in_schema("text"))
+    text: Words | None = None
+    to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
     why: Why
     expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+
+    def words(self) -> str:
+        return new_words(self.text, self.to)
+
+
+def new_words(text: str | None, to: str | None) -> str:
+    """An edit's new words: 'text', or 'to' (its old name, deprecated); one of them, not both."""
+    if text is not None and to is not None:
+        raise Invalid("'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
+    if text is None and to is None:
+        raise Invalid("'text': Field required (the line's new words).", fields=["text"])
+    return text if text is not None else to  # type: ignore[return-value]
 
 
 class RetireIn(Body):
@@ -89,57 +126,54 @@ class MergeIn(Body):
     source: SourceName | None = None
 
 
+class NotebookIn(Body):
+    title: Annotated[str, Field(pattern=TITLE_PATTERN, description="The new notebook's title (a game's name).")]
+
+
 class TakeIn(Body):
     notebook: Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
-    plan: _words("The plan.", max_words())
+    plan: Plan
 
 
 class CheckpointIn(Body):
-    note: _words("What stands so far.", max_reason())
+    note: Note
 
 
 class LandIn(Body):
-    summary: _words("What the session changed.", max_words()) | None = None
+    # Required: a land with rows and no summary is refused; a no-op land without one is still taken (deprecated).
+    model_config = ConfigDict(json_schema_extra=required_in_schema("summary"))
+    summary: Summary | None = None
 
 
 class AbandonIn(Body):
     why: Why
 
 
-class UntilQuery(Query):
-    until: str | None = Field(
-        None, description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds."
-    )
-
-
-class RowsQuery(Query):
-    after: int = Field(0, ge=0, le=MAX_ID)
-    limit: int = Field(ROWS_PAGE, ge=1, le=ROWS_PAGE_MAX)
-
-
-class StateQuery(Query):
-    state: Literal[STATES] | None = None  # type: ignore[valid-type]
+PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
 
 
 # ----- what is answered -------------------------------------------------------------------------------------------
 
 
-class Claim(BaseModel):
+class Claim(Answer):
     id: int
     actor: str
 
 
-class NotebookItem(BaseModel):
+class NotebookItem(Answer):
     title: str
     head: int
     session: Claim | None = Field(description="The open session that claims the notebook, if any.")
 
 
-class NotebookList(BaseModel):
+class NotebookList(Answer):
     notebooks: list[NotebookItem]
+    after: str | None = Field(None, description="The cursor this page was read after.")
+    next: str | None = Field(None, description="The last title of this page. " + PAGED)
+    more: bool = False
 
 
-class Line(BaseModel):
+class Line(Answer):
     n: int
     text: str
     source: str
@@ -148,28 +182,31 @@ class Line(BaseModel):
     seq: int
 
 
-class Lines(BaseModel):
+class Lines(Answer):
     notebook: str
     until: float | None
     seq: int = Field(description="The last row read: a frozen reader can prove what it read.")
     hash: str | None
     lines: list[Line]
+    after: int = Field(0, description="The line number this page was read after.")
+    next: int = Field(0, description="The last line number of this page. " + PAGED)
+    more: bool = False
 
 
-class Turn(BaseModel):
+class Turn(Answer):
     notebook: str
     until: float | None
     text: str
 
 
-class MovedEnd(BaseModel):
+class MovedEnd(Answer):
     """The other end of a move between notebooks."""
 
     notebook: str
     n: int
 
 
-class Entry(BaseModel):
+class Entry(Answer):
     """One row of a line's history. Two ops are not rows of the line: "restored" (another line's add that restored
     it; `into` is that line) and "retired_into" (another line's strike into it, merged or retired: `from_n` is that
     line, `text` and `source` what it said then, `how`, `by`, `why`, `at` the strike's)."""
@@ -200,7 +237,7 @@ class Entry(BaseModel):
     )
 
 
-class History(BaseModel):
+class History(Answer):
     notebook: str
     n: int
     entries: list[Entry]
@@ -217,20 +254,20 @@ class Row(BaseModel):
     at: float
 
 
-class Rows(BaseModel):
+class Rows(Answer):
     notebook: str
     after: int
     rows: list[Row]
-    next: int
+    next: int = Field(description="The last seq of this page. " + PAGED)
     more: bool
 
 
-class Written(BaseModel):
+class Written(Answer):
     n: int
-    seq: int
+    seq: int = Field(description="The row written: the line's last row, to send as 'expected' to change it again.")
 
 
-class Near(BaseModel):
+class Near(Answer):
     n: int = Field(description="A live line most like the new one.")
     score: float = Field(description="How alike, 0 to 1 (TF-IDF over character n-grams, cosine).")
 
@@ -243,25 +280,24 @@ class Added(Written):
     )
 
 
-class Merged(BaseModel):
-    n: int
-    seqs: list[int]
+class Merged(Written):
+    seqs: list[int] = Field(description="Every row the merge wrote: the new line's add, then one strike per line.")
 
 
-class Taken(BaseModel):
+class Taken(Answer):
     id: int
     notebook: str
     base: int
     drift: int
 
 
-class Checkpointed(BaseModel):
+class Checkpointed(Answer):
     id: int
     base: int
     head: int
 
 
-class Landed(BaseModel):
+class Landed(Answer):
     id: int
     result: Literal["landed", "no-op"]
     base: int
@@ -270,7 +306,7 @@ class Landed(BaseModel):
     drift: int
 
 
-class Abandoned(BaseModel):
+class Abandoned(Answer):
     id: int
     result: Literal["abandoned"]
     head: int
@@ -278,7 +314,7 @@ class Abandoned(BaseModel):
     drift: int
 
 
-class Event(BaseModel):
+class Event(Answer):
     seq: int
     kind: str
     by: str
@@ -290,7 +326,7 @@ class Event(BaseModel):
     rows: int
 
 
-class Session(BaseModel):
+class Session(Answer):
     id: int
     notebook: str
     actor: str
@@ -307,23 +343,34 @@ class Session(BaseModel):
 class SessionRows(Session):
     change: list[Row]
     drift: list[Row]
+    after: int = Field(0, description="The seq this page of the session's rows was read after.")
+    next: int = Field(0, description="The last seq of this page, change and drift together. " + PAGED)
+    more: bool = False
 
 
-class SessionList(BaseModel):
+class SessionList(Answer):
     sessions: list[Session]
+    after: int | None = Field(None, description="The session id this page was read after (newest first).")
+    next: int | None = Field(None, description="The last (oldest) session id of this page. " + PAGED)
+    more: bool = False
 
 
 class Problem(BaseModel):
-    """A refusal: its stable code, a message a person can act on, and what the refusal names."""
+    """A refusal: its stable code, a message a person can act on, and what the refusal names (each only where it
+    applies)."""
 
     model_config = ConfigDict(extra="allow")
-    code: str
+    code: ErrorCode
     message: str
-    fields: list[str] | None = Field(None, description="The fields refused (bad input).")
+    fields: list[str] | None = Field(None, description="Bad input: the fields (or query parameters) refused.")
+    session: int | None = Field(None, description="The session the refusal is about: the holder's, or the actor's own.")
     holder: str | None = Field(None, description="Who holds the session that claims the notebook.")
+    notebook: str | None = Field(None, description="The notebook the actor's open session is on.")
+    state: Literal[STATES] | None = Field(None, description="A closed session: how it closed.")  # type: ignore[valid-type]
     current: str | None = Field(None, description="A stale edit: the line's words now.")
     current_seq: int | None = Field(None, description="A stale edit: the seq of the line's last row now.")
-    reasons: list[str] | None = Field(None, description="A land refused: each final gate that failed.")
+    reasons: list[str] | None = Field(None, description="A land refused (gate_refused): each final gate that failed.")
+    line: int | None = Field(None, description="An import refused: the line of the file.")
 
 
 class Error(BaseModel):

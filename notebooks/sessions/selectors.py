@@ -85,30 +85,33 @@ def state_of(events: list[SessionEvent]) -> str:
     return "open"
 
 
-def _rows(where: str, params: list[Any], limit: int) -> tuple[list[dict[str, Any]], int]:
+def _rows(where: str, params: list[Any], limit: int, after: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """The rows `where` picks after seq `after` (at most `limit`), and how many it picks in all."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COUNT(*) FROM notebooks_row r WHERE {where}", params)
         (total,) = cursor.fetchone()
-        cursor.execute(f"{ROW_SQL} WHERE {where} ORDER BY r.seq LIMIT %s", [*params, limit])
+        cursor.execute(f"{ROW_SQL} WHERE {where} AND r.seq > %s ORDER BY r.seq LIMIT %s", [*params, after, limit])
         found = [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in cursor.fetchall()]
     return found, total
 
 
-def change_of(session: Session, limit: int = 200) -> tuple[list[dict[str, Any]], int]:
+def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:
     """The session's own rows, in log order: its semantic change once landed."""
     # Its rows all come after its base: a seek on (notebook, seq), where session_id has no index of its own.
     where = "r.notebook_id = %s AND r.seq > %s AND r.session_id = %s"
-    return _rows(where, [session.notebook_id, session.base, session.pk], limit)
+    return _rows(where, [session.notebook_id, session.base, session.pk], limit, after)
 
 
-def drift_of(session: Session, events: list[SessionEvent], limit: int = 200) -> tuple[list[dict[str, Any]], int]:
+def drift_of(
+    session: Session, events: list[SessionEvent], limit: int = 200, after: int = 0
+) -> tuple[list[dict[str, Any]], int]:
     """Rows by others that the session's drift events recorded, in log order."""
     ranges = [(e.after or 0, e.head) for e in events if e.kind == EventKind.DRIFT]
     if not ranges:
         return [], 0
     spans = " OR ".join("(r.seq > %s AND r.seq <= %s)" for _ in ranges)
     params: list[Any] = [session.notebook_id, *[x for span in ranges for x in span]]
-    return _rows(f"r.notebook_id = %s AND r.session_id IS NULL AND ({spans})", params, limit)
+    return _rows(f"r.notebook_id = %s AND r.session_id IS NULL AND ({spans})", params, limit, after)
 
 
 def _with_events() -> Any:
@@ -117,11 +120,12 @@ def _with_events() -> Any:
     )
 
 
-def describe(session: Session, *, rows: bool = False, limit: int = 200) -> SessionView:
+def describe(session: Session, *, rows: bool = False, limit: int = 200, after: int = 0) -> SessionView:
+    """A session with its events and, with `rows`, up to `limit` of its change and of its drift rows after `after`."""
     events = list(session.events.order_by("seq"))
     out = SessionView(session=session, events=events, state=state_of(events))
-    out.change, out.change_total = change_of(session, limit if rows else 0)
-    out.drift, out.drift_total = drift_of(session, events, limit if rows else 0)
+    out.change, out.change_total = change_of(session, limit if rows else 0, after)
+    out.drift, out.drift_total = drift_of(session, events, limit if rows else 0, after)
     return out
 
 
@@ -135,12 +139,28 @@ def get_session(session_id: Any) -> Session:
 
 
 def recent(
-    *, limit: int = 50, state: str | None = None, rows: bool = False, row_limit: int = 200, brought: bool = False
+    *,
+    limit: int = 50,
+    state: str | None = None,
+    rows: bool = False,
+    row_limit: int = 200,
+    actor: str | None = None,
+    notebook: str | None = None,
+    before: int | None = None,
+    brought: bool = False,
 ) -> list[SessionView]:
-    """The latest sessions first (by id: the order they were taken), each with its change and drift; with
-    `brought`, each landed one with what it brought (one query for them all)."""
+    """The latest sessions first (by id: the order they were taken), each with its change and drift; only those of
+    `actor`, on `notebook`, in `state`, older than session `before`, when given; with `brought`, each landed one with
+    what it brought (one query for them all)."""
     views = []
-    for s in _with_events().order_by("-pk")[: limit if state is None else None]:
+    found = _with_events().order_by("-pk")
+    if actor is not None:
+        found = found.filter(actor=actor)
+    if notebook is not None:
+        found = found.filter(notebook__title=notebook)
+    if before is not None:
+        found = found.filter(pk__lt=before)
+    for s in found[: limit if state is None else None]:
         events = list(s.events.all())
         view = SessionView(session=s, events=events, state=state_of(events))
         if state is not None and view.state != state:

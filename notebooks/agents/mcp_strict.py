@@ -1,0 +1,69 @@
+"""MCP tools as strict as the API's bodies: each tool's arguments refuse unknown names and wrong types (a string is
+never a number), its input schema says so (additionalProperties false), and every refusal, bad arguments included,
+is answered in the project's words, "invalid (400): 'text': …", with the API's error object as structured content."""
+
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent
+from pydantic import ConfigDict, ValidationError
+
+from notebooks.agents import refusals
+from notebooks.agents.schemas import required_in_schema
+from notebooks.log.checks import is_storable
+from notebooks.log.errors import Invalid, NotebookError
+
+
+def refused(code: str, status: int, message: str, **details: Any) -> CallToolResult:
+    """A tool error naming its code and status, the API's {"error": {...}} as its structured content."""
+    error = {"code": code, "message": message, **details}
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{code} ({status}): {message}")],
+        structured_content={"error": error},
+        is_error=True,
+    )
+
+
+def refusal(exc: NotebookError) -> CallToolResult:
+    return refused(exc.code, exc.status, exc.message, **exc.details)
+
+
+def _unstorable(arguments: dict[str, Any]) -> NotebookError | None:
+    """Text the database could not store (a lone surrogate) is refused before any query."""
+    for name, value in arguments.items():
+        if isinstance(value, str) and not is_storable(value):
+            return Invalid(f"'{name}': not valid Unicode text (a lone surrogate).", fields=[name])
+    return None
+
+
+class StrictTool(Tool):
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        bad = _unstorable(arguments)
+        if bad is not None:
+            return refusal(bad)
+        model = self.fn_metadata.arg_model
+        try:
+            model.model_validate(arguments)
+        except ValidationError as exc:
+            return refusal(refusals.bad_input(exc.errors(), known=sorted(model.model_fields)))
+        return await super().run(arguments, context, convert_result=convert_result)
+
+
+def strict_tool(
+    fn: Callable, description: str, *, required: tuple[str, ...] = (), offered: dict[str, list] | None = None
+) -> StrictTool:
+    """A tool whose arguments are validated strictly; `required` are marked required in its schema although the
+    tool still takes them missing (an old name kept one release, as the API does); `offered` narrows an argument's
+    enum in the schema to what this actor may send."""
+    tool = StrictTool.from_function(fn, description=description)
+    loose = tool.fn_metadata.arg_model
+    config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+    if required:
+        config["json_schema_extra"] = required_in_schema(*required)
+    strict = type(loose.__name__, (loose,), {"model_config": config, "__module__": loose.__module__})
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    for name, values in (offered or {}).items():
+        tool.parameters["properties"][name]["enum"] = values
+    return tool

@@ -1,0 +1,68 @@
+"""What each read of the API takes in its query string: strict like the bodies (schemas.py), an unknown parameter
+refused (api.py); each list pages with the cursor of /rows: `limit` and `after` in, `next` and `more` out."""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from notebooks.agents.schemas import STATES
+from notebooks.log.checks import MAX_ID, MAX_NUMBER
+
+ROWS_PAGE = 1000
+ROWS_PAGE_MAX = 5000
+PAGE_MAX = 5000  # lines, notebooks, sessions and a session's rows per page at most
+SESSIONS_PAGE = 100  # sessions answered when no limit is given, as before paging
+SESSION_ROWS_PAGE = 400  # a session's change and drift rows together when no limit is given: each had 200 at most
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unsaid(cls, data: Any) -> Any:
+        """?after= with no value reads as no 'after' at all, as it always has."""
+        return {k: v for k, v in data.items() if v != ""} if isinstance(data, dict) else data
+
+
+class UntilQuery(Query):
+    until: str | None = Field(
+        None, description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds."
+    )
+
+
+def _limit(default: int | None, most: int, what: str) -> Any:
+    said = f"at most {default} when not given" if default else "all of them when not given"
+    return Field(default, ge=1, le=most, description=f"How many {what} a page answers ({said}).")
+
+
+class RowsQuery(Query):
+    after: int = Field(0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before.")
+    limit: int = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
+
+
+class LinesQuery(UntilQuery):
+    after: int = Field(0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before.")
+    limit: int | None = _limit(None, PAGE_MAX, "lines")
+
+
+class NotebooksQuery(Query):
+    after: str | None = Field(None, max_length=80, description="Titles after this one: the `next` of the page before.")
+    limit: int | None = _limit(None, PAGE_MAX, "notebooks")
+
+
+class SessionsQuery(Query):
+    state: Literal[STATES] | None = None  # type: ignore[valid-type]
+    actor: str | None = Field(None, max_length=150, description="Only the sessions this actor took.")
+    notebook: str | None = Field(None, max_length=80, description="Only the sessions on this notebook (its title).")
+    after: int | None = Field(
+        None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
+    )
+    limit: int = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
+
+
+class SessionQuery(Query):
+    after: int = Field(
+        0, ge=0, le=MAX_ID, description="The session's rows after this seq: the `next` of the page before."
+    )
+    limit: int = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")

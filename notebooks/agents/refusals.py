@@ -1,0 +1,84 @@
+"""Every refusal the agent's side answers, in the project's words: the codes (one list, the document's enum), the
+statuses they come with, and bad input described field by field, for the API (api.py) and the MCP tools alike."""
+
+from typing import Any
+
+from notebooks.log.errors import Invalid, NotebookError, NotFound
+
+# Every code a refusal can carry; tests/test_openapi.py checks it against every NotebookError the code defines.
+CODES = (
+    "invalid",  # 400: bad input; nothing is written
+    "unchanged",  # 400: an edit to the words the line already says (a retried edit without a key)
+    "unauthorized",  # 401
+    "forbidden",  # 403
+    "not_found",  # 404
+    "method_not_allowed",  # 405
+    "conflict",  # 409
+    "gate_refused",  # 409: a land refused by a final gate, with reasons
+    "idempotency_in_progress",  # 409: the Idempotency-Key's first request is still being answered
+    "too_large",  # 413
+    "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
+    "unavailable",  # 503: the database's disk is full (Retry-After)
+    "vault_git",  # 500: the vault's git could not be run (a take or land that reaches git)
+)
+
+SAID = {
+    400: "Bad input (malformed JSON, a wrong type, an unknown field or query parameter, a number out of range, words "
+    "too long…); nothing is written.",
+    401: "No token, or an unknown or revoked one.",
+    403: "The token's role may not do this (an agent writes only seen or guessed lines, never Dad's).",
+    404: "Unknown notebook, line or session.",
+    405: "The method is not allowed on this path (the Allow header names those that are).",
+    409: "Conflict: a stale edit (current, current_seq), a notebook claimed by another session (holder, session), a "
+    "write outside the session's title (session, notebook), a retired line, a session already closed (state), a title "
+    "taken, or a land refused by a final gate (code gate_refused, reasons).",
+    413: "The request body is too large.",
+    503: "The database's disk is full: nothing was written; try again after Retry-After seconds.",
+}
+
+
+class Unauthorized(NotebookError):
+    code, status = "unauthorized", 401
+
+
+class MethodNotAllowed(NotebookError):
+    code, status = "method_not_allowed", 405
+
+
+class TooLarge(NotebookError):
+    code, status = "too_large", 413
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown field"
+    return str(error["msg"])
+
+
+def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] | None = None) -> Invalid:
+    """Validation errors as one refusal naming each field: "'text': String should have at least 1 character."
+    `skip` drops the leading parts of each location (ninja's "body", "payload"); `known` lists the fields an unknown
+    one could have meant."""
+    said, fields = [], set()
+    for e in errors:
+        field = [str(part) for part in e["loc"][skip:]]
+        name = ".".join(field)
+        line = f"'{name}': {_message(e)}" if field else f"the body: {e['msg']} (send a JSON object)"
+        if e["type"] == "extra_forbidden" and known is not None:
+            line += f" (it takes {', '.join(known)})"
+        said.append(line)
+        fields.update(field[:1])
+    return Invalid("; ".join(said) + ".", fields=sorted(fields))
+
+
+def unknown_query(unknown: list[str], known: list[str]) -> Invalid:
+    takes = f"it takes {', '.join(known)}" if known else "it takes none"
+    said = "; ".join(f"'{name}': unknown query parameter" for name in unknown)
+    return Invalid(f"{said} ({takes}).", fields=unknown)
+
+
+def not_found_in_path(kind: str, given: dict[str, Any], name: str) -> NotFound:
+    if kind == "string_pattern_mismatch":
+        return NotFound(f"No notebook is titled {given.get(name, '')!r}.")
+    what = "line number" if name == "n" else "session"
+    return NotFound(f"There is no {what} {str(given.get(name, ''))[:40]}.")
