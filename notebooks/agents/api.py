@@ -23,6 +23,7 @@ from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.sessions import leases
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
@@ -33,7 +34,9 @@ SAID = {
     403: "The token's role may not do this (an agent writes only seen or guessed lines, never Dad's).",
     404: "Unknown notebook, line or session.",
     409: "Conflict: a stale edit, a notebook claimed by another session, a write outside the session's title, a "
-    "retired line, a session already closed, or a land refused by a final gate (code gate_refused, reasons).",
+    "retired line, a session already closed, a session lapsed (code lapsed), or a land refused by a final gate "
+    "(code gate_refused, reasons). A take of a claimed notebook names the holder and session, with Retry-After: "
+    "the seconds until the holder's lease would lapse.",
     413: "The request body is too large.",
 }
 
@@ -57,6 +60,7 @@ class Bearer(HttpBearer):
         actor = tokens.authenticate(token.strip())
         if actor is None:
             raise Unauthorized("The token is unknown or revoked.")
+        leases.renew_calls_of(actor.name)  # any call of a session's holder renews its lease
         return actor
 
 
@@ -98,6 +102,8 @@ def error_response(exc: NotebookError) -> JsonResponse:
     response = JsonResponse({"error": exc.as_dict()}, status=exc.status)
     if exc.status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
+    if exc.retry_after is not None:  # a take of a claimed notebook: the seconds until its holder's lease would lapse
+        response["Retry-After"] = str(exc.retry_after)
     return response
 
 

@@ -6,6 +6,7 @@ closes its thread's database connection when done.
 """
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from notebooks.log.checks import is_storable
 from notebooks.log.errors import STORAGE_FULL, NotebookError, storage_full
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 
 
@@ -33,7 +35,7 @@ def _tool(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except NotebookError as exc:
-            raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
+            raise ToolError(refusal_text(exc)) from None
         except Exception as exc:
             if storage_full(exc):  # as the API answers it: 503, nothing written, try again later
                 raise ToolError(f"unavailable (503): {STORAGE_FULL}") from None
@@ -42,6 +44,33 @@ def _tool(fn: Callable) -> Callable:
             connections.close_all()
 
     return inner
+
+
+def refusal_text(exc: NotebookError) -> str:
+    """A refusal as the model reads it: its code and status, its message, then the fields it names (as JSON)."""
+    fields = dict(exc.details)
+    if exc.retry_after is not None:
+        fields["retry_after"] = exc.retry_after
+    named = f" {json.dumps(fields, ensure_ascii=False, sort_keys=True)}" if fields else ""
+    return f"{exc.code} ({exc.status}): {exc.message}{named}"
+
+
+def _renewing(actor: Actor, register: Callable[..., Callable]) -> Callable[..., Callable]:
+    """server.tool, each tool's call first renewing the lease of the actor's open session (any call of its own)."""
+    renew = _tool(lambda: leases.renew_calls_of(actor.name))
+
+    def tool(**options: Any) -> Callable[[Callable], Callable]:
+        def decorate(fn: Callable) -> Callable:
+            @functools.wraps(fn)
+            def inner(*args: Any, **kwargs: Any) -> Any:
+                renew()
+                return fn(*args, **kwargs)
+
+            return register(**options)(inner)
+
+        return decorate
+
+    return tool
 
 
 def check_text_arguments(arguments: dict[str, Any]) -> None:
@@ -57,7 +86,7 @@ def build(actor: Actor) -> MCPServer:
         instructions=f"Pippa's notebooks, one per game, append-only; you act as {actor.name} ({actor.role}). "
         + GAME_ONLY,
     )
-    tool = server.tool
+    tool = _renewing(actor, server.tool)
 
     @tool(description="The notebooks: each title, its head seq and the session that claims it, if any.")
     @_tool

@@ -16,7 +16,7 @@ from notebooks.models import TITLE_PATTERN, Source
 MAX_MERGE = 1000
 ROWS_PAGE = 1000
 ROWS_PAGE_MAX = 5000
-STATES = ("open", "landed", "no-op", "abandoned")
+STATES = ("open", "landed", "no-op", "abandoned", "lapsed")
 TITLE = re.compile(TITLE_PATTERN)
 
 
@@ -284,6 +284,11 @@ class Session(BaseModel):
     base: int
     at: float
     state: Literal[STATES]  # type: ignore[valid-type]
+    lapsed_at: float | None = Field(
+        None,
+        description="A lapsed session: when its lease ran out (NOTEBOOK_SESSION_TTL seconds after the last call "
+        "of its holder's).",
+    )
     events: list[Event]
     change_rows: int
     drift_rows: int
@@ -306,6 +311,7 @@ class Problem(BaseModel):
     message: str
     fields: list[str] | None = Field(None, description="The fields refused (bad input).")
     holder: str | None = Field(None, description="Who holds the session that claims the notebook.")
+    session: int | None = Field(None, description="The session the refusal names (the claiming or lapsed one).")
     current: str | None = Field(None, description="A stale edit: the line's words now.")
     current_seq: int | None = Field(None, description="A stale edit: the seq of the line's last row now.")
     reasons: list[str] | None = Field(None, description="A land refused: each final gate that failed.")
