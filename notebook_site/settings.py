@@ -180,6 +180,8 @@ NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "20000
 NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 # Seconds an Idempotency-Key is kept with its answer (docs/agents.md, "Retries and idempotency"): a day.
 NOTEBOOK_IDEMPOTENCY_TTL = float(os.environ.get("NOTEBOOK_IDEMPOTENCY_TTL", "86400"))
+# Seconds a session stays open without a call of its holder (docs/agents.md, "Sessions"): then it lapses.
+NOTEBOOK_SESSION_TTL = float(os.environ.get("NOTEBOOK_SESSION_TTL", "3600"))
 
 LOGGING = {
     "version": 1,

@@ -214,12 +214,24 @@ class Session(models.Model):
         return f"session {self.pk} {self.actor} on {self.notebook_id}"
 
 
+class SessionLease(models.Model):
+    """When a session's holder last called (sessions/leases.py). Not part of the log: the one row a session has that
+    is updated, so it lives apart from the append-only session and its events."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="lease")
+    renewed_at = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"lease of session {self.session_id} renewed at {self.renewed_at}"
+
+
 class EventKind(models.TextChoices):
     TAKE = "take"
     DRIFT = "drift"
     CHECKPOINT = "checkpoint"
     LAND = "land"
     ABANDON = "abandon"
+    LAPSE = "lapse"  # no call of the holder for NOTEBOOK_SESSION_TTL seconds: the notebook is free (sessions/leases.py)
 
 
 class SessionEvent(models.Model):

@@ -7,7 +7,20 @@ from notebooks.log import rowformat
 from tests.agent_helpers import Api
 
 LINE_KEYS = {"n", "text", "source", "by", "at", "seq"}
-SESSION_KEYS = {"id", "notebook", "actor", "role", "plan", "base", "at", "state", "events", "change_rows", "drift_rows"}
+SESSION_KEYS = {
+    "id",
+    "notebook",
+    "actor",
+    "role",
+    "plan",
+    "base",
+    "at",
+    "state",
+    "events",
+    "change_rows",
+    "drift_rows",
+    "lapsed_at",
+}
 
 
 def _error(response, status: int, code: str) -> dict:  # noqa: ANN001

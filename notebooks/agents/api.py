@@ -26,6 +26,7 @@ from notebooks.log import selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
 
@@ -37,6 +38,7 @@ class Bearer(HttpBearer):
         actor = tokens.authenticate(token.strip())
         if actor is None:
             raise Unauthorized("The token is unknown or revoked.")
+        leases.renew_calls_of(actor.name)  # any call of a session's holder renews its lease
         return actor
 
 
@@ -78,6 +80,8 @@ def error_response(exc: NotebookError) -> JsonResponse:
     response = JsonResponse({"error": exc.as_dict()}, status=exc.status)
     if exc.status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
+    if exc.retry_after is not None:  # a take of a claimed notebook: the seconds until its holder's lease would lapse
+        response["Retry-After"] = str(exc.retry_after)
     return response
 
 

@@ -18,6 +18,12 @@ TAGS = [
 ]
 
 
+LEASE_RETRY_AFTER = {
+    "description": "A notebook claimed by another session: the seconds until its holder's lease would lapse.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
 def finish(doc: dict[str, Any]) -> dict[str, Any]:
     for operation in (op for methods in doc["paths"].values() for op in methods.values()):
         for status, answer in operation["responses"].items():
@@ -25,6 +31,8 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
                 answer["description"] = SAID[int(status)]
             if str(status) == "503":  # ninja keys the answers by int
                 answer["headers"] = {"Retry-After": RETRY_AFTER}
+            if str(status) == "409" and operation.get("operationId") == "takeSession":
+                answer["headers"] = {"Retry-After": LEASE_RETRY_AFTER}
     doc["info"]["version"] = VERSION
     doc["tags"] = TAGS
     doc["security"] = [{"Bearer": []}]

@@ -21,6 +21,7 @@ from notebooks.log import services
 from notebooks.log.errors import STORAGE_FULL, NotebookError, storage_full
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
 
@@ -65,6 +66,17 @@ def _tool(fn: Callable) -> Callable:
     return inner
 
 
+def _renewing(actor: Actor, fn: Callable) -> Callable:
+    """The tool, its call first renewing the lease of the actor's open session (any call of its own renews it)."""
+
+    @functools.wraps(fn)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        leases.renew_calls_of(actor.name)
+        return fn(*args, **kwargs)
+
+    return inner
+
+
 def build(actor: Actor) -> MCPServer:
     """The tools for one actor: an agent is offered only the sources it may write (seen, guessed)."""
     # The schema offers an agent only seen and guessed; another source sent anyway is the API's 403, not a 400.
@@ -73,7 +85,7 @@ def build(actor: Actor) -> MCPServer:
 
     def tool(description: str, *, required: tuple[str, ...] = (), offered: dict | None = None) -> Callable:
         def register(fn: Callable) -> Callable:
-            tools.append(strict_tool(_tool(fn), description, required=required, offered=offered))
+            tools.append(strict_tool(_tool(_renewing(actor, fn)), description, required=required, offered=offered))
             return fn
 
         return register

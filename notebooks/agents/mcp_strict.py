@@ -26,7 +26,10 @@ def refused(code: str, status: int, message: str, **details: Any) -> CallToolRes
 
 
 def refusal(exc: NotebookError) -> CallToolResult:
-    return refused(exc.code, exc.status, exc.message, **exc.details)
+    details = dict(exc.details)
+    if exc.retry_after is not None:  # a take of a claimed notebook: the seconds until the holder's lease lapses
+        details["retry_after"] = exc.retry_after
+    return refused(exc.code, exc.status, exc.message, **details)
 
 
 def _unstorable(arguments: dict[str, Any]) -> NotebookError | None:

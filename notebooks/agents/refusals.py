@@ -15,6 +15,7 @@ CODES = (
     "method_not_allowed",  # 405
     "conflict",  # 409
     "gate_refused",  # 409: a land refused by a final gate, with reasons
+    "lapsed",  # 409: the session lapsed (no call of its holder for NOTEBOOK_SESSION_TTL seconds)
     "idempotency_in_progress",  # 409: the Idempotency-Key's first request is still being answered
     "too_large",  # 413
     "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
@@ -31,7 +32,9 @@ SAID = {
     405: "The method is not allowed on this path (the Allow header names those that are).",
     409: "Conflict: a stale edit (current, current_seq), a notebook claimed by another session (holder, session), a "
     "write outside the session's title (session, notebook), a retired line, a session already closed (state), a title "
-    "taken, or a land refused by a final gate (code gate_refused, reasons).",
+    "taken, a session lapsed (code lapsed, lapsed_at), or a land refused by a final gate (code gate_refused, "
+    "reasons). A take of a claimed notebook names the holder and session, with Retry-After: the seconds until the "
+    "holder's lease would lapse.",
     413: "The request body is too large.",
     503: "The database's disk is full: nothing was written; try again after Retry-After seconds.",
 }

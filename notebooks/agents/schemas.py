@@ -18,7 +18,7 @@ from notebooks.log.rowformat import GAME_ONLY
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000
-STATES = ("open", "landed", "no-op", "abandoned")
+STATES = ("open", "landed", "no-op", "abandoned", "lapsed")
 TITLE = re.compile(TITLE_PATTERN)
 
 
@@ -335,6 +335,11 @@ class Session(Answer):
     base: int
     at: float
     state: Literal[STATES]  # type: ignore[valid-type]
+    lapsed_at: float | None = Field(
+        None,
+        description="A lapsed session: when its lease ran out (NOTEBOOK_SESSION_TTL seconds after the last call "
+        "of its holder's).",
+    )
     events: list[Event]
     change_rows: int
     drift_rows: int
@@ -370,6 +375,7 @@ class Problem(BaseModel):
     current: str | None = Field(None, description="A stale edit: the line's words now.")
     current_seq: int | None = Field(None, description="A stale edit: the seq of the line's last row now.")
     reasons: list[str] | None = Field(None, description="A land refused (gate_refused): each final gate that failed.")
+    lapsed_at: float | None = Field(None, description="A lapsed session (code lapsed): when its lease ran out.")
     line: int | None = Field(None, description="An import refused: the line of the file.")
 
 

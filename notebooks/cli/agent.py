@@ -1,6 +1,7 @@
 """The agent's side: token, token-revoke, tokens, take, checkpoint, land, abandon, sessions, mcp."""
 
 import json
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand
@@ -52,7 +53,7 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p.add_argument("--by", required=True)
 
     p = sub("sessions", sessions_list, "List sessions, newest first, with their change and drift counts.")
-    p.add_argument("--state", choices=["open", "landed", "no-op", "abandoned"])
+    p.add_argument("--state", choices=["open", "landed", "no-op", "abandoned", "lapsed"])
     p.add_argument("--json", action="store_true")
 
     p = sub("mcp", mcp, "Serve the MCP tools on standard input and output for one actor.")
@@ -109,10 +110,15 @@ def sessions_list(cmd: BaseCommand, o: dict) -> None:
         return
     for v in views:
         s = v.session
+        lapsed = f" (lapsed {_when(v.lapsed_at)})" if v.lapsed_at is not None and v.state == "lapsed" else ""
         cmd.stdout.write(
-            f"#{s.pk} {v.state:<9} {s.notebook.title!r} by {s.actor} base {s.base}: "
+            f"#{s.pk} {v.state:<9} {s.notebook.title!r} by {s.actor} base {s.base}{lapsed}: "
             f"{rows(v.change_total)} of change, {v.drift_total} of drift; plan: {s.plan}"
         )
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(at))
 
 
 def mcp(cmd: BaseCommand, o: dict) -> None:

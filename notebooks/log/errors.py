@@ -8,11 +8,16 @@ from django.db import OperationalError
 class NotebookError(Exception):
     code = "invalid"
     status = 400
+    retry_after: int | None = None  # whole seconds after which the same call may succeed (answered as Retry-After)
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
         self.message = message
         self.details = details
+
+    def retrying_after(self, seconds: int) -> "NotebookError":
+        self.retry_after = seconds
+        return self
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.details}

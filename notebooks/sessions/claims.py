@@ -5,22 +5,30 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Exists, OuterRef
+from django.db.models.functions import Coalesce
 
 from notebooks.log import guards
 from notebooks.log.errors import Conflict
 from notebooks.log.roles import Actor
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
+from notebooks.sessions import leases
 
+# A land or an abandon closes a session for good. A lapse (leases.py) frees its notebook but leaves it for an abandon.
 CLOSING = (EventKind.LAND, EventKind.ABANDON)
 
 
-def _closed() -> Exists:
-    return Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=CLOSING))
+def _ended() -> Exists:
+    return Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=leases.ENDED))
 
 
 def open_sessions() -> Any:
-    """Sessions with neither a land nor an abandon event, as a queryset."""
-    return Session.objects.alias(closed=_closed()).filter(closed=False).select_related("notebook")
+    """Sessions that hold their notebook, as a queryset: no land, abandon or lapse event, and the lease not run out."""
+    alive_after = leases.now() - leases.ttl()
+    return (
+        Session.objects.alias(ended=_ended(), renewed=Coalesce("lease__renewed_at", "at"))
+        .filter(ended=False, renewed__gt=alive_after)
+        .select_related("notebook", "lease")
+    )
 
 
 def open_session_of(actor_name: str) -> Session | None:
@@ -32,7 +40,8 @@ def open_session_on(notebook: Notebook) -> Session | None:
 
 
 def is_open(session: Session) -> bool:
-    return not SessionEvent.objects.filter(session=session, kind__in=CLOSING).exists()
+    ended = SessionEvent.objects.filter(session=session, kind__in=leases.ENDED).exists()
+    return not ended and not leases.expired(leases.renewed_at(session))
 
 
 # True when claim_for_write has anything to say about a write to the notebook aliased `nb`: an open session of the
@@ -44,26 +53,45 @@ MAY_CLAIM_SQL = (
 )
 
 
+def _kinds(kinds: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{kind}'" for kind in kinds) + ")"
+
+
+# Each row: id, actor, title, when its lease was renewed, whether a land or an abandon ended it, whether it lapsed.
+CLAIM_SQL = (
+    "SELECT s.id, s.actor, n.title, COALESCE(l.renewed_at, s.at), "
+    "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
+    f"{_kinds(CLOSING)}) THEN 1 ELSE 0 END, "
+    "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind = "
+    f"'{EventKind.LAPSE.value}') THEN 1 ELSE 0 END "
+    "FROM notebooks_session s JOIN notebooks_notebook n ON n.id = s.notebook_id "
+    "LEFT JOIN notebooks_sessionlease l ON l.session_id = s.id "
+    "WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m WHERE m.actor = %s) OR (n.title = %s AND NOT EXISTS "
+    f"(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN {_kinds(leases.ENDED)})) "
+    "ORDER BY s.id"
+)
+
+
 def claim_for_write(*, title: str, actor: Actor) -> int | None:
     """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
 
     An actor's open session owns its writes: a write under any other title is refused (the seed's bug of lines
     written under a heading, each into a notebook of its own). Another agent's write to a claimed notebook is
-    refused; the editor's stays allowed and is recorded as drift at land.
+    refused; the editor's stays allowed and is recorded as drift at land. A session whose lease ran out
+    (leases.py) holds nothing: its holder's writes are refused as lapsed until it takes a new session or abandons
+    that one, and its notebook is free to others. A write of the holder's renews the lease.
     """
     # One plain query answers both questions: it runs inside every write, where compiling two ORM queries with
-    # subqueries cost more CPU than the write itself.
+    # subqueries cost more CPU than the write itself. The actor's latest session is its own (landed, abandoned,
+    # lapsed or open); any other is read only while it may still hold the title.
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.id, s.actor, n.title FROM notebooks_session s JOIN notebooks_notebook n ON n.id = s.notebook_id "
-            "WHERE (s.actor = %s OR n.title = %s) AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
-            "WHERE e.session_id = s.id AND e.kind IN (%s, %s)) ORDER BY s.id",
-            [actor.name, title, *(str(kind) for kind in CLOSING)],
-        )
+        cursor.execute(CLAIM_SQL, [actor.name, title])
         found = cursor.fetchall()
-    mine = next((row for row in found if row[1] == actor.name), None)
-    if mine is not None:
-        pk, _, held = mine
+    mine = max((row for row in found if row[1] == actor.name), default=None)  # by id: the actor's latest
+    if mine is not None and not mine[4]:
+        pk, _, held, renewed, ended, lapsed = mine
+        if lapsed or leases.expired(renewed):
+            raise leases.refusal(pk, actor.name, renewed, f"write under {title!r}")
         if held != title:
             raise Conflict(
                 f"{actor.name} holds session #{pk} on notebook {held!r}; a write under {title!r} "
@@ -71,13 +99,16 @@ def claim_for_write(*, title: str, actor: Actor) -> int | None:
                 session=pk,
                 notebook=held,
             )
+        leases.renew(pk, renewed)  # a write of the holder's is a call of its own
         return pk
-    holder = next((row for row in found if row[2] == title), None)
+    holder = next(
+        (row for row in found if row[2] == title and row[1] != actor.name and not leases.expired(row[3])), None
+    )
     if holder is not None and not actor.editor:
-        pk, who, _ = holder
+        pk, who, *_ = holder
         raise Conflict(
             f"Notebook {title!r} is claimed by {who}'s session #{pk}; only {who} "
-            "(or the human editor) may write to it until that session lands or is abandoned.",
+            "(or the human editor) may write to it until that session lands, is abandoned or lapses.",
             session=pk,
             holder=who,
         )

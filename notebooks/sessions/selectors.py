@@ -11,6 +11,7 @@ from notebooks.log.checks import MAX_ID
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.selectors import EXPORT_COLUMNS
 from notebooks.models import EventKind, Row, Session, SessionEvent
+from notebooks.sessions import leases
 
 _NAMES = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
 ROW_SQL = (
@@ -29,6 +30,7 @@ class SessionView:
     drift: list[dict[str, Any]] = field(default_factory=list)
     drift_total: int = 0
     brought: "Brought | None" = None  # a landed session's counts (recent(brought=True)); None for any other
+    lapsed_at: float | None = None  # when a lapsed session's lease ran out (recorded or not yet)
 
     @property
     def land(self) -> SessionEvent | None:
@@ -45,6 +47,7 @@ class SessionView:
             "base": s.base,
             "at": s.at,
             "state": self.state,
+            "lapsed_at": self.lapsed_at,
             "events": [
                 {
                     "seq": e.seq,
@@ -76,13 +79,24 @@ def heads() -> dict[int, int]:
 
 
 def state_of(events: list[SessionEvent]) -> str:
-    """open, landed, no-op or abandoned: the last closing event decides."""
+    """open, landed, no-op, abandoned or lapsed: a land or an abandon decides, else a lapse event. A session open by
+    its events whose lease has run out is lapsed too: see view_of."""
     for e in events:
         if e.kind == EventKind.LAND:
             return "no-op" if e.result == "no-op" else "landed"
         if e.kind == EventKind.ABANDON:
             return "abandoned"
-    return "open"
+    return "lapsed" if any(e.kind == EventKind.LAPSE for e in events) else "open"
+
+
+def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
+    """The session's state from its events and its lease, and when it lapsed if it did."""
+    state = state_of(events)
+    lapse = next((e for e in events if e.kind == EventKind.LAPSE), None)
+    lapsed_at = lapse.at if lapse is not None else None
+    if state == "open" and leases.expired(leases.renewed_at(session)):
+        state, lapsed_at = "lapsed", leases.lapses_at(session)
+    return SessionView(session=session, events=events, state=state, lapsed_at=lapsed_at)
 
 
 def _rows(where: str, params: list[Any], limit: int, after: int = 0) -> tuple[list[dict[str, Any]], int]:
@@ -115,7 +129,7 @@ def drift_of(
 
 
 def _with_events() -> Any:
-    return Session.objects.select_related("notebook").prefetch_related(
+    return Session.objects.select_related("notebook", "lease").prefetch_related(
         Prefetch("events", queryset=SessionEvent.objects.order_by("seq"))
     )
 
@@ -123,7 +137,7 @@ def _with_events() -> Any:
 def describe(session: Session, *, rows: bool = False, limit: int = 200, after: int = 0) -> SessionView:
     """A session with its events and, with `rows`, up to `limit` of its change and of its drift rows after `after`."""
     events = list(session.events.order_by("seq"))
-    out = SessionView(session=session, events=events, state=state_of(events))
+    out = view_of(session, events)
     out.change, out.change_total = change_of(session, limit if rows else 0, after)
     out.drift, out.drift_total = drift_of(session, events, limit if rows else 0, after)
     return out
@@ -162,7 +176,7 @@ def recent(
         found = found.filter(pk__lt=before)
     for s in found[: limit if state is None else None]:
         events = list(s.events.all())
-        view = SessionView(session=s, events=events, state=state_of(events))
+        view = view_of(s, events)
         if state is not None and view.state != state:
             continue
         view.change, view.change_total = change_of(s, row_limit if rows else 0)

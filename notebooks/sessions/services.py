@@ -6,7 +6,6 @@ compare with the original base, never a checkpoint. Sessions and their events ar
 session's state is read from its events.
 """
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,9 @@ from notebooks.log.roles import Actor, as_actor
 from notebooks.log.selectors import get_notebook, head
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks
-from notebooks.sessions.claims import CLOSING, open_session_of, open_session_on
+from notebooks.sessions import leases
+from notebooks.sessions.claims import open_session_of, open_session_on
+from notebooks.sessions.events import count_drift, record, record_drift
 from notebooks.sessions.gates import gates, own_rows
 
 
@@ -82,35 +83,30 @@ def _lock_notebook(notebook: Notebook) -> Notebook:
     return lock_notebook(notebook)  # not SELECT … FOR UPDATE: the app's role holds no UPDATE (docs/POSTGRES.md)
 
 
-def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = False) -> None:
+def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = False, lapsed_may: bool = False) -> None:
+    """Refuses unless `actor` may `verb` the session now; a call of its holder renews its lease."""
     if session.actor != actor.name and not (editor_may and actor.editor):
         raise Forbidden(f"Session #{session.pk} is {session.actor}'s; {actor.name} may not {verb} it.")
-    closing = SessionEvent.objects.filter(session=session, kind__in=CLOSING).first()
+    ended = {e.kind: e for e in SessionEvent.objects.filter(session=session, kind__in=leases.ENDED)}
+    closing = ended.get(EventKind.LAND) or ended.get(EventKind.ABANDON)
     if closing is not None:
         state = "abandoned" if closing.kind == EventKind.ABANDON else "landed"
         raise Conflict(f"Session #{session.pk} is already {state}; take a new one.", state=state)
+    renewed = leases.renewed_at(session)
+    if EventKind.LAPSE in ended or leases.expired(renewed):
+        if lapsed_may:
+            return
+        raise leases.refusal(session.pk, session.actor, renewed, verb)
+    if session.actor == actor.name:
+        leases.renew(session.pk, renewed)
 
 
-def _event(session: Session, kind: str, *, by: str, head_seq: int, **fields: Any) -> SessionEvent:
-    top = SessionEvent.objects.filter(session=session).aggregate(top=Max("seq"))["top"] or 0
-    return SessionEvent.objects.create(
-        session=session, seq=top + 1, kind=kind, by=by, at=time.time(), head=head_seq, **fields
-    )
-
-
-def _count_drift(notebook: Notebook, after: int, upto: int) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s "
-            "AND session_id IS NULL",
-            [notebook.pk, after, upto],
-        )
-        return cursor.fetchone()[0]
+_event = record
 
 
 def _accounted(notebook: Notebook) -> int:
-    """The head up to which the notebook's rows are accounted for: where its last session closed."""
-    top = SessionEvent.objects.filter(session__notebook=notebook, kind__in=CLOSING).aggregate(top=Max("head"))
+    """The head up to which the notebook's rows are accounted for: where its last session closed or lapsed."""
+    top = SessionEvent.objects.filter(session__notebook=notebook, kind__in=leases.ENDED).aggregate(top=Max("head"))
     return top["top"] or 0
 
 
@@ -131,14 +127,17 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
 def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
     with transaction.atomic():
         nb = _lock_notebook(get_notebook(notebook))
+        leases.lapse_due(by=actor.name, notebook_id=nb.pk, actor=actor.name)  # what lapsed frees this take's way
         holder = open_session_on(nb)
         if holder is not None:
+            wait = leases.retry_after(holder)
             raise Conflict(
                 f"Notebook {nb.title!r} is already claimed by {holder.actor} (session #{holder.pk}); "
-                "it is free again once that session lands or is abandoned.",
+                f"it is free again once that session lands or is abandoned, or in {wait} s if it lapses "
+                "(no call of its holder's for NOTEBOOK_SESSION_TTL seconds).",
                 holder=holder.actor,
                 session=holder.pk,
-            )
+            ).retrying_after(wait)
         mine = open_session_of(actor.name)
         if mine is not None:
             raise Conflict(
@@ -149,9 +148,10 @@ def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
         top = head(nb).seq
         accounted = _accounted(nb)
         session = Session.objects.create(
-            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=time.time(), vault_base=vault_base
+            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=leases.now(), vault_base=vault_base
         )
-        pending = _count_drift(nb, accounted, top)
+        leases.start(session)
+        pending = count_drift(nb, accounted, top)
         if pending:
             note = "pending rows written outside any session, recorded before base was fixed"
             _event(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
@@ -194,7 +194,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
         with transaction.atomic():
             nb = _lock_notebook(s.notebook)
             top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
-            drift = _record_drift(s, nb, top, by=actor.name)
+            drift = record_drift(s, nb, top, by=actor.name)
             result = "landed" if own else "no-op"
             _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
             landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
@@ -230,23 +230,13 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     with hooks.lock():
         with transaction.atomic():
             nb = _lock_notebook(s.notebook)
-            _open_for(s, actor, "abandon", editor_may=True)
+            _open_for(s, actor, "abandon", editor_may=True, lapsed_may=True)  # a lapsed session may be abandoned
             top = head(nb).seq
-            drift = _record_drift(s, nb, top, by=actor.name)
+            lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
+            drift = record_drift(s, nb, top, by=actor.name, after=lapse.head if lapse else None)
             own = len(own_rows(s))
             _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
             done = Abandoned(id=s.pk, head=top, rows=own, drift=drift)
             joined.join(done)
         hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does
     return done
-
-
-def _record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
-    """How many rows others wrote while the session was open, recorded as its drift event when there are any."""
-    drift = _count_drift(nb, s.base, top)
-    if drift:
-        _event(
-            s, EventKind.DRIFT, by=by, head_seq=top, after=s.base, rows=drift,
-            note="rows by others while the session was open",
-        )  # fmt: skip
-    return drift

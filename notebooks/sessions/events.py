@@ -1,0 +1,41 @@
+"""A session's events as sessions write them: the next event in order, and the drift a closing step records."""
+
+import time
+from typing import Any
+
+from django.db import connection
+from django.db.models import Max
+
+from notebooks.models import EventKind, Notebook, Session, SessionEvent
+
+
+def record(
+    session: Session, kind: str, *, by: str, head_seq: int, at: float | None = None, **fields: Any
+) -> SessionEvent:
+    top = SessionEvent.objects.filter(session=session).aggregate(top=Max("seq"))["top"] or 0
+    return SessionEvent.objects.create(
+        session=session, seq=top + 1, kind=kind, by=by, at=time.time() if at is None else at, head=head_seq, **fields
+    )
+
+
+def count_drift(notebook: Notebook, after: int, upto: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s "
+            "AND session_id IS NULL",
+            [notebook.pk, after, upto],
+        )
+        return cursor.fetchone()[0]
+
+
+def record_drift(s: Session, nb: Notebook, top: int, *, by: str, after: int | None = None) -> int:
+    """How many rows others wrote while the session was open (after its base, or `after` when a lapse already
+    recorded those before it), recorded as its drift event when there are any."""
+    since = s.base if after is None else after
+    drift = count_drift(nb, since, top)
+    if drift:
+        record(
+            s, EventKind.DRIFT, by=by, head_seq=top, after=since, rows=drift,
+            note="rows by others while the session was open",
+        )  # fmt: skip
+    return drift

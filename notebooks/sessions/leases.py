@@ -1,0 +1,169 @@
+"""Leases: a session lapses after NOTEBOOK_SESSION_TTL seconds without a call of its holder (a write, a checkpoint,
+a read of its own), and its notebook is free again. Any call of the holder renews the lease, at most once every few
+seconds (one UPDATE, often none). Lapse is decided lazily, when someone looks (a take, a write guard, the sessions
+page, the vault's sweep); it is recorded as a `lapse` event dated when the lease ran out. A lapsed session's land,
+checkpoint and writes answer 409 `lapsed`; its rows stay in the log as they are; it may still be abandoned.
+"""
+
+import math
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+
+from notebooks.log.errors import Conflict
+from notebooks.log.locks import lock_notebook
+from notebooks.log.selectors import head
+from notebooks.models import EventKind, Session, SessionEvent, SessionLease
+from notebooks.sessions import events
+from notebooks.sessions.gates import own_rows
+
+ENDED = (EventKind.LAND, EventKind.ABANDON, EventKind.LAPSE)  # the events after which a session holds nothing
+_tried: dict[str, float] = {}  # actor -> when this process last renewed (or tried to renew) its lease
+
+
+class Lapsed(Conflict):
+    code = "lapsed"
+
+
+def now() -> float:
+    """The leases' clock (tests move it)."""
+    return time.time()
+
+
+def ttl() -> float:
+    return float(settings.NOTEBOOK_SESSION_TTL)
+
+
+def renew_step() -> float:
+    """A lease renewed this recently is not renewed again: renewal costs one UPDATE only every few seconds."""
+    return min(5.0, ttl() / 10)
+
+
+def start(session: Session) -> None:
+    """The new session's lease, renewed at its take (in the take's transaction)."""
+    SessionLease.objects.create(session=session, renewed_at=now())
+
+
+def renewed_at(session: Session) -> float:
+    """When the holder last called; a session taken before leases existed counts from its take."""
+    try:
+        return session.lease.renewed_at
+    except SessionLease.DoesNotExist:
+        return session.at
+
+
+def lapses_at(session: Session) -> float:
+    return renewed_at(session) + ttl()
+
+
+def expired(renewed: float, at: float | None = None) -> bool:
+    return (now() if at is None else at) >= renewed + ttl()
+
+
+def retry_after(session: Session) -> int:
+    """Whole seconds until the session's lease would lapse, at least 1 (the Retry-After of a refused take)."""
+    return max(1, math.ceil(lapses_at(session) - now()))
+
+
+def renew(session_id: int, renewed: float) -> None:
+    """A call of the holder of an open session, whose lease was renewed at `renewed`: renew it unless that was just
+    now. The caller has checked that the lease has not run out."""
+    at = now()
+    if at - renewed >= renew_step() and not SessionLease.objects.filter(session_id=session_id).update(renewed_at=at):
+        SessionLease.objects.create(session_id=session_id, renewed_at=at)  # a session taken before leases
+
+
+RENEW_SQL = (
+    "UPDATE notebooks_sessionlease SET renewed_at = %s WHERE renewed_at < %s AND renewed_at > %s AND session_id IN "
+    "(SELECT s.id FROM notebooks_session s WHERE s.actor = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
+    "WHERE e.session_id = s.id AND e.kind IN (" + ", ".join(f"'{kind}'" for kind in ENDED) + ")))"
+)
+
+
+def renew_calls_of(actor_name: str) -> None:
+    """Any call of `actor_name` (an API or MCP request) renews its open session's lease, if it has one and it has not
+    run out: one UPDATE, and none when this process renewed it in the last few seconds."""
+    at = now()
+    if at - _tried.get(actor_name, -math.inf) < renew_step():
+        return
+    _tried[actor_name] = at
+    with connection.cursor() as cursor:
+        cursor.execute(RENEW_SQL, [at, at - renew_step(), at - ttl(), actor_name])
+
+
+def forget() -> None:
+    """Forget which actors this process renewed lately (tests: each starts with another database)."""
+    _tried.clear()
+
+
+def refuse(session: Session, verb: str) -> None:
+    """Raise Lapsed for a session whose lease has run out (recorded or not): its holder may not `verb` it."""
+    raise refusal(session.pk, session.actor, renewed_at(session), verb)
+
+
+def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
+    at = renewed + ttl()
+    return Lapsed(
+        f"Session #{session_id} lapsed at {_when(at)}: no call of {actor}'s for {ttl():g} s "
+        f"(NOTEBOOK_SESSION_TTL). It may not {verb}; its notebook is free again: take a new session, or abandon "
+        "this one.",
+        session=session_id,
+        holder=actor,
+        lapsed_at=at,
+    )
+
+
+def has_lapsed(session: Session) -> bool:
+    """Whether the session is lapsed: a lapse event recorded, or its lease run out while it was open."""
+    kinds = set(SessionEvent.objects.filter(session=session, kind__in=ENDED).values_list("kind", flat=True))
+    if EventKind.LAPSE in kinds:
+        return True
+    return not kinds and expired(renewed_at(session))
+
+
+def lapse(session: Session, *, by: str) -> bool:
+    """Record the lapse of an open session whose lease has run out; False when it is not one (any more)."""
+    with transaction.atomic():
+        nb = lock_notebook(session.notebook)
+        if SessionEvent.objects.filter(session=session, kind__in=ENDED).exists():
+            return False
+        fresh = Session.objects.select_related("lease").get(pk=session.pk)
+        if not expired(renewed_at(fresh)):
+            return False
+        top = head(nb).seq
+        events.record_drift(fresh, nb, top, by=by)
+        note = (
+            f"no call of {fresh.actor}'s for {ttl():g} s after {_when(renewed_at(fresh))}; the notebook is free "
+            f"again (found by {by})"
+        )
+        events.record(
+            fresh, EventKind.LAPSE, by=by, head_seq=top, at=lapses_at(fresh), note=note, rows=len(own_rows(fresh))
+        )
+    return True
+
+
+def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = None) -> list[int]:
+    """Record the lapse of every open session whose lease has run out (of one notebook's or one actor's, if given);
+    the ids of those recorded."""
+    found = (
+        Session.objects.select_related("notebook", "lease")
+        .annotate(renewed=Coalesce("lease__renewed_at", "at"))
+        .filter(renewed__lte=now() - ttl())
+        .exclude(pk__in=SessionEvent.objects.filter(kind__in=ENDED).values("session_id"))
+    )
+    if notebook_id is not None or actor is not None:
+        found = found.filter(Q(notebook_id=notebook_id) | Q(actor=actor))
+    return [s.pk for s in found if expired(renewed_at(s)) and lapse(s, by=by)]
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def describe_fields(session: Session) -> dict[str, Any]:
+    """The lease's fields an answer names: when it was renewed and when it lapses (or lapsed)."""
+    return {"renewed_at": renewed_at(session), "lapses_at": lapses_at(session)}
