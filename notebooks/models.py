@@ -198,6 +198,22 @@ class WriterKey(models.Model):
         return f"{self.key_id} {self.actor} ({'editor' if self.editor else 'agent'})"
 
 
+class RowProof(models.Model):
+    """Which writer key proved an outside row of the log (log/imports.py), and its mac: a mac proves one row once,
+    so the same signed row appended again is refused. Append-only (triggers.py); never part of the row's hash."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
+    seq = models.PositiveBigIntegerField(help_text="The row of the notebook's log the key proved.")
+    key_id = models.CharField(max_length=16)
+    mac = models.CharField(max_length=64, unique=True, help_text="The row's HMAC as the writer signed it.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["notebook", "seq"], name="row_proof_once")]
+
+    def __str__(self) -> str:
+        return f"{self.notebook_id}#{self.seq} proved by {self.key_id}"
+
+
 class Session(models.Model):
     """A take/land session: one actor's claim on one notebook. Its state comes from its events (append-only)."""
 

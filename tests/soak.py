@@ -37,7 +37,7 @@ from typing import Any
 
 import psycopg
 
-from tests.soak_actors import AGENT_BOOKS, AGENTS, OUTSIDE_BOOKS, Actors, Write, now
+from tests.soak_actors import AGENT_BOOKS, AGENTS, OUTSIDE_BOOKS, SIGNING_WRITERS, Actors, Write, now
 from tests.soak_checks import Checks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,6 +88,7 @@ class Soak(Actors, Checks):
         self.procs: list[subprocess.Popen] = []
         self.port = 0
         self.tokens: dict[str, str] = {}
+        self.writer_keys: dict[str, tuple[str, str]] = {}  # outside writer -> (key id, secret)
         self.problems: list[str] = []
 
     # ----- setup --------------------------------------------------------------------------------------------
@@ -153,6 +154,9 @@ class Soak(Actors, Checks):
         )
         for name in [*AGENTS, "reader", "lander"]:
             self.tokens[name] = self.manage("notebook", "token", name).stdout.strip().splitlines()[-1]
+        for who in SIGNING_WRITERS:  # proven: its rows are its own, not the outside agent's
+            issued = self.manage("notebook", "key", "issue", "--actor", who).stdout.strip().splitlines()
+            self.writer_keys[who] = (issued[0].split()[2], issued[-1])
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]

@@ -3,6 +3,8 @@ vault file, readers of live and frozen views, and one MCP client over stdio. Eac
 
 import asyncio
 import fcntl
+import hashlib
+import hmac
 import http.cookiejar
 import json
 import random
@@ -17,6 +19,10 @@ from typing import Any
 AGENT_BOOKS = ["zelda", "mario", "kirby"]
 # Each written by one outside writer only, which numbers its rows from the file: under the vault's lock, or not.
 OUTSIDE_BOOKS = {"harness-feed": "harness-locked", "harness-raw": "harness"}
+# The outside writers that sign their rows with a writer key (so each row is theirs); the others' rows are unproven,
+# imported as the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT, "outside").
+SIGNING_WRITERS = ("harness-locked",)
+OUTSIDE_AGENT = "outside"
 AGENTS = ["pippa", "reflector", "scout", "tidier"]
 MCP_ACTOR = "mcp-agent"
 NO_ROWS = ("take", "land", "checkpoint")  # kinds that write no row of their own under their token
@@ -24,6 +30,13 @@ NO_ROWS = ("take", "land", "checkpoint")  # kinds that write no row of their own
 
 def now() -> float:
     return time.time()
+
+
+def signed(row: dict[str, Any], title: str, key_id: str, secret: str) -> dict[str, Any]:
+    """The row with `kid` and `mac`, as an outside writer with only the standard library signs it (docs/vault.md)."""
+    canonical = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    message = b"notebooks row v1\0" + title.encode() + b"\0" + canonical.encode()
+    return {**row, "kid": key_id, "mac": hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()}
 
 
 @dataclass
@@ -49,7 +62,8 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class Actors:
-    """Mixed into Soak: needs self.api, self.send, self.record, self.live, self.stop, self.base, self.vault."""
+    """Mixed into Soak: needs self.api, self.send, self.record, self.live, self.stop, self.base, self.vault,
+    self.writer_keys."""
 
     def agent(self, name: str, seed: int) -> None:
         rng = random.Random(seed)
@@ -239,6 +253,8 @@ class Actors:
                     top = max((r["n"] for r in rows if r["op"] == "add"), default=0)
                     row = {"op": "add", "n": top + 1, "text": token, "source": "seen", "why": token}
                     row["at"] = round(now(), 3)
+                    if who in SIGNING_WRITERS:
+                        row = signed(row, title, *self.writer_keys[who])
                     with path.open("a", encoding="utf-8") as f:
                         f.write(json.dumps(row) + "\n")
                 finally:

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_BOOKS
+from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_AGENT, OUTSIDE_BOOKS, SIGNING_WRITERS
 
 MARK = "[redacted: "
 
@@ -73,7 +73,9 @@ class Checks:
         before = {json.dumps(x, sort_keys=True) for x in was["lines"]}
         again = {json.dumps(x, sort_keys=True) for x in fresh["lines"]}
         gained = [json.loads(x) for x in again - before]
-        return before <= again and all(x["seq"] > was["seq"] and x["by"].startswith("harness") for x in gained)
+        who = OUTSIDE_BOOKS[was["title"]]
+        author = who if who in SIGNING_WRITERS else OUTSIDE_AGENT  # a signed writer's rows are its own
+        return before <= again and all(x["seq"] > was["seq"] and x["by"] == author for x in gained)
 
     def same_lines(self, fresh: list[dict[str, Any]], was: list[dict[str, Any]]) -> bool:
         """Equal, but for words redacted since they were read (then marked)."""
@@ -162,7 +164,14 @@ class Checks:
                 by_why.setdefault((title, r.get("why") or ""), []).append(r)
         acked = lost = doubled = refused_left = unanswered_landed = 0
         self.outside_rows = {
-            w: {"appended": 0, "imported": 0, "refused with an alarm (kept as evidence)": 0, "lost": 0}
+            w: {
+                "appended": 0,
+                "imported": 0,
+                "of them as its writer": 0,
+                "as the outside agent": 0,
+                "refused with an alarm (kept as evidence)": 0,
+                "lost": 0,
+            }
             for w in OUTSIDE_BOOKS.values()
         }
         evidence = self.evidence()
@@ -175,6 +184,13 @@ class Checks:
                 tally = self.outside_rows[w.who]
                 tally["appended"] += ok
                 tally["imported"] += ok and len(mine) == 1
+                if ok and len(mine) == 1:  # a signed writer's rows are its own; an unsigned one's the outside agent's
+                    by = mine[0].get("by")
+                    tally["of them as its writer"] += by == w.who
+                    tally["as the outside agent"] += by == OUTSIDE_AGENT
+                    expected = w.who if w.who in SIGNING_WRITERS else OUTSIDE_AGENT
+                    if by != expected:
+                        self.problems.append(f"an outside row of {w.who} ({w.token!r}) is by {by}, not {expected}")
                 kept = any(w.token in e for e in evidence.get(w.notebook, []))
                 tally["refused with an alarm (kept as evidence)"] += ok and not mine and kept
                 tally["lost"] += ok and not mine and not kept
@@ -273,6 +289,7 @@ class Checks:
             f"of which landed: {unanswered_landed}",
             *[
                 f"outside writer rows ({'under the lock' if who == 'harness-locked' else 'ignoring the lock'}, "
+                f"{'signed with a writer key' if who in SIGNING_WRITERS else 'unsigned'}, "
                 f"{[t for t, w in OUTSIDE_BOOKS.items() if w == who][0]}): "
                 + ", ".join(f"{k} {v}" for k, v in tally.items())
                 for who, tally in self.outside_rows.items()

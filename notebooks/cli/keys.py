@@ -95,7 +95,8 @@ def list_keys(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(f"{k.key_id} {k.actor} {role} created {k.created_at:%Y-%m-%d %H:%M} by {k.created_by} {state}")
 
 
-def _secret(o: dict) -> str:
+def secret_from(o: dict) -> str:
+    """The secret from --secret-file (o['secret_file']), else from $NOTEBOOK_WRITER_KEY; a bad one is exit 2."""
     if o["secret_file"]:
         try:
             with open(o["secret_file"], encoding="utf-8") as f:
@@ -117,7 +118,7 @@ def sign(cmd: BaseCommand, o: dict) -> None:
         raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
     if not signing.KEY_ID.fullmatch(key_id):
         raise CommandError(f"{key_id!r} is not a writer key id (wk and 10 hex digits)", returncode=BAD_ARGUMENT)
-    secret = _secret(o)
+    secret = secret_from(o)
     stdin = getattr(sys.stdin, "buffer", None)
     data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
     signed = []

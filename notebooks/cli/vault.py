@@ -13,6 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from notebooks.cli import keys
+from notebooks.log import signing
 from notebooks.log.checks import shown
 from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
@@ -50,6 +52,8 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     )
     p.add_argument("notebook")
     _vault_args(p)
+    p.add_argument("--key-id", metavar="KEY_ID", help="sign each row with this writer key as it is appended")
+    p.add_argument("--secret-file", metavar="FILE", help=f"the key's secret (default: ${keys.SECRET_ENV})")
     p.set_defaults(handler=append)
 
     p = verbs.add_parser("alarms", help="Files the vault refused, newest first (unacknowledged unless --all).")
@@ -65,7 +69,8 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
 
 SYNC_HELP = (
-    "One sweep: rows appended to a file by an outside writer are checked and imported (keeping their `by`), "
+    "One sweep: rows appended to a file by an outside writer are checked and imported (each by the writer its "
+    "key proves, an unsigned one by the outside agent or refused: docs/vault.md), "
     "the log's new rows are written to their files, and one commit records what changed. A file that is not an "
     f"append of the log is refused: kept on an evidence branch, restored, reported; the exit status is {REFUSED}."
 )
@@ -81,7 +86,11 @@ def _vault_args(parser: Any) -> None:
     parser.add_argument(
         "--vault", help=f"the vault's directory (default: NOTEBOOK_VAULT, now {settings.NOTEBOOK_VAULT})"
     )
-    parser.add_argument("--by", help="whom an appended row is by when it does not say (default: harness)")
+    parser.add_argument(
+        "--by",
+        help="who started a notebook a new file brings (default: NOTEBOOK_VAULT_DEFAULT_BY); never a row's author: "
+        "a row is by the writer its key proves, else the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT)",
+    )
 
 
 def _seconds(raw: str) -> float:
@@ -139,6 +148,10 @@ def append(cmd: BaseCommand, o: dict) -> None:
     for k, line in enumerate(lines, 1):
         if not is_json_object(line):
             raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
+    if o["key_id"] is not None:
+        lines = _signed(lines, title=title, key_id=o["key_id"], o=o)
+    elif o["secret_file"] is not None:
+        raise CommandError("--secret-file needs --key-id: nothing appended", returncode=2)
     vault = _vault(o)
     with vault.lock():  # the lock every sweep holds: the file is neither read nor replaced while rows go in
         before = vault.sweep(by_default=o["by"])  # the file first holds the log's rows, which the new ones follow
@@ -152,6 +165,21 @@ def append(cmd: BaseCommand, o: dict) -> None:
     if result.problems:
         raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
     cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")
+
+
+def _signed(lines: list[bytes], *, title: str, key_id: str, o: dict) -> list[bytes]:
+    """Each row signed for TITLE's file with the key (notebook key sign's rules), or a refusal with nothing appended."""
+    if not signing.KEY_ID.fullmatch(key_id):
+        raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=2)
+    secret = keys.secret_from(o)
+    out = []
+    for k, line in enumerate(lines, 1):
+        try:
+            row = signing.sign(json.loads(line), key_id, secret, notebook=title)
+        except signing.NotCanonical as exc:
+            raise CommandError(f"stdin line {k}: {exc}: nothing appended", returncode=2) from None
+        out.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return out
 
 
 def watch(cmd: BaseCommand, o: dict) -> None:

@@ -190,13 +190,16 @@ def checked_rows(
     keep_texts: bool = True,
     latest: float = MAX_TIME,
     redact_refusal: str = "",
+    attribute: Callable[[dict[str, Any], str, int], tuple[str, bool]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
     no redact row names) runs after its last row: a refusal can come after every row was given.
 
     `latest`: the latest time a row may carry (checks.latest_time(); the caller reads the clock). `redact_refusal`:
-    when given, every redact row is refused with it (rows appended from outside may not redact)."""
+    when given, every redact row is refused with it (rows appended from outside may not redact). `attribute`: when
+    given, whom each row is by and whether as the editor, from the row as parsed (the JSON object, the `by` it
+    claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not read."""
     latest = min(latest, MAX_TIME)
     count = 0
     for line_no, raw in enumerate(lines, start=start):
@@ -221,7 +224,12 @@ def checked_rows(
         at = _time(obj, "at", line_no, latest=latest)
         if at < state.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
-        by = _name(obj, "by", line_no, required=op in ("edit", "strike", "redact")) or default_by
+        claimed = _name(obj, "by", line_no, required=op in ("edit", "strike", "redact"))
+        if attribute is None:
+            by = claimed or default_by
+            editor = is_editor(by)
+        else:
+            by, editor = attribute(obj, claimed, line_no)
         why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = state.lines.get(n)
@@ -266,7 +274,7 @@ def checked_rows(
             words, digest = _words(obj, "to", line_no, state, max_words)
             source = obj.get("source")
             if source is None:
-                source = sourceless_edit_source(by=by, editor=is_editor(by), current=current.source)
+                source = sourceless_edit_source(by=by, editor=editor, current=current.source)
             elif not isinstance(source, str) or not edit_source_allowed(current=current.source, given=source):
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, source=source)
@@ -298,7 +306,7 @@ def checked_rows(
             fields.update(how=how, into=into)
             current.apply(state.seq + 1, "strike", "", None)
         elif op == "redact":
-            if not is_editor(by):
+            if not editor:
                 raise _fail(line_no, f"a redact row must be by the human editor, not {_r(by)}")
             digest = _digest(obj, "redacts", line_no)
             if digest not in state.worded.get(n, ()):

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing
+from notebooks.log import fold, guards, importing, outside
 from notebooks.log.append import append
 from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid
@@ -124,18 +124,20 @@ class Appended:
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
     """Rows an outside writer appended to a notebook's file, continuing the log from its head. All or nothing.
 
-    Each row is checked as an import checks it, against the notebook as the database holds it, and keeps its
-    `by` (rows without one are by `by_default`). An agent's row may write and change only seen or guessed
-    lines, as through every other door; no row may redact, nor carry a time later than now plus the clock
-    allowance. A refusal names the line of the file (`first_line` is the file's line number of the first line
-    given). A title with no notebook yet starts one.
+    Each row is checked as an import checks it, against the notebook as the database holds it. Whom a row is by is
+    proven, never read from it (outside.py): a row signed with a live writer key is by the key's actor (its `by`,
+    when given, must name them); an unproven row is the outside agent's, with an agent's rights, or refused, as
+    NOTEBOOK_VAULT_UNPROVEN says. An agent's row may write and change only seen or guessed lines, as through every
+    other door; no row may redact, nor carry a time later than now plus the clock allowance. A refusal names the
+    line of the file (`first_line` is the file's line number of the first line given). A title with no notebook
+    yet starts one, recorded as started by `by_default` (the operator's setting, never a row's claim).
     """
     try:
         title_validator(notebook)
     except ValidationError as exc:
         raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
-    is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
     lines = list(lines)
+    authors = outside.Authors(notebook=notebook)
     with transaction.atomic():
         nb = Notebook.objects.filter(title=notebook).first()
         created = nb is None
@@ -148,8 +150,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         rows, after = importing.parse(
             lines,
             state=state,
-            default_by=by_default,
-            is_editor=is_editor,
+            attribute=authors.attribute,
             max_words=settings.NOTEBOOK_MAX_WORDS,
             max_reason=settings.NOTEBOOK_MAX_REASON,
             max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
@@ -161,22 +162,23 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             raise Invalid("No rows to append.")
         claims: dict[str, int | None] = {}
         for fields in rows:
-            _outside_row_allowed(fields, sources, is_editor)
+            editor = authors.editor(fields["line_no"])
+            _outside_row_allowed(fields, sources, editor)
             by = fields["by"]
             if by not in claims:
                 try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
-                    claims[by] = guards.current().claim(title=notebook, actor=Actor(name=by, editor=is_editor(by)))
+                    claims[by] = guards.current().claim(title=notebook, actor=Actor(name=by, editor=editor))
                 except Conflict as exc:
                     raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
             fields["session_id"] = claims[by]
         written = append(nb, rows, top, redacted=frozenset(after.redacted))
+        authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
 
 
-def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], is_editor: Callable[[str], bool]) -> None:
+def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], editor: bool) -> None:
     """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line."""
     op, n, by = fields["op"], fields["n"], fields["by"]
-    editor = is_editor(by)
     try:
         if op in ("edit", "strike"):
             verb = "edit" if op == "edit" else "retire"

@@ -16,6 +16,7 @@ PROTECTED_TABLES = (
     "notebooks_reviewmark",
     "notebooks_archivemark",
     "notebooks_notalike",
+    "notebooks_rowproof",
 )
 
 # The one delete the log allows: a line's words, once a redact row of the same notebook names their digest.

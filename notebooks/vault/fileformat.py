@@ -10,6 +10,9 @@ from notebooks.log import rowformat, selectors
 from notebooks.models import Notebook
 
 SUFFIX = ".jsonl"
+# What an outside row gives that its logged row need not repeat: its place in the chain, the writer's proof (kept
+# in the database, not the file: log/outside.py) and its `by`, which is a claim the importer replaced by the proof.
+IGNORED = frozenset({"seq", "hash", "kid", "mac", "by"})
 REDACT_ROW = b'"op": "redact"'  # exactly once in each redact row of an export (quotes in values are escaped)
 
 
@@ -79,7 +82,8 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
 def imported_already(outside: list[bytes], tail: list[bytes]) -> int:
     """How many of the outside rows, from the first, the log's rows after the file's last matching one already hold,
     in order: an earlier sweep (of any process) imported them but could not rewrite the file, and more may have been
-    appended since. A row matches when every field it gives is the logged row's (seq and hash aside)."""
+    appended since. A row matches when every field it gives is the logged row's, but those the log does not take
+    from it (IGNORED: its place, and who it is by, which the importer proves rather than reads)."""
     count, at = 0, 0
     for raw in outside:
         try:
@@ -101,7 +105,7 @@ def _gives_same(mine: dict, logged: bytes) -> bool:
         theirs = json.loads(logged)
     except ValueError:
         return False
-    return all(theirs.get(k) == v for k, v in mine.items() if k not in ("seq", "hash"))
+    return all(theirs.get(k) == v for k, v in mine.items() if k not in IGNORED)
 
 
 def seq_and_author(line: bytes) -> tuple[int | None, str]:

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks.log import imports, selectors, services
+from notebooks.log import imports, selectors, services, writer_keys
 from notebooks.vault import Vault, alarms
 from tests.vault.vaulttools import (
     add,
@@ -20,6 +20,7 @@ from tests.vault.vaulttools import (
     file_bytes,
     outside,
     rows_of,
+    signed,
 )
 
 
@@ -73,18 +74,15 @@ def test_one_commit_covers_every_notebook_a_sweep_changed(vault, zelda):
     assert result.commit == commits(vault)[0]["sha"]
 
 
-def test_outside_appends_are_imported_keeping_their_by(vault, zelda):
+def test_outside_appends_are_imported_by_the_writer_each_proves_and_unsigned_ones_by_the_outside_agent(vault, zelda):
     vault.sweep(claimed=set())
-    append_to(
-        vault,
-        "zelda",
-        outside(n=4, text="the guard blocks low", source="seen", by="pippa"),
-        outside(n=5, text="the moat is shallow", source="guessed"),  # the old harness wrote no `by`
-        outside("edit", n=4, to="the guard blocks low, twice", by="reflector", why="seen again"),
-    )
+    (pippas,) = signed(outside(n=4, text="the guard blocks low", source="seen", by="pippa"))
+    claim = outside(n=5, text="the moat is shallow", source="guessed", by="pippa")  # unsigned: a claim, not a proof
+    (reflectors,) = signed(outside("edit", n=4, to="the guard blocks low, twice", by="reflector", why="seen again"))
+    append_to(vault, "zelda", pippas, claim, reflectors)
     result = vault.sweep(claimed=set())
     (f,) = result.files
-    assert f.imported == (4, 5, 6) and f.imported_by == ("pippa", "harness", "reflector")
+    assert f.imported == (4, 5, 6) and f.imported_by == ("pippa", "outside", "reflector")
     history = selectors.history(selectors.get_notebook("zelda"), 4)
     assert [(e.op, e.by, e.text) for e in history] == [
         ("add", "pippa", "the guard blocks low"),
@@ -93,15 +91,18 @@ def test_outside_appends_are_imported_keeping_their_by(vault, zelda):
     assert file_bytes(vault) == canonical()  # rewritten with their seq and hash
     assert all("hash" in row for row in rows_of(file_bytes(vault)))
     assert "appended outside and imported: 4-6" in commits(vault)[0]["body"]
-    assert "Actors: harness, pippa, reflector" in commits(vault)[0]["body"]
+    assert "Actors: outside, pippa, reflector" in commits(vault)[0]["body"]
     assert alarms.vault_alarms() == []
 
 
-def test_the_default_by_of_a_sweep_can_be_named(vault, zelda):
+def test_the_default_by_of_a_sweep_names_who_started_a_new_notebook_never_a_rows_author(vault, zelda):
     vault.sweep(claimed=set())
     append_to(vault, "zelda", outside(n=4, text="the moat is shallow", source="guessed"))
+    vault.path("hyrule").write_text(outside(n=1, text="a new file", source="seen") + "\n")
     vault.sweep(claimed=set(), by_default="old-harness")
-    assert selectors.history(selectors.get_notebook("zelda"), 4)[0].by == "old-harness"
+    assert selectors.history(selectors.get_notebook("zelda"), 4)[0].by == "outside"
+    assert selectors.history(selectors.get_notebook("hyrule"), 1)[0].by == "outside"
+    assert selectors.get_notebook("hyrule").created_by == "old-harness"
 
 
 def test_an_outside_append_with_its_own_seq_and_hash_is_checked(vault, zelda):
@@ -219,7 +220,7 @@ def test_an_invalid_append_is_refused_naming_the_line(vault, zelda):
 
 def test_an_agents_append_may_not_touch_dads_line(vault, zelda):
     vault.sweep(claimed=set())
-    append_to(vault, "zelda", outside("strike", n=3, by="pippa", why="I disagree"))
+    append_to(vault, "zelda", *signed(outside("strike", n=3, by="pippa", why="I disagree")))
     result = vault.sweep(claimed=set())
     assert "pippa may not retire line #3" in result.problems[0].message
     assert selectors.head(zelda).seq == 3
@@ -272,14 +273,24 @@ def test_a_lost_state_falls_back_to_comparing_with_the_log(vault, zelda):
     assert file_bytes(vault) == canonical()
 
 
-def test_a_file_with_seq_and_hash_rebuilds_a_notebook_with_the_same_chain(vault, zelda):
-    """What a database restored from an older backup would meet: rows it lacks, each one checked by its hash."""
+def test_a_file_with_seq_and_hash_rebuilds_a_notebook_with_the_same_chain_when_its_writers_sign_it(vault, zelda):
+    """What a database restored from an older backup would meet: rows it lacks, each one checked by its hash, and
+    each one proven by its writer (an unsigned copy of Dad's rows cannot pass for his: notebook import can)."""
     vault.sweep(claimed=set())
-    vault.path("zelda-restored").write_bytes(file_bytes(vault))
+    rows = [line.decode() for line in file_bytes(vault).splitlines()]
+    vault.path("zelda-restored").write_text("".join(line + "\n" for line in signed(*rows, title="zelda-restored")))
     result = vault.sweep(claimed=set())
     assert [f.imported for f in result.files if f.title == "zelda-restored"] == [(1, 2, 3)]
     assert selectors.head(selectors.get_notebook("zelda-restored")) == selectors.head(zelda)
     assert canonical("zelda-restored") == canonical("zelda")
+
+
+def test_an_unsigned_copy_of_a_file_with_dads_rows_is_refused_and_starts_no_notebook_as_his(vault, zelda):
+    vault.sweep(claimed=set())
+    vault.path("zelda-restored").write_bytes(file_bytes(vault))
+    result = vault.sweep(claimed=set())
+    assert result.problems[0].problem == "refused_append"
+    assert "line 3: outside is an agent and may write only seen or guessed lines, not dad" in result.problems[0].message
 
 
 def test_sync_prints_what_it_did(vault, zelda):
@@ -348,9 +359,12 @@ def test_rows_imported_before_the_file_could_be_rewritten_are_not_imported_twice
 
 def test_a_row_by_dad_from_a_file_is_refused_with_an_alarm_once_he_holds_no_editor_role(vault, zelda, dad):
     vault.sweep(claimed=set())
+    dads_key = writer_keys.issue(actor="dad", editor=True)
     dad.is_active = False  # no active user named dad holds the role: the name alone grants nothing
     dad.save()
-    append_to(vault, "zelda", outside("edit", n=3, to="attack first", by="dad", why="by name only"))
+    # Signed with Dad's editor's key, issued while he held the role: his key writes as the editor no longer.
+    (row,) = signed(outside("edit", n=3, to="attack first", by="dad", why="by name only"), key=dads_key)
+    append_to(vault, "zelda", row)
     result = vault.sweep(claimed=set())
     assert "dad may not edit line #3" in result.problems[0].message
     assert alarms.vault_alarms()[0].problem == "refused_append"
@@ -359,13 +373,15 @@ def test_a_row_by_dad_from_a_file_is_refused_with_an_alarm_once_he_holds_no_edit
 
 def test_rows_another_sweep_imported_are_not_imported_again_when_more_were_appended_since(vault, zelda):
     vault.sweep(claimed=set())
-    first = outside(n=4, text="the east gate opens at dawn", source="seen", by="pippa", why="saw it")
+    (first,) = signed(outside(n=4, text="the east gate opens at dawn", source="seen", by="pippa", why="saw it"))
     append_to(vault, "zelda", first)
     # Another process's sweep imported that row but could not rewrite the file (it moved under it)…
     imports.append_rows(notebook="zelda", lines=[first], by_default="harness")
     services.add(notebook="zelda", text="a line through the API meanwhile", source="seen", by="pippa", why="saw it")
     # …and the outside writer went on appending.
-    append_to(vault, "zelda", outside(n=6, text="the west gate stays shut", source="seen", by="pippa", why="saw it"))
+    append_to(
+        vault, "zelda", *signed(outside(n=6, text="the west gate stays shut", source="seen", by="pippa", why="saw it"))
+    )
     result = vault.sweep(claimed=set())
     assert result.problems == []
     assert alarms.vault_alarms() == []

@@ -14,6 +14,7 @@ from tests.vault.vaulttools import (
     commits,
     file_bytes,
     outside,
+    signed,
 )
 
 
@@ -85,7 +86,7 @@ def test_an_abandoned_sessions_rows_are_committed_as_drift(enabled):
 def test_an_outside_append_by_the_sessions_actor_joins_the_session(enabled):
     vault = enabled
     taken = sessions.take(notebook="zelda", plan="Tidy", by="pippa")
-    append_to(vault, "zelda", outside(n=4, text="written by the old harness", source="seen", by="pippa"))
+    append_to(vault, "zelda", *signed(outside(n=4, text="written by the old harness", source="seen", by="pippa")))
     (f,) = vault.sweep().files
     sessions.land(session=taken.id, by="pippa", summary="One line, through the file.")
     assert f"Rows: {f.imported[0]}" in commits(vault)[0]["body"] and commits(vault)[0]["author"] == "pippa"

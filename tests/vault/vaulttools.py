@@ -4,7 +4,8 @@ import json
 import time
 from pathlib import Path
 
-from notebooks.log import selectors, services
+from notebooks.log import selectors, services, signing, writer_keys
+from notebooks.log.roles import actor_named
 from notebooks.vault import Vault, canonical_bytes
 
 
@@ -15,6 +16,17 @@ def add(text: str, *, title: str = "zelda", by: str = "pippa", source: str = "se
 def outside(op: str = "add", **fields: object) -> str:
     """A row as the older harness writes it: no seq, no hash, `at` after everything so far."""
     return json.dumps({"op": op, **fields, "at": fields.get("at", time.time() + 60)})
+
+
+def signed(*lines: str, title: str = "zelda", key: writer_keys.Issued | None = None) -> list[str]:
+    """Rows signed for `title`'s file as a proven writer signs them: with `key`, else with a key issued now to each
+    row's `by` (an editor's key when that actor's user holds the role)."""
+    out = []
+    for line in lines:
+        row = json.loads(line)
+        issued = key or writer_keys.issue(actor=row["by"], editor=actor_named(row["by"]).editor)
+        out.append(json.dumps(signing.sign(row, issued.key.key_id, issued.secret, notebook=title)))
+    return out
 
 
 def append_to(vault: Vault, title: str, *lines: str) -> None:

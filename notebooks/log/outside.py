@@ -1,0 +1,68 @@
+"""Whom an outside row is by: proven by a writer key (writer_keys.py, signing.py), never read from the row.
+
+A row signed with a live key is by the key's actor, as the editor only while that actor's user holds the role; its
+`by`, when given, must name that actor. A mac proves one row once: a signed row appended again (in the same batch or
+after the log took it) is refused. An unproven row is by the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT) with an
+agent's rights, or refused, as NOTEBOOK_VAULT_UNPROVEN says. docs/vault.md, "Outside writers".
+"""
+
+from typing import Any
+
+from notebooks.log import signing, writer_keys
+from notebooks.log.checks import bounded
+from notebooks.log.errors import Conflict, Forbidden
+from notebooks.models import Notebook, RowProof
+
+
+class Authors:
+    """One append's rows' authors: the proofs they carry, checked against the keys, and the macs they used."""
+
+    def __init__(self, *, notebook: str) -> None:
+        self.notebook = notebook
+        self.policy, self.agent = writer_keys.unproven_policy()
+        self._prove = writer_keys.prover(notebook=notebook)
+        self._editors: dict[int, bool] = {}
+        self._proofs: dict[int, tuple[str, str]] = {}  # file line -> (key id, mac)
+        self._macs: dict[str, int] = {}  # mac -> the file line that used it in this batch
+
+    def attribute(self, obj: dict[str, Any], claimed: str, line_no: int) -> tuple[str, bool]:
+        """(whom the row is by, as the editor or not), for importing.checked_rows; a refusal names the line."""
+        writer, why = self._prove(obj)
+        if writer is None:
+            if self.policy == "refuse":
+                raise Forbidden(
+                    bounded(
+                        f"line {line_no}: the row proves no writer ({why}), and this vault refuses unproven rows "
+                        "(NOTEBOOK_VAULT_UNPROVEN=refuse): sign it with a writer key (notebook key sign)"
+                    )
+                )
+            self._editors[line_no] = False
+            return self.agent, False
+        name = writer.actor.name
+        if claimed and claimed != name:
+            raise Forbidden(
+                bounded(f"line {line_no}: the row says it is by {claimed}, but key {writer.key_id} is {name}'s")
+            )
+        mac = obj[signing.MAC]
+        if mac in self._macs:
+            raise Conflict(f"line {line_no}: the same signed row as line {self._macs[mac]} (a mac proves one row)")
+        if RowProof.objects.filter(mac=mac).exists():
+            raise Conflict(f"line {line_no}: this signed row is in the log already; a mac proves one row, once")
+        self._macs[mac] = line_no
+        self._proofs[line_no] = (writer.key_id, mac)
+        self._editors[line_no] = writer.actor.editor
+        return name, writer.actor.editor
+
+    def editor(self, line_no: int) -> bool:
+        return self._editors.get(line_no, False)
+
+    def record(self, notebook: Notebook, written: list[tuple[int, int]]) -> None:
+        """Keep each proven row's key and mac beside the row it became (file line, seq), in the append's
+        transaction (the caller's); the unique mac is the last word on a replay."""
+        proofs = [
+            RowProof(notebook=notebook, seq=seq, key_id=self._proofs[line][0], mac=self._proofs[line][1])
+            for line, seq in written
+            if line in self._proofs
+        ]
+        if proofs:
+            RowProof.objects.bulk_create(proofs)
