@@ -7,6 +7,7 @@ import pytest
 
 from notebooks.log import imports, rowformat, selectors
 from notebooks.log.errors import Forbidden, Invalid
+from tests.vault.vaulttools import signed
 
 DADS_RULE = {"op": "add", "n": 1, "text": "write only what the game taught you", "source": "dad", "by": "dad"}
 
@@ -16,13 +17,20 @@ def _row(**fields) -> str:  # noqa: ANN003
 
 
 def test_a_vault_row_by_dad_is_refused_when_no_user_dad_holds_the_role(notebook):
+    # Signed with a key of dad's (an agent's key: no user dad holds the role), the row is dad's, as an agent.
     with pytest.raises(Forbidden, match="line 1: dad is an agent and may write only seen or guessed lines"):
+        imports.append_rows(notebook="zelda", lines=signed(_row()), by_default="harness")
+    assert selectors.head(notebook).seq == 0
+
+
+def test_an_unsigned_vault_row_by_dad_is_never_his(notebook, dad):
+    with pytest.raises(Forbidden, match="line 1: "):
         imports.append_rows(notebook="zelda", lines=[_row()], by_default="harness")
     assert selectors.head(notebook).seq == 0
 
 
 def test_a_vault_row_by_dad_is_his_when_he_is_a_recorded_editor(notebook, dad):
-    appended = imports.append_rows(notebook="zelda", lines=[_row()], by_default="harness")
+    appended = imports.append_rows(notebook="zelda", lines=signed(_row()), by_default="harness")
     assert appended.by == ("dad",)
     assert [(line.n, line.source) for line in selectors.view(notebook)] == [(1, "dad")]
 
