@@ -1,6 +1,6 @@
 import json
 
-from notebooks.log import services
+from notebooks.log import redaction, services
 from notebooks.log.rowformat import GAME_ONLY
 
 
@@ -140,6 +140,6 @@ def test_the_live_lines_kept_as_json_follow_every_change_and_read_as_made_anew(z
     assert read()["lines"][1]["text"] == "other words"
     services.retire(notebook="zelda", n=1, by="pippa", why="wrong")
     assert [line["n"] for line in read()["lines"]] == [2, 3, 4]
-    services.redact(notebook="zelda", n=3, by="dad", why="private")
+    redaction.redact(notebook="zelda", n=3, by="dad", why="private")
     after = read()
     assert after["lines"][1]["text"].startswith("[redacted") and after["seq"] == 7

@@ -9,7 +9,7 @@ from django.template.loader import get_template
 
 from notebooks.card import fragments
 from notebooks.card.services import mark_reviewed
-from notebooks.log import selectors, services
+from notebooks.log import redaction, selectors, services
 from tests.card_helpers import url
 
 SECRET = "the door code is 4471"
@@ -104,7 +104,7 @@ def test_redacted_words_leave_the_page_and_every_kept_fragment(editor_client, se
         assert response.status_code == 302
         assert SECRET not in kept_html()  # the redacting process drops them at once
     else:  # another process (the API, the command line): the count of redactions tells the card
-        services.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
+        redaction.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
     page = editor_client.get(url()).content.decode()
     assert SECRET not in page
     assert SECRET not in kept_html()
@@ -117,7 +117,7 @@ def test_redacted_words_leave_the_page_and_every_kept_fragment(editor_client, se
 def test_a_fragment_kept_under_an_old_count_of_redactions_is_not_used(editor_client, secret):
     editor_client.get(url())
     kept = fragments.for_notebook(secret)
-    services.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
+    redaction.redact(notebook="zelda", n=4, by="dad", why="a code, not a lesson")
     assert fragments.for_notebook(secret) is not kept
     assert SECRET not in kept_html()
 

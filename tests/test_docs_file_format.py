@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from notebooks.log import moves, selectors, services
+from notebooks.log import moves, redaction, selectors, services
 from tests.agent_helpers import DAD
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "file-format.md"
@@ -34,7 +34,7 @@ def test_the_guides_checker_accepts_an_export_and_refuses_a_changed_row(notebook
     services.retire(notebook="zelda", n=1, by=DAD, why="not needed")
     services.restore(notebook="zelda", n=1, by=DAD, why="it was needed")
     services.merge(notebook="zelda", numbers=[2, 3], text="one line", by=DAD, why="same")
-    services.redact(notebook="zelda", n=3, by=DAD, why="private", seq=3)
+    redaction.redact(notebook="zelda", n=3, by=DAD, why="private", seq=3)
     services.create_notebook(title="zelda heading", by="dad")
     add(notebook="zelda heading", text="the owl statue saves", source="seen", by="pippa", why="seen")
     moves.move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="a wrong title")

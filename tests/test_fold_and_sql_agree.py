@@ -6,7 +6,7 @@ from itertools import count
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import fold, queries, selectors, services
+from notebooks.log import fold, queries, redaction, selectors, services
 from notebooks.log.errors import NotebookError
 from notebooks.log.lines import Line
 
@@ -43,7 +43,7 @@ def _write(title: str, op: tuple) -> None:
             first = selectors.history(selectors.get_notebook(title), args[0])[0]
             services.put_back(notebook=title, n=args[0], seq=first.seq, by="dad", why="the first words were right")
         else:
-            services.redact(notebook=title, n=args[0], by="dad", why="a secret")
+            redaction.redact(notebook=title, n=args[0], by="dad", why="a secret")
     except NotebookError:
         pass  # refused (a line that is not there, or not live): the log is unchanged, as the fold expects
 

@@ -8,7 +8,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import imports, selectors, services
+from notebooks.log import imports, redaction, selectors, services
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
@@ -122,7 +122,7 @@ def _valid_export() -> list[str]:
     services.edit(notebook="base", n=2, to="line two, better", by="dad", why="clearer")
     services.retire(notebook="base", n=3, by="dad", why="wrong", into=4)
     services.merge(notebook="base", numbers=[5, 6], text="five and six", by="dad", why="same thing")
-    services.redact(notebook="base", n=1, by="dad", why="a secret")
+    redaction.redact(notebook="base", n=1, by="dad", why="a secret")
     return list(selectors.export(Notebook.objects.get(title="base")))
 
 

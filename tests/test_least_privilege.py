@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
-from notebooks.log import privileges, services, triggers
+from notebooks.log import privileges, redaction, services, triggers
 from tests.databases import owner_tag, pg_execute, pg_url
 
 
@@ -34,7 +34,7 @@ def test_the_app_role_may_only_read_and_append_the_log(dad, notebook):
         cursor.execute(f"SET LOCAL ROLE {role}")
     written = services.add(notebook="zelda", text="written as the app", source="seen", by="pippa", why="seen")
     services.edit(notebook="zelda", n=written.n, to="edited as the app", by="dad", why="clearer")
-    services.redact(notebook="zelda", n=written.n, by="dad", why="a secret")  # the one DELETE, gated by the trigger
+    redaction.redact(notebook="zelda", n=written.n, by="dad", why="a secret")  # the one DELETE, gated by the trigger
     for sql in (
         "UPDATE notebooks_row SET why = 'x'",
         "DELETE FROM notebooks_row",

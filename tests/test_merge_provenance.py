@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import append, fold, imports, selectors, services
+from notebooks.log import append, fold, imports, redaction, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.vault import fileformat
@@ -198,7 +198,7 @@ def test_a_merged_lines_history_names_the_lines_it_came_from_with_their_words_th
 
 
 def test_a_struck_lines_redacted_words_read_as_their_mark_in_the_kept_lines_history(merged):
-    services.redact(notebook="zelda", n=2, by=DAD, why="a secret")
+    redaction.redact(notebook="zelda", n=2, by=DAD, why="a secret")
     entry = next(e for e in selectors.history(merged, 4) if e.from_n == 2)
     assert (entry.text, entry.redacted) == ("[redacted: a secret]", True)
 
@@ -281,7 +281,7 @@ def test_the_note_naming_the_merged_lines_survives_a_reload(editor_client, lines
 
 
 def test_the_audit_shows_the_words_of_both_lines_of_a_strike_into_another(editor_client, merged):
-    services.redact(notebook="zelda", n=2, by=DAD, why="a secret")
+    redaction.redact(notebook="zelda", n=2, by=DAD, why="a secret")
     html = editor_client.get("/audit/").content.decode()
     assert "#1 said:</span> " + SAW + ", then block" in html
     assert "#4, the merged line, then:</span> " + SAW + ", then block" in html
@@ -308,7 +308,7 @@ def test_the_selection_form_previews_the_source_without_javascript(editor_client
 
 
 def test_a_merge_and_a_retire_into_go_through_the_vault_file_and_back(merged):
-    services.redact(notebook="zelda", n=5, by=DAD, why="a secret")
+    redaction.redact(notebook="zelda", n=5, by=DAD, why="a secret")
     data = fileformat.canonical_bytes(merged)
     imports.import_notebook(title="zelda-copy", lines=data.decode().splitlines(), by="dad")
     copy = selectors.get_notebook("zelda-copy")

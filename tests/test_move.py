@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from notebooks.log import fold, imports, rowformat, selectors, services, verify
+from notebooks.log import fold, imports, redaction, rowformat, selectors, services, verify
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.moves import move, move_many
 from notebooks.log.roles import Actor
@@ -147,7 +147,7 @@ def test_a_retired_line_is_not_moved(stray):
 
 def test_words_redacted_from_the_target_are_not_moved_into_it(stray):
     services.add(notebook="zelda", text="the owl statue saves", source="seen", by="pippa", why="again")
-    services.redact(notebook="zelda", n=4, by=DAD, why="a secret")
+    redaction.redact(notebook="zelda", n=4, by=DAD, why="a secret")
     with pytest.raises(Invalid, match="redacted"):
         move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
     assert _view("zelda heading")[1][0] == "the owl statue saves"

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import one_trip, selectors, services, verify
+from notebooks.log import one_trip, redaction, selectors, services, verify
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook
@@ -75,7 +75,7 @@ def test_adds_in_one_transaction_continue_each_other(notebook):
 
 def test_redacted_words_are_refused_when_the_guess_is_right(notebook, dad):
     add("a secret")
-    services.redact(notebook="zelda", n=1, by="dad", why="private")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="private")
     add("after")  # the head is this process's again
     with pytest.raises(Invalid, match="redacted from notebook 'zelda'"):
         add("a secret")
@@ -148,7 +148,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from notebooks.log import services, snapshots
+from notebooks.log import redaction, services, snapshots
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Snapshot
@@ -182,7 +182,7 @@ except Conflict as exc:
     out["refused"] = [str(exc).split(";")[0], idle(), Row.objects.count()]
 sessions.land(session=session.id, by="pippa", summary="done")
 add("four")
-services.redact(notebook="zelda", n=4, by="dad", why="private")
+redaction.redact(notebook="zelda", n=4, by="dad", why="private")
 add("five")  # the head is this process's again
 try:
     add("four")
@@ -219,7 +219,7 @@ PREPARED = """
 import json, django
 django.setup()
 from django.db import connection
-from notebooks.log import services
+from notebooks.log import redaction, services
 from notebooks.log.roles import Actor
 
 services.create_notebook(title="zelda", by="test")

@@ -7,7 +7,7 @@ from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrat
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import imports, rowformat, selectors, services
+from notebooks.log import imports, redaction, rowformat, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
@@ -23,7 +23,7 @@ def leaked(dad, notebook):
 
 
 def _redact(**kwargs):
-    return services.redact(notebook="zelda", n=1, by="dad", why="a password, not a lesson", **kwargs)
+    return redaction.redact(notebook="zelda", n=1, by="dad", why="a password, not a lesson", **kwargs)
 
 
 def _export(nb: Notebook) -> list[str]:
@@ -48,13 +48,13 @@ def test_the_words_are_gone_from_the_database(leaked):
 
 def test_an_agent_may_not_redact(leaked):
     with pytest.raises(Forbidden, match="only the human editor"):
-        services.redact(notebook="zelda", n=1, by="pippa", why="oops")
+        redaction.redact(notebook="zelda", n=1, by="pippa", why="oops")
     assert Words.objects.filter(body=SECRET).exists()
 
 
 def test_a_redaction_needs_a_reason(leaked):
     with pytest.raises(Invalid, match="reason"):
-        services.redact(notebook="zelda", n=1, by="dad", why=" ")
+        redaction.redact(notebook="zelda", n=1, by="dad", why=" ")
 
 
 def test_view_history_turn_and_export_show_the_reason(leaked):

@@ -1,11 +1,11 @@
 """The API reads a redacted line as "[redacted: why]" everywhere; the secret is in no answer."""
 
-from notebooks.log import services
+from notebooks.log import redaction
 from tests.agent_helpers import DAD
 
 
 def test_no_api_read_gives_redacted_words(zelda, pippa):
-    services.redact(notebook="zelda", n=2, by=DAD, why="a password")
+    redaction.redact(notebook="zelda", n=2, by=DAD, why="a password")
     mark = "[redacted: a password]"
     answers = [
         pippa.get("/api/notebooks/zelda/lines"),

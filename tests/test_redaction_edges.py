@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 
 from notebooks.card import fragments
-from notebooks.log import imports, kept, rowformat, selectors, services
+from notebooks.log import imports, kept, redaction, rowformat, selectors, services
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Words
@@ -51,7 +51,7 @@ def test_a_redact_row_appended_with_the_words_it_names_is_refused_too(notebook, 
 
 
 def test_an_exported_notebook_with_its_redactions_still_imports(leaked):
-    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a password")
     exported = list(selectors.export(leaked))
     imported = imports.import_notebook(title="copy", lines=exported, by="test")
     assert list(selectors.export(imported.notebook)) == exported
@@ -122,5 +122,5 @@ def test_no_cache_in_this_process_holds_the_words_once_a_redaction_commits(
     assert editor_client.get(url()).status_code == 200  # the card's rendered lines
     assert len(_held_in_memory(SECRET)) >= 3
     with django_capture_on_commit_callbacks(execute=True):  # a redaction through the API or the command line
-        services.redact(notebook="zelda", n=1, by="dad", why="a password")
+        redaction.redact(notebook="zelda", n=1, by="dad", why="a password")
     assert _held_in_memory(SECRET) == []

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import imports, kept, queries, rowformat, selectors, services, snapshot_format, snapshots
+from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, snapshot_format, snapshots
 from notebooks.log.lines import Line
 from notebooks.models import Snapshot
 
@@ -234,7 +234,7 @@ def test_a_redaction_takes_the_words_out_of_every_snapshot(notebook, dad):
     services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it")
     _history("zelda", 45, seed=6)
     assert any(b"hunter2" in bytes(blob) for blob in Snapshot.objects.values_list("lines", flat=True))
-    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a password")
     blobs = list(Snapshot.objects.filter(notebook=notebook).values_list("lines", flat=True))
     assert blobs and not any(b"hunter2" in bytes(blob) for blob in blobs)
     kept.forget()
@@ -267,7 +267,7 @@ def test_the_view_as_json_is_unchanged_by_the_line_shape(notebook):
 def test_an_import_of_a_redacted_export_makes_its_snapshots_from_the_log(notebook, dad):
     services.add(notebook="zelda", text=SECRET, source="seen", by="pippa", why="saw it")
     _history("zelda", 45, seed=6)
-    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a password")
     imports.import_notebook(title="copy", lines=list(selectors.export(notebook)), by="test")
     copy = selectors.get_notebook("copy")
     stored = list(Snapshot.objects.filter(notebook=copy).order_by("seq").values_list("seq", "lines"))

@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import imports, kept, queries, rowformat, selectors, services, verify
+from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, verify
 from notebooks.log.selectors import ALL
 from notebooks.models import Row, Words
 
@@ -259,7 +259,7 @@ def test_a_row_appended_with_words_redacted_before_shows_the_mark(notebook, dad,
     secret = "the admin password is hunter2"
     services.add(notebook="zelda", text=secret, source="seen", by="pippa", why="saw it")
     services.add(notebook="zelda", text="other", source="seen", by="pippa", why="saw it")
-    services.redact(notebook="zelda", n=1, by="dad", why="a password")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a password")
     selectors.view(notebook)  # kept, after the redaction
     copied = {
         "op": "edit",

@@ -9,7 +9,7 @@ from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import review
 from notebooks.card import services as card_services
-from notebooks.log import selectors, services
+from notebooks.log import redaction, selectors, services
 from notebooks.models import ReaderZone, ReviewMark
 from tests.card_helpers import HX, url
 
@@ -169,7 +169,7 @@ def test_put_back_of_words_redacted_after_the_form_opened_is_said_at_the_line(ed
     services.edit(notebook="zelda", n=2, to="block first", by="dad", why="attacking got her killed")
     first = selectors.history(lines, 2)[0]
     assert editor_client.get(url(2, "put-back"), {"seq": first.seq}, **HX).status_code == 200
-    services.redact(notebook="zelda", n=2, seq=first.seq, by="dad", why="private")
+    redaction.redact(notebook="zelda", n=2, seq=first.seq, by="dad", why="private")
     sent = {"seq": first.seq, "reason": "it was right"}
     refused = editor_client.post(url(2, "put-back"), sent, **HX)
     assert refused.status_code == 422 and "has no words at change" in refused.content.decode()

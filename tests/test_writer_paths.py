@@ -9,7 +9,18 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks.log import append, importing, imports, one_trip, queries, rowformat, selectors, services, triggers
+from notebooks.log import (
+    append,
+    importing,
+    imports,
+    one_trip,
+    queries,
+    redaction,
+    rowformat,
+    selectors,
+    services,
+    triggers,
+)
 from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.models import Notebook, Row, Words
@@ -41,7 +52,7 @@ def test_set_fields_are_kept_beside_unset_ones(notebook, dad):
     services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
     taken = sessions.take(notebook="zelda", plan="merge them", by="pippa")
     services.retire(notebook="zelda", n=1, into=2, by="pippa", why="said by #2")
-    services.redact(notebook="zelda", n=1, by="dad", why="a secret")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a secret")
     assert _nulls()[2:] == [(False, True, False, True), (True, True, True, False)]
     with connection.cursor() as cursor:
         cursor.execute('SELECT "into", session_id FROM notebooks_row WHERE seq = 3')
@@ -207,7 +218,7 @@ def test_a_landed_session_claims_nothing(claimed):
 
 def test_the_session_refusal_comes_before_the_redaction_refusal(claimed):
     sessions.abandon(session=claimed.id, why="later", by="pippa")
-    services.redact(notebook="zelda", n=1, by="dad", why="a secret")
+    redaction.redact(notebook="zelda", n=1, by="dad", why="a secret")
     with pytest.raises(Invalid, match="redacted from notebook 'zelda' \\(redact row seq 2\\)"):
         services.add(notebook="zelda", text="one", source="seen", by="pippa", why="w")
     sessions.take(notebook="other", plan="elsewhere", by="pippa")
@@ -248,7 +259,7 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks.log import kept as kept_views, one_trip, queries, rowformat, selectors, services, write_state
+from notebooks.log import kept as kept_views, one_trip, queries, redaction, rowformat, selectors, services, write_state
 from notebooks.log.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 

@@ -22,7 +22,7 @@ from ninja.security import HttpBearer
 from notebooks.agents import answers, document, idempotency, queries, refusals, tokens
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
-from notebooks.log import selectors, services
+from notebooks.log import redaction, selectors, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
@@ -217,7 +217,7 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.Ret
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
 @idempotency.http
 def redact(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
-    done = services.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
+    done = redaction.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
     return s.Written(n=done.n, seq=done.seq)
 
 

@@ -6,7 +6,7 @@ whether the reader may edit, a frozen view, the time zone, the URL prefix, wheth
 
 A redaction must leave its words nowhere: when a notebook's count of redactions differs from the one its fragments
 were kept under (a redaction in any process), they are all dropped before the card is drawn, and the process that
-redacts drops them as soon as the redaction commits, whichever door it came through (services.words_redacted).
+redacts drops them as soon as the redaction commits, whichever door it came through (redaction.words_redacted).
 Nothing is kept outside this process's memory.
 """
 
@@ -18,7 +18,7 @@ from django.db import connection
 from django.dispatch import receiver
 from django.utils.safestring import SafeString
 
-from notebooks.log.services import words_redacted
+from notebooks.log.redaction import words_redacted
 from notebooks.log.snapshots import count_redactions
 from notebooks.models import Notebook
 

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from notebooks.log import backup as backups
-from notebooks.log import checks, privileges, selectors, services
+from notebooks.log import checks, privileges, redaction, selectors
 from notebooks.log.errors import Invalid
 
 
@@ -43,7 +43,7 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
 
 def redact(cmd: BaseCommand, o: dict) -> None:
-    w = services.redact(notebook=o["title"], n=o["n"], seq=o["seq"], digest=o["digest"], by=o["by"], why=o["why"])
+    w = redaction.redact(notebook=o["title"], n=o["n"], seq=o["seq"], digest=o["digest"], by=o["by"], why=o["why"])
     cmd.stdout.write(f"redacted words of line #{w.n} (redact row seq {w.seq})")
 
 

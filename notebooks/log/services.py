@@ -1,5 +1,5 @@
 """Every write to a notebook's lines. Each public function is one transaction (it composes with an outer one);
-nothing else writes rows but imports.py.
+redaction.py and moves.py write theirs; nothing else writes rows but imports.py.
 
 All functions are keyword-only. A refusal raises a NotebookError subclass with nothing written.
 """
@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.dispatch import Signal
+from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import fold, guards, kept, one_trip, rowformat, snapshots
+from notebooks.log import fold, guards, one_trip, rowformat, snapshots
 from notebooks.log.append import RowWritten, append
 from notebooks.log.checks import check_number, check_reason, check_source, check_words
 from notebooks.log.errors import Conflict, Invalid, NotFound, Unchanged
@@ -25,7 +24,6 @@ from notebooks.log.write_state import (
     live_line_state,
     locked_notebook,
     next_number,
-    redacted_digests_of,
 )
 from notebooks.models import Notebook, title_validator
 
@@ -303,116 +301,6 @@ def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, ex
         if found[0] is None:
             raise Invalid(f"Those words of line #{n} were redacted; they cannot be put back.")
         return edit(notebook=notebook, n=n, to=found[0], by=by, why=why, expected=expected)
-
-
-def redact(
-    *,
-    notebook: str,
-    n: int,
-    by: "Actor | str",
-    why: str,
-    seq: int | None = None,
-    digest: str | None = None,
-) -> Written:
-    """Remove words from the database for good: the human editor only, with a reason.
-
-    The target is the row `seq` of line n, or the words with `digest`, or else the line's current words. A redact
-    row naming the words' digest is appended and the words are deleted in the same transaction; every row that
-    carried them (same notebook, same words) then reads "[redacted: why]", and the hash chain still verifies
-    because rows hash only the digest.
-    """
-    actor = as_actor(by)
-    fold.check_may_redact(name=actor.name, editor=actor.editor)
-    check_number(n)
-    check_reason(why)
-    if seq is not None and digest is not None:
-        raise Invalid("Name the words to redact by seq or by digest, not both.")
-    with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq",
-                [nb.pk, n],
-            )
-            found = cursor.fetchall()
-        if not found:
-            raise NotFound(f"Notebook {nb.title!r} has no line #{n}.")
-        worded = [(s, op, d) for s, op, d in found if d]
-        if seq is not None:
-            match = [d for s, _op, d in worded if s == seq]
-            if not match:
-                raise Invalid(f"Seq {seq} is not a row of line #{n} that carries words.")
-            target = match[0]
-        elif digest is not None:
-            if digest not in {d for _s, _op, d in worded}:
-                raise Invalid(f"No row of line #{n} carries words with digest {digest!r}.")
-            target = digest
-        else:
-            current = [d for _s, op, d in worded if op in ("add", "edit")]
-            if not current:
-                raise Invalid(f"Line #{n} has no words of its own to redact; name an adopted row by its seq.")
-            target = current[-1]
-        already = redacted_digests_of(nb, [target])
-        if already:
-            raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
-        (row,) = append(nb, [{"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why, **claim}])
-        with connection.cursor() as cursor:
-            # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
-            cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
-        snapshots.rebuild(nb.pk)  # they held the words too: made again, with the redaction's mark
-
-        def forget_words() -> None:  # a function, not a lambda: Django's robust on_commit logs its __qualname__
-            _after_redaction(nb)
-
-        transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
-    return Written(n=n, seqs=(row.seq,))
-
-
-# Sent once a redaction commits (notebook=): a layer above that keeps the words in memory (the card's rendered
-# lines) drops them; the core imports none of them.
-words_redacted = Signal()
-
-
-def _after_redaction(notebook: Notebook) -> None:
-    """Once a redaction commits: no copy of the words left in this process's memory, nor in PostgreSQL's dead rows."""
-    kept.forget_notebook(notebook)
-    words_redacted.send(sender=Notebook, notebook=notebook)
-    if connection.vendor == "postgresql":
-        vacuum_words()
-
-
-VACUUMED = "notebooks_words, notebooks_snapshot"  # the tables whose deleted rows held the words
-
-
-def vacuum_words() -> bool:
-    """VACUUM the tables a redaction deleted words from, so their dead rows no longer hold them (PostgreSQL).
-
-    Outside any transaction (VACUUM cannot run in one). A role that does not own the tables (the app's, see
-    docs/POSTGRES.md) may not: logged, never raised, and autovacuum or the owner's VACUUM does it later.
-    Returns whether it ran."""
-    if connection.in_atomic_block:
-        logger.warning("The words' tables were not vacuumed after a redaction: a transaction is still open.")
-        return False
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT bool_and(pg_has_role(c.relowner, 'USAGE')) FROM pg_class c "
-                "WHERE c.oid IN ('notebooks_words'::regclass, 'notebooks_snapshot'::regclass)"
-            )
-            (owner,) = cursor.fetchone()
-            if not owner:  # VACUUM would only warn and skip them
-                logger.warning(
-                    "The words' tables were not vacuumed after a redaction: this role does not own them. "
-                    "Autovacuum will, or run VACUUM %s as their owner (docs/POSTGRES.md).",
-                    VACUUMED,
-                )
-                return False
-            cursor.execute(f"VACUUM {VACUUMED}")
-    except DatabaseError as exc:
-        logger.warning("The words' tables were not vacuumed after a redaction: %s", exc)
-        return False
-    return True
 
 
 def rebuild_snapshots(*, notebook: str) -> int:

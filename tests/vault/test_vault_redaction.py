@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from notebooks.log import rowformat, services
+from notebooks.log import redaction, rowformat
 from notebooks.log.errors import Conflict
 from notebooks.log.verify import verify_chain
 from notebooks.models import Row, VaultAlarm
@@ -26,7 +26,7 @@ SECRET = "the bridge guard swings twice"  # line #2, written by the fixture
 
 
 def _redact(n: int = 2, why: str = "a password, not a lesson") -> None:
-    services.redact(notebook="zelda", n=n, by="dad", why=why)
+    redaction.redact(notebook="zelda", n=n, by="dad", why=why)
 
 
 def test_the_next_sweep_takes_the_redacted_words_out_of_the_file(vault, zelda):

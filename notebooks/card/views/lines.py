@@ -22,7 +22,7 @@ from notebooks.card.views.respond import (
     retired_context,
     with_oob,
 )
-from notebooks.log import selectors, services
+from notebooks.log import redaction, selectors, services
 from notebooks.log.errors import NotebookError, NotFound
 from notebooks.log.lines import Line
 from notebooks.models import Notebook
@@ -129,7 +129,7 @@ def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry 
 @require_http_methods(["GET", "POST"])
 @editor_required
 def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
-    """Remove a row's words from the database for good (services.redact), from the line's history."""
+    """Remove a row's words from the database for good (redaction.redact), from the line's history."""
     notebook = notebook_or_404(title)
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
@@ -147,7 +147,7 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
     # Other live lines saying the same words lose them too: then the whole list is sent back, not one line.
     alike = target is not None and any(x.text == target.text and x.n != n for x in selectors.view(notebook))
     try:
-        services.redact(notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"], seq=seq)
+        redaction.redact(notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"], seq=seq)
     except NotebookError as exc:
         form.add_error(None, exc.message)
         return _redact_again(request, notebook, n, current, form, seq, refusal_status(exc))
