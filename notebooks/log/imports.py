@@ -2,6 +2,7 @@
 notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
 """
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing, outside
+from notebooks.log import fold, guards, importing, outside, wordkeys
 from notebooks.log.append import append
 from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid
@@ -60,7 +61,8 @@ def import_notebook(
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
         state = importing.ImportState()
         rows = importing.checked_rows(
-            lines, state=state, is_editor=is_editor, progress=progress, keep_texts=False, **limits
+            lines, state=state, is_editor=is_editor, progress=progress, keep_texts=False, **limits,
+            keyed=functools.partial(wordkeys.keyed, title),
         )
         written = append(nb, rows, top, redacted=state.redacted)
         adopted: list[dict[str, Any]] = []
@@ -157,6 +159,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             start=first_line,
             latest=latest_time(),
             redact_refusal=OUTSIDE_REDACT,
+            keyed=functools.partial(wordkeys.keyed, notebook),
         )
         if not rows:
             raise Invalid("No rows to append.")
