@@ -387,9 +387,7 @@ def adoptions(rewrite: ImportState, backup: ImportState, *, backup_name: str) ->
         if new is not None and new.words == old.words:
             continue
         for text in backup.texts.get(n, ()):
-            gone = (
-                text["words"] is None or text["digest"] in backup.redacted.keys() | rewrite.redacted
-            )
+            gone = text["words"] is None or text["digest"] in backup.redacted.keys() | rewrite.redacted
             if gone:
                 continue  # redacted words stay gone
             why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")

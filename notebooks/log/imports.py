@@ -61,7 +61,12 @@ def import_notebook(
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
         state = importing.ImportState()
         rows = importing.checked_rows(
-            lines, state=state, is_editor=is_editor, progress=progress, keep_texts=False, **limits,
+            lines,
+            state=state,
+            is_editor=is_editor,
+            progress=progress,
+            keep_texts=False,
+            **limits,
             keyed=functools.partial(wordkeys.keyed, title),
         )
         written = append(nb, rows, top, redacted=state.redacted)

@@ -110,8 +110,17 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     found = _call(
         db,
         title,
-        (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:ADD_ROW_COLUMNS], fields["words"], ask,
-         fields["salt"], fields["plain"]),
+        (
+            NOTEBOOK_LOCK_CLASS,
+            pk & LOCK_KEY_MASK,
+            pk,
+            title,
+            *values[1:ADD_ROW_COLUMNS],
+            fields["words"],
+            ask,
+            fields["salt"],
+            fields["plain"],
+        ),
     )
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         _guesses.pop(_key(db, title), None)

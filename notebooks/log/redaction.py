@@ -73,7 +73,9 @@ def redact(
         if already:
             raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
         targets = [(n, target), *_other_copies(nb, target)]
-        redact_rows = [{"op": "redact", "n": m, "redacts": d, "by": actor.name, "why": why, **claim} for m, d in targets]
+        redact_rows = [
+            {"op": "redact", "n": m, "redacts": d, "by": actor.name, "why": why, **claim} for m, d in targets
+        ]
         row, *_ = append(nb, redact_rows)
         with connection.cursor() as cursor:
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.

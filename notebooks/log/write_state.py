@@ -2,6 +2,7 @@
 number, a line's state, and for an add all of it in one statement."""
 
 import functools
+import logging
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -17,6 +18,8 @@ from notebooks.log.queries import NO_ROWS
 from notebooks.log.roles import Actor
 from notebooks.log.selectors import get_notebook
 from notebooks.models import Notebook
+
+logger = logging.getLogger(__name__)
 
 
 class NotebookRef(NamedTuple):
@@ -142,6 +145,10 @@ def state_of_add(
 
 
 def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
+    """Redacted words never come back; each refusal is logged, since it tells the writer a guess was right."""
+    logger.warning(
+        "A write of words redacted from notebook %r (redact row seq %s) was refused.", notebook.title, redact_seq
+    )
     raise Invalid(
         f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
         "they cannot be written into it again."
