@@ -139,7 +139,7 @@ def _words(
         raise _fail(line_no, f"'salt' must be hex digits, not {_r(salt)}")
     digest = rowformat.words_digest(words, salt)  # once, here: the log keeps it (append.py)
     if "digest" in obj and obj["digest"] != digest:
-        raise _fail(line_no, "'digest' is not the digest of the words with their salt")
+        raise _fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
     if salt is None and keyed is not None and "hash" not in obj:
         salt, digest = keyed(words)
         state.keyed[rowformat.digest_of(words)] = digest  # a redact row of the file may name the plain one
@@ -376,34 +376,3 @@ def checked_rows(
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
         raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
-
-
-def adoptions(rewrite: ImportState, backup: ImportState, *, backup_name: str) -> list[dict[str, Any]]:
-    """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
-    out: list[dict[str, Any]] = []
-    for n in sorted(backup.lines):
-        old = backup.lines[n]
-        new = rewrite.lines.get(n)
-        if new is not None and new.words == old.words:
-            continue
-        for text in backup.texts.get(n, ()):
-            gone = text["words"] is None or text["digest"] in backup.redacted.keys() | rewrite.redacted
-            if gone:
-                continue  # redacted words stay gone
-            why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
-            out.append(
-                {
-                    "op": "adopt",
-                    "n": n,
-                    "words": text["words"],
-                    "source": text["source"],
-                    "why": why,
-                    "was_at": text["at"],
-                    "was_by": text["by"],
-                }
-            )
-    return out
-
-
-def dumps_all(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(rowformat.dumps(r) + "\n" for r in rows)

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing, outside, wordkeys
+from notebooks.log import fold, guards, importing, outside, rowformat, wordkeys
 from notebooks.log.append import append
 from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid
@@ -76,7 +76,7 @@ def import_notebook(
                 _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
             except Invalid as exc:
                 raise Invalid(f"{adopt_name}: {exc.message}") from None
-            adopted = importing.adoptions(state, backup, backup_name=adopt_name)
+            adopted = _adoptions(state, backup, backup_name=adopt_name)
             for row in adopted:
                 row["by"] = by
             if adopted:
@@ -229,3 +229,35 @@ def import_state(notebook: Notebook) -> importing.ImportState:
                 state.top_n = max(state.top_n, n)
                 state.seq, state.at = seq, at
     return state
+
+
+def _adoptions(
+    rewrite: importing.ImportState, backup: importing.ImportState, *, backup_name: str
+) -> list[dict[str, Any]]:
+    """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
+    out: list[dict[str, Any]] = []
+    for n in sorted(backup.lines):
+        old = backup.lines[n]
+        new = rewrite.lines.get(n)
+        if new is not None and new.words == old.words:
+            continue
+        for text in backup.texts.get(n, ()):
+            redacted = backup.redacted.keys() | rewrite.redacted  # by either digest the words may have had
+            gone = text["words"] is None or not {text["digest"], rowformat.digest_of(text["words"])}.isdisjoint(
+                redacted
+            )
+            if gone:
+                continue  # redacted words stay gone
+            why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
+            out.append(
+                {
+                    "op": "adopt",
+                    "n": n,
+                    "words": text["words"],
+                    "source": text["source"],
+                    "why": why,
+                    "was_at": text["at"],
+                    "was_by": text["by"],
+                }
+            )
+    return out
