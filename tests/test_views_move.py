@@ -183,3 +183,16 @@ def test_move_selected_needs_a_notebook_and_writes_nothing_when_one_line_cannot_
     stale = editor_client.post(url(action="selected"), data, **HX)
     assert stale.status_code == 409 and "Nothing was changed." in stale.content.decode()
     assert rows() == before + 1  # the retirement only
+
+
+def test_a_move_of_a_line_retired_meanwhile_is_refused_with_the_reason_kept(editor_client, stray):
+    services.retire(notebook="zelda heading", n=1, by="dad", why="wrong")
+    before = rows()
+    response = editor_client.post(
+        url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "a wrong title", "expected": 1}, **HX
+    )
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "already retired" in html
+    assert 'value="a wrong title"' in html  # his reason, kept to read
+    assert rows() == before
