@@ -144,6 +144,17 @@ def test_show_retired_says_where_a_moved_line_went(editor_client, stray):
     assert 'Moved to <a href="/notebooks/zelda/lines/4/">zelda #4</a>' in html
 
 
+def test_a_moved_lines_notice_and_show_retired_offer_no_restore(editor_client, stray):
+    response = editor_client.post(
+        url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "stray", "expected": 1}, **HX
+    )
+    assert "was moved to" in response.content.decode() and "Restore…" not in response.content.decode()
+    html = editor_client.get(url(title="zelda heading") + "?show=retired").content.decode()
+    assert "Moved to" in html and ">Restore</button>" not in html
+    services.retire(notebook="zelda", n=2, by="dad", why="wrong")  # a plain retirement still offers it
+    assert ">Restore</button>" in editor_client.get(url(title="zelda") + "?show=retired").content.decode()
+
+
 # ----- Move selected, on the selection bar ---------------------------------------------------------------------
 
 
