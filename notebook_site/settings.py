@@ -88,7 +88,7 @@ DATABASES = {
     )
 }
 # Connections are kept (60 s): a new one per request costs PostgreSQL a cold catalog cache and SQLite its PRAGMAs,
-# most of a warm API read either way (bench/RESULTS.md).
+# most of a warm API read either way (bench/NOTES.md).
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
@@ -108,7 +108,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # No JIT: every query here is short and indexed, so compiling costs more than it saves.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
-    # A query run a 5th time on a connection is prepared (parsed and planned once; bench/RESULTS.md). PG_PREPARE=0
+    # A query run a 5th time on a connection is prepared (parsed and planned once; bench/NOTES.md). PG_PREPARE=0
     # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
     if env_bool("PG_PREPARE", True):
         DATABASES["default"]["OPTIONS"].update({"server_side_binding": True, "prepare_threshold": 5})

@@ -14,7 +14,7 @@ the add is one round trip. Inside the caller's transaction it is one statement o
 When the guess was wrong nothing is inserted: inside a transaction the state read under the lock (still held) goes to
 the general path; outside one the lock went with the call's commit, so the general path reads again. A wrong guess
 costs a round trip more, never a refusal, and the check on the server keeps the chain exact. What it pays for:
-bench/RESULTS.md, `python -m bench --writes-only`.
+bench/NOTES.md, `python -m bench --writes-only`.
 """
 
 import functools

@@ -3,7 +3,7 @@
 # row naming the words, and inserts the row and its words only if the row continues that head, no redaction names
 # the words and the write guard had nothing to say. It checks no rule and hashes nothing: fold.py and checks.py keep
 # those, rowformat.py the hash. Statements inside a function keep their plans for the connection's life (planning
-# was a third of an add's time: bench/RESULTS.md); generic plans from the first call on
+# was a third of an add's time: bench/NOTES.md); generic plans from the first call on
 # (by default PostgreSQL plans a query with parameters afresh at its first five calls, and for good when a generic
 # plan looks dearer, as a LIMIT 1 by a parameter does). The caller holds the notebook's lock.
 # SQLite: nothing (its add is one statement in-process).
