@@ -20,9 +20,9 @@ from notebooks.sessions import selectors as session_selectors
 STATES = ("open", "landed", "no-op", "abandoned", "lapsed")
 TEMPLATE = "notebooks/sessions.html"
 ROWS_SHOWN = 100  # of a session's change and of its drift
-DECIDE_VERBS = (  # verb, the disclosure's label, its button's, and the button's class
-    ("land", "Land as Dad…", "Land as my approval: session", "primary"),
-    ("discard", "Discard…", "Discard session", "danger"),
+DECIDE_VERBS = (  # verb, the disclosure's label, its reason's, its button's, and the button's class
+    ("land", "Land as Dad…", "Reason to land it", "Land as my approval: session", "primary"),
+    ("discard", "Discard…", "Reason to discard it", "Discard session", "danger"),
 )
 DONE = {
     "land": "Session #{pk} landed as your approval, with your reason.",
