@@ -225,7 +225,7 @@ def land_summary(event: SessionEvent) -> str:
 
 def lapsed_before_land(session: Session) -> bool:
     """Whether the session lapsed (recorded): the vault committed its rows as automatic history since, maybe."""
-    return SessionEvent.objects.filter(session=session, kind=EventKind.LAPSE).exists()
+    return SessionEvent.objects.filter(session_id=session.pk, kind=EventKind.LAPSE).exists()
 
 
 def lands_after(event_id: int) -> list[SessionEvent]:
