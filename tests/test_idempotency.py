@@ -223,6 +223,21 @@ def test_a_key_sent_again_while_its_first_request_runs_is_a_409(zelda, pippa, mo
     assert Row.objects.filter(op="add").count() == 4
 
 
+def test_a_key_still_being_answered_says_when_to_send_it_again(zelda, pippa, monkeypatch):
+    meanwhile = []
+    add = services.add
+
+    def add_and_retry(**kwargs):  # noqa: ANN003, ANN202
+        meanwhile.append(send(pippa, LINES, ADD, "soon"))
+        return add(**kwargs)
+
+    monkeypatch.setattr(services, "add", add_and_retry)
+    assert send(pippa, LINES, ADD, "soon").status_code == 201
+    (retry,) = meanwhile
+    assert retry.status_code == 409 and retry["Retry-After"] == str(idempotency.IN_PROGRESS_RETRY)
+    assert 1 <= idempotency.IN_PROGRESS_RETRY <= 10
+
+
 @pytest.mark.vendor("postgresql")
 def test_a_key_held_by_another_process_is_a_409_on_postgresql(zelda, pippa):
     lock = f"{idempotency.PG_LOCK}\npippa\nelsewhere"
