@@ -358,6 +358,8 @@ def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: s
         "",
         "Through gunicorn under concurrent load (agents reading and writing, Dad's card, one instance and two):",
         "`make bench-serve`, results in [SERVE.md](SERVE.md), latency against concurrency in serve-latency.png.",
+        "Runs made apart from `make bench`, and the figures behind the code's choices: [NOTES.md](NOTES.md) (never "
+        "rewritten by a run).",
         "",
         "## How it is measured",
         "",

@@ -87,7 +87,9 @@ def run(api: Notebooks, notebook: str, lesson: str | None, source: str, why: str
     """One play run against the notebook, saying each step as it is done. A refusal after the take abandons the
     session, so that the notebook is not left claimed, and is raised again."""
     taken = api.take(notebook, plan)
-    print(f"took session #{taken['id']} on {taken['notebook']!r} at seq {taken['base']} ({taken['drift']} drift rows)")
+    drift = f"; {taken['drift']} rows written outside any session before it, kept apart as drift"
+    drift = drift if taken["drift"] else ""
+    print(f"took session #{taken['id']} on {taken['notebook']!r} at seq {taken['base']}{drift}")
     try:
         turn = api.turn(notebook)
         print("----- the turn the model would be given -----", turn, "----- end of the turn -----", sep="\n")
@@ -106,7 +108,8 @@ def run(api: Notebooks, notebook: str, lesson: str | None, source: str, why: str
         except Refused:
             print(f"could not abandon session #{taken['id']}; it stays open")
         raise
-    print(f"landed session #{landed['id']}: {landed['result']}, {landed['rows']} rows, {landed['drift']} drift rows")
+    rows = "1 row" if landed["rows"] == 1 else f"{landed['rows']} rows"
+    print(f"landed session #{landed['id']}: {landed['result']}, {rows} of its own, {landed['drift']} of drift")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ RETRY_SECONDS = "10"
 
 class StorageFullMiddleware:
     """A write refused because the database's disk is full answers 503 with Retry-After; the transaction rolled
-    back, so nothing of it stands (the soak's SQLite part, docs/RELIABILITY.md section 9)."""
+    back, so nothing of it stands (docs/RELIABILITY.md, section 2)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response

@@ -87,9 +87,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Connections are kept (60 s): a new PostgreSQL one per request costs a server process and a cold catalog cache that
-# makes planning 10x slower (1.5 ms instead of 0.15 ms a query); opening SQLite's (its PRAGMAs, Django's functions)
-# took 0.9 ms of the 1.4 ms of CPU of a warm API read (bench/serve_cpu.py).
+# Connections are kept (60 s): a new one per request costs PostgreSQL a cold catalog cache and SQLite its PRAGMAs,
+# most of a warm API read either way (bench/NOTES.md).
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
@@ -107,11 +106,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     if DATABASES["default"]["NAME"] != ":memory:":
         Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # JIT compiling costs 20 ms on a query that runs in 50: every query here is short and indexed.
+    # No JIT: every query here is short and indexed, so compiling costs more than it saves.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
-    # A query run a 5th time on a connection is prepared (parsed and planned once): PostgreSQL's CPU for a warm API
-    # read fell from 0.43 to 0.14 ms, gunicorn's by 0.1 ms (bench/serve_cpu.py). PG_PREPARE=0 behind a pooler that
-    # cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
+    # A query run a 5th time on a connection is prepared (parsed and planned once; bench/NOTES.md). PG_PREPARE=0
+    # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
     if env_bool("PG_PREPARE", True):
         DATABASES["default"]["OPTIONS"].update({"server_side_binding": True, "prepare_threshold": 5})
 

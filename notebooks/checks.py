@@ -28,3 +28,33 @@ def append_only_triggers(app_configs: Any = None, databases: Any = None, **kwarg
                 )
             )
     return errors
+
+
+@register()
+def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """A bad NOTEBOOK_VAULT_UNPROVEN or outside agent's name is said at start, not by the first sweep that needs it."""
+    from django.conf import settings
+
+    from notebooks.log.checks import problem_of_name
+    from notebooks.log.writer_keys import UNPROVEN_POLICIES
+
+    errors: list[Error] = []
+    policy = settings.NOTEBOOK_VAULT_UNPROVEN
+    if policy not in UNPROVEN_POLICIES:
+        errors.append(
+            Error(
+                f"NOTEBOOK_VAULT_UNPROVEN is {str(policy)[:40]!r}; it is 'agent' or 'refuse'.",
+                hint="Unset it for 'agent' (an unproven outside row is the outside agent's); docs/vault.md.",
+                id="notebooks.E002",
+            )
+        )
+    problem = problem_of_name(settings.NOTEBOOK_VAULT_OUTSIDE_AGENT)
+    if problem:
+        errors.append(
+            Error(
+                f"NOTEBOOK_VAULT_OUTSIDE_AGENT {problem}.",
+                hint="It names the agent an unproven outside row is by (default 'outside'); docs/vault.md.",
+                id="notebooks.E003",
+            )
+        )
+    return errors

@@ -250,6 +250,7 @@ class EventKind(models.TextChoices):
     LAND = "land"
     ABANDON = "abandon"
     LAPSE = "lapse"  # no call of the holder for NOTEBOOK_SESSION_TTL seconds: the notebook is free (sessions/leases.py)
+    REFUSE = "refuse"  # the land gates' reasons: a land they refused, or overruled by the editor's land (decisions.py)
 
 
 class SessionEvent(models.Model):

@@ -5,7 +5,7 @@ from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
 from notebooks.card.views import audit, lines, moves, pages, review, selection, similar
-from notebooks.sessions import views as session_views
+from notebooks.card.views import sessions as session_views
 
 app_name = "card"
 
@@ -15,6 +15,8 @@ urlpatterns = [
     path("", pages.index, name="index"),
     path("audit/", audit.audit, name="audit"),
     path("sessions/", session_views.sessions_page, name="sessions"),
+    path("sessions/<int:pk>/land/", session_views.land, name="session-land"),
+    path("sessions/<int:pk>/discard/", session_views.discard, name="session-discard"),
     path("notebooks/<str:title>/", pages.card, name="notebook"),
     path("notebooks/<str:title>/archive/", pages.archive, name="archive"),
     path("notebooks/<str:title>/add/", selection.add, name="add"),

@@ -2,15 +2,13 @@
 scratch database, and get the same lines, the same history, the same turn and the same refusal codes."""
 
 import json
-import os
 import re
-import sys
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.databases import ROOT, Scratch, Templates
+from tests.databases import Scratch, Templates
+from tests.mcp_client import mcp_session
 
 SETUP = """
 import django
@@ -93,20 +91,15 @@ ASKED = [
 
 
 async def _ask_mcp(env: dict[str, str]) -> dict:
-    server = StdioServerParameters(
-        command=sys.executable, args=["manage.py", "notebook", "mcp", "--actor", "pippa"], env=env, cwd=str(ROOT)
-    )
     out: dict = {}
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            for name, tool, arguments, *_ in ASKED:
-                result = await client.call_tool(tool, arguments)
-                if result.is_error:
-                    code = re.search(r"(\w+) \((\d{3})\): ", result.content[0].text)
-                    out[name] = {"error": {"code": code.group(1) if code else result.content[0].text}}
-                else:
-                    out[name] = result.structured_content
+    async with mcp_session(env) as (client, _info):
+        for name, tool, arguments, *_ in ASKED:
+            result = await client.call_tool(tool, arguments)
+            if result.is_error:
+                code = re.search(r"(\w+) \((\d{3})\): ", result.content[0].text)
+                out[name] = {"error": {"code": code.group(1) if code else result.content[0].text}}
+            else:
+                out[name] = result.structured_content
     return out
 
 

@@ -104,7 +104,7 @@ def test_the_harness_takes_prints_the_turn_adds_a_lesson_and_lands(server):
     assert LESSON not in turn  # the turn was read before the lesson was added
     added = next(line for line in out.splitlines() if line.startswith("added line #"))
     n = int(added.split("#")[1].split()[0])
-    assert "landed session #" in out.splitlines()[-1] and ": landed, 1 rows" in out.splitlines()[-1]
+    assert "landed session #" in out.splitlines()[-1] and ": landed, 1 row of its own" in out.splitlines()[-1]
     line = _lines(server)[n]
     assert (line["text"], line["source"], line["by"]) == (LESSON, "seen", "pippa")
     assert _sessions(server)[0]["state"] == "landed" and _sessions(server)[0]["change_rows"] == 1
@@ -114,7 +114,7 @@ def test_a_run_without_a_lesson_reads_and_lands_as_a_no_op(server):
     done = server.harness("--notebook", "zelda")
     assert done.returncode == 0, done.stderr
     assert "added line" not in done.stdout
-    assert done.stdout.splitlines()[-1].endswith(": no-op, 0 rows, 0 drift rows")
+    assert done.stdout.splitlines()[-1].endswith(": no-op, 0 rows of its own, 0 of drift")
 
 
 def test_a_bad_token_is_one_line_with_its_code_and_a_non_zero_exit(server):

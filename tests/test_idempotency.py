@@ -3,20 +3,17 @@ answers its first answer and writes nothing; the key with another request is ref
 last a day; the key and the write's rows are stored together or not at all."""
 
 import json
-import os
 import re
-import sys
 
 import anyio
 import psycopg
 import pytest
 from django.db import connection
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from notebooks.agents import idempotency
 from notebooks.log import services
 from notebooks.models import IdempotencyKey, Row, Session, SessionEvent
-from tests.databases import ROOT
+from tests.mcp_client import mcp_session
 
 LINES = "/api/notebooks/zelda/lines"
 ADD = {"text": "roll after the second swing", "source": "seen", "why": "died twice"}
@@ -226,6 +223,21 @@ def test_a_key_sent_again_while_its_first_request_runs_is_a_409(zelda, pippa, mo
     assert Row.objects.filter(op="add").count() == 4
 
 
+def test_a_key_still_being_answered_says_when_to_send_it_again(zelda, pippa, monkeypatch):
+    meanwhile = []
+    add = services.add
+
+    def add_and_retry(**kwargs):  # noqa: ANN003, ANN202
+        meanwhile.append(send(pippa, LINES, ADD, "soon"))
+        return add(**kwargs)
+
+    monkeypatch.setattr(services, "add", add_and_retry)
+    assert send(pippa, LINES, ADD, "soon").status_code == 201
+    (retry,) = meanwhile
+    assert retry.status_code == 409 and retry["Retry-After"] == str(idempotency.IN_PROGRESS_RETRY)
+    assert 1 <= idempotency.IN_PROGRESS_RETRY <= 10
+
+
 @pytest.mark.vendor("postgresql")
 def test_a_key_held_by_another_process_is_a_409_on_postgresql(zelda, pippa):
     lock = f"{idempotency.PG_LOCK}\npippa\nelsewhere"
@@ -319,34 +331,29 @@ print(Row.objects.count(), SessionEvent.objects.filter(kind="land").count(), Ide
 
 
 async def _mcp_twice(env: dict[str, str]) -> dict:
-    server = StdioServerParameters(
-        command=sys.executable, args=["manage.py", "notebook", "mcp", "--actor", "pippa"], env=env, cwd=str(ROOT)
-    )
     out: dict = {}
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            out["inputs"] = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    async with mcp_session(env) as (client, _info):
+        out["inputs"] = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
 
-            async def call(name: str, **arguments: object) -> object:
-                result = await client.call_tool(name, arguments)
-                if result.is_error:
-                    return ("error", result.content[0].text)
-                return result.structured_content
+        async def call(name: str, **arguments: object) -> object:
+            result = await client.call_tool(name, arguments)
+            if result.is_error:
+                return ("error", result.content[0].text)
+            return result.structured_content
 
-            async def both(name: str, key: str, **arguments: object) -> tuple:
-                first = await call(name, idempotency_key=key, **arguments)
-                return first, await call(name, idempotency_key=key, **arguments)
+        async def both(name: str, key: str, **arguments: object) -> tuple:
+            first = await call(name, idempotency_key=key, **arguments)
+            return first, await call(name, idempotency_key=key, **arguments)
 
-            out["add"] = await both("add", "a", notebook="metroid", text="wall jump", why="did it")
-            out["edit"] = await both("edit", "e", notebook="metroid", n=1, to="bomb the wall", why="it was")
-            out["retire"] = await both("retire", "r", notebook="metroid", n=2, why="wrong")
-            out["take"] = await both("take", "t", notebook="zelda", plan="tidy the bridge")
-            sid = out["take"][0]["id"]
-            out["merge"] = await both("merge", "m", notebook="zelda", numbers=[1, 3], text="roll late", why="same")
-            out["land"] = await both("land", "l", session=sid, summary="one line for two")
-            out["other"] = await call("add", idempotency_key="a", notebook="metroid", text="other", why="x")
-            out["bad"] = await call("add", idempotency_key="a b", notebook="metroid", text="other", why="x")
+        out["add"] = await both("add", "a", notebook="metroid", text="wall jump", why="did it")
+        out["edit"] = await both("edit", "e", notebook="metroid", n=1, to="bomb the wall", why="it was")
+        out["retire"] = await both("retire", "r", notebook="metroid", n=2, why="wrong")
+        out["take"] = await both("take", "t", notebook="zelda", plan="tidy the bridge")
+        sid = out["take"][0]["id"]
+        out["merge"] = await both("merge", "m", notebook="zelda", numbers=[1, 3], text="roll late", why="same")
+        out["land"] = await both("land", "l", session=sid, summary="one line for two")
+        out["other"] = await call("add", idempotency_key="a", notebook="metroid", text="other", why="x")
+        out["bad"] = await call("add", idempotency_key="a b", notebook="metroid", text="other", why="x")
     return out
 
 

@@ -96,12 +96,21 @@ async def _session_calls(database_url: str) -> dict:
             await call("add", notebook="zelda", text="roll late", why="died again")
             out["merged"] = await call("merge", notebook="zelda", numbers=[2, 3], text="roll late", why="one thing")
             out["merged_history"] = await call("history", notebook="zelda", n=4)
+            out["page_one"] = await call("notebooks", limit=2)
+            out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
     return out
 
 
 @pytest.fixture(scope="module")
 def calls(database):  # noqa: ANN001, ANN201
     return anyio.run(_session_calls, database)
+
+
+def test_the_notebooks_page_with_the_apis_cursor(calls):
+    one, two = calls["page_one"], calls["page_two"]
+    assert [x["title"] for x in one["notebooks"]] == ["celeste", "metroid"] and one["more"] is True
+    assert one["next"] == "metroid"
+    assert [x["title"] for x in two["notebooks"]] == ["metroid prime", "zelda"] and two["more"] is False
 
 
 def test_the_server_offers_the_tools(calls):

@@ -145,6 +145,21 @@ def test_a_retired_line_is_not_moved(stray):
     assert len(_rows("zelda")) == 3
 
 
+def test_a_moved_line_is_not_restored_where_it_left(stray):
+    move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
+    before = len(_rows("zelda heading"))
+    with pytest.raises(Conflict, match=r"moved to 'zelda', where it is line #4: it is not restored here"):
+        services.restore(notebook="zelda heading", n=1, by=DAD, why="undo")
+    assert len(_rows("zelda heading")) == before and 4 in _view("zelda")
+
+
+def test_a_line_moved_back_and_retired_there_is_restored_as_any_retired_line(stray):
+    move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
+    services.retire(notebook="zelda", n=4, by=DAD, why="not needed")
+    restored = services.restore(notebook="zelda", n=4, by=DAD, why="it was")
+    assert _view("zelda")[restored.n][0] == "the owl statue saves"
+
+
 def test_words_redacted_from_the_target_are_not_moved_into_it(stray):
     services.add(notebook="zelda", text="the owl statue saves", source="seen", by="pippa", why="again")
     redaction.redact(notebook="zelda", n=4, by=DAD, why="a secret")

@@ -121,6 +121,18 @@ def test_every_write_documents_the_full_disk_with_retry_after_and_every_operatio
         assert "405" in operation["responses"], (path, method)
 
 
+def test_every_writes_409_declares_the_retry_after_of_a_key_still_being_answered(client):
+    doc = _doc(client)
+    writes = [(path, op) for path, method, op in _operations(doc) if method == "post"]
+    for path, operation in writes:
+        conflict = operation["responses"]["409"]
+        header = conflict["headers"]["Retry-After"]
+        assert header["schema"] == {"type": "integer", "minimum": 1}, path
+        assert "idempotency_in_progress" in header["description"], path
+    take = doc["paths"]["/api/sessions"]["post"]["responses"]["409"]["headers"]["Retry-After"]
+    assert "lease would lapse" in take["description"]  # the take's own meaning is kept beside it
+
+
 def _project_modules() -> list[str]:
     package = ROOT / "notebooks"
     found = []

@@ -144,6 +144,17 @@ def test_show_retired_says_where_a_moved_line_went(editor_client, stray):
     assert 'Moved to <a href="/notebooks/zelda/lines/4/">zelda #4</a>' in html
 
 
+def test_a_moved_lines_notice_and_show_retired_offer_no_restore(editor_client, stray):
+    response = editor_client.post(
+        url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "stray", "expected": 1}, **HX
+    )
+    assert "was moved to" in response.content.decode() and "Restore…" not in response.content.decode()
+    html = editor_client.get(url(title="zelda heading") + "?show=retired").content.decode()
+    assert "Moved to" in html and ">Restore</button>" not in html
+    services.retire(notebook="zelda", n=2, by="dad", why="wrong")  # a plain retirement still offers it
+    assert ">Restore</button>" in editor_client.get(url(title="zelda") + "?show=retired").content.decode()
+
+
 # ----- Move selected, on the selection bar ---------------------------------------------------------------------
 
 
@@ -183,3 +194,16 @@ def test_move_selected_needs_a_notebook_and_writes_nothing_when_one_line_cannot_
     stale = editor_client.post(url(action="selected"), data, **HX)
     assert stale.status_code == 409 and "Nothing was changed." in stale.content.decode()
     assert rows() == before + 1  # the retirement only
+
+
+def test_a_move_of_a_line_retired_meanwhile_is_refused_with_the_reason_kept(editor_client, stray):
+    services.retire(notebook="zelda heading", n=1, by="dad", why="wrong")
+    before = rows()
+    response = editor_client.post(
+        url(1, "move", title="zelda heading"), {"to": "zelda", "reason": "a wrong title", "expected": 1}, **HX
+    )
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "already retired" in html
+    assert 'value="a wrong title"' in html  # his reason, kept to read
+    assert rows() == before

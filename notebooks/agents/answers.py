@@ -77,7 +77,7 @@ def _lines(
 
 def live_lines_json(title: str) -> str:
     """lines(title, None) as the API's JSON (ninja's encoder, as ninja renders it), made once per head and kept with
-    the notebook's view: a warm read of 200 lines cost 1.9 ms of CPU made each time, 0.8 kept (bench/serve_cpu.py)."""
+    the notebook's view: encoding it on every read was most of a warm read's CPU (bench/NOTES.md)."""
     nb = selectors.get_notebook(title)
     make = lambda read: json.dumps(_lines(nb, None, read).model_dump(), cls=NinjaJSONEncoder)  # noqa: E731
     return selectors.made_from_live(nb, "api.lines.json", make)

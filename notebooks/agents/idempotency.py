@@ -48,6 +48,7 @@ MAX_KEY = 255
 KEY_PATTERN = r"^[\x21\x23-\x5b\x5d-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
 CONTENT_TYPE = "application/json; charset=utf-8"
+IN_PROGRESS_RETRY = 2  # seconds: the Retry-After of a key still being answered (a write takes far less)
 PG_LOCK = "notebooks.idempotency"  # the advisory lock's name space, hashed with the actor and the key
 SAID = (
     "Send the same key again with the same request to get its first answer without a second write; a new write "
@@ -193,7 +194,7 @@ def _in_flight(asked: Asked) -> Iterator[None]:
 def _in_progress(asked: Asked) -> KeyInProgress:
     return KeyInProgress(
         f"A request with {HEADER} {asked.key!r} is still being answered; send it again in a moment.", fields=[HEADER]
-    )
+    ).retrying_after(IN_PROGRESS_RETRY)
 
 
 # ----- one write under a key --------------------------------------------------------------------------------------
@@ -336,8 +337,24 @@ def document(doc: dict[str, Any]) -> None:
         if conflict is not None:
             conflict["description"] += (
                 f" Or a request with the same {HEADER} is still being answered (code idempotency_in_progress): "
-                "send it again in a moment."
+                "send it again after its Retry-After."
             )
+            headers = conflict.setdefault("headers", {})
+            if "Retry-After" in headers:  # the take's: a claimed notebook's lease, or a key still being answered
+                headers["Retry-After"] = {**headers["Retry-After"], "description": TAKE_RETRY_AFTER}
+            else:
+                headers["Retry-After"] = IN_PROGRESS_RETRY_AFTER
+
+
+IN_PROGRESS_RETRY_AFTER = {
+    "description": f"A request with the same {HEADER} still being answered (idempotency_in_progress): the seconds to "
+    "wait before sending it again.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+TAKE_RETRY_AFTER = (
+    "A notebook claimed by another session: the seconds until its holder's lease would lapse. A request with the "
+    f"same {HEADER} still being answered (idempotency_in_progress): the seconds to wait before sending it again."
+)
 
 
 # ----- the MCP tools' face: the idempotency_key argument -----------------------------------------------------------

@@ -36,6 +36,12 @@ After = Annotated[int, Field(ge=0, le=s.MAX_NUMBER, description="Lines numbered 
 Limit = Annotated[
     int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many lines a page answers (all if none).")
 ]
+AfterTitle = Annotated[
+    str | None, Field(max_length=80, description="Notebooks titled after this one: the `next` of the page before.")
+]
+NotebookLimit = Annotated[
+    int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many notebooks a page answers (all if none).")
+]
 Source = Annotated[
     s.SourceName,
     Field(description="Where the line comes from: seen (you saw it happen) or guessed (a hunch to check)."),
@@ -90,9 +96,12 @@ def build(actor: Actor) -> MCPServer:
 
         return register
 
-    @tool("The notebooks: each title, its head seq and the session that claims it, if any.")
-    def notebooks() -> s.NotebookList:
-        return answers.notebook_list()
+    @tool(
+        "The notebooks by title: each title, its head seq and the session that claims it, if any; with 'limit', a "
+        "page of them after the title 'after'."
+    )
+    def notebooks(after: AfterTitle = None, limit: NotebookLimit = None) -> s.NotebookList:
+        return answers.notebook_list(after, limit)
 
     @tool(
         "Start a notebook for a game, empty. Refused while you hold a session on another notebook, and when the "

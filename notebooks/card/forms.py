@@ -82,6 +82,12 @@ def _reason() -> forms.CharField:
     )
 
 
+class DecideForm(_Form):
+    """Dad's decision on a session on /sessions/: land it as his approval, or discard it. Either needs his reason."""
+
+    reason = _reason()
+
+
 class _LineForm(_Form):
     """A form inside one line: its ids carry the line's number, so several can be open at once."""
 

@@ -147,14 +147,23 @@ def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str)
         raise Forbidden(f"{name} may not {verb} line #{n}: it is Dad's ({source}); only the human editor may.")
 
 
-def check_may_restore(*, n: int, added: bool, live: bool, restored_as: int | None) -> None:
-    """A restore brings back a retired line once, as a new line; a live line has nothing to bring back."""
+def check_may_restore(
+    *, n: int, added: bool, live: bool, restored_as: int | None, moved_to: "tuple[str, int] | None" = None
+) -> None:
+    """A restore brings back a retired line once, as a new line; a live line has nothing to bring back, and a moved
+    one lives on in the other notebook (restored here, it would be live in both)."""
     if not added:
         raise NotFound(f"There is no line #{n} to restore.")
     if live:
         raise Invalid(f"Line #{n} is not retired; there is nothing to restore.")
     if restored_as is not None:
         raise Conflict(f"Line #{n} was already restored, as line #{restored_as}.")
+    if moved_to is not None:
+        there, m = moved_to
+        raise Conflict(
+            f"Line #{n} was moved to {there!r}, where it is line #{m}: it is not restored here. "
+            f"To bring it back, move line #{m} of {there!r} to this notebook."
+        )
 
 
 def check_may_redact(*, name: str, editor: bool) -> None:

@@ -85,8 +85,8 @@ def import_notebook(
         if not written and not adopted:
             raise Invalid("The file holds no rows.")
         if connection.vendor == "postgresql":
-            # A big new notebook is unknown to the planner until autovacuum next analyzes the table; planned
-            # as "one row", the view's joins turn quadratic (seen: 300 ms for 1,000 rows instead of 3 ms).
+            # A big new notebook is unknown to the planner until autovacuum analyzes it: planned as "one row",
+            # the view's joins turn quadratic (bench/NOTES.md).
             transaction.on_commit(_analyze)
     return Imported(notebook=nb, rows=len(written), adopted=len(adopted))
 

@@ -13,10 +13,8 @@ Outside a transaction the call is its own (an implicit transaction: BEGIN and CO
 the add is one round trip. Inside the caller's transaction it is one statement of it, and the lock is held to its end.
 When the guess was wrong nothing is inserted: inside a transaction the state read under the lock (still held) goes to
 the general path; outside one the lock went with the call's commit, so the general path reads again. A wrong guess
-costs a round trip more, never a refusal, and the check on the server keeps the chain exact.
-
-Paid for by (bench/RESULTS.md, `python -m bench --writes-only`): one writer at 33% of the bare commit rate with three
-round trips and the call's text parsed at each add (802 adds/s), 51% with one prepared statement (1,311 adds/s).
+costs a round trip more, never a refusal, and the check on the server keeps the chain exact. What it pays for:
+bench/NOTES.md, `python -m bench --writes-only`.
 """
 
 import functools

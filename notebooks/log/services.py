@@ -261,8 +261,9 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
         except NotFound:
             line = None
         fold.check_may_restore(
-            n=n, added=line is not None, live=line is not None and line.live, restored_as=restored_as(nb, n)
-        )
+            n=n, added=line is not None, live=line is not None and line.live, restored_as=restored_as(nb, n),
+            moved_to=moved_to(nb, n),
+        )  # fmt: skip
         _may_change(actor, line, "restore")
         fold.check_may_write(name=actor.name, editor=actor.editor, source=line.source, verb="restore")
         if line.words is None:
@@ -283,6 +284,18 @@ def restored_as(notebook: AnyNotebook, n: int) -> int | None:
         )
         found = cursor.fetchone()
     return found[0] if found else None
+
+
+def moved_to(notebook: AnyNotebook, n: int) -> tuple[str, int] | None:
+    """Where line n's last strike moved it (the other notebook's title and line), if it was a move."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
+            "ORDER BY seq DESC LIMIT 1",
+            [notebook.pk, n],
+        )
+        found = cursor.fetchone()
+    return (found[0], found[1]) if found and found[0] is not None else None
 
 
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:

@@ -174,7 +174,7 @@ def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int
 
 
 # The rows after a snapshot, with their words: a subquery per row, so the planner probes the words' index for
-# each row instead of hashing every word of the notebook (seen on PostgreSQL: 125 ms for 12k rows, not 20).
+# each row instead of hashing every word of the notebook (PostgreSQL's figure: bench/NOTES.md).
 ROWS_SQL = """
 SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, r.digest,
        CASE WHEN r.op IN ('add', 'edit') THEN

@@ -89,7 +89,7 @@ def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
 
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
 # words (redacted words never come back) and whether the write guard may claim the write (guards.py).
-# Each statement through Django's cursor costs more CPU than SQLite spends on it; an add ran five.
+# One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
 @functools.cache
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 def store_uncompressed(apps, schema_editor):  # noqa: ANN001, ANN201
-    # PostgreSQL would compress each snapshot on write and inflate it on every read (20 ms for a 15k-line view).
+    # PostgreSQL would otherwise compress each snapshot on write and inflate it on every read (bench/NOTES.md).
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute("ALTER TABLE notebooks_snapshot ALTER COLUMN lines SET STORAGE EXTERNAL")
 

@@ -3,7 +3,7 @@
 # row naming the words, and inserts the row and its words only if the row continues that head, no redaction names
 # the words and the write guard had nothing to say. It checks no rule and hashes nothing: fold.py and checks.py keep
 # those, rowformat.py the hash. Statements inside a function keep their plans for the connection's life (planning
-# the same reads sent as one SQL statement took 0.36 ms of the add's 1.2 ms); generic plans from the first call on
+# was a third of an add's time: bench/NOTES.md); generic plans from the first call on
 # (by default PostgreSQL plans a query with parameters afresh at its first five calls, and for good when a generic
 # plan looks dearer, as a LIMIT 1 by a parameter does). The caller holds the notebook's lock.
 # SQLite: nothing (its add is one statement in-process).
@@ -53,7 +53,7 @@ $$
 """
 
 # The sessions' write guard (sessions/claims.py, MAY_CLAIM_SQL) as a function, for the same reason: an open session of
-# the actor or on the notebook. Its SQL was planned on every add (75 us); tests/test_one_trip.py checks they agree.
+# the actor or on the notebook, planned once per connection; tests/test_one_trip.py checks they agree.
 MAY_CLAIM = """
 CREATE OR REPLACE FUNCTION notebooks_may_claim(p_notebook_id bigint, p_actor varchar) RETURNS boolean
 LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$

@@ -63,12 +63,14 @@ def gates(session: Session, own: list[tuple], top: int) -> list[str]:
             reasons.append(f"Line #{n} is Dad's ({at_base or at_touch}); the session changed it (seq {seq}).")
     live_at_base = {line.n for line in view_at_seq(nb, session.base)}
     dropped = {n for _seq, op, n, how, into, _why in own if op == "strike" and how == "retired" and into is None}
-    dropped &= live_at_base
+    restored = {into for _seq, op, _n, _how, into, _why in own if op == "add" and into is not None}
+    dropped = (dropped - restored) & live_at_base  # a line the session restored again is mended, not dropped
     if len(dropped) > 1 and len(dropped) > MAX_DROPPED_SHARE * len(live_at_base):
         numbers = ", ".join(f"#{n}" for n in sorted(dropped))
         reasons.append(
             f"The session retired {len(dropped)} of the {len(live_at_base)} lines live at its base without a "
             f"successor ({numbers}): more than {MAX_DROPPED_SHARE:.0%}, which reads as a rewrite by hand. Retire "
-            "into the line that says it, merge, or abandon the session and ask Dad."
+            "into the line that says it, merge, restore the lines, or leave the session to Dad, who may land or "
+            "discard it on /sessions/."
         )
     return reasons

@@ -36,6 +36,22 @@ class SessionView:
     def land(self) -> SessionEvent | None:
         return next((e for e in self.events if e.kind == EventKind.LAND), None)
 
+    @property
+    def decision(self) -> SessionEvent | None:
+        """The land or abandon that ended the session, if anyone's but its holder's (the editor's, on /sessions/)."""
+        ended = next((e for e in self.events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
+        return ended if ended is not None and ended.by != self.session.actor else None
+
+    @property
+    def refusal(self) -> SessionEvent | None:
+        """The land gates' last refusal, recorded as a `refuse` event (or overruled by the editor's land)."""
+        return next((e for e in reversed(self.events) if e.kind == EventKind.REFUSE), None)
+
+    @property
+    def undecided(self) -> bool:
+        """Open, refused or lapsed: the editor may still land or discard it."""
+        return self.state in ("open", "lapsed")
+
     def as_dict(self, *, rows: bool = False) -> dict[str, Any]:
         s = self.session
         out: dict[str, Any] = {
@@ -195,6 +211,21 @@ def own_seqs(session: Session) -> list[int]:
     """The seqs of the session's own rows, in order: its semantic change."""
     found = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, session=session)
     return list(found.order_by("seq").values_list("seq", flat=True))
+
+
+def approval_summary(by: str, reason: str) -> str:
+    """What the vault's semantic commit says of a land the editor made of another's session, as his approval."""
+    return f"Landed by {by} as his approval: {reason.strip()}"
+
+
+def land_summary(event: SessionEvent) -> str:
+    """The summary a land commits with: the holder's own, or the editor's approval with his reason."""
+    return event.note if event.by == event.session.actor else approval_summary(event.by, event.note)
+
+
+def lapsed_before_land(session: Session) -> bool:
+    """Whether the session lapsed (recorded): the vault committed its rows as automatic history since, maybe."""
+    return SessionEvent.objects.filter(session_id=session.pk, kind=EventKind.LAPSE).exists()
 
 
 def lands_after(event_id: int) -> list[SessionEvent]:

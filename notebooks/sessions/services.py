@@ -67,7 +67,7 @@ class Abandoned:
 # ----- checks ------------------------------------------------------------------------------------
 
 
-def _session(session_id: Any) -> Session:
+def find_session(session_id: Any) -> Session:
     check_id(session_id, "session id")
     found = Session.objects.select_related("notebook").filter(pk=session_id).first()
     if found is None:
@@ -75,7 +75,7 @@ def _session(session_id: Any) -> Session:
     return found
 
 
-def _lock_notebook(notebook: Notebook) -> Notebook:
+def lock_for_sessions(notebook: Notebook) -> Notebook:
     if connection.vendor == "postgresql":
         # One lock for every take: "one open session per notebook and per actor" cannot race.
         with connection.cursor() as cursor:
@@ -126,7 +126,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
 
 def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
     with transaction.atomic():
-        nb = _lock_notebook(get_notebook(notebook))
+        nb = lock_for_sessions(get_notebook(notebook))
         leases.lapse_due(by=actor.name, notebook_id=nb.pk, actor=actor.name)  # what lapsed frees this take's way
         holder = open_session_on(nb)
         if holder is not None:
@@ -164,10 +164,10 @@ def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
 def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
     """Recovery evidence only: records the head. It moves no base and grants nothing."""
     actor = as_actor(by)
-    s = _session(session)
+    s = find_session(session)
     check_text(note, "note")
     with transaction.atomic():
-        nb = _lock_notebook(s.notebook)
+        nb = lock_for_sessions(s.notebook)
         _open_for(s, actor, "checkpoint")
         top = head(nb).seq
         _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
@@ -180,25 +180,31 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
 def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
     """The session's rows since base become one semantic change; others' rows are recorded apart as drift.
 
-    A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons and
-    leaves the session open. Every gate is checked before the transaction (the hooks' too: the vault's final gate)
-    and the database's again inside it; the hooks' git work runs after the commit, outside any transaction.
+    A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons,
+    records them (a `refuse` event: Dad may land or discard the session on /sessions/) and leaves the session
+    open. Every gate is checked before the transaction (the hooks' too: the vault's final gate) and the database's
+    again inside it; the hooks' git work runs after the commit, outside any transaction.
     """
     actor = as_actor(by)
-    s = _session(session)
+    s = find_session(session)
     check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
     hooks = session_hooks.current()
     with hooks.lock():
-        _, own = _land_gates(s, actor, summary)
-        hooks.check_land(s, [row[0] for row in own])  # may refuse; runs before the transaction opens
-        with transaction.atomic():
-            nb = _lock_notebook(s.notebook)
-            top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
-            drift = record_drift(s, nb, top, by=actor.name)
-            result = "landed" if own else "no-op"
-            _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=summary or "", result=result, rows=len(own))
-            landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
-            joined.join(landed)
+        try:
+            _, own = _land_gates(s, actor, summary)
+            hooks.check_land(s, [row[0] for row in own])  # may refuse; runs before the transaction opens
+            with transaction.atomic():
+                nb = lock_for_sessions(s.notebook)
+                top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
+                drift = record_drift(s, nb, top, by=actor.name)
+                result = "landed" if own else "no-op"
+                note = summary or ""
+                _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=note, result=result, rows=len(own))
+                landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+                joined.join(landed)
+        except GateRefused as refused:
+            record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
+            raise
         # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
         hooks.land_in_git(s, summary or "", [row[0] for row in own])
     return landed
@@ -221,15 +227,27 @@ def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, lis
     return top, own
 
 
+def record_refusal(s: Session, *, by: str, reasons: list[str], result: str = "") -> None:
+    """The gates' reasons as a `refuse` event of the open session, in a transaction of its own; a refusal repeated
+    with the same reasons since the last one records nothing new (an agent retrying in a loop adds no events)."""
+    note = " ".join(reasons)
+    with transaction.atomic():
+        nb = lock_for_sessions(s.notebook)
+        last = SessionEvent.objects.filter(session=s).order_by("-seq").first()
+        if last is not None and last.kind == EventKind.REFUSE and last.note == note and last.result == result:
+            return
+        _event(s, EventKind.REFUSE, by=by, head_seq=head(nb).seq, note=note, result=result, rows=len(own_rows(s)))
+
+
 def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     """Close a session without a semantic change. Its rows stay in the log (nothing is erased); the editor may too."""
     actor = as_actor(by)
-    s = _session(session)
+    s = find_session(session)
     check_text(why, "reason")
     hooks = session_hooks.current()
     with hooks.lock():
         with transaction.atomic():
-            nb = _lock_notebook(s.notebook)
+            nb = lock_for_sessions(s.notebook)
             _open_for(s, actor, "abandon", editor_may=True, lapsed_may=True)  # a lapsed session may be abandoned
             top = head(nb).seq
             lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()

@@ -83,10 +83,13 @@ def land_commits(
     base: str,
     seqs: Sequence[int],
     check_only: bool = False,
+    after_lapse: bool = False,
 ) -> Landed | None:
     """The land's commits on the branch, from the log as it is now; with check_only, every check and no commit.
 
-    Raises Conflict or Invalid when the land cannot be made as one semantic commit.
+    Raises Conflict or Invalid when the land cannot be made as one semantic commit. A session that lapsed
+    (`after_lapse`) held nothing since, so the sweep may have committed its rows as automatic history: its land is
+    then a semantic commit of no change, which names them.
     """
     title = nb.title
     name = title + SUFFIX
@@ -106,7 +109,8 @@ def land_commits(
     kept, redacted = rows_kept(split_lines(at_head)[0], lines, gone)
     if kept < head_rows:
         raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
-    if rows and head_rows >= rows[-1]:
+    committed = bool(rows) and head_rows >= rows[-1]
+    if committed and not after_lapse:
         raise Conflict(
             f"The session's rows in {name} were already committed as automatic history: the watcher did not "
             "see the claim (check NOTEBOOK_VAULT_CLAIMS)."
@@ -138,6 +142,19 @@ def land_commits(
         drift += [sha] if sha else []
         git.sync_index()
         return Landed(None, tuple(drift), ())
+
+    if committed:
+        message = _semantic_message(title, plan, summary, session_id, base, rows, [], by_of, committed=True)
+        semantic = git.commit_files(
+            parent=head, files={name: upto(head_rows)}, message=message, author=Person.actor(actor), ref=branch,
+            allow_empty=True,
+        )  # fmt: skip
+        assert semantic is not None  # allow_empty
+        if len(lines) > head_rows:
+            sha = drift_commit(semantic, len(lines), f"vault: drift in {title} after session {session_id}'s land")
+            drift += [sha] if sha else []
+        git.sync_index()
+        return Landed(semantic, tuple(drift), tuple(rows))
 
     first, last = rows[0], rows[-1]
     if head_rows < first - 1:
@@ -171,8 +188,9 @@ def repair_lands(git: Git, git_dir: Path) -> list[str]:
         if base is not None and landed_already(git, base, s.pk, s.actor) is None:
             try:
                 landed = land_commits(
-                    git, s.notebook, actor=s.actor, plan=s.plan, summary=event.note, session_id=s.pk, base=base,
-                    seqs=session_selectors.own_seqs(s),
+                    git, s.notebook, actor=s.actor, plan=s.plan, summary=session_selectors.land_summary(event),
+                    session_id=s.pk, base=base, seqs=session_selectors.own_seqs(s),
+                    after_lapse=session_selectors.lapsed_before_land(s),
                 )  # fmt: skip
             except (Conflict, Invalid) as exc:  # git failures propagate: the next sweep tries again
                 log.warning("the land of session %s cannot be committed in the vault: %s", s.pk, exc.message)
@@ -208,10 +226,13 @@ def _semantic_message(
     rows: list[int],
     others: list[int],
     by_of: dict[int, str],
+    committed: bool = False,
 ) -> str:
     parts = [plan.strip() or f"Session {session_id} on {title}"]
     if summary.strip():
         parts.append(summary.strip())
+    if committed:
+        parts.append("The session lapsed and its rows were committed as automatic history since: this land names them.")
     trailers = [f"Notebook: {title}", f"Session: {session_id}", f"Base: {base}", f"Rows: {ranges(rows)}"]
     if others:
         # Rows of others between the session's first and last row cannot be cut out of an append-only file.

@@ -117,17 +117,27 @@ def vault_land_check(
     base_sha: str,
     seqs: Sequence[int],
     vault: Vault | None = None,
+    after_lapse: bool = False,
 ) -> Landed | None:
     """Everything that may refuse a land, before the database's land: the final gate on the file as found, and
     the drift before the land swept and committed. Raises Conflict or Invalid to refuse; returns the Landed when
     git holds this land already (a retry), else None."""
     v = vault or Vault()
     with v.lock():
-        return _land_check(v, title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs)[0]
+        return _land_check(
+            v, title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs, after_lapse=after_lapse
+        )[0]
 
 
 def _land_check(
-    v: Vault, title: str, *, actor: str, session_id: "str | int", base_sha: str, seqs: Sequence[int]
+    v: Vault,
+    title: str,
+    *,
+    actor: str,
+    session_id: "str | int",
+    base_sha: str,
+    seqs: Sequence[int],
+    after_lapse: bool = False,
 ) -> tuple[Landed | None, tuple[str, ...]]:
     """vault_land_check's answer, and the drift commit its sweep made (if any)."""
     nb = selectors.get_notebook(title)
@@ -157,8 +167,9 @@ def _land_check(
                 "from the log; land again to land the restored file."
             )
         land_commits(
-            v.git, nb, actor=actor, plan="", summary="", session_id=session_id, base=base, seqs=seqs, check_only=True
-        )
+            v.git, nb, actor=actor, plan="", summary="", session_id=session_id, base=base, seqs=seqs, check_only=True,
+            after_lapse=after_lapse,
+        )  # fmt: skip
         return None, ((sweep.commit,) if sweep.commit else ())
 
 
@@ -172,6 +183,7 @@ def vault_land_commit(
     base_sha: str,
     seqs: Sequence[int],
     vault: Vault | None = None,
+    after_lapse: bool = False,
 ) -> Landed:
     """The land's commits, from the log: what vault_land_check let through, once the database's land stands.
 
@@ -185,8 +197,9 @@ def vault_land_commit(
         if done is not None:
             return done
         landed = land_commits(
-            v.git, nb, actor=actor, plan=plan, summary=summary, session_id=session_id, base=base, seqs=seqs
-        )
+            v.git, nb, actor=actor, plan=plan, summary=summary, session_id=session_id, base=base, seqs=seqs,
+            after_lapse=after_lapse,
+        )  # fmt: skip
         assert landed is not None  # not a check_only call
         return landed
 

@@ -17,6 +17,7 @@ from django.dispatch import receiver
 
 from notebooks.log.errors import NotebookError
 from notebooks.sessions import hooks
+from notebooks.sessions import selectors as session_selectors
 
 from .landing import Landed
 from .mirror import Vault
@@ -41,8 +42,9 @@ def check_land(session: Any, rows: Sequence[int]) -> None:
     """The vault's final gate and the drift before the land, ahead of the database's land; raises to refuse it."""
     if session.vault_base:
         vault_land_check(
-            session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows
-        )
+            session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows,
+            after_lapse=session_selectors.lapsed_before_land(session),
+        )  # fmt: skip
 
 
 def land_in_git(session: Any, summary: str, rows: Sequence[int]) -> Landed | None:
@@ -58,6 +60,7 @@ def land_in_git(session: Any, summary: str, rows: Sequence[int]) -> Landed | Non
             session_id=session.pk,
             base_sha=session.vault_base,
             seqs=list(rows),
+            after_lapse=session_selectors.lapsed_before_land(session),
         )
     except (NotebookError, OSError) as exc:  # the land stands: the next land or sweep makes its commit
         log.warning("session %s landed; its vault commit is left for the next sweep: %s", session.pk, exc)

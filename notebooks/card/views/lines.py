@@ -1,5 +1,7 @@
 """Actions on one line: edit it, retire it, redact words from its history. Each answers in the line's place."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -8,12 +10,12 @@ from django_htmx.http import reswap, retarget
 
 from notebooks.card import fragments
 from notebooks.card.forms import EditForm, RedactForm, RetireForm
+from notebooks.card.views.lineforms import refused, shown_or_sent_back
 from notebooks.card.views.respond import (
     INVALID,
     actor_of,
     card_url,
     editor_required,
-    gone,
     history_or_404,
     line_or_panel,
     notebook_or_404,
@@ -33,15 +35,12 @@ from notebooks.models import Notebook
 @editor_required
 def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
-    current = selectors.live_line(notebook, n)
-    if request.method == "GET":
-        if current is None:
-            return gone(request, notebook, n)
-        form = EditForm(initial={"words": current.text, "expected": current.seq}, n=n)
-        return line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form)
-    form = EditForm(request.POST, n=n)
-    if not form.is_valid():
-        return line_or_panel(request, notebook, "edit-form", n, line=current, edit_form=form, status=INVALID)
+    make = partial(EditForm, n=n)
+    _current, form, answer = shown_or_sent_back(
+        request, notebook, n, "edit-form", make, lambda line: {"words": line.text, "expected": line.seq}
+    )
+    if answer is not None:
+        return answer
     data = form.cleaned_data
     try:
         services.edit(
@@ -53,7 +52,7 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
             expected=data["expected"],
         )
     except NotebookError as exc:
-        return _refused(request, notebook, n, exc, form, "edit")
+        return refused(request, notebook, n, exc, form, "edit-form", make)
     if not request.htmx:
         messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
         return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
@@ -61,36 +60,17 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     return with_oob(request, answer, notebook, f"Saved line #{n}.", focus_line=n)
 
 
-def _refused(
-    request: HttpRequest, notebook: Notebook, n: int, exc: NotebookError, form: "EditForm | RetireForm", verb: str
-) -> HttpResponse:
-    """An edit or retirement the log refused: its form again, with the refusal, over the line as it is now. When
-    the line changed meanwhile, the draft and reason are kept and a second submit knowingly replaces it."""
-    stale = "current" in exc.details
-    if stale:
-        form = type(form)({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
-    form.add_error(None, exc.message)
-    current = selectors.live_line(notebook, n)
-    return line_or_panel(
-        request, notebook, f"{verb}-form", n, line=current, stale=stale, status=refusal_status(exc),
-        **{f"{verb}_form": form},
-    )  # fmt: skip
-
-
 @login_required
 @require_http_methods(["GET", "POST"])
 @editor_required
 def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
-    current = selectors.live_line(notebook, n)
-    if request.method == "GET":
-        if current is None:
-            return gone(request, notebook, n)
-        form = RetireForm(initial={"expected": current.seq}, n=n)
-        return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form)
-    form = RetireForm(request.POST, n=n)
-    if not form.is_valid():
-        return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
+    make = partial(RetireForm, n=n)
+    current, form, answer = shown_or_sent_back(
+        request, notebook, n, "retire-form", make, lambda line: {"expected": line.seq}
+    )
+    if answer is not None:
+        return answer
     data = form.cleaned_data
     try:
         services.retire(
@@ -108,7 +88,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
         form.add_error("into", f"There is no line #{data['into']} in this notebook.")
         return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
     except NotebookError as exc:
-        return _refused(request, notebook, n, exc, form, "retire")
+        return refused(request, notebook, n, exc, form, "retire-form", make)
     if not request.htmx:
         return HttpResponseRedirect(card_url(notebook, retired=n))
     answer = line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))

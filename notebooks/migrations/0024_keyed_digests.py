@@ -73,7 +73,7 @@ def restore(apps, schema_editor):  # noqa: ANN001, ANN201
 
 
 class Migration(migrations.Migration):
-    dependencies = [("notebooks", "0022_row_proofs")]
+    dependencies = [("notebooks", "0023_session_refusals")]
 
     operations = [
         migrations.AddField(

@@ -1,0 +1,82 @@
+"""Dad decides a session on /sessions/: he lands it as his approval or discards it, each with his reason.
+
+He may decide any session not landed or abandoned: open (its agent still at work), refused by the land gates (open,
+with a `refuse` event), or lapsed. His land is the agent's land (the same events, the same hooks: with a vault it
+commits to git) but the gates do not block it: their reasons are recorded beside it as a `refuse` event with result
+`overruled`, and the land event names him (`by`) and his reason (`note`). A discard is an abandon by him with his
+reason. Today a session's rows count as soon as they are written, so a discard ends the session and its rows stay
+in force; only retiring them undoes them.
+"""
+
+from django.conf import settings
+from django.db import transaction
+
+from notebooks.log.checks import check_text
+from notebooks.log.errors import Conflict, Forbidden
+from notebooks.log.roles import Actor, as_actor
+from notebooks.log.selectors import head
+from notebooks.models import EventKind, Session, SessionEvent
+from notebooks.sessions import hooks as session_hooks
+from notebooks.sessions import leases
+from notebooks.sessions.events import record, record_drift
+from notebooks.sessions.gates import gates, own_rows
+from notebooks.sessions.selectors import approval_summary
+from notebooks.sessions.services import Abandoned, Landed, abandon, find_session, lock_for_sessions, record_refusal
+
+DECIDED = {EventKind.LAND: "landed", EventKind.ABANDON: "abandoned"}
+
+
+def _editor(by: "Actor | str", verb: str) -> Actor:
+    actor = as_actor(by)
+    if not actor.editor:
+        raise Forbidden(f"Only the editor may {verb} another's session; {actor.name} may land or abandon its own.")
+    return actor
+
+
+def _undecided(s: Session) -> None:
+    """Refuses a session a land or an abandon already ended: a decision stands."""
+    done = SessionEvent.objects.filter(session=s, kind__in=DECIDED).order_by("seq").first()
+    if done is not None:
+        state = "no-op" if done.result == "no-op" else DECIDED[done.kind]
+        raise Conflict(
+            f"Session #{s.pk} was already {state} by {done.by}; that decision stands and nothing was changed.",
+            state=state,
+            session=s.pk,
+        )
+
+
+def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
+    """The editor lands the session as his approval, whatever the gates say (their reasons recorded beside it)."""
+    actor = _editor(by, "land")
+    check_text(reason, "reason", limit=settings.NOTEBOOK_MAX_WORDS)
+    s = find_session(session)
+    hooks = session_hooks.current()
+    with hooks.lock():
+        _undecided(s)
+        if leases.has_lapsed(s):
+            leases.lapse(s, by=actor.name)  # recorded first, if no one has yet: the log says it lapsed, then landed
+        hooks.check_land(s, [row[0] for row in own_rows(s)])  # the vault's final gate on the file: may refuse
+        with transaction.atomic():
+            nb = lock_for_sessions(s.notebook)
+            _undecided(s)  # again, under the lock: two decisions cannot both stand
+            top = head(nb).seq
+            own = own_rows(s)
+            reasons = gates(s, own, top)
+            if reasons:
+                record_refusal(s, by=actor.name, reasons=reasons, result="overruled")
+            lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
+            drift = record_drift(s, nb, top, by=actor.name, after=lapse.head if lapse else None)
+            result = "landed" if own else "no-op"
+            record(s, EventKind.LAND, by=actor.name, head_seq=top, note=reason, result=result, rows=len(own))
+            landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+        hooks.land_in_git(s, approval_summary(actor.name, reason), [row[0] for row in own])
+    return landed
+
+
+def discard(*, session: int, reason: str, by: "Actor | str") -> Abandoned:
+    """The editor ends the session without a land: an abandon by him, with his reason. Its rows stay as they are."""
+    actor = _editor(by, "discard")
+    check_text(reason, "reason")
+    s = find_session(session)
+    _undecided(s)
+    return abandon(session=s.pk, why=reason, by=actor)

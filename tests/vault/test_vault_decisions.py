@@ -1,0 +1,56 @@
+"""Dad's land on /sessions/ reaches git as an agent's land does: one semantic commit by the session's actor, which
+names his approval; a lapsed session's rows the sweep already committed get a commit that names them."""
+
+import pytest
+
+from notebooks.log import services
+from notebooks.log.roles import Actor
+from notebooks.sessions import decisions, leases
+from notebooks.sessions import services as sessions
+from tests.vault.vaulttools import add, at, canonical, commits, file_bytes
+
+DAD = Actor("dad", editor=True)
+TTL = 60.0
+
+
+@pytest.fixture
+def enabled(vault, zelda, settings):  # noqa: ANN001, ANN201
+    settings.NOTEBOOK_VAULT_ENABLED = True
+    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
+    vault.sweep()
+    return vault
+
+
+def test_dads_land_of_a_refused_session_is_one_semantic_commit_naming_his_approval(enabled):
+    vault = enabled
+    taken = sessions.take(notebook="zelda", plan="Tidy the guard lines", by="pippa")
+    for n in (1, 2):
+        services.retire(notebook="zelda", n=n, by="pippa", why="stale")
+    with pytest.raises(sessions.GateRefused):
+        sessions.land(session=taken.id, by="pippa", summary="dropped two")
+    vault.sweep()  # still claimed: nothing committed
+    assert "Tidy" not in commits(vault)[0]["subject"]
+    decisions.land_as_editor(session=taken.id, reason="both were wrong", by=DAD)
+    top = commits(vault)[0]
+    assert top["author"] == "pippa" and top["subject"] == "Tidy the guard lines"
+    assert "Landed by dad as his approval: both were wrong" in top["body"]
+    assert f"Session: {taken.id}" in top["body"]
+    assert at(vault, "HEAD") == canonical() == file_bytes(vault)
+
+
+def test_dads_land_of_a_lapsed_session_the_sweep_committed_names_its_rows(enabled, monkeypatch, settings):
+    vault = enabled
+    settings.NOTEBOOK_SESSION_TTL = TTL
+    clock = [leases.time.time()]
+    monkeypatch.setattr(leases, "now", lambda: clock[0])
+    taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
+    seq = add("the guard rests after two swings")
+    clock[0] += TTL + 1
+    vault.sweep()  # the lapse is found: the file is no longer claimed and its rows are committed as history
+    assert at(vault, "HEAD") == canonical()
+    decisions.land_as_editor(session=taken.id, reason="she was right", by=DAD)
+    top = commits(vault)[0]
+    assert top["author"] == "pippa" and top["subject"] == "One lesson"
+    assert "Landed by dad as his approval: she was right" in top["body"] and f"Rows: {seq}" in top["body"]
+    assert "committed as automatic history" in top["body"]
+    assert at(vault, "HEAD") == canonical()
