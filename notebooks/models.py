@@ -55,6 +55,8 @@ class Words(models.Model):
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     digest = models.CharField(max_length=64)
     body = models.TextField()
+    # The salt of a keyed digest (log/wordkeys.py), deleted with the words; NULL for older words (a plain digest).
+    salt = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["notebook", "digest"], name="words_once_per_notebook")]

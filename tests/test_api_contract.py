@@ -3,7 +3,7 @@ answer's status, shape and error code checked, so a change of how the API is bui
 
 import pytest
 
-from notebooks.log import rowformat
+from notebooks.log import rowformat, wordkeys
 from tests.agent_helpers import Api
 
 LINE_KEYS = {"n", "text", "source", "by", "at", "seq"}
@@ -104,7 +104,7 @@ def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
     assert [e["text"] for e in history[1:3]] == ["the bridge guard swings twice", "always attack first"]
     redacted = dad_api.post("/api/notebooks/zelda/lines/6/redact", {"why": "a secret"})
     assert (redacted.status_code, redacted.json()) == (200, {"n": 6, "seq": 13})
-    by_digest = {"why": "x", "digest": rowformat.digest_of("roll twice")}
+    by_digest = {"why": "x", "digest": wordkeys.keyed("zelda", "roll twice")[1]}
     assert dad_api.post("/api/notebooks/zelda/lines/4/redact", by_digest).status_code == 200
 
 

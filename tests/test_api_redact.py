@@ -1,6 +1,6 @@
 """POST /api/notebooks/{title}/lines/{n}/redact: the human editor's token removes words for good; agents may not."""
 
-from notebooks.log import rowformat, selectors
+from notebooks.log import selectors, wordkeys
 from notebooks.models import Words
 
 URL = "/api/notebooks/zelda/lines"
@@ -18,7 +18,7 @@ def test_the_editor_redacts_a_lines_current_words(zelda, dad_api):
 
 def test_it_redacts_by_seq_or_by_digest(zelda, dad_api):
     assert dad_api.post(f"{URL}/1/redact", {"why": "x", "seq": 1}).status_code == 200
-    digest = rowformat.digest_of("always attack first")
+    digest = wordkeys.keyed("zelda", "always attack first")[1]
     assert dad_api.post(f"{URL}/2/redact", {"why": "y", "digest": digest}).status_code == 200
     assert selectors.live_line(zelda, 1).text == "[redacted: x]"
     assert selectors.live_line(zelda, 2).text == "[redacted: y]"
@@ -37,7 +37,7 @@ def test_bad_input_is_a_400_and_changes_nothing(zelda, dad_api):
         {"why": ""},
         {"why": "x", "seq": 0},
         {"why": "x", "digest": "not-a-digest"},
-        {"why": "x", "seq": 2, "digest": rowformat.digest_of("always attack first")},
+        {"why": "x", "seq": 2, "digest": wordkeys.keyed("zelda", "always attack first")[1]},
         {"why": "x", "seq": 1},  # row 1 is line #1's, not line #2's
         {"why": "x", "colour": "red"},
     ):

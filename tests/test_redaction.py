@@ -7,7 +7,7 @@ from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrat
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import imports, redaction, rowformat, selectors, services
+from notebooks.log import imports, redaction, rowformat, selectors, services, wordkeys
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
@@ -34,7 +34,7 @@ def test_the_editor_redacts_a_line_and_its_row_stays(leaked):
     written = _redact()
     row = Row.objects.get(notebook=leaked, seq=written.seq)
     assert (row.op, row.n, row.by, row.why) == ("redact", 1, "dad", "a password, not a lesson")
-    assert row.redacts == rowformat.digest_of(SECRET)
+    assert row.redacts == wordkeys.keyed("zelda", SECRET)[1]
     assert Row.objects.filter(notebook=leaked, n=1, op="add").exists()
 
 
@@ -69,7 +69,7 @@ def test_view_history_turn_and_export_show_the_reason(leaked):
     exported = "\n".join(_export(leaked))
     assert "hunter2" not in exported
     first = json.loads(_export(leaked)[0])
-    assert (first["text"], first["redacted"], first["digest"]) == (mark, True, rowformat.digest_of(SECRET))
+    assert (first["text"], first["redacted"], first["digest"]) == (mark, True, wordkeys.keyed("zelda", SECRET)[1])
 
 
 def test_the_view_before_the_redaction_shows_the_mark_too(leaked):
@@ -128,14 +128,14 @@ def _delete_words(digest: str, notebook_id: int) -> None:
 
 def test_the_words_trigger_refuses_a_delete_without_a_redaction(leaked):
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(rowformat.digest_of(SECRET), leaked.pk)
+        _delete_words(wordkeys.keyed("zelda", SECRET)[1], leaked.pk)
     assert Words.objects.filter(body=SECRET).exists()
 
 
 def test_a_redaction_frees_only_the_words_it_names(leaked):
     _redact()
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(rowformat.digest_of("roll after the second swing"), leaked.pk)
+        _delete_words(wordkeys.keyed("zelda", "roll after the second swing")[1], leaked.pk)
 
 
 def test_a_redaction_in_one_notebook_frees_nothing_in_another(leaked):
@@ -144,7 +144,7 @@ def test_a_redaction_in_one_notebook_frees_nothing_in_another(leaked):
     _redact()
     other = Notebook.objects.get(title="metroid")
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(rowformat.digest_of(SECRET), other.pk)
+        _delete_words(wordkeys.keyed("metroid", SECRET)[1], other.pk)
     assert selectors.view(other)[0].text == SECRET
 
 
@@ -212,13 +212,13 @@ def test_a_table_rebuild_inside_migrate_keeps_redaction_working(leaked):
         for sql in editor.deferred_sql:
             editor.execute(sql)
         with pytest.raises(IntegrityError, match="append-only"):  # between the two, no words may go at all
-            _delete_words(rowformat.digest_of(SECRET), leaked.pk)
+            _delete_words(wordkeys.keyed("zelda", SECRET)[1], leaked.pk)
     emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
     _redact()
     assert not Words.objects.filter(body=SECRET).exists()
     assert verify_chain(leaked) == []
     with pytest.raises(IntegrityError, match="append-only"):
-        _delete_words(rowformat.digest_of("roll after the second swing"), leaked.pk)
+        _delete_words(wordkeys.keyed("zelda", "roll after the second swing")[1], leaked.pk)
 
 
 def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):

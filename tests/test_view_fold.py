@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, verify
+from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, verify, wordkeys
 from notebooks.log.selectors import ALL
 from notebooks.models import Row, Words
 
@@ -266,7 +266,7 @@ def test_a_row_appended_with_words_redacted_before_shows_the_mark(notebook, dad,
         "n": 2,
         "to": "[redacted: a password]",
         "redacted": True,
-        "digest": rowformat.digest_of(secret),
+        "digest": wordkeys.keyed("zelda", secret)[1],
     }
     with django_capture_on_commit_callbacks(execute=True):  # a vault file's append carrying the redacted words
         imports.append_rows(

@@ -47,7 +47,13 @@ Summary = _words("What the session changed, in a few words (not a line of the no
 Note = _words("What stands so far, in a few words.", max_reason())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
-Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="The sha256 of the words, in hex.")]
+Digest = Annotated[
+    str,
+    Field(
+        pattern=r"^([0-9a-f]{64}|k[0-9a-f]{63})$",
+        description="The words' digest: keyed ('k' and 63 hex digits), or the sha256 of older words, in hex.",
+    ),
+]
 
 
 def required_in_schema(*names: str) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import checks, fold, kept, rowformat, snapshots
+from notebooks.log import checks, fold, kept, rowformat, snapshots, wordkeys
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.log.lines import Head
 from notebooks.log.selectors import head
@@ -42,7 +42,7 @@ class RowWritten(NamedTuple):
     body: str | None  # the words of an add or edit (None when redacted, and for other ops)
 
 
-WORDS_COLUMNS = ("notebook_id", "digest", "body")
+WORDS_COLUMNS = ("notebook_id", "digest", "body", "salt")
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
@@ -111,7 +111,7 @@ def append(
     """
     top = top or head(notebook)
     vendor = connection.vendor
-    words: dict[str, str] = {}
+    words: dict[str, tuple[str, str | None]] = {}  # digest -> (words, salt)
     written: list[RowWritten] = []
     # Rows into an empty notebook (an import) are folded into its snapshots as they stream by.
     folder = snapshots.Folder(spacing=snapshots.IMPORT_SPACING) if top.seq == 0 else None
@@ -129,13 +129,14 @@ def append(
             with connection.cursor() as cursor:
                 cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), rows)
         # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
-        new_words = sorted((notebook.pk, d, b) for d, b in words.items() if d not in redacted)
+        new_words = sorted((notebook.pk, d, b, s) for d, (b, s) in words.items() if d not in redacted)
         if new_words and top.seq and not redactions_checked:
             # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
-            # none). Rows already in are rolled back with the caller's transaction.
-            gone = redacted_digests_of(notebook, [d for _, d, _ in new_words])
+            # none), whichever digest it named them by. Rows already in are rolled back with the caller's transaction.
+            plain = [rowformat.digest_of(b) for _, d, b, _ in new_words if rowformat.is_keyed(d)]
+            gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *plain])
             if gone:
-                refuse_redacted(notebook, next(iter(gone.values())))
+                refuse_redacted(notebook, min(gone.values()))
         if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:
             with connection.cursor() as cursor:
                 _copy_words(cursor, notebook, new_words)
@@ -150,7 +151,7 @@ def append(
 
 def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple[tuple[Any, ...], RowWritten]:
     """One row's column values (ROW_COLUMNS), hashed into the chain after `top`, and the row as written: for a
-    caller that inserts it itself (one_trip.py). Its words are stored under its digest (WORDS_COLUMNS)."""
+    caller that inserts it itself (one_trip.py). Its words are stored under its digest with its salt (WORDS_COLUMNS)."""
     written: list[RowWritten] = []
     (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor)
     return values, written[0]
@@ -175,7 +176,7 @@ def _chained(
     notebook: AnyNotebook,
     new_rows: Iterable[dict[str, Any]],
     top: Head,
-    words: dict[str, str],
+    words: dict[str, tuple[str, str | None]],
     written: list[RowWritten],
     vendor: str,
     folder: "snapshots.Folder | None" = None,
@@ -194,10 +195,15 @@ def _chained(
         seq += 1
         get = fields.get
         body = get("words")
-        # The importer hands its digest over (computed once); a redacted row has a digest and no words.
-        digest = get("digest") or (rowformat.digest_of(body) if body is not None else "")
+        # The importer and an add hand the digest over (computed once); a redacted row has a digest and no words.
+        # Words without one get their keyed digest here (wordkeys.py); with a digest and no salt, the digest is plain.
+        digest, salt = get("digest"), get("salt")
         if body is not None:
-            words[digest] = body
+            if not digest:
+                salt, digest = wordkeys.keyed(notebook.title, body)
+            words[digest] = (body, salt)
+        elif not digest:
+            digest = ""
         at = get("at")
         at = max(now, last_at) if at is None else float(at)
         if at > latest:

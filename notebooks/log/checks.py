@@ -20,7 +20,7 @@ MAX_ID = 2**63 - 1  # a seq or a session id: a bigint
 MAX_NAME = 80  # an actor's name: Row.by and Notebook.created_by
 MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
 SOURCES = frozenset({"seen", "guessed", "dad", "dad_correction"})
-DIGEST = re.compile(r"[0-9a-f]{64}")
+DIGEST = re.compile(r"[0-9a-f]{64}|k[0-9a-f]{63}")  # plain, or keyed (rowformat.salted_digest)
 
 
 def max_words() -> int:
@@ -152,7 +152,7 @@ def bounded(message: str, limit: int = 1000) -> str:
 
 def check_digest(value: Any, what: str = "digest") -> str:
     if not isinstance(value, str) or not DIGEST.fullmatch(value):
-        raise Invalid(f"The {what} must be a sha256 digest (64 lowercase hex digits), not {value!r}.")
+        raise Invalid(f"The {what} must be a digest (64 lowercase hex digits, or 'k' and 63), not {value!r}.")
     return value
 
 

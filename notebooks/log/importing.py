@@ -30,6 +30,7 @@ TITLE = re.compile(TITLE_PATTERN)
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
 OPS = ("add", "edit", "strike", "adopt", "redact")
 HEX = frozenset("0123456789abcdef")
+KEYED = HEX | {rowformat.KEYED}  # a digest's first character
 
 
 @dataclass
@@ -45,6 +46,7 @@ class ImportState:
     redacted: dict[str, int] = field(default_factory=dict)  # digest -> file line of the redact row naming it
     absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
     restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
+    keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
 
 
 _scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two regex matches and three calls a line
@@ -105,26 +107,47 @@ def _name(obj: dict, key: str, line_no: int, *, required: bool) -> str:
     return value
 
 
+WITHHELD = (
+    "its words were redacted before digests were keyed, and their plain digest is withheld from exports (any guess "
+    "could be checked against it), so this row's hash cannot be checked again; restore such a notebook from a "
+    "backup (docs/RELIABILITY.md)"
+)
+
+
 def _digest(obj: dict, key: str, line_no: int) -> str:
     value = obj.get(key)
-    if not isinstance(value, str) or len(value) != 64 or not set(value) <= HEX:
-        raise _fail(line_no, f"'{key}' must be a sha256 digest (64 lowercase hex digits), not {_r(value)}")
+    if value is None and key in obj and (key == "redacts" or obj.get("redacted") is True):
+        raise _fail(line_no, WITHHELD)
+    if not isinstance(value, str) or not set(value[1:]) <= HEX or len(value) != 64 or not set(value[:1]) <= KEYED:
+        raise _fail(line_no, f"'{key}' must be a digest (64 lowercase hex digits, or 'k' and 63), not {_r(value)}")
     return value
 
 
-def _words(obj: dict, key: str, line_no: int, state: ImportState, limit: int) -> tuple[str | None, str | None]:
-    """A row's words, or (None, digest) for words redacted before export ("digest" beside "[redacted: why]")."""
-    if "digest" in obj:
+def _words(
+    obj: dict, key: str, line_no: int, state: ImportState, limit: int, keyed: Callable[[str], tuple[str, str]] | None
+) -> tuple[str | None, str | None, str | None]:
+    """A row's words, digest and salt, or (None, digest, None) for words redacted before export ("digest" beside
+    "[redacted: why]"). Words with a salt have its keyed digest; words without one the plain digest the file's hash
+    took, or, in a row without a hash, a keyed one from `keyed` (when given)."""
+    if "digest" in obj and "salt" not in obj:
         digest = _digest(obj, "digest", line_no)
         state.absent.setdefault(digest, line_no)
-        return None, digest
+        return None, digest, None
     words = _text(obj, key, line_no, required=True, limit=limit)
-    digest = rowformat.digest_of(words)  # once, here: the log keeps it (append.py)
+    salt = obj.get("salt")
+    if salt is not None and (not isinstance(salt, str) or not 0 < len(salt) <= 64 or not set(salt) <= HEX):
+        raise _fail(line_no, f"'salt' must be hex digits, not {_r(salt)}")
+    digest = rowformat.words_digest(words, salt)  # once, here: the log keeps it (append.py)
+    if "digest" in obj and obj["digest"] != digest:
+        raise _fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
+    if salt is None and keyed is not None and "hash" not in obj:
+        salt, digest = keyed(words)
+        state.keyed[rowformat.digest_of(words)] = digest  # a redact row of the file may name the plain one
     if digest in state.redacted:
         raise _fail(
             line_no, f"these words were redacted on line {state.redacted[digest]}; they cannot be written again"
         )
-    return words, digest
+    return words, digest, salt
 
 
 def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int | None:
@@ -191,6 +214,7 @@ def checked_rows(
     latest: float = MAX_TIME,
     redact_refusal: str = "",
     attribute: Callable[[dict[str, Any], str, int], tuple[str, bool]] | None = None,
+    keyed: Callable[[str], tuple[str, str]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
@@ -199,7 +223,8 @@ def checked_rows(
     `latest`: the latest time a row may carry (checks.latest_time(); the caller reads the clock). `redact_refusal`:
     when given, every redact row is refused with it (rows appended from outside may not redact). `attribute`: when
     given, whom each row is by and whether as the editor, from the row as parsed (the JSON object, the `by` it
-    claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not read."""
+    claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not read.
+    `keyed`: the salt and keyed digest of words in the notebook (wordkeys.keyed), for rows that give no hash."""
     latest = min(latest, MAX_TIME)
     count = 0
     for line_no, raw in enumerate(lines, start=start):
@@ -239,8 +264,8 @@ def checked_rows(
             source = obj.get("source")
             if not isinstance(source, str) or source not in SOURCES:
                 raise _fail(line_no, f"unknown source {_r(source)}")
-            words, digest = _words(obj, "text", line_no, state, max_words)
-            fields.update(words=words, digest=digest, source=source)
+            words, digest, salt = _words(obj, "text", line_no, state, max_words, keyed)
+            fields.update(words=words, digest=digest, salt=salt, source=source)
             restores = _number(obj, "restores", line_no, required=False)
             if restores is not None:
                 old = state.lines.get(restores)
@@ -271,13 +296,13 @@ def checked_rows(
                 raise _fail(line_no, f"edit of line #{n}, which is retired")
             if "text" in obj:
                 raise _fail(line_no, "an edit's words ride under 'to', never 'text'")
-            words, digest = _words(obj, "to", line_no, state, max_words)
+            words, digest, salt = _words(obj, "to", line_no, state, max_words, keyed)
             source = obj.get("source")
             if source is None:
                 source = sourceless_edit_source(by=by, editor=editor, current=current.source)
             elif not isinstance(source, str) or not edit_source_allowed(current=current.source, given=source):
                 raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
-            fields.update(words=words, digest=digest, source=source)
+            fields.update(words=words, digest=digest, salt=salt, source=source)
             current.apply(state.seq + 1, "edit", source, words)
         elif op == "strike":
             if current is None:
@@ -309,6 +334,8 @@ def checked_rows(
             if not editor:
                 raise _fail(line_no, f"a redact row must be by the human editor, not {_r(by)}")
             digest = _digest(obj, "redacts", line_no)
+            if "hash" not in obj:
+                digest = state.keyed.get(digest, digest)
             if digest not in state.worded.get(n, ()):
                 raise _fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
             if digest in state.redacted:
@@ -317,13 +344,14 @@ def checked_rows(
             fields.update(redacts=digest)
             words = None
         else:  # adopt: history only, never in the view
-            words, digest = _words(obj, "was", line_no, state, max_words)
+            words, digest, salt = _words(obj, "was", line_no, state, max_words, keyed)
             source = obj.get("source") or ""
             if source and (not isinstance(source, str) or source not in SOURCES):
                 raise _fail(line_no, f"unknown source {_r(source)}")
             fields.update(
                 words=words,
                 digest=digest,
+                salt=salt,
                 source=source,
                 was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
                 was_by=_name(obj, "was_by", line_no, required=False),
@@ -332,7 +360,7 @@ def checked_rows(
         if op in ("add", "edit", "adopt"):
             state.worded.setdefault(n, set()).add(digest)
         if keep_texts and op in ("add", "edit"):
-            text = {"words": words, "source": fields["source"], "by": by, "at": at, "why": why}
+            text = {"words": words, "digest": digest, "source": fields["source"], "by": by, "at": at, "why": why}
             state.texts.setdefault(n, []).append(text)
         state.seq += 1
         if "seq" in obj and obj["seq"] != state.seq:
@@ -348,36 +376,3 @@ def checked_rows(
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
         raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
-
-
-def adoptions(rewrite: ImportState, backup: ImportState, *, backup_name: str) -> list[dict[str, Any]]:
-    """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
-    out: list[dict[str, Any]] = []
-    for n in sorted(backup.lines):
-        old = backup.lines[n]
-        new = rewrite.lines.get(n)
-        if new is not None and new.words == old.words:
-            continue
-        for text in backup.texts.get(n, ()):
-            gone = (
-                text["words"] is None or rowformat.digest_of(text["words"]) in backup.redacted.keys() | rewrite.redacted
-            )
-            if gone:
-                continue  # redacted words stay gone
-            why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
-            out.append(
-                {
-                    "op": "adopt",
-                    "n": n,
-                    "words": text["words"],
-                    "source": text["source"],
-                    "why": why,
-                    "was_at": text["at"],
-                    "was_by": text["by"],
-                }
-            )
-    return out
-
-
-def dumps_all(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(rowformat.dumps(r) + "\n" for r in rows)

@@ -2,6 +2,7 @@
 notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
 """
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing, outside
+from notebooks.log import fold, guards, importing, outside, rowformat, wordkeys
 from notebooks.log.append import append
 from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid
@@ -60,7 +61,13 @@ def import_notebook(
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
         state = importing.ImportState()
         rows = importing.checked_rows(
-            lines, state=state, is_editor=is_editor, progress=progress, keep_texts=False, **limits
+            lines,
+            state=state,
+            is_editor=is_editor,
+            progress=progress,
+            keep_texts=False,
+            **limits,
+            keyed=functools.partial(wordkeys.keyed, title),
         )
         written = append(nb, rows, top, redacted=state.redacted)
         adopted: list[dict[str, Any]] = []
@@ -69,7 +76,7 @@ def import_notebook(
                 _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
             except Invalid as exc:
                 raise Invalid(f"{adopt_name}: {exc.message}") from None
-            adopted = importing.adoptions(state, backup, backup_name=adopt_name)
+            adopted = _adoptions(state, backup, backup_name=adopt_name)
             for row in adopted:
                 row["by"] = by
             if adopted:
@@ -157,6 +164,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             start=first_line,
             latest=latest_time(),
             redact_refusal=OUTSIDE_REDACT,
+            keyed=functools.partial(wordkeys.keyed, notebook),
         )
         if not rows:
             raise Invalid("No rows to append.")
@@ -221,3 +229,35 @@ def import_state(notebook: Notebook) -> importing.ImportState:
                 state.top_n = max(state.top_n, n)
                 state.seq, state.at = seq, at
     return state
+
+
+def _adoptions(
+    rewrite: importing.ImportState, backup: importing.ImportState, *, backup_name: str
+) -> list[dict[str, Any]]:
+    """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
+    out: list[dict[str, Any]] = []
+    for n in sorted(backup.lines):
+        old = backup.lines[n]
+        new = rewrite.lines.get(n)
+        if new is not None and new.words == old.words:
+            continue
+        for text in backup.texts.get(n, ()):
+            redacted = backup.redacted.keys() | rewrite.redacted  # by either digest the words may have had
+            gone = text["words"] is None or not {text["digest"], rowformat.digest_of(text["words"])}.isdisjoint(
+                redacted
+            )
+            if gone:
+                continue  # redacted words stay gone
+            why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
+            out.append(
+                {
+                    "op": "adopt",
+                    "n": n,
+                    "words": text["words"],
+                    "source": text["source"],
+                    "why": why,
+                    "was_at": text["at"],
+                    "was_by": text["by"],
+                }
+            )
+    return out

@@ -42,8 +42,8 @@ _guesses_lock = threading.Lock()
 GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing guess costs one round trip)
 
 # The function's arguments, in its order: the lock's two keys, the notebook's id and title, the row's other columns,
-# its words, whether to ask the guard.
-ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:ADD_ROW_COLUMNS], "text", "bool")
+# its words, whether to ask the guard, the words' salt and their plain digest (migration 0023).
+ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:ADD_ROW_COLUMNS], "text", "bool", "varchar", "varchar")
 CALL = f"SELECT * FROM notebooks_add_row({', '.join(f'%s::{t}' for t in ARG_TYPES)})"
 # Integers sent with the type they are declared with, whatever their size: one prepared statement, not one per size.
 _TYPED = {"int4": Int4, "int8": Int8}
@@ -108,7 +108,17 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     found = _call(
         db,
         title,
-        (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:ADD_ROW_COLUMNS], fields["words"], ask),
+        (
+            NOTEBOOK_LOCK_CLASS,
+            pk & LOCK_KEY_MASK,
+            pk,
+            title,
+            *values[1:ADD_ROW_COLUMNS],
+            fields["words"],
+            ask,
+            fields["salt"],
+            fields["plain"],
+        ),
     )
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
         _guesses.pop(_key(db, title), None)
@@ -126,7 +136,9 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
             with _guesses_lock:
                 _guesses[_key(db, title)] = (pk, Head(seq, hash_, at), (top_n or 0) + 1)
         return None
-    return state_of_add((pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, fields["digest"])
+    return state_of_add(
+        (pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, (fields["digest"], fields["plain"])
+    )
 
 
 def _call(db: BaseDatabaseWrapper, title: str, args: tuple[Any, ...]) -> tuple | None:

@@ -9,7 +9,7 @@ import logging
 from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 
-from notebooks.log import fold, guards, kept, snapshots
+from notebooks.log import fold, guards, kept, snapshots, wordkeys
 from notebooks.log.append import append
 from notebooks.log.checks import check_number, check_reason
 from notebooks.log.errors import Conflict, Invalid, NotFound
@@ -72,10 +72,15 @@ def redact(
         already = redacted_digests_of(nb, [target])
         if already:
             raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
-        (row,) = append(nb, [{"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why, **claim}])
+        targets = [(n, target), *_other_copies(nb, target)]
+        redact_rows = [
+            {"op": "redact", "n": m, "redacts": d, "by": actor.name, "why": why, **claim} for m, d in targets
+        ]
+        row, *_ = append(nb, redact_rows)
         with connection.cursor() as cursor:
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
-            cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, target])
+            for _m, d in targets:
+                cursor.execute("DELETE FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [nb.pk, d])
         snapshots.rebuild(nb.pk)  # they held the words too: made again, with the redaction's mark
 
         def forget_words() -> None:  # a function, not a lambda: Django's robust on_commit logs its __qualname__
@@ -83,6 +88,28 @@ def redact(
 
         transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
     return Written(n=n, seqs=(row.seq,))
+
+
+def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
+    """The same words kept under their other digest (plain from before keyed digests, or keyed since), each with
+    the first line that carried it: a redaction takes every copy of the words, one redact row each."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT body FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook.pk, target])
+        found = cursor.fetchone()
+        if found is None:
+            return []
+        others = [d for d in wordkeys.lookups(notebook.title, found[0]) if d != target]
+        copies = []
+        for digest in others:
+            cursor.execute(
+                "SELECT r.n FROM notebooks_row r JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
+                "AND w.digest = r.digest WHERE r.notebook_id = %s AND r.digest = %s ORDER BY r.seq LIMIT 1",
+                [notebook.pk, digest],
+            )
+            line = cursor.fetchone()
+            if line is not None:
+                copies.append((line[0], digest))
+    return copies
 
 
 # Sent once a redaction commits (notebook=): a layer above that keeps the words in memory (the card's rendered

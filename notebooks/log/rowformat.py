@@ -10,6 +10,12 @@ A line moved to another notebook is a strike here, how "moved", naming the noteb
 (`moved_to`, `moved_to_n`), and an add there naming where it came from (`moved_from`, `moved_from_n`) with the
 words' author and time (`was_by`, `was_at`). Both pairs are the row's `moved_notebook` and `moved_n` columns,
 hashed under those names only when set, so an older reader sees a plain strike and a plain add.
+Words written since keyed digests (2026-12-01) have a keyed digest, "k" and 63 hex digits: the sha256 of a salt and
+the words, the salt a server-keyed HMAC of the notebook and the words (log/wordkeys.py), kept beside the words and
+deleted with them. An export gives the salt with the words (`salt`), so a reader binds them to the digest; once the
+words are redacted only the digest is left, and no guess can be checked against it. Older words have the plain
+sha256 of the words; once they are redacted that digest is withheld (no `digest`, no `redacts`), since any guess
+could be checked against it, and a checker takes such a row's hash as given.
 """
 
 import hashlib
@@ -39,7 +45,26 @@ def redacted_text(why: str) -> str:
 
 
 def digest_of(words: str) -> str:
+    """The plain sha256 of words: the digest of words written before keyed digests (rowformat docstring)."""
     return hashlib.sha256(words.encode("utf-8")).hexdigest()
+
+
+KEYED = "k"  # a keyed digest starts with it: never a hex digit, so it is told from a plain one after the words go
+
+
+def salted_digest(salt: str, words: str) -> str:
+    """The keyed digest of words with their salt: "k" and the first 63 hex digits of sha256(salt + words)."""
+    return KEYED + hashlib.sha256((salt + words).encode("utf-8")).hexdigest()[:63]
+
+
+def is_keyed(digest: str | None) -> bool:
+    """Whether a digest is keyed (no guess can be checked against it once its salt is gone)."""
+    return bool(digest) and digest.startswith(KEYED)  # type: ignore[union-attr]
+
+
+def words_digest(words: str, salt: str | None) -> str:
+    """The digest words with this salt have: keyed with a salt, plain without (older words)."""
+    return salted_digest(salt, words) if salt else digest_of(words)
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -134,8 +159,10 @@ def _encoded_row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
     """One row as its JSON Lines object, in the seed's field order with our extras after.
 
-    Redacted words are exported as "[redacted: why]" with the words' digest beside them, so the row's hash
-    still checks when the file is imported again.
+    Words with a keyed digest are exported with it and their salt (`digest`, `salt`): a reader binds the two.
+    Redacted words are exported as "[redacted: why]" with the words' keyed digest beside them, so the row's hash
+    still checks when the file is imported again; a plain digest (older words) is withheld, as is a redact row's
+    `redacts` naming one: any guess of the words could be checked against it (rowformat docstring).
     """
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}
@@ -158,9 +185,12 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
         out.update(was=words, source=row["source"], by=row["by"], why=row["why"])
         out.update(was_at=row["was_at"], was_by=row["was_by"])
     elif op == "redact":
-        out.update(redacts=row["redacts"], by=row["by"], why=row["why"])
+        redacts = row["redacts"]
+        out.update(redacts=redacts if is_keyed(redacts) else None, by=row["by"], why=row["why"])
     if redacted_why is not None:
-        out.update(redacted=True, digest=row["digest"])
+        out.update(redacted=True, digest=row["digest"] if is_keyed(row["digest"]) else None)
+    elif row.get("salt") and words is not None:  # the digest too: an older checker takes it as given
+        out.update(digest=row["digest"], salt=row["salt"])
     out["at"] = row["at"]
     out["seq"] = row["seq"]
     out["hash"] = row["hash"]

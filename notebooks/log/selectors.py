@@ -256,8 +256,9 @@ def turn_words(text: str) -> str:
 
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n"
-)
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, w.salt"
+)  # w: the row's words, joined (w.salt: a reader binds the words to their keyed digest with it)
+EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.split(",")]
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
@@ -272,7 +273,7 @@ def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | No
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
-    names = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
+    names = EXPORT_NAMES
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         while batch := cursor.fetchmany(2000):

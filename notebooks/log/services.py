@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import fold, guards, one_trip, rowformat, snapshots
+from notebooks.log import fold, guards, one_trip, rowformat, snapshots, wordkeys
 from notebooks.log.append import RowWritten, append
 from notebooks.log.checks import check_number, check_reason, check_source, check_words
 from notebooks.log.errors import Conflict, Invalid, NotFound, Unchanged
@@ -90,8 +90,10 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     check_reason(why)
     check_source(source)
     fold.check_may_write(name=actor.name, editor=actor.editor, source=source, verb="add")
-    fields = {"op": "add", "words": text, "digest": rowformat.digest_of(text), "source": source, "by": actor.name}
+    salt, digest = wordkeys.keyed(notebook, text)
+    fields = {"op": "add", "words": text, "digest": digest, "salt": salt, "source": source, "by": actor.name}
     fields["why"] = why
+    fields["plain"] = rowformat.digest_of(text)  # a redaction from before keyed digests names the words by it
     # PostgreSQL: one statement when this process wrote the notebook's head (one_trip.py), its own transaction when
     # none is open; else read, then write.
     done = one_trip.try_add(notebook, actor, fields)
@@ -101,7 +103,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
             done = done or one_trip.try_add(notebook, actor, fields)
             if isinstance(done, RowWritten):
                 return Written(n=done.n, seqs=(done.seq,))
-            nb, top, n, claim = done or add_state(notebook, actor, fields["digest"])
+            nb, top, n, claim = done or add_state(notebook, actor, (digest, fields["plain"]))
             (done,) = append(nb, [{**fields, "n": n, "session_id": claim}], top, redactions_checked=True)
             one_trip.remember(notebook, nb, done)
     return Written(n=done.n, seqs=(done.seq,))

@@ -12,14 +12,14 @@ from typing import Any
 
 from django.db import connection
 
-from notebooks.log import importing, rowformat
+from notebooks.log import importing, rowformat, wordkeys
 from notebooks.log.checks import latest_time, shown_time
 from notebooks.log.errors import Invalid
 from notebooks.models import Notebook
 
 COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, w.body"
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, w.body, w.salt"
 )
 
 
@@ -85,7 +85,10 @@ def check_rows(
                 missing.setdefault(digest, seq)
             else:
                 present.add(digest)
-                if rowformat.digest_of(row["body"]) != digest:
+                salt = row.get("salt")
+                if not salt and rowformat.is_keyed(digest):  # lost by a migration back past 0023: derived again
+                    salt = wordkeys.salt_of(title, row["body"])
+                if rowformat.words_digest(row["body"], salt) != digest:
                     problems.append(f"{where}: words do not match their digest (words changed)")
         if row["op"] == "redact":
             target = row.get("redacts")
@@ -117,6 +120,10 @@ def _for_replay(row: dict) -> dict:
     """The row as the importer reads it (words by digest when gone), without seq and hash: those are checked above."""
     gone = "" if row["digest"] and row["body"] is None else None
     out = rowformat.export_row(row, row["body"], redacted_why=gone)
+    if gone is not None:
+        out["digest"] = row["digest"]  # withheld from exports when plain; the replay is this server's own
+    if row["op"] == "redact":
+        out["redacts"] = row["redacts"]
     out.pop("seq", None)
     out.pop("hash", None)
     return out

@@ -2,6 +2,7 @@
 number, a line's state, and for an add all of it in one statement."""
 
 import functools
+import logging
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -17,6 +18,8 @@ from notebooks.log.queries import NO_ROWS
 from notebooks.log.roles import Actor
 from notebooks.log.selectors import get_notebook
 from notebooks.models import Notebook
+
+logger = logging.getLogger(__name__)
 
 
 class NotebookRef(NamedTuple):
@@ -91,14 +94,15 @@ def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (
         "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
-        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts = %s "
+        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts IN (%s, %s) "
         f"LIMIT 1), {may_claim_sql} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
         f"AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE {where}"
     )
 
 
-def add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head, int, int | None]:
-    """The notebook, locked, its head and next number and the write's session, for an add of words with `digest`.
+def add_state(title: str, actor: Actor, digests: tuple[str, str]) -> tuple[AnyNotebook, Head, int, int | None]:
+    """The notebook, locked, its head and next number and the write's session, for an add of words with `digests`
+    (keyed, and plain: what a redaction from before keyed digests named them by).
 
     SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
     notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
@@ -110,16 +114,16 @@ def add_state(title: str, actor: Actor, digest: str) -> tuple[AnyNotebook, Head,
             locked = cursor.fetchone()
             found = None
             if locked is not None:
-                cursor.execute(add_state_sql(guard.may_claim_sql, "nb.id = %s"), (digest, actor.name, locked[0]))
+                cursor.execute(add_state_sql(guard.may_claim_sql, "nb.id = %s"), (*digests, actor.name, locked[0]))
                 found = cursor.fetchone()
         else:
-            cursor.execute(add_state_sql(guard.may_claim_sql, "nb.title = %s"), (digest, actor.name, title))
+            cursor.execute(add_state_sql(guard.may_claim_sql, "nb.title = %s"), (*digests, actor.name, title))
             found = cursor.fetchone()
-    return state_of_add(found, title, actor, digest)
+    return state_of_add(found, title, actor, digests)
 
 
 def state_of_add(
-    found: tuple | None, title: str, actor: Actor, digest: str
+    found: tuple | None, title: str, actor: Actor, digests: tuple[str, str]
 ) -> tuple[AnyNotebook, Head, int, int | None]:
     """add_state's answer from its statement's row (None: no notebook of that title), the notebook locked."""
     if found is None:
@@ -127,9 +131,9 @@ def state_of_add(
         claim = guards.current().claim(title=title, actor=actor)
         nb = locked_notebook(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
         top, n = head_and_next_number(nb)
-        gone = redacted_digests_of(nb, [digest])
+        gone = redacted_digests_of(nb, digests)
         if gone:
-            refuse_redacted(nb, gone[digest])
+            refuse_redacted(nb, min(gone.values()))
         return nb, top, n, claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
     nb = NotebookRef(pk, title)
@@ -141,6 +145,10 @@ def state_of_add(
 
 
 def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
+    """Redacted words never come back; each refusal is logged, since it tells the writer a guess was right."""
+    logger.warning(
+        "A write of words redacted from notebook %r (redact row seq %s) was refused.", notebook.title, redact_seq
+    )
     raise Invalid(
         f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
         "they cannot be written into it again."

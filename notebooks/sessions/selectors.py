@@ -9,11 +9,11 @@ from django.db.models import Prefetch
 from notebooks.log import rowformat
 from notebooks.log.checks import MAX_ID
 from notebooks.log.errors import Invalid, NotFound
-from notebooks.log.selectors import EXPORT_COLUMNS
+from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
-_NAMES = [c.strip().removeprefix("r.").strip('"') for c in EXPORT_COLUMNS.split(",")]
+_NAMES = EXPORT_NAMES
 ROW_SQL = (
     f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
     "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "

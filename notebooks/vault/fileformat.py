@@ -62,21 +62,24 @@ def rows_kept(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple
 
 def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
-    digest, not the words), only the words differ, `was` held the words whose digest `now` names, and a redact
-    row of the log names that digest (`gone`)."""
+    digest, not the words), only the words (and their salt) differ, and a redact row of the log (`gone`) names
+    the digest of the words `was` held: the keyed one `now` names, or the plain one `now` withholds."""
     try:
         before, after = json.loads(was), json.loads(now)
     except (ValueError, RecursionError):
         return False
     if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
         return False
-    if after.get("digest") not in gone:
-        return False
-    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)} - {"redacted", "digest"}
+    differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    differ -= {"redacted", "digest", "salt"}
     if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
         return False
-    words = before.get(differ.pop())
-    return isinstance(words, str) and rowformat.digest_of(words) == after.get("digest")
+    words, salt = before.get(differ.pop()), before.get("salt")
+    if not isinstance(words, str) or not (salt is None or isinstance(salt, str)):
+        return False
+    digest = rowformat.words_digest(words, salt)
+    named = after.get("digest")
+    return digest in gone and (named == digest if rowformat.is_keyed(digest) else named is None)
 
 
 def imported_already(outside: list[bytes], tail: list[bytes]) -> int:

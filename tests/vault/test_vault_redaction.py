@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from notebooks.log import redaction, rowformat
+from notebooks.log import redaction, rowformat, wordkeys
 from notebooks.log.errors import Conflict
 from notebooks.log.verify import verify_chain
 from notebooks.models import Row, VaultAlarm
@@ -183,7 +183,7 @@ def test_a_mark_with_the_words_real_digest_but_no_redaction_in_the_log_is_a_rewr
     vault.sweep()
     base = vault_take("zelda", session_id=7)
     seq = add("roll after the rest")
-    _fake_mark_on_line_2(vault, digest=rowformat.digest_of(SECRET))
+    _fake_mark_on_line_2(vault, digest=wordkeys.keyed("zelda", SECRET)[1])
     with pytest.raises(Conflict, match="The final gate refuses the land: .* line 2 was changed"):
         vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base, seqs=[seq])
     result = vault.sweep(claimed=set())

@@ -1,0 +1,44 @@
+"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (rowformat docstring).
+
+Keyed, so the digest it makes cannot be guessed once the salt is deleted with the words; deterministic, so the same
+words in one notebook get the same digest: they are stored once, one redaction takes every copy, and the refusal of
+redacted words written again finds them, all by digest as before. Per notebook, so equal digests in two notebooks
+say nothing of their words.
+"""
+
+import hashlib
+import hmac
+
+from django.conf import settings
+
+from notebooks.log import rowformat
+
+CONTEXT = b"notebooks words salt\x00"
+
+
+def server_secret() -> bytes:
+    """NOTEBOOK_WORDS_SECRET, or a secret derived from SECRET_KEY (so it is not the very key Django signs with).
+
+    Changing it never breaks a digest (the salt is stored); words written after the change are stored again once and
+    a redaction from before it no longer refuses them (docs/RELIABILITY.md)."""
+    configured = getattr(settings, "NOTEBOOK_WORDS_SECRET", "")
+    if configured:
+        return configured.encode("utf-8")
+    return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks words", hashlib.sha256).digest()
+
+
+def salt_of(title: str, words: str) -> str:
+    """The salt of these words in the notebook `title`: 32 hex digits."""
+    message = CONTEXT + title.encode("utf-8") + b"\x00" + words.encode("utf-8")
+    return hmac.new(server_secret(), message, hashlib.sha256).hexdigest()[:32]
+
+
+def keyed(title: str, words: str) -> tuple[str, str]:
+    """The salt and keyed digest of these words in the notebook `title`."""
+    salt = salt_of(title, words)
+    return salt, rowformat.salted_digest(salt, words)
+
+
+def lookups(title: str, words: str) -> tuple[str, str]:
+    """Both digests these words may have been stored under in the notebook: keyed (now), plain (before)."""
+    return keyed(title, words)[1], rowformat.digest_of(words)
