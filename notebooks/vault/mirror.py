@@ -15,10 +15,8 @@ from stat import S_ISREG
 from django.conf import settings
 
 from notebooks.log import imports, rowformat, selectors, snapshots
-from notebooks.log.checks import bounded, shown
 from notebooks.log.errors import NotebookError
 from notebooks.models import TITLE_PATTERN, Notebook
-from notebooks.vault import alarms
 
 from . import history, late
 from .claims import claimed_titles
@@ -34,6 +32,7 @@ from .fileformat import (
 )
 from .git import Git, Person, blob_id
 from .landing import repair_lands
+from .refusing import Refusing
 from .results import FileResult, SweepResult, row_count
 from .state import (
     RACY_NS,
@@ -53,7 +52,7 @@ LOCK_FILE = "notebooks-vault.lock"
 _HELD = threading.local()  # vault roots whose lock this thread holds, with its depth
 
 
-class Vault:
+class Vault(Refusing):
     """A directory that is a git repository holding `<title>.jsonl` for every notebook."""
 
     def __init__(self, root: "Path | str | None" = None) -> None:
@@ -340,66 +339,6 @@ class Vault:
         self._track(state, title, nb, content)
         if link is not None:
             late.drain(self.root / ".git", self.root, SUFFIX)
-
-    def _refuse(
-        self,
-        result: FileResult,
-        nb: Notebook | None,
-        state: dict[str, Tracked],
-        found: bytes | None,
-        problem: str,
-        message: str,
-        *,
-        repair: bool = True,
-    ) -> FileResult:
-        """Never import it: keep the file as found on a side branch, restore it from the log, raise the alarm."""
-        message = bounded(message, alarms.MAX_MESSAGE)
-        result.problem, result.message = problem, message
-        if not repair:
-            return result
-        ref, sha = self.keep_evidence(result.title, found, problem, message)
-        result.evidence_ref, result.evidence_sha = ref, sha
-        if nb is not None:
-            self._write(self.path(result.title), canonical_bytes(nb), state, result.title, nb)
-        else:
-            self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
-            state.pop(result.title, None)
-        self._partials.pop(result.title, None)
-        alarms.record_vault_alarm(
-            title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
-        )
-        return result
-
-    def _refuse_special(
-        self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
-    ) -> FileResult:
-        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
-        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
-        path = self.path(result.title)
-        if kind == "a directory":
-            result.waiting = f"{result.file} is a directory, not a file: move it away"
-            return result
-        try:
-            target = f" (pointing to {shown(os.readlink(path), 200)})" if kind == "a symbolic link" else ""
-        except OSError:
-            target = ""
-        result.problem = "not_a_file"
-        result.message = (
-            f"{result.file} was {kind}{target}, not a regular file: the vault reads no link or special file. "
-            "Nothing of it was read or committed; it was removed and the file written again from the log."
-        )
-        path.unlink(missing_ok=True)  # the entry: a link's target is untouched
-        self._read_stat.pop(result.title, None)
-        self._partials.pop(result.title, None)
-        if nb is not None:
-            self._write(path, canonical_bytes(nb), state, result.title, nb)
-        else:
-            state.pop(result.title, None)
-        alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
-        return result
-
-    def keep_evidence(self, title: str, found: bytes | None, problem: str, message: str) -> tuple[str, str]:
-        return history.keep_evidence(self.git, title, found, problem, message)
 
     # ----- committing ------------------------------------------------------------------------------
 
