@@ -1,5 +1,6 @@
 import io
 import json
+import time
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -13,6 +14,7 @@ from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Words
 
 SECRET = "the admin password is hunter2"
+ADD_TWO = "roll after the second swing"
 
 
 @pytest.fixture
@@ -237,3 +239,23 @@ def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):
     assert selectors.pinned_view(leaked, until=before).lines[0].text == mark
     assert all(SECRET != row.text for row in card_selectors.audit().rows)
     assert mark in {row.text for row in card_selectors.audit().rows}
+
+
+@pytest.mark.parametrize("salt", ["00", "f" * 32, "0123456789abcdef" * 4])
+def test_a_row_appended_with_a_salt_of_its_own_cannot_bring_redacted_words_back(leaked, salt):
+    """A salt the writer picked gives the words a digest no redact row names; the words are still the ones redacted."""
+    _redact()
+    row = {
+        "op": "add",
+        "n": 3,
+        "text": SECRET,
+        "source": "seen",
+        "by": "pippa",
+        "why": "again",
+        "salt": salt,
+        "at": time.time(),
+    }
+    with pytest.raises(Invalid, match="redacted"):
+        imports.append_rows(notebook="zelda", lines=[json.dumps(row)], by_default="pippa")
+    assert not Words.objects.filter(body=SECRET).exists()
+    assert [line.text for line in selectors.view(leaked)] == ["[redacted: a password, not a lesson]", ADD_TWO]
