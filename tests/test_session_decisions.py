@@ -135,6 +135,14 @@ def test_a_decision_needs_a_reason(zelda, decide, reason):  # noqa: ANN001
     assert _events(sid)[-1].kind == EventKind.REFUSE
 
 
+@pytest.mark.parametrize("decide", [decisions.land_as_editor, decisions.discard])
+def test_a_decisions_reason_has_the_limit_of_every_reason(zelda, decide, settings):  # noqa: ANN001
+    sid = _refused(zelda)
+    with pytest.raises(Invalid, match=f"the limit is {settings.NOTEBOOK_MAX_REASON}"):
+        decide(session=sid, reason="x" * (settings.NOTEBOOK_MAX_REASON + 1), by=DAD)
+    assert _events(sid)[-1].kind == EventKind.REFUSE
+
+
 @pytest.mark.parametrize("second", [decisions.land_as_editor, decisions.discard])
 @pytest.mark.parametrize("first", [decisions.land_as_editor, decisions.discard])
 def test_a_second_decision_on_a_decided_session_is_refused_and_changes_nothing(zelda, first, second):  # noqa: ANN001
