@@ -209,14 +209,16 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     state = importing.ImportState()
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into" FROM notebooks_row WHERE notebook_id = %s '
-            "ORDER BY seq",
+            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n FROM notebooks_row '
+            "WHERE notebook_id = %s ORDER BY seq",
             [notebook.pk],
         )
         while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts, into in batch:
+            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n in batch:
                 if op == "add" and into is not None:
                     state.restored[into] = n
+                if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)
+                    state.moved[n] = (moved_notebook, moved_n)
                 if digest:  # what a redact row appended later may name
                     state.worded.setdefault(n, set()).add(digest)
                 if op == "redact":
