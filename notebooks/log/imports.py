@@ -170,6 +170,8 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             raise Invalid("No rows to append.")
         claims: dict[str, int | None] = {}
         for fields in rows:
+            if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
+                _own_salt(fields, notebook)
             editor = authors.editor(fields["line_no"])
             _outside_row_allowed(fields, sources, editor)
             by = fields["by"]
@@ -182,6 +184,19 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         written = append(nb, rows, top, redacted=frozenset(after.redacted))
         authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+def _own_salt(fields: dict[str, Any], title: str) -> None:
+    """A row appended to a notebook's file has the notebook's own salt of its words (wordkeys.py), or none (the server
+    keys the words): a salt of the writer's choosing, or copied from a row whose words stay served, would let a guess
+    of these words be checked against their digest once they are redacted."""
+    salt, words = fields.get("salt"), fields.get("words")
+    if salt and words is not None and salt != wordkeys.salt_of(title, words):
+        raise Invalid(
+            f"line {fields['line_no']}: 'salt' is not this notebook's salt of the words; leave 'salt' (and 'digest') "
+            "out and the server keys them",
+            line=fields["line_no"],
+        )
 
 
 def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], editor: bool) -> None:
