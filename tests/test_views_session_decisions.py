@@ -117,3 +117,10 @@ def test_a_reason_over_the_limit_is_refused_with_the_whole_draft_kept_as_it_says
     html = response.content.decode()
     assert "nothing was cut: your text is kept here" in html and f'value="{draft}"' in html
     assert _kinds(refused)[-1] == "refuse"
+
+
+def test_a_session_id_of_thousands_of_digits_is_a_404_that_echoes_it_cut(editor_client, refused):
+    huge = "9" * 4000
+    response = editor_client.post(f"/sessions/{huge}/land/", {"reason": "x"}, **HTMX)
+    assert response.status_code == 404
+    assert huge[:400] not in response.content.decode() and _kinds(refused)[-1] == "refuse"
