@@ -78,4 +78,8 @@ def discard(*, session: int, reason: str, by: "Actor | str") -> Abandoned:
     check_text(reason, "reason")
     s = find_session(session)
     _undecided(s)
-    return abandon(session=s.pk, why=reason, by=actor)
+    try:
+        return abandon(session=s.pk, why=reason, by=actor)
+    except Conflict:
+        _undecided(s)  # decided meanwhile (a land raced it): say so as for any decided session
+        raise
