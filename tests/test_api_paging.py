@@ -109,3 +109,17 @@ def test_a_bad_cursor_or_limit_is_a_400(zelda, pippa):
     assert pippa.get("/api/notebooks/zelda/lines", after="x").status_code == 400
     assert pippa.get("/api/sessions", limit="100000").status_code == 400
     assert pippa.get("/api/sessions", state="lost").status_code == 400
+
+
+def test_a_nul_in_a_title_or_name_to_look_for_is_a_400_naming_it(zelda, pippa):
+    """No title or name holds one, and PostgreSQL refuses to compare text with a NUL (it was a 500 there)."""
+    for path, name, value in (
+        ("/api/notebooks", "after", "a\x00"),
+        ("/api/sessions", "actor", "\x00"),
+        ("/api/sessions", "notebook", "zel\x00da"),
+    ):
+        response = pippa.get(path, **{name: value})
+        assert response.status_code == 400, (path, name, response.content[:300])
+        error = response.json()["error"]
+        assert (error["code"], error["fields"]) == ("invalid", [name])
+        assert len(error["message"]) < 200

@@ -152,6 +152,30 @@ def test_dad_discards_a_refused_session_by_keyboard_with_his_reason(server, open
     expect(section.locator('[role="status"]')).to_contain_text("Its rows stay in force")
 
 
+def test_by_keyboard_a_decision_leaves_focus_on_what_it_says_and_escape_closes_an_open_one(server, open_page):
+    from playwright.sync_api import expect
+
+    sid = server.refused_session("keys")
+    page = open_page(width=390)
+    land, discard = (page.locator(f"#session-{sid} .decide-{verb}") for verb in ("land", "discard"))
+    land.locator("summary").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(page.locator(f"#land-{sid}-reason")).to_be_focused()
+    page.keyboard.type("not this one")
+    page.keyboard.press("Escape")  # closes the disclosure, focus back on its button; nothing sent
+    expect(land).not_to_have_attribute("open", "")
+    expect(land.locator("summary")).to_be_focused()
+    discard.locator("summary").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    page.keyboard.type("start over")
+    page.keyboard.press("Enter")
+    status = page.locator(f'#session-{sid} [role="status"]')
+    expect(status).to_contain_text(f"Session #{sid} discarded")
+    expect(status).to_be_focused()  # not the page's top: the next Tab goes on from the session
+
+
 def test_without_javascript_a_land_posts_the_form_and_comes_back_to_the_session(server, open_page):
     from playwright.sync_api import expect
 

@@ -428,3 +428,19 @@ def test_the_cli_add_names_the_lines_most_like_it(lines, capsys):
                  "--why", "again")  # fmt: skip
     said = capsys.readouterr().out
     assert "added line #4" in said and "most like it: #1 (" in said
+
+
+def test_words_reasons_and_plans_an_agent_wrote_reach_the_terminal_without_escape_codes_or_line_breaks(db):
+    """An agent's text is printed for Dad's terminal: an escape code would retitle or clear it, a line break forge a
+    line of the listing. Each shows as its escape; the JSON outputs keep the text as written."""
+    from notebooks.sessions import services as sessions
+
+    evil = "roll \x1b]0;owned\x07 \x1b[2J late\n#9 [dad] a forged line"
+    services.create_notebook(title="zelda", by="test")
+    sessions.take(notebook="zelda", plan=evil, by="pippa")
+    services.add(notebook="zelda", text=evil, source="seen", by="pippa", why=evil)
+    for args in (("view", "zelda"), ("history", "zelda", "1"), ("sessions",)):
+        out = notebook(*args)[0]
+        assert "\x1b" not in out and "\x07" not in out, args
+        assert len(out.splitlines()) == 1 and "\\x1b]0;owned\\x07" in out and "late\\n#9 [dad]" in out, args
+    assert json.loads(notebook("view", "zelda", "--json")[0])[0]["text"] == evil

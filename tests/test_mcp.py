@@ -98,6 +98,7 @@ async def _session_calls(database_url: str) -> dict:
             out["merged_history"] = await call("history", notebook="zelda", n=4)
             out["page_one"] = await call("notebooks", limit=2)
             out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
+            out["nul_after"] = await call("notebooks", after="a\x00")
     return out
 
 
@@ -111,6 +112,11 @@ def test_the_notebooks_page_with_the_apis_cursor(calls):
     assert [x["title"] for x in one["notebooks"]] == ["celeste", "metroid"] and one["more"] is True
     assert one["next"] == "metroid"
     assert [x["title"] for x in two["notebooks"]] == ["metroid prime", "zelda"] and two["more"] is False
+
+
+def test_a_nul_in_the_notebooks_cursor_is_refused_in_the_projects_words(calls):
+    kind, text = calls["nul_after"]
+    assert kind == "error" and text.startswith("invalid (400): 'after': ") and "NUL" in text
 
 
 def test_the_server_offers_the_tools(calls):

@@ -153,6 +153,25 @@ def test_a_moved_line_is_not_restored_where_it_left(stray):
     assert len(_rows("zelda heading")) == before and 4 in _view("zelda")
 
 
+def test_a_moved_line_is_not_restored_where_it_left_by_a_row_appended_to_its_file(stray):
+    """The vault's outside rows (imports.append_rows) meet the fold's rule as every other door does."""
+    move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
+    before = len(_rows("zelda heading"))
+    row = {"op": "add", "n": 2, "text": "the owl statue saves", "source": "seen", "restores": 1, "why": "undo"}
+    with pytest.raises(Invalid, match=r"line 1: 'restores': Line #1 was moved to 'zelda', where it is line #4"):
+        imports.append_rows(notebook="zelda heading", lines=[json.dumps({**row, "at": time.time()})], by_default="x")
+    assert len(_rows("zelda heading")) == before and 4 in _view("zelda")
+
+
+def test_an_import_refuses_a_restore_of_a_line_its_file_moved_away(stray):
+    move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
+    rows = [json.loads(line) for line in selectors.export(selectors.get_notebook("zelda heading"))]
+    again = {"op": "add", "n": 2, "text": "the owl statue saves", "source": "seen", "restores": 1, "by": "pippa",
+             "why": "undo", "at": rows[-1]["at"] + 1}  # fmt: skip
+    with pytest.raises(Invalid, match=r"line 3: 'restores': Line #1 was moved to 'zelda'"):
+        imports.import_notebook(title="copy", by="test", lines=[json.dumps(r) for r in [*rows, again]])
+
+
 def test_a_line_moved_back_and_retired_there_is_restored_as_any_retired_line(stray):
     move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
     services.retire(notebook="zelda", n=4, by=DAD, why="not needed")

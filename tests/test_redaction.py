@@ -1,5 +1,6 @@
 import io
 import json
+import time
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -8,11 +9,14 @@ from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import selectors as card_selectors
 from notebooks.log import imports, redaction, rowformat, selectors, services, wordkeys
+from notebooks.log.append import append
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
+from notebooks.log.write_state import locked_notebook
 from notebooks.models import Notebook, Row, Words
 
 SECRET = "the admin password is hunter2"
+ADD_TWO = "roll after the second swing"
 
 
 @pytest.fixture
@@ -237,3 +241,31 @@ def test_views_read_before_a_redaction_do_not_keep_the_words(leaked):
     assert selectors.pinned_view(leaked, until=before).lines[0].text == mark
     assert all(SECRET != row.text for row in card_selectors.audit().rows)
     assert mark in {row.text for row in card_selectors.audit().rows}
+
+
+@pytest.mark.parametrize("salt", ["00", "f" * 32, "0123456789abcdef" * 4])
+def test_rows_appended_with_a_salt_of_their_own_cannot_bring_redacted_words_back(leaked, salt):
+    """A salt the writer picked gives the words a digest no redact row names; the words are still the ones redacted.
+    The log's append asks the notebook's keyed digest too, whichever door handed it the row."""
+    _redact()
+    row = {"op": "add", "n": 3, "words": SECRET, "digest": rowformat.salted_digest(salt, SECRET), "salt": salt}
+    with pytest.raises(Invalid, match="redacted"), transaction.atomic():
+        append(locked_notebook("zelda"), [{**row, "source": "seen", "by": "pippa", "why": "again"}])
+    assert not Words.objects.filter(body=SECRET).exists()
+    assert [line.text for line in selectors.view(leaked)] == ["[redacted: a password, not a lesson]", ADD_TWO]
+
+
+def test_a_row_appended_with_a_salt_not_the_notebooks_own_is_refused_and_writes_nothing(leaked):
+    """A salt copied from another row stays served beside its words: once these were redacted, a guess of them could
+    be checked against their digest with it. Only the notebook's own salt of the words is taken."""
+    copied = wordkeys.salt_of("zelda", ADD_TWO)
+    before = Row.objects.filter(notebook=leaked).count()
+    row = {"op": "add", "n": 3, "text": "the PIN is 4711", "source": "seen", "why": "w", "at": time.time()}
+    for salt in (copied, "00"):
+        with pytest.raises(Invalid, match=r"line 1: 'salt' is not this notebook's salt of the words") as refused:
+            imports.append_rows(notebook="zelda", lines=[json.dumps({**row, "salt": salt})], by_default="pippa")
+        assert len(refused.value.message) < 300
+    assert Row.objects.filter(notebook=leaked).count() == before
+    own = wordkeys.salt_of("zelda", row["text"])
+    done = imports.append_rows(notebook="zelda", lines=[json.dumps({**row, "salt": own})], by_default="pippa")
+    assert len(done.seqs) == 1

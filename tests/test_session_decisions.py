@@ -135,6 +135,14 @@ def test_a_decision_needs_a_reason(zelda, decide, reason):  # noqa: ANN001
     assert _events(sid)[-1].kind == EventKind.REFUSE
 
 
+@pytest.mark.parametrize("decide", [decisions.land_as_editor, decisions.discard])
+def test_a_decisions_reason_has_the_limit_of_every_reason(zelda, decide, settings):  # noqa: ANN001
+    sid = _refused(zelda)
+    with pytest.raises(Invalid, match=f"the limit is {settings.NOTEBOOK_MAX_REASON}"):
+        decide(session=sid, reason="x" * (settings.NOTEBOOK_MAX_REASON + 1), by=DAD)
+    assert _events(sid)[-1].kind == EventKind.REFUSE
+
+
 @pytest.mark.parametrize("second", [decisions.land_as_editor, decisions.discard])
 @pytest.mark.parametrize("first", [decisions.land_as_editor, decisions.discard])
 def test_a_second_decision_on_a_decided_session_is_refused_and_changes_nothing(zelda, first, second):  # noqa: ANN001
@@ -146,6 +154,23 @@ def test_a_second_decision_on_a_decided_session_is_refused_and_changes_nothing(z
         second(session=sid, reason="again", by=DAD)
     assert refused.value.details["state"] == state
     assert len(_events(sid)) == before
+
+
+def test_a_discard_racing_a_land_is_refused_as_a_decision_that_stands(zelda, monkeypatch):
+    """The land committed between the discard's first look and its abandon: Dad is told what was decided."""
+    sid = _refused(zelda)
+    decisions.land_as_editor(session=sid, reason="first", by=DAD)
+    real, looks = decisions._undecided, []
+
+    def first_look_misses_it(s) -> None:  # noqa: ANN001
+        looks.append(s)
+        if len(looks) > 1:
+            real(s)
+
+    monkeypatch.setattr(decisions, "_undecided", first_look_misses_it)
+    with pytest.raises(Conflict, match="already landed by dad; that decision stands"):
+        decisions.discard(session=sid, reason="second", by=DAD)
+    assert _events(sid)[-1].kind == EventKind.LAND
 
 
 def test_a_session_the_agent_landed_is_not_dads_to_decide(zelda):

@@ -108,3 +108,19 @@ def test_a_second_plain_decision_answers_409_with_the_message(editor_client, ref
     assert response.status_code == 409
     assert "already landed by dad; that decision stands" in response.content.decode()
     assert _kinds(refused)[-1] == "land"
+
+
+def test_a_reason_over_the_limit_is_refused_with_the_whole_draft_kept_as_it_says(editor_client, refused, settings):
+    draft = "a" * settings.NOTEBOOK_MAX_REASON + " and the end of my reason"
+    response = editor_client.post(f"/sessions/{refused}/land/", {"reason": draft}, **HTMX)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "nothing was cut: your text is kept here" in html and f'value="{draft}"' in html
+    assert _kinds(refused)[-1] == "refuse"
+
+
+def test_a_session_id_of_thousands_of_digits_is_a_404_that_echoes_it_cut(editor_client, refused):
+    huge = "9" * 4000
+    response = editor_client.post(f"/sessions/{huge}/land/", {"reason": "x"}, **HTMX)
+    assert response.status_code == 404
+    assert huge[:400] not in response.content.decode() and _kinds(refused)[-1] == "refuse"

@@ -37,7 +37,9 @@ Limit = Annotated[
     int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many lines a page answers (all if none).")
 ]
 AfterTitle = Annotated[
-    str | None, Field(max_length=80, description="Notebooks titled after this one: the `next` of the page before.")
+    str | None,
+    Field(max_length=80, description="Notebooks titled after this one: the `next` of the page before."),
+    s.Findable,
 ]
 NotebookLimit = Annotated[
     int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many notebooks a page answers (all if none).")

@@ -1,11 +1,11 @@
 """What each read of the API takes in its query string: strict like the bodies (schemas.py), an unknown parameter
 refused (api.py); each list pages with the cursor of /rows: `limit` and `after` in, `next` and `more` out."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from notebooks.agents.schemas import STATES
+from notebooks.agents.schemas import STATES, Findable
 from notebooks.log.checks import MAX_ID, MAX_NUMBER
 
 ROWS_PAGE = 1000
@@ -47,14 +47,20 @@ class LinesQuery(UntilQuery):
 
 
 class NotebooksQuery(Query):
-    after: str | None = Field(None, max_length=80, description="Titles after this one: the `next` of the page before.")
+    after: Annotated[str | None, Findable] = Field(
+        None, max_length=80, description="Titles after this one: the `next` of the page before."
+    )
     limit: int | None = _limit(None, PAGE_MAX, "notebooks")
 
 
 class SessionsQuery(Query):
     state: Literal[STATES] | None = None  # type: ignore[valid-type]
-    actor: str | None = Field(None, max_length=150, description="Only the sessions this actor took.")
-    notebook: str | None = Field(None, max_length=80, description="Only the sessions on this notebook (its title).")
+    actor: Annotated[str | None, Findable] = Field(
+        None, max_length=150, description="Only the sessions this actor took."
+    )
+    notebook: Annotated[str | None, Findable] = Field(
+        None, max_length=80, description="Only the sessions on this notebook (its title)."
+    )
     after: int | None = Field(
         None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
     )

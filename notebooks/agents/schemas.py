@@ -28,6 +28,17 @@ def _storable(value: str) -> str:
     return value
 
 
+def _findable(value: str | None) -> str | None:
+    """A title or name to look for: no title or name holds a NUL (which PostgreSQL refuses to compare) or a lone
+    surrogate."""
+    if value is not None and "\x00" in value:
+        raise ValueError("contains a NUL character; no title or name has one")
+    return value if value is None else _storable(value)
+
+
+Findable = AfterValidator(_findable)
+
+
 def _words(description: str, limit: int) -> Any:
     return Annotated[str, Field(min_length=1, max_length=limit, description=description), AfterValidator(_storable)]
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from notebooks.agents import tokens
-from notebooks.cli import rows
+from notebooks.cli import rows, shown
 from notebooks.log.errors import Forbidden
 from notebooks.log.roles import Actor, actor_named
 from notebooks.models import Token
@@ -113,7 +113,7 @@ def sessions_list(cmd: BaseCommand, o: dict) -> None:
         lapsed = f" (lapsed {_when(v.lapsed_at)})" if v.lapsed_at is not None and v.state == "lapsed" else ""
         cmd.stdout.write(
             f"#{s.pk} {v.state:<9} {s.notebook.title!r} by {s.actor} base {s.base}{lapsed}: "
-            f"{rows(v.change_total)} of change, {v.drift_total} of drift; plan: {s.plan}"
+            f"{rows(v.change_total)} of change, {v.drift_total} of drift; plan: {shown(s.plan)}"
         )
 
 

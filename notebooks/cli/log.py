@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.cli import rows
+from notebooks.cli import rows, shown
 from notebooks.log import checks, imports, moves, reads, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
@@ -205,7 +205,7 @@ def view(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(json.dumps([line.as_dict() for line in lines], ensure_ascii=False, indent=1))
         return
     for line in lines:
-        cmd.stdout.write(f"#{line.n} [{line.source}] {line.text}")
+        cmd.stdout.write(f"#{line.n} [{line.source}] {shown(line.text)}")
     if not lines:
         cmd.stderr.write("(no live lines)")
 
@@ -225,12 +225,12 @@ def history(cmd: BaseCommand, o: dict) -> None:
             into = f" into #{e.into}" if e.into else ""
             what = f"{e.how}{into}"
         elif e.op == "restored":  # another line's add brought these words back
-            what = f"as #{e.into}: [{e.source}] {e.text}"
+            what = f"as #{e.into}: [{e.source}] {shown(e.text)}"
         elif e.op == "retired_into":  # another line's strike into this one, with what it said then
-            said = f"[{e.source}] {e.text}"
+            said = f"[{e.source}] {shown(e.text)}"
             what = f"from #{e.from_n}: {said}" if e.how == "merged" else f"#{e.from_n} into this: {said}"
         else:
-            what = f"{f'(restores #{e.into}) ' if e.op == 'add' and e.into else ''}[{e.source}] {e.text}"
+            what = f"{f'(restores #{e.into}) ' if e.op == 'add' and e.into else ''}[{e.source}] {shown(e.text)}"
             if e.merged_from:
                 what = f"(merged from {', '.join(f'#{x}' for x in e.merged_from)}) {what}"
             if e.moved_from:  # with who first wrote the words, and when
@@ -239,7 +239,7 @@ def history(cmd: BaseCommand, o: dict) -> None:
         tag = "adopted" if e.adopted else e.op
         if e.op == "retired_into":
             tag = "merged" if e.how == "merged" else "retired"
-        why = f"  (why: {e.why})" if e.why else ""
+        why = f"  (why: {shown(e.why)})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
 
 

@@ -133,8 +133,11 @@ def append(
         if new_words and top.seq and not redactions_checked:
             # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
             # none), whichever digest it named them by. Rows already in are rolled back with the caller's transaction.
-            plain = [rowformat.digest_of(b) for _, d, b, _ in new_words if rowformat.is_keyed(d)]
-            gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *plain])
+            # A salt the writer picked gives the words a digest of its own: this notebook's keyed digest is asked too.
+            other = [
+                digest for _, d, b, _ in new_words for digest in wordkeys.lookups(notebook.title, b) if digest != d
+            ]
+            gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *other])
             if gone:
                 refuse_redacted(notebook, min(gone.values()))
         if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:

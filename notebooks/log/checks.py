@@ -103,7 +103,7 @@ def is_number(n: Any) -> bool:
 def check_id(value: Any, what: str) -> int:
     """A seq or a session id."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
-        raise Invalid(f"The {what} {value!r} is not a positive whole number.")
+        raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")
     return value
 
 
@@ -152,7 +152,9 @@ def bounded(message: str, limit: int = 1000) -> str:
 
 def check_digest(value: Any, what: str = "digest") -> str:
     if not isinstance(value, str) or not DIGEST.fullmatch(value):
-        raise Invalid(f"The {what} must be a digest (64 lowercase hex digits, or 'k' and 63), not {value!r}.")
+        raise Invalid(
+            f"The {what} must be a digest (64 lowercase hex digits, or 'k' and 63), not {shown(repr(value), 80)}."
+        )
     return value
 
 

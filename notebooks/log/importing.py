@@ -46,6 +46,7 @@ class ImportState:
     redacted: dict[str, int] = field(default_factory=dict)  # digest -> file line of the redact row naming it
     absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
     restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
+    moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # a line moved away -> its notebook and line there
     keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
 
 
@@ -272,7 +273,7 @@ def checked_rows(
                 try:
                     check_may_restore(
                         n=restores, added=old is not None, live=old is not None and old.live,
-                        restored_as=state.restored.get(restores),
+                        restored_as=state.restored.get(restores), moved_to=state.moved.get(restores),
                     )  # fmt: skip
                 except NotebookError as exc:
                     raise _fail(line_no, f"'restores': {exc.message}") from None
@@ -321,6 +322,7 @@ def checked_rows(
                 if obj.get("into") is not None:
                     raise _fail(line_no, "a moved line's 'into' stays empty: 'moved_to_n' names the line it became")
                 fields.update(moved_notebook=went[0], moved_n=went[1])
+                state.moved[n] = went
             into = _number(obj, "into", line_no, required=False)
             if into is not None:
                 if into == n:

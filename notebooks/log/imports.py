@@ -170,6 +170,8 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             raise Invalid("No rows to append.")
         claims: dict[str, int | None] = {}
         for fields in rows:
+            if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
+                _own_salt(fields, notebook)
             editor = authors.editor(fields["line_no"])
             _outside_row_allowed(fields, sources, editor)
             by = fields["by"]
@@ -182,6 +184,19 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         written = append(nb, rows, top, redacted=frozenset(after.redacted))
         authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+def _own_salt(fields: dict[str, Any], title: str) -> None:
+    """A row appended to a notebook's file has the notebook's own salt of its words (wordkeys.py), or none (the server
+    keys the words): a salt of the writer's choosing, or copied from a row whose words stay served, would let a guess
+    of these words be checked against their digest once they are redacted."""
+    salt, words = fields.get("salt"), fields.get("words")
+    if salt and words is not None and salt != wordkeys.salt_of(title, words):
+        raise Invalid(
+            f"line {fields['line_no']}: 'salt' is not this notebook's salt of the words; leave 'salt' (and 'digest') "
+            "out and the server keys them",
+            line=fields["line_no"],
+        )
 
 
 def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], editor: bool) -> None:
@@ -209,14 +224,16 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     state = importing.ImportState()
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into" FROM notebooks_row WHERE notebook_id = %s '
-            "ORDER BY seq",
+            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n FROM notebooks_row '
+            "WHERE notebook_id = %s ORDER BY seq",
             [notebook.pk],
         )
         while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts, into in batch:
+            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n in batch:
                 if op == "add" and into is not None:
                     state.restored[into] = n
+                if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)
+                    state.moved[n] = (moved_notebook, moved_n)
                 if digest:  # what a redact row appended later may name
                     state.worded.setdefault(n, set()).add(digest)
                 if op == "redact":

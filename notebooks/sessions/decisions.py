@@ -8,7 +8,6 @@ reason. Today a session's rows count as soon as they are written, so a discard e
 in force; only retiring them undoes them.
 """
 
-from django.conf import settings
 from django.db import transaction
 
 from notebooks.log.checks import check_text
@@ -48,7 +47,7 @@ def _undecided(s: Session) -> None:
 def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
     """The editor lands the session as his approval, whatever the gates say (their reasons recorded beside it)."""
     actor = _editor(by, "land")
-    check_text(reason, "reason", limit=settings.NOTEBOOK_MAX_WORDS)
+    check_text(reason, "reason")  # the limit of every reason (NOTEBOOK_MAX_REASON), which his form shows
     s = find_session(session)
     hooks = session_hooks.current()
     with hooks.lock():
@@ -79,4 +78,8 @@ def discard(*, session: int, reason: str, by: "Actor | str") -> Abandoned:
     check_text(reason, "reason")
     s = find_session(session)
     _undecided(s)
-    return abandon(session=s.pk, why=reason, by=actor)
+    try:
+        return abandon(session=s.pk, why=reason, by=actor)
+    except Conflict:
+        _undecided(s)  # decided meanwhile (a land raced it): say so as for any decided session
+        raise

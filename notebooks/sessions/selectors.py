@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.models import Prefetch
 
 from notebooks.log import rowformat
-from notebooks.log.checks import MAX_ID
+from notebooks.log.checks import MAX_ID, shown
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
@@ -161,7 +161,7 @@ def describe(session: Session, *, rows: bool = False, limit: int = 200, after: i
 
 def get_session(session_id: Any) -> Session:
     if isinstance(session_id, bool) or not isinstance(session_id, int) or not 1 <= session_id <= MAX_ID:
-        raise Invalid(f"The session id {session_id!r} is not a positive whole number.")
+        raise Invalid(f"The session id {shown(repr(session_id), 40)} is not a positive whole number.")
     found = _with_events().filter(pk=session_id).first()
     if found is None:
         raise NotFound(f"There is no session #{session_id}.")

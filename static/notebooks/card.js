@@ -109,6 +109,13 @@ document.addEventListener("keydown", (event) => {
       event.preventDefault();
       cancel.click();
     }
+    // Escape closes a session's open decision (Land as Dad…, Discard…): focus back on its button, nothing sent.
+    const decide = target.closest && target.closest(".decide details[open]");
+    if (decide && !cancel) {
+      event.preventDefault();
+      decide.open = false;
+      decide.querySelector("summary").focus();
+    }
     return;
   }
   if (event.key === "Enter" && target.closest && target.closest("#select-form") && typingIn(target) && target.tagName !== "TEXTAREA") {
@@ -469,6 +476,15 @@ document.addEventListener("htmx:afterSettle", (event) => {
     if (next) {
       setCurrent(next);
       next.focus({ preventScroll: true });
+    }
+    return;
+  }
+  if (id && id.startsWith("session-") && lost) {
+    // A decision swapped the session in: focus goes to what it now says, not back to the top of the page.
+    const said = document.querySelector(`#${id} [role=status]`);
+    if (said) {
+      said.setAttribute("tabindex", "-1");
+      said.focus();
     }
     return;
   }

@@ -77,7 +77,8 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
     if status == 200 and not request.htmx:
         messages.success(request, DONE[verb].format(pk=pk))
         return HttpResponseRedirect(reverse("card:sessions") + f"#session-{pk}")
-    failed = {"verb": verb, "error": error, "reason": request.POST.get("reason", "")[:2000]} if error else None
+    # The draft whole, as the refusal promises (a request is at most DATA_UPLOAD_MAX_MEMORY_SIZE, as every card form's).
+    failed = {"verb": verb, "error": error, "reason": request.POST.get("reason", "")} if error else None
     context = _context(request, v=_one(pk), failed=failed, done=DONE[verb].format(pk=pk) if not error else "")
     if request.htmx:
         return render_page(request, f"{TEMPLATE}#session", context, status=status)
