@@ -17,6 +17,15 @@ The rule of the log:
   came from in the same two fields, with the words' author and time kept in `was_by` and `was_at`. A reader that
   knows only add and strike reads both views right; each line's history shows the move.
 
+A session's change is pending until it lands: each row its holder writes is a proposal, op "propose", naming the op
+it proposes (add, edit, strike; a merge and a restore are proposals of those) with that op's fields. A proposal
+changes no view, line state or number count but one: a proposed add holds its number (given once, for good). Only
+its session's own reads and write checks see it, as the op it proposes (with_proposals). A land appends a landed
+copy of each proposal in its order (landed_copies), a plain row naming the proposal in `lands`, at the land's own
+place in the log: a view cut before the land never shows it, and a frozen view never changes. An abandoned or
+discarded session's proposals stay in the log and never count. A reader that knows only add, edit and strike reads
+every view right.
+
 Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
 lines and may change only those; only the editor redacts and moves lines between notebooks.
 """
@@ -33,6 +42,8 @@ from notebooks.log.lines import Line
 from notebooks.log.rowformat import redacted_text
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
+PROPOSE = "propose"  # a session's pending row: the op it proposes counts only in its landed copy
+PROPOSABLE = frozenset({"add", "edit", "strike"})
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
 AGENT_SOURCES = frozenset({"seen", "guessed"})
@@ -111,8 +122,8 @@ class LineState:
 
     def apply(self, seq: int, op: str, source: str, words: str | None) -> None:
         """One row's effect on the line: the rule of the log, for a line's state."""
-        if op == "adopt":
-            return  # recovered words are history, not the line
+        if op == "adopt" or op == PROPOSE:
+            return  # recovered words are history, not the line; a proposal counts only once landed
         if op == "edit" and self.live:
             self.source, self.words = source, words
         elif op == "strike":
@@ -130,6 +141,29 @@ def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> Line
             continue
         state.apply(seq, op, source, words)
     return state
+
+
+def with_proposals(lines: Iterable[Line], proposals: Iterable[ViewRow]) -> list[Line]:
+    """The view a session's holder reads: the lines with her open session's proposals applied as the ops they
+    propose (each row's op is the proposed one), in log order."""
+    view = LiveLines(lines)
+    view.apply_rows(proposals)
+    return view.lines
+
+
+# The fields of a proposal a land copies (the words by digest, as the proposal had them).
+LANDED_FIELDS = ("n", "words", "digest", "salt", "source", "by", "why", "how", "into", "moved_notebook", "moved_n")
+
+
+def landed_copies(proposals: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The rows a land appends: a plain row of each proposal's op, in their order, naming it in `lands`."""
+    copies = []
+    for p in proposals:
+        if p["op"] != PROPOSE or p["proposes"] not in PROPOSABLE:
+            raise Invalid(f"Seq {p.get('seq')} is not a proposal; only a proposal lands.")
+        row = {key: p.get(key) for key in LANDED_FIELDS}
+        copies.append({**row, "op": p["proposes"], "lands": p["seq"]})
+    return copies
 
 
 # ----- who may do what -------------------------------------------------------------------------------
