@@ -210,10 +210,13 @@ def _chained(
         if at > latest:
             _refuse_future(notebook, at, latest, stamped=get("at") is None, last_at=last_at)
         op, n, by = fields["op"], fields["n"], fields["by"]
+        proposes, lands = get("proposes"), get("lands")
+        session_id = get("session_id")
+        if session_id is not None and op in fold.PROPOSABLE:
+            op, proposes = fold.PROPOSE, op  # a session's row is pending until its land copies it (fold.py)
         source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
         was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
         moved_notebook, moved_n = get("moved_notebook"), get("moved_n")
-        proposes, lands = get("proposes"), get("lands")
         digest_hash = hash_of(
             prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why, moved_notebook, moved_n,
             proposes, lands,
@@ -225,7 +228,6 @@ def _chained(
                 f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
                 line=line_no,
             )
-        session_id = get("session_id")
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
         if folder is not None:
             if op == "redact" or (digest and body is None):

@@ -308,6 +308,9 @@ class Entry:
     merged_from: tuple[int, ...] = ()  # the add of a merged line: the lines merged into it
     moved_to: "Moved | None" = None  # a strike how="moved": the notebook and line it went to
     moved_from: "Moved | None" = None  # an add that moved the line in: the notebook and line it came from
+    proposes: str | None = None  # a proposal (op "propose"): the op it proposes; its words are the proposed ones
+    session: int | None = None  # a proposal: the session it was proposed in
+    lands: int | None = None  # a landed copy: the seq of the proposal it landed
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -316,6 +319,7 @@ class Entry:
             "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
             "moved_to": self.moved_to and self.moved_to.as_dict(),
             "moved_from": self.moved_from and self.moved_from.as_dict(),
+            "proposes": self.proposes, "session": self.session, "lands": self.lands,
         }  # fmt: skip
 
 
@@ -338,7 +342,10 @@ HistoryRow = tuple[
 
 
 def history(
-    rows: Sequence[HistoryRow], n: int | None = None, moved: Mapping[int, tuple[str, int]] | None = None
+    rows: Sequence[HistoryRow],
+    n: int | None = None,
+    moved: Mapping[int, tuple[str, int]] | None = None,
+    proposed: Mapping[int, "tuple[str | None, int | None, int | None]"] | None = None,
 ) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
     words the line had after it. A redact row's text is its own mark, "[redacted: why]".
@@ -350,7 +357,9 @@ def history(
     and at the strike's. The add of a line names the lines merged into it (`merged_from`). An edit back to words an
     earlier row of the line gave it names that row (`puts_back`). `moved` maps the seq of a row of the line that
     moved it (a strike how="moved", or an add naming where it came from) to the other notebook and line: the
-    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`)."""
+    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`). `proposed` maps the
+    seq of a proposal or a landed copy to (the op proposed, the session, the proposal a copy lands): a proposal's
+    entry carries the words it proposes and changes the words the line has after it in no entry; it never counts."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -367,6 +376,14 @@ def history(
             continue
         if op == RETIRED_INTO:
             entries.append(Entry(seq, op, words, src, by, at, why, how, n, False, None, "", None, gone, from_n=into))
+            continue
+        if op == PROPOSE:
+            proposes, session, _ = (proposed or {}).get(seq, (None, None, None))
+            shown = words if proposes in WORDED else words_now
+            entries.append(
+                Entry(seq, op, shown, src or source_now, by, at, why, how, into, False, was_at, was_by, None, gone)
+            )
+            entries[-1] = replace(entries[-1], proposes=proposes, session=session)
             continue
         back = None
         if op in WORDED:
@@ -390,6 +407,11 @@ def history(
         i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
         if i is not None:
             entries[i] = replace(entries[i], merged_from=merged)
+    if proposed:
+        for i, e in enumerate(entries):
+            landed = proposed.get(e.seq)
+            if landed is not None and landed[2] is not None and not e.adopted and e.op != PROPOSE:
+                entries[i] = replace(e, lands=landed[2])
     if moved:
         for i, e in enumerate(entries):
             other = moved.get(e.seq) if not e.adopted and e.op in ("add", "strike") else None

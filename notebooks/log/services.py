@@ -117,7 +117,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n)
+        line = live_line_state(nb, n, session=claim["session_id"])
         _may_change(actor, line, "edit")
         _refuse_if_changed(line, expected)
         if to == line.words:
@@ -137,14 +137,14 @@ def retire(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n)
+        line = live_line_state(nb, n, session=claim["session_id"])
         _may_change(actor, line, "retire")
         _refuse_if_changed(line, expected)
         if into is not None:
             check_number(into, "'into' line number")
             if into == n:
                 raise Invalid(f"Line #{n} cannot be retired into itself.")
-            target = line_state(nb, into)
+            target = line_state(nb, into, session=claim["session_id"])
             if not target.live:
                 raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
         fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
@@ -164,7 +164,7 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        for line in [live_line_state(nb, x) for x in numbers]:
+        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
             _may_change(actor, line, "retire")
         fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
         written = append(nb, fields)
@@ -198,9 +198,9 @@ def retire_into(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        if not line_state(nb, into).live:
+        if not line_state(nb, into, session=claim["session_id"]).live:
             raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
-        for line in [live_line_state(nb, x) for x in numbers]:
+        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
             _may_change(actor, line, "retire")
             _refuse_if_changed(line, (expected or {}).get(line.n))
         fields = [
@@ -229,7 +229,7 @@ def merge(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        lines = [live_line_state(nb, x) for x in numbers]
+        lines = [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]
         for line in lines:
             _may_change(actor, line, "merge")
         if source is None:
@@ -257,7 +257,7 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
         try:
-            line = line_state(nb, n)
+            line = line_state(nb, n, session=claim["session_id"])
         except NotFound:
             line = None
         fold.check_may_restore(

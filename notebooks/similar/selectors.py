@@ -146,12 +146,31 @@ def _index(notebook: Notebook) -> _Index:
     return index
 
 
-def nearest_for(notebook: Notebook, text: str, *, exclude: int | None = None, k: int = 3) -> list[dict]:
+def nearest_for(
+    notebook: Notebook,
+    text: str,
+    *,
+    exclude: int | None = None,
+    k: int = 3,
+    pending: "list[Line] | None" = None,
+    hidden: "set[int] | None" = None,
+) -> list[dict]:
     """The live lines most like `text` ([{"n", "score"}], at most k, most alike first; empty when none is close),
-    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses."""
+    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses. A session's
+    holder reads her own writes: `pending` are lines her proposals wrote (new or new words), `hidden` the numbers
+    they took out of her view or gave other words."""
     index = _index(notebook)
+    hidden = (hidden or set()) | {x.n for x in pending or ()}
     with index.lock:
-        return [{"n": n, "score": s} for n, s in index.nearest(text, k, exclude)]
+        found = [(n, s) for n, s in index.nearest(text, k + len(hidden), exclude) if n not in hidden]
+        if pending:
+            query = index.weigher.dense(text)
+            for x in _worded(pending):
+                columns, weights = index.weigher.sparse(x.text or "")
+                score = float(weights @ query[columns])
+                if x.n != exclude and score >= engine.NEAREST_AT:
+                    found.append((x.n, round(score, 4)))
+    return [{"n": n, "score": s} for n, s in sorted(found, key=lambda f: (-f[1], f[0]))[:k]]
 
 
 def forget() -> None:
