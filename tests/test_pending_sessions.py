@@ -141,3 +141,19 @@ def test_a_land_that_would_change_a_line_retired_since_is_refused_even_for_dad(z
     with pytest.raises(Conflict, match="retired by another writer"):
         decisions.land_as_editor(session=sid, reason="hers is right", by=DAD)
     assert [line.n for line in selectors.view(selectors.get_notebook("zelda"))] == [2, 3]
+
+
+def test_dads_card_shows_the_pending_change_marked_and_the_notebook_without_it(zelda, pippa, editor_client):
+    sid = _pending_session(pippa)
+    html = editor_client.get("/notebooks/zelda/").content.decode()
+    pending = html.split(f"Pending in session #{sid} by pippa", 1)
+    assert len(pending) == 2, "no pending section"
+    section, rest = pending[1].split("</section>", 1)
+    assert "roll twice" in section and "proposed" in section and "the guard swings three times" in section
+    assert "roll twice" not in rest and "the guard swings three times" not in rest and "always attack first" in rest
+    history = editor_client.get("/notebooks/zelda/lines/1/history/").content.decode()
+    assert f"in session #{sid}, counting only once it lands" in history
+    pippa.post(f"/api/sessions/{sid}/land", {"summary": "the guard"})
+    html = editor_client.get("/notebooks/zelda/").content.decode()
+    assert "Pending in session" not in html and "roll twice" in html
+    assert "landed: proposed at seq" in editor_client.get("/notebooks/zelda/lines/1/history/").content.decode()
