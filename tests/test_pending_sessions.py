@@ -157,3 +157,13 @@ def test_dads_card_shows_the_pending_change_marked_and_the_notebook_without_it(z
     html = editor_client.get("/notebooks/zelda/").content.decode()
     assert "Pending in session" not in html and "roll twice" in html
     assert "landed: proposed at seq" in editor_client.get("/notebooks/zelda/lines/1/history/").content.decode()
+
+
+def test_a_line_is_restored_once_within_a_session_too(zelda, pippa):
+    sid = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "the guard"}).json()["id"]
+    assert pippa.post("/api/notebooks/zelda/lines/2/retire", {"why": "wrong"}).status_code == 200
+    assert services.restore(notebook="zelda", n=2, by="pippa", why="it was right").n == 4
+    with pytest.raises(Conflict, match="already restored, as line #4"):
+        services.restore(notebook="zelda", n=2, by="pippa", why="again")
+    assert pippa.post(f"/api/sessions/{sid}/land", {"summary": "the guard"}).status_code == 200
+    assert verify.verify_chain(selectors.get_notebook("zelda")) == []

@@ -261,7 +261,8 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
         except NotFound:
             line = None
         fold.check_may_restore(
-            n=n, added=line is not None, live=line is not None and line.live, restored_as=restored_as(nb, n),
+            n=n, added=line is not None, live=line is not None and line.live,
+            restored_as=restored_as(nb, n, claim["session_id"]),
             moved_to=moved_to(nb, n),
         )  # fmt: skip
         _may_change(actor, line, "restore")
@@ -274,8 +275,8 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
     return Written(n=new, seqs=(row.seq,))
 
 
-def restored_as(notebook: AnyNotebook, n: int) -> int | None:
-    """The line that restored line n, if one did."""
+def restored_as(notebook: AnyNotebook, n: int, session: int | None = None) -> int | None:
+    """The line that restored line n, if one did (or, for `session`'s holder, one of her proposals does)."""
     with connection.cursor() as cursor:
         cursor.execute(
             # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
@@ -283,6 +284,13 @@ def restored_as(notebook: AnyNotebook, n: int) -> int | None:
             [notebook.pk, n],
         )
         found = cursor.fetchone()
+        if found is None and session is not None:
+            cursor.execute(
+                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+                'AND "into" = %s AND session_id = %s',
+                [notebook.pk, n, session],
+            )
+            found = cursor.fetchone()
     return found[0] if found else None
 
 
