@@ -75,6 +75,8 @@ def _own_session(nb: Notebook, reader: "Actor | str | None") -> "Session | None"
     if reader is None:
         return None
     name = reader if isinstance(reader, str) else reader.name
+    if not session_claims.may_hold(name, nb.title):
+        return None  # the usual reader: one cheap statement
     held = session_claims.open_session_of(name)
     return held if held is not None and held.notebook_id == nb.pk else None
 
@@ -83,7 +85,8 @@ def holds_session_on(title: str, reader: "Actor | str | None") -> bool:
     """Whether the reader's live reads of this notebook show a pending change of hers (the kept JSON does not)."""
     if reader is None:
         return False
-    return _own_session(selectors.get_notebook(title), reader) is not None
+    name = reader if isinstance(reader, str) else reader.name
+    return session_claims.may_hold(name, title) and _own_session(selectors.get_notebook(title), reader) is not None
 
 
 def _lines(
