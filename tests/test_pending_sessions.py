@@ -167,3 +167,17 @@ def test_a_line_is_restored_once_within_a_session_too(zelda, pippa):
         services.restore(notebook="zelda", n=2, by="pippa", why="again")
     assert pippa.post(f"/api/sessions/{sid}/land", {"summary": "the guard"}).status_code == 200
     assert verify.verify_chain(selectors.get_notebook("zelda")) == []
+
+
+def test_the_cli_history_names_a_proposal_and_its_landed_row(zelda, pippa):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    sid = _pending_session(pippa)
+    pippa.post(f"/api/sessions/{sid}/land", {"summary": "the guard"})
+    out = StringIO()
+    call_command("notebook", "history", "zelda", "1", stdout=out)
+    text = out.getvalue()
+    assert f"edit in session #{sid}, pending until it lands: [seen] the guard swings three times" in text
+    assert "(landed: proposed at seq 5)" in text
