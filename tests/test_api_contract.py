@@ -126,13 +126,14 @@ def test_the_sessions_answer_as_documented(zelda, pippa, reflector, dad_api):
     assert [e["kind"] for e in one["events"]] == ["drift", "take", "checkpoint"]
     landed = pippa.post(f"/api/sessions/{sid}/land", {"summary": "one line"})
     assert landed.status_code == 200
-    assert landed.json() == {"id": sid, "result": "landed", "base": 3, "head": 4, "rows": 1, "drift": 0}
+    # head 5: the land's copy of the session's one proposal (seq 4), at the land's place in the log
+    assert landed.json() == {"id": sid, "result": "landed", "base": 3, "head": 5, "rows": 1, "drift": 0}
     again = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "nothing"}).json()["id"]
     assert pippa.post(f"/api/sessions/{again}/land", {}).json()["result"] == "no-op"
     third = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "give up"}).json()["id"]
     abandoned = dad_api.post(f"/api/sessions/{third}/abandon", {"why": "stuck"})
     assert abandoned.status_code == 200
-    assert abandoned.json() == {"id": third, "result": "abandoned", "head": 4, "rows": 0, "drift": 0}
+    assert abandoned.json() == {"id": third, "result": "abandoned", "head": 5, "rows": 0, "drift": 0}
     _error(pippa.post(f"/api/sessions/{third}/land", {}), 409, "conflict")
 
 

@@ -53,10 +53,11 @@ def test_a_session_round_trip_lands_its_rows_apart_from_dads_drift(zelda, pippa,
     assert checkpoint.status_code == 200 and checkpoint.json() == {"id": sid, "base": 3, "head": 5}
     landed = pippa.post(f"/api/sessions/{sid}/land", {"summary": "a new line about the guard"})
     assert landed.status_code == 200
-    assert landed.json() == {"id": sid, "result": "landed", "base": 3, "head": 5, "rows": 1, "drift": 1}
+    # The head is the land's copy of the session's one proposal (seq 6), at the land's place in the log.
+    assert landed.json() == {"id": sid, "result": "landed", "base": 3, "head": 6, "rows": 1, "drift": 1}
     session = pippa.get(f"/api/sessions/{sid}").json()
     assert session["state"] == "landed"
-    assert [r["text"] for r in session["change"]] == ["roll after the second swing"]
+    assert [(r["op"], r["proposed_text"]) for r in session["change"]] == [("propose", "roll after the second swing")]
     assert "rest at every camp" in [r.get("text") for r in session["drift"]]
     assert [e["kind"] for e in session["events"]] == ["drift", "take", "checkpoint", "drift", "land"]
 

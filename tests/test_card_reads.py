@@ -116,4 +116,5 @@ def test_retire_many_belongs_to_the_actors_open_session_like_every_write(lines):
     with pytest.raises(Conflict, match="is refused while it is open"):
         services.retire_many(notebook="tetris", numbers=[1], by="pippa", why="r")
     services.retire_many(notebook="zelda", numbers=[1, 2], by="pippa", why="not about the game")
-    assert set(Row.objects.filter(op="strike").values_list("session_id", flat=True)) == {taken.id}
+    # A session's strikes are its proposals (fold.py) until it lands.
+    assert set(Row.objects.filter(proposes="strike").values_list("session_id", flat=True)) == {taken.id}

@@ -375,7 +375,8 @@ def test_a_retried_mcp_write_with_one_key_answers_alike(mcp_calls):
 
 def test_retried_mcp_writes_with_one_key_each_write_once(mcp_calls):
     rows, lands, keys = mcp_calls["counts"]
-    assert rows == 4 + 1 + 1 + 1 + 3  # the setup's, then one add, one edit, one strike and one merge (add, 2 strikes)
+    # The setup's, an add, an edit, a strike, a merge's three proposals (add, 2 strikes), the land's copies of those.
+    assert rows == 4 + 1 + 1 + 1 + 3 + 3
     assert (lands, keys) == (1, 6)
 
 

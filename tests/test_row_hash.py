@@ -17,6 +17,10 @@ def canonical_hash(prev_hash: str, fields: dict) -> str:
         content["redacts"] = fields["redacts"]
     if fields.get("moved_notebook"):  # a move's two fields, only when set
         content["moved_notebook"], content["moved_n"] = fields["moved_notebook"], fields.get("moved_n")
+    if fields.get("proposes"):  # a session's proposal and its landed copy, only when set
+        content["proposes"] = fields["proposes"]
+    if fields.get("lands") is not None:
+        content["lands"] = fields["lands"]
     for k in ("digest", "source", "by", "why", "how", "was_by"):
         content[k] = content[k] or ""
     content["at"] = float(content["at"])
@@ -37,6 +41,8 @@ def test_it_hashes_every_kind_of_row_as_the_definition_does():
         {"seq": 5, "op": "add", "n": 8, "at": 12.0, "by": "dad", "source": "seen", "moved_notebook": 'é "x"',
          "moved_n": 2, "was_by": "pippa", "was_at": 3.0},
         {"seq": 6, "op": "strike", "n": 3, "at": 13.0, "by": "dad", "moved_notebook": "", "moved_n": 4},
+        {"seq": 7, "op": "propose", "proposes": "edit", "n": 3, "at": 14.0, "by": "pippa", "why": "w", "digest": "d"},
+        {"seq": 8, "op": "edit", "n": 3, "at": 15.0, "by": "pippa", "why": "w", "digest": "d", "lands": 7},
     ]  # fmt: skip
     prev = rowformat.GENESIS
     for row in rows:
@@ -62,6 +68,8 @@ _fields = st.fixed_dictionaries(
         "redacts": st.none() | st.just("") | _texts | st.integers(),
         "moved_notebook": st.none() | st.just("") | _texts | st.integers(),
         "moved_n": _numbers,
+        "proposes": st.none() | st.just("") | _texts | st.integers(),
+        "lands": _numbers,
     },
     optional={k: _texts | st.none() | st.integers() for k in ("op", "by", "why", "how", "digest", "source", "was_by")},
 )
@@ -83,3 +91,12 @@ def test_a_row_that_moved_nothing_hashes_as_it_did_before_moves_existed():
     assert rowformat.row_hash(first, {**strike, "moved_notebook": None, "moved_n": None}) == (
         "e246cb0421d32d5af83cf46dae16274dfe57fe2f6c2fb7975dc0ba69af890b92"
     )
+
+
+def test_a_row_of_no_session_hashes_as_it_did_before_proposals_existed():
+    """Pinned: proposals' two fields are hashed only when set, so every older row keeps its hash."""
+    add = {"seq": 1, "op": "add", "n": 1, "at": 1.0, "by": "pippa", "source": "seen", "digest": "d", "why": "w"}
+    first = rowformat.row_hash(rowformat.GENESIS, {**add, "proposes": None, "lands": None})
+    assert first == "2f223790cb5511cf1d06fa947868d71873444efcee7b6637a5eb0e6b43f8eda3"
+    assert rowformat.row_hash(rowformat.GENESIS, {**add, "lands": 0}) != first
+    assert rowformat.row_hash(rowformat.GENESIS, {**add, "op": "propose", "proposes": "add"}) != first

@@ -78,14 +78,14 @@ def test_a_lapsed_session_stays_lapsed_once_recorded_and_may_be_abandoned(zelda,
     assert pippa.get(f"/api/sessions/{sid}").json()["state"] == "abandoned"
 
 
-def test_the_rows_of_a_lapsed_session_stay_as_they_are(zelda, pippa, reflector, clock):
+def test_the_rows_of_a_lapsed_session_stay_pending_and_out_of_others_views(zelda, pippa, reflector, clock):
     sid = _take(pippa).json()["id"]
     _add(pippa)
     clock.move(TTL + 1)
     _take(reflector)
     session = reflector.get(f"/api/sessions/{sid}").json()
-    assert [r["text"] for r in session["change"]] == ["roll after the second swing"]
-    assert "roll after the second swing" in [
+    assert [r["proposed_text"] for r in session["change"]] == ["roll after the second swing"]
+    assert "roll after the second swing" not in [
         line["text"] for line in reflector.get("/api/notebooks/zelda/lines").json()["lines"]
     ]
 

@@ -7,10 +7,10 @@ import math
 from ninja.responses import NinjaJSONEncoder
 
 from notebooks.agents import queries, schemas
-from notebooks.log import checks, reads, selectors, services
+from notebooks.log import checks, proposals, reads, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.roles import Actor
-from notebooks.models import Notebook
+from notebooks.models import Notebook, Session
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
 from notebooks.similar import selectors as similar_selectors
@@ -58,10 +58,35 @@ def created(title: str, by: Actor) -> schemas.NotebookItem:
     return schemas.NotebookItem(title=nb.title, head=0, session=None)
 
 
-def lines(title: str, until: str | None, after: int = 0, limit: int | None = None) -> schemas.Lines:
+def lines(
+    title: str, until: str | None, after: int = 0, limit: int | None = None, reader: "Actor | None" = None
+) -> schemas.Lines:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    return _lines(nb, at, selectors.pinned_view(nb, until=at), after, limit)
+    read = selectors.pinned_view(nb, until=at)
+    own = _own_session(nb, reader) if at is None else None
+    if own is not None:  # read your own writes: her open session's proposals, as the ops they propose (fold.py)
+        read = selectors.PinnedView(read.seq, read.hash, proposals.holder_view(read.lines, nb, own.pk, after=own.base))
+    return _lines(nb, at, read, after, limit)
+
+
+def _own_session(nb: Notebook, reader: "Actor | str | None") -> "Session | None":
+    """The reader's open session on this notebook, whose proposals her live reads show; None for anyone else."""
+    if reader is None:
+        return None
+    name = reader if isinstance(reader, str) else reader.name
+    if not session_claims.may_hold(name, nb.title):
+        return None  # the usual reader: one cheap statement
+    held = session_claims.open_session_of(name)
+    return held if held is not None and held.notebook_id == nb.pk else None
+
+
+def holds_session_on(title: str, reader: "Actor | str | None") -> bool:
+    """Whether the reader's live reads of this notebook show a pending change of hers (the kept JSON does not)."""
+    if reader is None:
+        return False
+    name = reader if isinstance(reader, str) else reader.name
+    return session_claims.may_hold(name, title) and _own_session(selectors.get_notebook(title), reader) is not None
 
 
 def _lines(
@@ -83,16 +108,33 @@ def live_lines_json(title: str) -> str:
     return selectors.made_from_live(nb, "api.lines.json", make)
 
 
-def added(title: str, n: int, seq: int, text: str) -> schemas.Added:
+def added(title: str, n: int, seq: int, text: str, reader: "Actor | None" = None) -> schemas.Added:
     """The answer to an add: its number and seq, and the live lines most like it (a hint, never a refusal)."""
-    near = similar_selectors.nearest_for(selectors.get_notebook(title), text, exclude=n)
+    nb = selectors.get_notebook(title)
+    own = _own_session(nb, reader)
+    pending: list = []
+    hidden: set[int] = set()
+    if own is not None:  # read your own writes: lines like her own pending ones are named too
+        live = selectors.view(nb)
+        mine = proposals.holder_view(live, nb, own.pk, after=own.base)
+        was = {(x.n, x.seq) for x in live}
+        pending = [x for x in mine if (x.n, x.seq) not in was]
+        hidden = {x.n for x in live} - {x.n for x in mine}
+    near = similar_selectors.nearest_for(nb, text, exclude=n, pending=pending, hidden=hidden)
     return schemas.Added(n=n, seq=seq, similar=[schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near])
 
 
 def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    answer = schemas.Turn(notebook=nb.title, until=at, text=selectors.turn(nb, until=at))
+    own = _own_session(nb, reader) if at is None else None
+    if own is None:
+        text = selectors.turn(nb, until=at)
+    else:  # read your own writes: the turn of the view with her session's proposals
+        read = selectors.pinned_view(nb)
+        mine = proposals.holder_view(read.lines, nb, own.pk, after=own.base)
+        text = selectors.turn_text(nb, mine, selectors.head_at(nb))
+    answer = schemas.Turn(notebook=nb.title, until=at, text=text)
     if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
         reads.note_turn_read(nb, reader)
     return answer

@@ -140,9 +140,10 @@ def create(request: HttpRequest, body: s.NotebookIn) -> Status:
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
          "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
 def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines | HttpResponse:
-    if q.until is None and q.after == 0 and q.limit is None:  # the live lines, kept as JSON until the head moves
+    live = q.until is None and q.after == 0 and q.limit is None
+    if live and not answers.holds_session_on(notebook, request.auth):  # the live lines, kept as JSON per head
         return HttpResponse(answers.live_lines_json(notebook), content_type=api.get_content_type())
-    return answers.lines(notebook, q.until, q.after, q.limit)
+    return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth)
 
 
 @api.get("/notebooks/{notebook}/turn", response={200: s.Turn, **READ, **declared(503)}, operation_id="getTurn",
@@ -181,7 +182,7 @@ def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -
 @idempotency.http
 def add(request: HttpRequest, notebook: s.Title, body: s.AddIn) -> Status:
     written = services.add(notebook=notebook, text=body.text, source=body.source, by=request.auth, why=body.why)
-    return Status(201, answers.added(notebook, written.n, written.seq, body.text))
+    return Status(201, answers.added(notebook, written.n, written.seq, body.text, reader=request.auth))
 
 
 @api.post("/notebooks/{notebook}/lines/{n}/edit", response={200: s.Written, **WRITE}, operation_id="editLine",

@@ -118,7 +118,7 @@ def build(actor: Actor) -> MCPServer:
         "The answer names the seq and hash read."
     )
     def view(notebook: s.Title, until: Until = None, after: After = 0, limit: Limit = None) -> s.Lines:
-        return answers.lines(notebook, until, after, limit)
+        return answers.lines(notebook, until, after, limit, reader=actor)
 
     @tool(
         "The text a play turn carries: a header naming the notebook and the time it stands at, then Dad's "
@@ -136,7 +136,7 @@ def build(actor: Actor) -> MCPServer:
     @idempotency.tool(actor, "add")
     def add(notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen") -> s.Added:
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
-        return answers.added(notebook, done.n, done.seq, text)
+        return answers.added(notebook, done.n, done.seq, text, reader=actor)
 
     @tool(
         "Give line n new words ('text') under the same number; 'expected' is the seq of the line's last row as "

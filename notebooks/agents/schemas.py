@@ -252,6 +252,13 @@ class Entry(Answer):
         description="For an add that moved the line in from another notebook: that notebook and line; `was_by` and "
         "`was_at` name who wrote the words there, and when.",
     )
+    proposes: str | None = Field(
+        None,
+        description='For op "propose" (a session\'s pending row, counting only once the session lands): the op it '
+        "proposes (add, edit or strike); `text` is the words it proposes.",
+    )
+    session: int | None = Field(None, description='For op "propose": the session it was proposed in.')
+    lands: int | None = Field(None, description="For a session's landed row: the seq of the proposal it landed.")
 
 
 class History(Answer):

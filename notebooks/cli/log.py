@@ -224,6 +224,9 @@ def history(cmd: BaseCommand, o: dict) -> None:
         elif e.op == "strike":
             into = f" into #{e.into}" if e.into else ""
             what = f"{e.how}{into}"
+        elif e.op == "propose":  # a session's pending row: it counts only once the session lands
+            said = "" if e.proposes == "strike" else f": [{e.source}] {shown(e.text)}"
+            what = f"{e.proposes} in session #{e.session}, pending until it lands{said}"
         elif e.op == "restored":  # another line's add brought these words back
             what = f"as #{e.into}: [{e.source}] {shown(e.text)}"
         elif e.op == "retired_into":  # another line's strike into this one, with what it said then
@@ -239,6 +242,8 @@ def history(cmd: BaseCommand, o: dict) -> None:
         tag = "adopted" if e.adopted else e.op
         if e.op == "retired_into":
             tag = "merged" if e.how == "merged" else "retired"
+        if e.lands is not None:
+            what += f" (landed: proposed at seq {e.lands})"
         why = f"  (why: {shown(e.why)})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
 

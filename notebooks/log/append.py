@@ -22,10 +22,11 @@ from notebooks.models import Notebook
 
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
-    "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n",
+    "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n", "proposes", "lands",
 )  # fmt: skip
-# The first columns, those notebooks_add_row (migration 0013) takes: a move's two come after, and an add never has them.
-ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 2
+# The first columns, those notebooks_add_row (migration 0013) takes: a move's two and a proposal's two come after, and
+# the one-trip add never has them (a session's add is a proposal, written on the general path).
+ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 4
 
 
 class RowWritten(NamedTuple):
@@ -54,7 +55,7 @@ def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
 # here nor to parse there).
 ROW_TYPES = (
     "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
-    "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4",
+    "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4", "varchar", "int8",
 )  # fmt: skip
 
 
@@ -212,12 +213,17 @@ def _chained(
         if at > latest:
             _refuse_future(notebook, at, latest, stamped=get("at") is None, last_at=last_at)
         op, n, by = fields["op"], fields["n"], fields["by"]
+        proposes, lands = get("proposes"), get("lands")
+        session_id = get("session_id")
+        if session_id is not None and op in fold.PROPOSABLE:
+            op, proposes = fold.PROPOSE, op  # a session's row is pending until its land copies it (fold.py)
         source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
         was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
         moved_notebook, moved_n = get("moved_notebook"), get("moved_n")
         digest_hash = hash_of(
-            prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why, moved_notebook, moved_n
-        )
+            prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why, moved_notebook, moved_n,
+            proposes, lands,
+        )  # fmt: skip
         expect_hash = get("expect_hash")
         if expect_hash is not None and expect_hash != digest_hash:
             line_no = get("line_no")
@@ -225,7 +231,6 @@ def _chained(
                 f"line {line_no}: 'hash' does not match the row's content: the file was altered after export",
                 line=line_no,
             )
-        session_id = get("session_id")
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
         if folder is not None:
             if op == "redact" or (digest and body is None):
@@ -238,6 +243,7 @@ def _chained(
             null if was_at is None else was_at, was_by, prev, digest_hash,
             null if session_id is None else session_id, null if redacts is None else redacts,
             null if moved_notebook is None else moved_notebook, null if moved_n is None else moved_n,
+            null if proposes is None else proposes, null if lands is None else lands,
         )  # fmt: skip
         prev, last_at = digest_hash, at
 

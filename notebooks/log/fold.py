@@ -17,6 +17,15 @@ The rule of the log:
   came from in the same two fields, with the words' author and time kept in `was_by` and `was_at`. A reader that
   knows only add and strike reads both views right; each line's history shows the move.
 
+A session's change is pending until it lands: each row its holder writes is a proposal, op "propose", naming the op
+it proposes (add, edit, strike; a merge and a restore are proposals of those) with that op's fields. A proposal
+changes no view, line state or number count but one: a proposed add holds its number (given once, for good). Only
+its session's own reads and write checks see it, as the op it proposes (with_proposals). A land appends a landed
+copy of each proposal in its order (landed_copies), a plain row naming the proposal in `lands`, at the land's own
+place in the log: a view cut before the land never shows it, and a frozen view never changes. An abandoned or
+discarded session's proposals stay in the log and never count. A reader that knows only add, edit and strike reads
+every view right.
+
 Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
 lines and may change only those; only the editor redacts and moves lines between notebooks.
 """
@@ -33,6 +42,8 @@ from notebooks.log.lines import Line
 from notebooks.log.rowformat import redacted_text
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
+PROPOSE = "propose"  # a session's pending row: the op it proposes counts only in its landed copy
+PROPOSABLE = frozenset({"add", "edit", "strike"})
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
 AGENT_SOURCES = frozenset({"seen", "guessed"})
@@ -111,8 +122,8 @@ class LineState:
 
     def apply(self, seq: int, op: str, source: str, words: str | None) -> None:
         """One row's effect on the line: the rule of the log, for a line's state."""
-        if op == "adopt":
-            return  # recovered words are history, not the line
+        if op == "adopt" or op == PROPOSE:
+            return  # recovered words are history, not the line; a proposal counts only once landed
         if op == "edit" and self.live:
             self.source, self.words = source, words
         elif op == "strike":
@@ -130,6 +141,29 @@ def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> Line
             continue
         state.apply(seq, op, source, words)
     return state
+
+
+def with_proposals(lines: Iterable[Line], proposals: Iterable[ViewRow]) -> list[Line]:
+    """The view a session's holder reads: the lines with her open session's proposals applied as the ops they
+    propose (each row's op is the proposed one), in log order."""
+    view = LiveLines(lines)
+    view.apply_rows(proposals)
+    return view.lines
+
+
+# The fields of a proposal a land copies (the words by digest, as the proposal had them).
+LANDED_FIELDS = ("n", "words", "digest", "salt", "source", "by", "why", "how", "into", "moved_notebook", "moved_n")
+
+
+def landed_copies(proposals: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The rows a land appends: a plain row of each proposal's op, in their order, naming it in `lands`."""
+    copies = []
+    for p in proposals:
+        if p["op"] != PROPOSE or p["proposes"] not in PROPOSABLE:
+            raise Invalid(f"Seq {p.get('seq')} is not a proposal; only a proposal lands.")
+        row = {key: p.get(key) for key in LANDED_FIELDS}
+        copies.append({**row, "op": p["proposes"], "lands": p["seq"]})
+    return copies
 
 
 # ----- who may do what -------------------------------------------------------------------------------
@@ -274,6 +308,9 @@ class Entry:
     merged_from: tuple[int, ...] = ()  # the add of a merged line: the lines merged into it
     moved_to: "Moved | None" = None  # a strike how="moved": the notebook and line it went to
     moved_from: "Moved | None" = None  # an add that moved the line in: the notebook and line it came from
+    proposes: str | None = None  # a proposal (op "propose"): the op it proposes; its words are the proposed ones
+    session: int | None = None  # a proposal: the session it was proposed in
+    lands: int | None = None  # a landed copy: the seq of the proposal it landed
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -282,6 +319,7 @@ class Entry:
             "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
             "moved_to": self.moved_to and self.moved_to.as_dict(),
             "moved_from": self.moved_from and self.moved_from.as_dict(),
+            "proposes": self.proposes, "session": self.session, "lands": self.lands,
         }  # fmt: skip
 
 
@@ -304,7 +342,10 @@ HistoryRow = tuple[
 
 
 def history(
-    rows: Sequence[HistoryRow], n: int | None = None, moved: Mapping[int, tuple[str, int]] | None = None
+    rows: Sequence[HistoryRow],
+    n: int | None = None,
+    moved: Mapping[int, tuple[str, int]] | None = None,
+    proposed: Mapping[int, "tuple[str | None, int | None, int | None]"] | None = None,
 ) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
     words the line had after it. A redact row's text is its own mark, "[redacted: why]".
@@ -316,7 +357,9 @@ def history(
     and at the strike's. The add of a line names the lines merged into it (`merged_from`). An edit back to words an
     earlier row of the line gave it names that row (`puts_back`). `moved` maps the seq of a row of the line that
     moved it (a strike how="moved", or an add naming where it came from) to the other notebook and line: the
-    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`)."""
+    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`). `proposed` maps the
+    seq of a proposal or a landed copy to (the op proposed, the session, the proposal a copy lands): a proposal's
+    entry carries the words it proposes and changes the words the line has after it in no entry; it never counts."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -333,6 +376,14 @@ def history(
             continue
         if op == RETIRED_INTO:
             entries.append(Entry(seq, op, words, src, by, at, why, how, n, False, None, "", None, gone, from_n=into))
+            continue
+        if op == PROPOSE:
+            proposes, session, _ = (proposed or {}).get(seq, (None, None, None))
+            shown = words if proposes in WORDED else words_now
+            entries.append(
+                Entry(seq, op, shown, src or source_now, by, at, why, how, into, False, was_at, was_by, None, gone)
+            )
+            entries[-1] = replace(entries[-1], proposes=proposes, session=session)
             continue
         back = None
         if op in WORDED:
@@ -356,6 +407,11 @@ def history(
         i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
         if i is not None:
             entries[i] = replace(entries[i], merged_from=merged)
+    if proposed:
+        for i, e in enumerate(entries):
+            landed = proposed.get(e.seq)
+            if landed is not None and landed[2] is not None and not e.adopted and e.op != PROPOSE:
+                entries[i] = replace(e, lands=landed[2])
     if moved:
         for i, e in enumerate(entries):
             other = moved.get(e.seq) if not e.adopted and e.op in ("add", "strike") else None

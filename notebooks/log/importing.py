@@ -19,7 +19,14 @@ from notebooks.log.checks import (
     shown,
 )
 from notebooks.log.errors import Invalid, NotebookError
-from notebooks.log.fold import LineState, check_may_restore, edit_source_allowed, sourceless_edit_source
+from notebooks.log.fold import (
+    PROPOSABLE,
+    PROPOSE,
+    LineState,
+    check_may_restore,
+    edit_source_allowed,
+    sourceless_edit_source,
+)
 from notebooks.models import TITLE_PATTERN, How, Source
 
 SOURCES = frozenset(Source.values)
@@ -28,7 +35,7 @@ RETIRED = How.RETIRED.value
 MOVED = How.MOVED.value
 TITLE = re.compile(TITLE_PATTERN)
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
-OPS = ("add", "edit", "strike", "adopt", "redact")
+OPS = ("add", "edit", "strike", "adopt", "redact", "propose")
 HEX = frozenset("0123456789abcdef")
 KEYED = HEX | {rowformat.KEYED}  # a digest's first character
 
@@ -48,6 +55,8 @@ class ImportState:
     restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
     moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # a line moved away -> its notebook and line there
     keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
+    proposals: dict[int, tuple[str, int]] = field(default_factory=dict)  # a proposal's seq -> (op it proposes, n)
+    reserved: set[int] = field(default_factory=set)  # numbers a proposed add holds, not yet landed
 
 
 _scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two regex matches and three calls a line
@@ -243,24 +252,36 @@ def checked_rows(
             raise _fail(line_no, "a row must be a JSON object")
         op = obj.get("op")
         if op not in OPS:
-            raise _fail(line_no, f"unknown op {_r(op)}: use add, edit, strike, adopt or redact")
+            raise _fail(line_no, f"unknown op {_r(op)}: use add, edit, strike, adopt, redact or propose")
         if op == "redact" and redact_refusal:
             raise _fail(line_no, redact_refusal)
         n = _number(obj, "n", line_no)
         at = _time(obj, "at", line_no, latest=latest)
         if at < state.at:
             raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
-        claimed = _name(obj, "by", line_no, required=op in ("edit", "strike", "redact"))
+        proposes = obj.get("proposes") if op == PROPOSE else None
+        if op == PROPOSE and proposes not in PROPOSABLE:
+            raise _fail(line_no, f"a proposal proposes add, edit or strike, not {_r(proposes)}")
+        kind = proposes or op  # a proposal's fields are those of the op it proposes
+        claimed = _name(obj, "by", line_no, required=kind in ("edit", "strike", "redact"))
         if attribute is None:
             by = claimed or default_by
             editor = is_editor(by)
         else:
             by, editor = attribute(obj, claimed, line_no)
-        why = _text(obj, "why", line_no, required=op in ("edit", "strike", "redact"), limit=max_reason)
+        why = _text(obj, "why", line_no, required=kind in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = state.lines.get(n)
-        if op == "add":
-            if n != state.top_n + 1:
+        lands = _number(obj, "lands", line_no, required=False) if "lands" in obj else None
+        if lands is not None:
+            _check_landed(obj, op, n, lands, state, line_no)
+            fields["lands"] = lands
+        if op == PROPOSE:
+            words, digest = _proposal(obj, proposes, n, fields, state, line_no, max_words, keyed)
+        elif op == "add":
+            if lands is not None:
+                state.reserved.discard(n)  # the number its proposal held
+            elif n != state.top_n + 1:
                 raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
             source = obj.get("source")
             if not isinstance(source, str) or source not in SOURCES:
@@ -289,7 +310,7 @@ def checked_rows(
                     was_by=_name(obj, "was_by", line_no, required=False),
                 )
             state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
-            state.top_n = n
+            state.top_n = max(state.top_n, n)
         elif op == "edit":
             if current is None:
                 raise _fail(line_no, f"edit of line #{n}, which does not exist")
@@ -359,7 +380,7 @@ def checked_rows(
                 was_by=_name(obj, "was_by", line_no, required=False),
             )
             state.top_n = max(state.top_n, n)
-        if op in ("add", "edit", "adopt"):
+        if op in ("add", "edit", "adopt") or (op == PROPOSE and digest):
             state.worded.setdefault(n, set()).add(digest)
         if keep_texts and op in ("add", "edit"):
             text = {"words": words, "digest": digest, "source": fields["source"], "by": by, "at": at, "why": why}
@@ -378,3 +399,50 @@ def checked_rows(
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
         raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
+
+
+def _check_landed(obj: dict, op: str, n: int, lands: int, state: ImportState, line_no: int) -> None:
+    """A landed copy names an earlier proposal of the same op and line, landed once."""
+    proposed = state.proposals.pop(lands, None)
+    if op not in PROPOSABLE or proposed != (op, n):
+        raise _fail(line_no, f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{n}")
+
+
+def _proposal(
+    obj: dict,
+    proposes: str,
+    n: int,
+    fields: dict[str, Any],
+    state: ImportState,
+    line_no: int,
+    max_words: int,
+    keyed: Callable[[str], tuple[str, str]] | None,
+) -> tuple[str | None, str | None]:
+    """A session's proposal (fold.py): checked as far as its op's own fields go; it changes no line. A proposed add
+    holds its number; the line it proposes to change must have a number already. Returns its words and digest."""
+    if "text" in obj or "to" in obj:
+        raise _fail(line_no, "a proposal's words ride under 'proposed_text' or 'proposed_to', never 'text' or 'to'")
+    fields["proposes"] = proposes
+    words = digest = None
+    if proposes == "add":
+        if n != state.top_n + 1:
+            raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
+        state.top_n = n
+        state.reserved.add(n)
+        fields["into"] = _number(obj, "restores", line_no, required=False)
+    elif n > state.top_n:
+        raise _fail(line_no, f"a proposal to change line #{n}, which has no number yet")
+    if proposes in ("add", "edit"):
+        source = obj.get("source")
+        if not isinstance(source, str) or source not in SOURCES:
+            raise _fail(line_no, f"unknown source {_r(source)}")
+        key = rowformat.PROPOSED_WORDS_FIELD[proposes]
+        words, digest, salt = _words(obj, key, line_no, state, max_words, keyed)
+        fields.update(words=words, digest=digest, salt=salt, source=source)
+    else:
+        how = obj.get("how") or RETIRED
+        if not isinstance(how, str) or how not in HOWS or how == MOVED:
+            raise _fail(line_no, f"unknown how {_r(how)} for a proposal: use retired or merged")
+        fields.update(how=how, into=_number(obj, "into", line_no, required=False))
+    state.proposals[state.seq + 1] = (proposes, n)
+    return words, digest

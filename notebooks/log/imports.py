@@ -224,12 +224,20 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     state = importing.ImportState()
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n FROM notebooks_row '
+            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands '
+            "FROM notebooks_row "
             "WHERE notebook_id = %s ORDER BY seq",
             [notebook.pk],
         )
         while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n in batch:
+            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands in batch:
+                if op == fold.PROPOSE:  # a session's proposal: a landed copy may name it later (importing.py)
+                    state.proposals[seq] = (proposes, n)
+                    if proposes == "add":
+                        state.reserved.add(n)
+                elif lands is not None:
+                    state.proposals.pop(lands, None)
+                    state.reserved.discard(n)
                 if op == "add" and into is not None:
                     state.restored[into] = n
                 if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)

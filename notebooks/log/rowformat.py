@@ -16,6 +16,11 @@ deleted with them. An export gives the salt with the words (`salt`), so a reader
 words are redacted only the digest is left, and no guess can be checked against it. Older words have the plain
 sha256 of the words; once they are redacted that digest is withheld (no `digest`, no `redacts`), since any guess
 could be checked against it, and a checker takes such a row's hash as given.
+A session's change is pending until it lands (fold.py): each of its rows is a proposal, op "propose", naming the op
+it proposes in `proposes` (add, edit or strike) with that op's other fields as usual, its words under
+`proposed_text` (an add's) or `proposed_to` (an edit's), never `text` or `to`. A land appends a landed copy of each,
+a plain add, edit or strike naming the proposal's seq in `lands`. Both are hashed only when set, so older rows keep
+their hashes; a reader that knows only add, edit and strike skips every proposal and reads the landed view.
 """
 
 import hashlib
@@ -32,7 +37,10 @@ WORDS_FIELD = {"add": "text", "edit": "to", "adopt": "was"}
 
 HASHED_FIELDS = ("seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by")
 # Hashed only when set, so rows written before redaction existed keep their hashes.
-OPTIONAL_HASHED_FIELDS = ("redacts", "moved_notebook", "moved_n")
+OPTIONAL_HASHED_FIELDS = ("redacts", "moved_notebook", "moved_n", "proposes", "lands")
+PROPOSE = "propose"  # a session's pending row (fold.py)
+# The field a proposal's words ride under, by the op it proposes: never "text" or "to", which older readers take.
+PROPOSED_WORDS_FIELD = {"add": "proposed_text", "edit": "proposed_to"}
 # The export's names of a move's two columns, by op (rowformat docstring).
 MOVED_FIELDS = {"strike": ("moved_to", "moved_to_n"), "add": ("moved_from", "moved_from_n")}
 
@@ -83,13 +91,14 @@ def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
         get("redacts"), get("seq"), get("source"), get("was_at"), get("was_by"), get("why"),
-        get("moved_notebook"), get("moved_n"),
+        get("moved_notebook"), get("moved_n"), get("proposes"), get("lands"),
     )  # fmt: skip
 
 
 def hash_of(
     prev_hash: str, at: Any, by: Any, digest: Any, how: Any, into: Any, n: Any, op: Any, redacts: Any, seq: Any,
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
+    proposes: Any = None, lands: Any = None,
 ) -> str:  # fmt: skip
     """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each."""
     at = float(at)
@@ -100,6 +109,7 @@ def hash_of(
         and type(seq) is int
         and (into is None or type(into) is int)
         and (moved_n is None or type(moved_n) is int)
+        and (lands is None or type(lands) is int)
         and isfinite(at)
         and (was_at is None or isfinite(was_at))
     ):
@@ -110,10 +120,12 @@ def hash_of(
                 if moved_notebook
                 else ""
             )
+            landed = f'"lands":{lands},' if lands is not None else ""  # only when set, in sorted key order
+            proposed = f'"proposes":{_string(proposes)},' if proposes else ""
             text = (
                 f'{{"at":{at!r},"by":{_string(by or "")},"digest":{_string(digest or "")},'
-                f'"how":{_string(how or "")},"into":{"null" if into is None else into},{moved}"n":{n},'
-                f'"op":{_string(op)},{redacted}"seq":{seq},"source":{_string(source or "")},'
+                f'"how":{_string(how or "")},"into":{"null" if into is None else into},{landed}{moved}"n":{n},'
+                f'"op":{_string(op)},{proposed}{redacted}"seq":{seq},"source":{_string(source or "")},'
                 f'"was_at":{"null" if was_at is None else repr(was_at)},"was_by":{_string(was_by or "")},'
                 f'"why":{_string(why or "")}}}'
             )
@@ -124,7 +136,7 @@ def hash_of(
     fields = {
         "at": at, "by": by, "digest": digest, "how": how, "into": into, "n": n, "op": op, "redacts": redacts,
         "seq": seq, "source": source, "was_at": was_at, "was_by": was_by, "why": why,
-        "moved_notebook": moved_notebook, "moved_n": moved_n,
+        "moved_notebook": moved_notebook, "moved_n": moved_n, "proposes": proposes, "lands": lands,
     }  # fmt: skip
     return _encoded_row_hash(prev_hash, fields)
 
@@ -152,6 +164,10 @@ def _encoded_row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
         content["redacts"] = redacts
     if get("moved_notebook"):  # hashed only when set, so rows from before moves keep their hashes
         content.update(moved_n=get("moved_n"), moved_notebook=get("moved_notebook"))
+    if get("proposes"):  # hashed only when set, so rows from before proposals keep their hashes
+        content["proposes"] = get("proposes")
+    if get("lands") is not None:
+        content["lands"] = get("lands")
     content = dict(sorted(content.items()))  # in sorted key order, as the fast path writes it
     return hashlib.sha256((prev_hash + _ENCODE(content)).encode("utf-8")).hexdigest()
 
@@ -168,6 +184,30 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     out: dict[str, Any] = {"op": op, "n": row["n"]}
     if redacted_why is not None:
         words = redacted_text(redacted_why)
+    if op == PROPOSE:  # the proposed op's fields, its words under a field no older reader takes (docstring)
+        op = row["proposes"]
+        out["proposes"] = op
+        inner = _fields(op, row, words)
+        if op in PROPOSED_WORDS_FIELD:
+            inner = {PROPOSED_WORDS_FIELD[op] if k == WORDS_FIELD[op] else k: v for k, v in inner.items()}
+        out.update(inner)
+    else:
+        out.update(_fields(op, row, words))
+    if row.get("lands") is not None:  # a landed copy of a session's proposal
+        out["lands"] = row["lands"]
+    if redacted_why is not None:
+        out.update(redacted=True, digest=row["digest"] if is_keyed(row["digest"]) else None)
+    elif row.get("salt") and words is not None:  # the digest too: an older checker takes it as given
+        out.update(digest=row["digest"], salt=row["salt"])
+    out["at"] = row["at"]
+    out["seq"] = row["seq"]
+    out["hash"] = row["hash"]
+    return out
+
+
+def _fields(op: str, row: dict[str, Any], words: str | None) -> dict[str, Any]:
+    """The fields of a row of this op after op and n, in the seed's order with our extras after."""
+    out: dict[str, Any] = {}
     if op == "add":
         out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
         if row.get("into") is not None:  # a restore: kept in the row's `into` (hashed there), named for readers
@@ -187,13 +227,6 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     elif op == "redact":
         redacts = row["redacts"]
         out.update(redacts=redacts if is_keyed(redacts) else None, by=row["by"], why=row["why"])
-    if redacted_why is not None:
-        out.update(redacted=True, digest=row["digest"] if is_keyed(row["digest"]) else None)
-    elif row.get("salt") and words is not None:  # the digest too: an older checker takes it as given
-        out.update(digest=row["digest"], salt=row["salt"])
-    out["at"] = row["at"]
-    out["seq"] = row["seq"]
-    out["hash"] = row["hash"]
     return out
 
 

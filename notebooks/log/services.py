@@ -117,7 +117,7 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n)
+        line = live_line_state(nb, n, session=claim["session_id"])
         _may_change(actor, line, "edit")
         _refuse_if_changed(line, expected)
         if to == line.words:
@@ -137,14 +137,14 @@ def retire(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n)
+        line = live_line_state(nb, n, session=claim["session_id"])
         _may_change(actor, line, "retire")
         _refuse_if_changed(line, expected)
         if into is not None:
             check_number(into, "'into' line number")
             if into == n:
                 raise Invalid(f"Line #{n} cannot be retired into itself.")
-            target = line_state(nb, into)
+            target = line_state(nb, into, session=claim["session_id"])
             if not target.live:
                 raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
         fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
@@ -164,7 +164,7 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        for line in [live_line_state(nb, x) for x in numbers]:
+        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
             _may_change(actor, line, "retire")
         fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
         written = append(nb, fields)
@@ -198,9 +198,9 @@ def retire_into(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        if not line_state(nb, into).live:
+        if not line_state(nb, into, session=claim["session_id"]).live:
             raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
-        for line in [live_line_state(nb, x) for x in numbers]:
+        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
             _may_change(actor, line, "retire")
             _refuse_if_changed(line, (expected or {}).get(line.n))
         fields = [
@@ -229,7 +229,7 @@ def merge(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        lines = [live_line_state(nb, x) for x in numbers]
+        lines = [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]
         for line in lines:
             _may_change(actor, line, "merge")
         if source is None:
@@ -257,11 +257,12 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
         try:
-            line = line_state(nb, n)
+            line = line_state(nb, n, session=claim["session_id"])
         except NotFound:
             line = None
         fold.check_may_restore(
-            n=n, added=line is not None, live=line is not None and line.live, restored_as=restored_as(nb, n),
+            n=n, added=line is not None, live=line is not None and line.live,
+            restored_as=restored_as(nb, n, claim["session_id"]),
             moved_to=moved_to(nb, n),
         )  # fmt: skip
         _may_change(actor, line, "restore")
@@ -274,8 +275,8 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
     return Written(n=new, seqs=(row.seq,))
 
 
-def restored_as(notebook: AnyNotebook, n: int) -> int | None:
-    """The line that restored line n, if one did."""
+def restored_as(notebook: AnyNotebook, n: int, session: int | None = None) -> int | None:
+    """The line that restored line n, if one did (or, for `session`'s holder, one of her proposals does)."""
     with connection.cursor() as cursor:
         cursor.execute(
             # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
@@ -283,6 +284,13 @@ def restored_as(notebook: AnyNotebook, n: int) -> int | None:
             [notebook.pk, n],
         )
         found = cursor.fetchone()
+        if found is None and session is not None:
+            cursor.execute(
+                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+                'AND "into" = %s AND session_id = %s',
+                [notebook.pk, n, session],
+            )
+            found = cursor.fetchone()
     return found[0] if found else None
 
 

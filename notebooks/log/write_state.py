@@ -43,14 +43,16 @@ def locked_notebook(title: str) -> Notebook:
     return lock_notebook(Notebook.from_db(connection.alias, ["id", "title"], found))  # the rest loads when read
 
 
-def line_state(notebook: AnyNotebook, n: int) -> LineState:
-    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added."""
+def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
+    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added. A write of
+    `session`'s holder judges it with her session's proposals as the ops they propose (read your own writes)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT r.seq, r.op, r.source, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "SELECT r.seq, CASE WHEN r.op = 'propose' AND r.session_id = %s THEN r.proposes ELSE r.op END, "
+            "r.source, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
             "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
-            [notebook.pk, n],
+            [session, notebook.pk, n],
         )
         state = fold.line_state(n, cursor.fetchall())
     if state is None:
@@ -58,8 +60,8 @@ def line_state(notebook: AnyNotebook, n: int) -> LineState:
     return state
 
 
-def live_line_state(notebook: Notebook, n: int) -> LineState:
-    line = line_state(notebook, check_number(n))
+def live_line_state(notebook: Notebook, n: int, *, session: int | None = None) -> LineState:
+    line = line_state(notebook, check_number(n), session=session)
     if not line.live:
         raise Conflict(f"Line #{n} is already retired; its history keeps its words.", current_seq=line.last_seq)
     return line

@@ -17,6 +17,7 @@ class Op(models.TextChoices):
     STRIKE = "strike"
     ADOPT = "adopt"
     REDACT = "redact"
+    PROPOSE = "propose"  # a session's pending change (fold.py): counts only once a land copies it
 
 
 class Source(models.TextChoices):
@@ -101,6 +102,10 @@ class Row(models.Model):
     # the notebook and line it came from. Nullable, so adding them never rebuilt the table; hashed only when set.
     moved_notebook = models.CharField(max_length=80, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
     moved_n = models.PositiveIntegerField(null=True, blank=True)
+    # A session's proposal (op "propose", fold.py): the op it proposes (add, edit, strike). Hashed only when set.
+    proposes = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
+    # A landed copy of a proposal: the proposal's seq. Hashed only when set.
+    lands = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -31,6 +31,22 @@ def open_sessions() -> Any:
     )
 
 
+# Whether an actor may hold a session on a notebook (none of its sessions there ended): one statement, for the hot
+# read paths, before the full check (open_session_of) that only a holder pays for.
+MAY_HOLD_SQL = (
+    "SELECT 1 FROM notebooks_session s JOIN notebooks_notebook nb ON nb.id = s.notebook_id "
+    "WHERE nb.title = %s AND s.actor = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
+    "WHERE e.session_id = s.id AND e.kind IN ('land', 'abandon', 'lapse')) LIMIT 1"
+)
+
+
+def may_hold(actor_name: str, title: str) -> bool:
+    """False when the actor holds no session on the notebook titled `title`; True when she may (check it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(MAY_HOLD_SQL, [title, actor_name])
+        return cursor.fetchone() is not None
+
+
 def open_session_of(actor_name: str) -> Session | None:
     return open_sessions().filter(actor=actor_name).order_by("pk").first()
 

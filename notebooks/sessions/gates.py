@@ -11,11 +11,12 @@ MAX_DROPPED_SHARE = 0.5
 
 
 def own_rows(session: Session) -> list[tuple]:
+    """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
     # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, how, "into", why FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
-            "AND session_id = %s ORDER BY seq",
+            "SELECT seq, CASE WHEN op = 'propose' THEN proposes ELSE op END, n, how, \"into\", why "
+            "FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
             [session.notebook_id, session.base, session.pk],
         )
         return cursor.fetchall()
@@ -49,6 +50,7 @@ def gates(session: Session, own: list[tuple], top: int) -> list[str]:
     for seq, op, n, _how, _into, why in own:
         if op == "strike" and not (why or "").strip():
             reasons.append(f"Line #{n} was retired without a reason (seq {seq}).")
+    reasons += _changed_since(session, own)
     if session.role == Role.EDITOR:
         return reasons
     nb = session.notebook
@@ -74,3 +76,24 @@ def gates(session: Session, own: list[tuple], top: int) -> list[str]:
             "discard it on /sessions/."
         )
     return reasons
+
+
+def _changed_since(session: Session, own: list[tuple]) -> list[str]:
+    """A line another writer changed after the session's base, which the session proposes to edit or retire: its
+    land would undo that change unseen. The session stays open to mend (or for Dad)."""
+    touched = {n: seq for seq, op, n, *_ in reversed(own) if op in ("edit", "strike")}
+    if not touched:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n, MIN(seq) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND op IN ('add', 'edit', "
+            "'strike') AND (session_id IS NULL OR session_id <> %s) GROUP BY n",
+            [session.notebook_id, session.base, session.pk],
+        )
+        changed = dict(cursor.fetchall())
+    return [
+        f"Line #{n} was changed by another writer (seq {changed[n]}) since the session's base; the session "
+        f"proposes to change it too (seq {seq}). Read it again and mend, or leave the session to Dad."
+        for n, seq in sorted(touched.items())
+        if n in changed
+    ]

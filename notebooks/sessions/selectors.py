@@ -208,9 +208,11 @@ def recent(
 
 
 def own_seqs(session: Session) -> list[int]:
-    """The seqs of the session's own rows, in order: its semantic change."""
+    """The seqs of the session's own rows, in order: its semantic change, its proposals and their landed copies."""
     found = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, session=session)
-    return list(found.order_by("seq").values_list("seq", flat=True))
+    own = list(found.order_by("seq").values_list("seq", flat=True))
+    landed = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, lands__in=own) if own else None
+    return sorted(own + list(landed.values_list("seq", flat=True))) if landed is not None else own
 
 
 def approval_summary(by: str, reason: str) -> str:
@@ -266,15 +268,17 @@ BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 # One row per (session, kind): kind is the source of a new line, or "changed". A merge's add is no new line (the
 # strikes into it name it; fold.py) and a restore's add changes the line it restores (its `into`). A session's rows
 # lie in (base, land's head]: a seek on (notebook, seq), as change_of does; session_id has no index of its own.
-_LINE = 'CASE WHEN r.op = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
+# A session's rows are proposals (fold.py), counted as the ops they propose.
+_OP = "(CASE WHEN r.op = 'propose' THEN r.proposes ELSE r.op END)"
+_LINE = f'CASE WHEN {_OP} = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
 BROUGHT_SQL = f"""
 SELECT k.sid, k.kind, COUNT(DISTINCT k.line) FROM (
   SELECT s.id AS sid, {_LINE} AS line,
     CASE
-      WHEN r.op = 'add' AND r."into" IS NULL THEN
+      WHEN {_OP} = 'add' AND r."into" IS NULL THEN
         CASE WHEN EXISTS (SELECT 1 FROM notebooks_row m WHERE m.notebook_id = r.notebook_id AND m.op = 'strike'
                           AND m."into" = r.n AND m.how = 'merged') THEN NULL ELSE r.source END
-      WHEN r.op IN ('add', 'edit', 'strike') AND EXISTS (
+      WHEN {_OP} IN ('add', 'edit', 'strike') AND EXISTS (
           SELECT 1 FROM notebooks_row a WHERE a.notebook_id = r.notebook_id AND a.n = {_LINE} AND a.op = 'add'
           AND a.seq <= s.base) THEN 'changed'
     END AS kind

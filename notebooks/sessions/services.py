@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
-from notebooks.log import joined
+from notebooks.log import joined, proposals
 from notebooks.log.checks import check_id, check_text
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.locks import lock_notebook
@@ -25,6 +25,7 @@ from notebooks.sessions import leases
 from notebooks.sessions.claims import open_session_of, open_session_on
 from notebooks.sessions.events import count_drift, record, record_drift
 from notebooks.sessions.gates import gates, own_rows
+from notebooks.sessions.selectors import own_seqs
 
 
 class GateRefused(Conflict):
@@ -197,6 +198,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
                 nb = lock_for_sessions(s.notebook)
                 top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
                 drift = record_drift(s, nb, top, by=actor.name)
+                top = land_proposals(s, nb, top)
                 result = "landed" if own else "no-op"
                 note = summary or ""
                 _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=note, result=result, rows=len(own))
@@ -206,8 +208,15 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
             record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
             raise
         # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
-        hooks.land_in_git(s, summary or "", [row[0] for row in own])
+        hooks.land_in_git(s, summary or "", own_seqs(s))  # its proposals and their landed copies
     return landed
+
+
+def land_proposals(s: Session, nb: Notebook, top: int) -> int:
+    """The landed copies of the session's proposals, appended at the land's place in the log (fold.py); the head
+    after them, which the land event records (so the next take counts them as no one's drift)."""
+    copies = proposals.land(nb, s.pk, after=s.base)
+    return copies[-1].seq if copies else top
 
 
 def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, list[tuple]]:
@@ -240,7 +249,8 @@ def record_refusal(s: Session, *, by: str, reasons: list[str], result: str = "")
 
 
 def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
-    """Close a session without a semantic change. Its rows stay in the log (nothing is erased); the editor may too."""
+    """Close a session without a semantic change. Its proposals stay in the log (nothing is erased) and never count
+    (fold.py); the editor may too."""
     actor = as_actor(by)
     s = find_session(session)
     check_text(why, "reason")

@@ -146,12 +146,43 @@ def _index(notebook: Notebook) -> _Index:
     return index
 
 
-def nearest_for(notebook: Notebook, text: str, *, exclude: int | None = None, k: int = 3) -> list[dict]:
+def nearest_for(
+    notebook: Notebook,
+    text: str,
+    *,
+    exclude: int | None = None,
+    k: int = 3,
+    pending: "list[Line] | None" = None,
+    hidden: "set[int] | None" = None,
+) -> list[dict]:
     """The live lines most like `text` ([{"n", "score"}], at most k, most alike first; empty when none is close),
-    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses."""
+    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses. A session's
+    holder reads her own writes: `pending` are lines her proposals wrote (new or new words), `hidden` the numbers
+    they took out of her view or gave other words."""
+    if pending and not _worded(kept.live(notebook)[0]):  # only her pending lines so far: nothing to fit an index on
+        mine = [(x.n, x.text, x.source) for x in _worded(pending) if x.n != exclude]
+        return [{"n": n, "score": s} for n, s in engine.nearest(mine, text, k)]
     index = _index(notebook)
+    hidden = (hidden or set()) | {x.n for x in pending or ()}
     with index.lock:
-        return [{"n": n, "score": s} for n, s in index.nearest(text, k, exclude)]
+        found = [(n, s) for n, s in index.nearest(text, k + len(hidden), exclude) if n not in hidden]
+        if pending:
+            found += _nearest_pending(index, text, _worded(pending), k, exclude)
+    return [{"n": n, "score": s} for n, s in sorted(found, key=lambda f: (-f[1], f[0]))[:k]]
+
+
+def _nearest_pending(
+    index: _Index, text: str, pending: list[Line], k: int, exclude: int | None
+) -> list[tuple[int, float]]:
+    """Pending lines like `text`, weighed with the index's fit."""
+    query = index.weigher.dense(text)
+    found = []
+    for x in pending:
+        columns, weights = index.weigher.sparse(x.text or "")
+        score = float(weights @ query[columns])
+        if x.n != exclude and score >= engine.NEAREST_AT:
+            found.append((x.n, round(score, 4)))
+    return found
 
 
 def forget() -> None:

@@ -51,6 +51,7 @@ OP_WORDS = {
     ("strike", ""): "retired",
     ("adopt", ""): "recovered words",
     ("redact", ""): "redacted words",
+    ("propose", ""): "proposed in a session (pending until it lands)",
 }
 
 

@@ -109,7 +109,8 @@ def land_commits(
     kept, redacted = rows_kept(split_lines(at_head)[0], lines, gone)
     if kept < head_rows:
         raise Conflict(f"{name} at the vault's HEAD is not a prefix of the log: someone committed it by hand.")
-    committed = bool(rows) and head_rows >= rows[-1]
+    # A lapsed session's proposals the sweep committed as history: its land's copies (fold.py) come after them.
+    committed = bool(rows) and head_rows >= (rows[0] if after_lapse else rows[-1])
     if committed and not after_lapse:
         raise Conflict(
             f"The session's rows in {name} were already committed as automatic history: the watcher did not "
@@ -146,11 +147,11 @@ def land_commits(
     if committed:
         message = _semantic_message(title, plan, summary, session_id, base, rows, [], by_of, committed=True)
         semantic = git.commit_files(
-            parent=head, files={name: upto(head_rows)}, message=message, author=Person.actor(actor), ref=branch,
-            allow_empty=True,
+            parent=head, files={name: upto(max(head_rows, rows[-1]))}, message=message, author=Person.actor(actor),
+            ref=branch, allow_empty=True,
         )  # fmt: skip
         assert semantic is not None  # allow_empty
-        if len(lines) > head_rows:
+        if len(lines) > max(head_rows, rows[-1]):
             sha = drift_commit(semantic, len(lines), f"vault: drift in {title} after session {session_id}'s land")
             drift += [sha] if sha else []
         git.sync_index()

@@ -201,6 +201,10 @@ def vault_land_commit(
             after_lapse=after_lapse,
         )  # fmt: skip
         assert landed is not None  # not a check_only call
+        # The land appended its landed copies after the check swept the file: the file takes them now.
+        state = v.load_state()
+        v.reconcile(title, state, by_default=settings.NOTEBOOK_VAULT_DEFAULT_BY)
+        v.save_state(state)
         return landed
 
 

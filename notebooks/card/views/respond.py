@@ -24,6 +24,7 @@ from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.queries import row_before
 from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
+from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
 
 CARD = "notebooks/card.html"
@@ -36,6 +37,7 @@ VIEW_STATE = (
     "chart",
 )  # what a form posts back so its answer shows the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
+PENDING_SHOWN = 50  # an open session's proposals the card lists (/sessions/ pages through all of them)
 INVALID, CONFLICT = 422, 409
 FULL_PAGE_SLOT = {
     "edit-form": "editing",
@@ -124,6 +126,15 @@ def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tu
     return groups
 
 
+def pending_context(notebook: Notebook) -> dict | None:
+    """The open session's proposals on the notebook, marked pending on Dad's card (they count when it lands)."""
+    held = session_claims.open_session_on(notebook)
+    if held is None:
+        return None
+    rows, total = session_selectors.change_of(held, limit=PENDING_SHOWN)
+    return {"session": held, "rows": rows, "total": total} if total else None
+
+
 def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | None = None, **extra: Any) -> dict:
     data = (request.GET if data is None else data).copy()
     data.setdefault("order", "turn")
@@ -197,6 +208,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "selection_form": selection_form(notebook),
         "selected": (),
         "fragments": kept,
+        "pending": None if frozen else pending_context(notebook),
         **reviewing,
         **_similar_context(request, notebook, lines, state["show"] == "similar", frozen),
     }

@@ -1,0 +1,87 @@
+"""A session's proposals (fold.py): read them, and append their landed copies. The log knows no sessions: a
+proposal names its session only by the row's session_id column, which the caller gives."""
+
+from typing import Any
+
+from django.db import connection
+
+from notebooks.log import fold
+from notebooks.log.append import RowWritten, append
+from notebooks.log.errors import Conflict, NotFound
+from notebooks.log.lines import Line
+from notebooks.log.queries import words_or_mark
+from notebooks.log.write_state import AnyNotebook, line_state
+
+_COLUMNS = (
+    "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
+)  # fmt: skip
+
+
+def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
+    """The session's proposals in log order, each with its words and salt (None once redacted)."""
+    columns = ", ".join(f'r."{c}"' for c in _COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns}, w.body, w.salt FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
+            [notebook.pk, after, session_id, fold.PROPOSE],
+        )
+        found = cursor.fetchall()
+    return [{**dict(zip(_COLUMNS, row[:-2], strict=True)), "words": row[-2], "salt": row[-1]} for row in found]
+
+
+def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:
+    """Append the landed copy of each of the session's proposals, in their order, at the head (the caller holds
+    the notebook's lock, in its transaction). A copy of redacted words carries their digest only."""
+    copies = fold.landed_copies(proposals(notebook, session_id, after=after))
+    _refuse_broken(notebook, copies)
+    return append(notebook, copies) if copies else []
+
+
+def _refuse_broken(notebook: AnyNotebook, copies: list[dict[str, Any]]) -> None:
+    """A landed copy obeys the rules at the land: the line it edits or retires, and the line a strike names in
+    `into`, are live then (another writer may have retired them since the proposal)."""
+    live: dict[int, bool] = {}
+
+    def is_live(n: int) -> bool:
+        if n not in live:
+            try:
+                live[n] = line_state(notebook, n).live
+            except NotFound:
+                live[n] = False
+        return live[n]
+
+    for copy in copies:
+        n, op = copy["n"], copy["op"]
+        if op == "add":
+            live[n] = True
+            continue
+        if not is_live(n):
+            raise Conflict(
+                f"Line #{n} was retired by another writer since the session proposed to {op} it (seq "
+                f"{copy['lands']}); the land would change a retired line. Abandon or discard the session."
+            )
+        if op == "strike":
+            into = copy.get("into")
+            if into is not None and not is_live(into):
+                raise Conflict(
+                    f"Line #{into}, which the session's strike of line #{n} names (seq {copy['lands']}), was retired "
+                    "by another writer since; the land would retire a line into a retired one."
+                )
+            live[n] = False
+
+
+def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[fold.ViewRow]:
+    """The session's proposals as the rows they propose (fold.with_proposals), words marked where redacted."""
+    rows: list[fold.ViewRow] = []
+    for p in proposals(notebook, session_id, after=after):
+        text, redacted = words_or_mark(p["words"], None if p["words"] is not None or not p["digest"] else "")
+        rows.append((p["seq"], p["proposes"], p["n"], p["source"], p["by"], p["at"], "", text, redacted))
+    return rows
+
+
+def holder_view(lines: list[Line], notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[Line]:
+    """The view the session's holder reads: `lines` with her session's proposals applied."""
+    rows = view_rows(notebook, session_id, after=after)
+    return fold.with_proposals(lines, rows) if rows else lines

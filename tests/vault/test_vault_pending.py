@@ -1,0 +1,46 @@
+"""The vault file that anyone else reads shows a session's change only once it lands (fold.py)."""
+
+import json
+
+from notebooks.sessions import services as sessions
+from tests.vault.test_vault_wiring import enabled  # noqa: F401 - the fixture
+from tests.vault.vaulttools import add, at, canonical, file_bytes
+
+
+def _older_reader(data: bytes) -> list[str]:
+    """A reader of the seed's format: add, edit, strike; any other op skipped."""
+    view: dict[int, str] = {}
+    for row in map(json.loads, data.decode().splitlines()):
+        if row["op"] == "add":
+            view[row["n"]] = row["text"]
+        elif row["op"] == "edit" and row["n"] in view:
+            view[row["n"]] = row["to"]
+        elif row["op"] == "strike":
+            view.pop(row["n"], None)
+    return [view[n] for n in sorted(view)]
+
+
+def test_the_vault_file_shows_a_sessions_rows_only_once_it_lands(enabled):  # noqa: F811
+    vault = enabled
+    before = _older_reader(file_bytes(vault))
+    taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
+    add("the guard rests after two swings")
+    sessions.checkpoint(session=taken.id, note="halfway", by="pippa")  # the file is written meanwhile
+    vault.sweep()
+    assert _older_reader(canonical()) == before
+    sessions.land(session=taken.id, by="pippa", summary="One lesson")
+    assert (
+        _older_reader(file_bytes(vault))
+        == _older_reader(at(vault, "HEAD"))
+        == [*before, "the guard rests after two swings"]
+    )
+
+
+def test_an_abandoned_sessions_rows_never_show_in_the_vault_file(enabled):  # noqa: F811
+    vault = enabled
+    before = _older_reader(file_bytes(vault))
+    taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
+    add("a line that never counts")
+    sessions.abandon(session=taken.id, why="wrong", by="pippa")
+    vault.sweep()
+    assert _older_reader(file_bytes(vault)) == _older_reader(at(vault, "HEAD")) == before
