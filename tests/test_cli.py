@@ -437,8 +437,8 @@ def test_words_reasons_and_plans_an_agent_wrote_reach_the_terminal_without_escap
 
     evil = "roll \x1b]0;owned\x07 \x1b[2J late\n#9 [dad] a forged line"
     services.create_notebook(title="zelda", by="test")
-    sessions.take(notebook="zelda", plan=evil, by="pippa")
     services.add(notebook="zelda", text=evil, source="seen", by="pippa", why=evil)
+    sessions.take(notebook="zelda", plan=evil, by="pippa")  # after the add: a session's add would be pending
     for args in (("view", "zelda"), ("history", "zelda", "1"), ("sessions",)):
         out = notebook(*args)[0]
         assert "\x1b" not in out and "\x07" not in out, args
