@@ -53,10 +53,12 @@ def test_take_checkpoint_land_from_the_command_line(zelda):
     took = _run("take", "zelda", "--plan", "tidy", "--by", "pippa")
     sid = took.split("#")[1].split()[0]
     assert "base seq 3" in took
-    _run("add", "zelda", "roll", "--source", "seen", "--by", "pippa", "--why", "seen")
+    added = _run("add", "zelda", "roll", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert added.startswith(f"added line #4 (seq 4); pending: it counts once session #{sid} lands")
     assert "base stays 3" in _run("checkpoint", sid, "--note", "one in", "--by", "pippa")
     assert "1 row as one change, 0 rows of drift" in _run("land", sid, "--summary", "a line", "--by", "pippa")
     assert "landed" in _run("sessions")
+    assert "pending" not in _run("add", "zelda", "parry", "--source", "seen", "--by", "pippa", "--why", "seen")
 
 
 def test_a_second_take_exits_with_the_conflict_code(zelda):

@@ -13,7 +13,7 @@ from notebooks.cli import rows, shown
 from notebooks.log import checks, imports, moves, reads, rowformat, selectors, services, snapshots, triggers
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
-from notebooks.models import Notebook, Source
+from notebooks.models import Notebook, Row, Source
 from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
@@ -256,28 +256,39 @@ def turn(cmd: BaseCommand, o: dict) -> None:
         reads.note_turn_read(nb, o["by"])
 
 
+def _pending(title: str, seq: int) -> str:
+    """What a write by a session's holder is until the session lands (fold.py: a proposal), said after its answer."""
+    found = Row.objects.filter(notebook__title=title, seq=seq).values_list("op", "session_id").first()
+    if found is None or found[0] != "propose":
+        return ""
+    return f"; pending: it counts once session #{found[1]} lands"
+
+
 def add(cmd: BaseCommand, o: dict) -> None:
     w = services.add(notebook=o["title"], text=o["words"], source=o["source"], by=o["by"], why=o["why"])
     near = similar_selectors.nearest_for(selectors.get_notebook(o["title"]), o["words"], exclude=w.n)
     like = ", ".join(f"#{x['n']} ({x['score']:.2f})" for x in near)
-    cmd.stdout.write(f"added line #{w.n} (seq {w.seq})" + (f"; most like it: {like}" if like else ""))
+    said = f"added line #{w.n} (seq {w.seq}){_pending(o['title'], w.seq)}"
+    cmd.stdout.write(said + (f"; most like it: {like}" if like else ""))
 
 
 def edit(cmd: BaseCommand, o: dict) -> None:
     w = services.edit(notebook=o["title"], n=o["n"], to=o["words"], by=o["by"], why=o["why"], expected=o["expected"])
-    cmd.stdout.write(f"edited line #{w.n} (seq {w.seq})")
+    cmd.stdout.write(f"edited line #{w.n} (seq {w.seq}){_pending(o['title'], w.seq)}")
 
 
 def retire(cmd: BaseCommand, o: dict) -> None:
     w = services.retire(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"], into=o["into"])
     into = f" into #{o['into']}" if o["into"] else ""
-    cmd.stdout.write(f"retired line #{w.n}{into} (seq {w.seq})")
+    cmd.stdout.write(f"retired line #{w.n}{into} (seq {w.seq}){_pending(o['title'], w.seq)}")
 
 
 def merge(cmd: BaseCommand, o: dict) -> None:
     w = services.merge(notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"])
     merged = ", ".join(f"#{x}" for x in o["numbers"])
-    cmd.stdout.write(f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]})")
+    cmd.stdout.write(
+        f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]}){_pending(o['title'], w.seq)}"
+    )
 
 
 def move(cmd: BaseCommand, o: dict) -> None:
@@ -288,7 +299,7 @@ def move(cmd: BaseCommand, o: dict) -> None:
 
 def restore(cmd: BaseCommand, o: dict) -> None:
     w = services.restore(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"])
-    cmd.stdout.write(f"restored line #{o['n']} as new line #{w.n} (seq {w.seq})")
+    cmd.stdout.write(f"restored line #{o['n']} as new line #{w.n} (seq {w.seq}){_pending(o['title'], w.seq)}")
 
 
 def put_back(cmd: BaseCommand, o: dict) -> None:
