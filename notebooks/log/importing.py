@@ -2,23 +2,15 @@
 anything is written, and a refusal names the file's line number. No database access here."""
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from notebooks.log import rowformat
 from notebooks.log.checks import (
-    MAX_NAME,
-    MAX_NUMBER,
     MAX_TIME,
-    bounded,
-    problem_of_future,
-    problem_of_name,
-    problem_of_text,
-    shown,
 )
-from notebooks.log.errors import Invalid, NotebookError
+from notebooks.log.errors import NotebookError
 from notebooks.log.fold import (
     PROPOSABLE,
     PROPOSE,
@@ -27,17 +19,26 @@ from notebooks.log.fold import (
     edit_source_allowed,
     sourceless_edit_source,
 )
-from notebooks.models import TITLE_PATTERN, How, Source
+from notebooks.log.import_fields import (
+    HEX,
+    digest_of,
+    fail,
+    loads,
+    moved_of,
+    name_of,
+    number_of,
+    quoted,
+    text_of,
+    time_of,
+)
+from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)
 HOWS = frozenset(How.values)  # How.values builds a new list on every read: 100k rows read it 30k times
 RETIRED = How.RETIRED.value
 MOVED = How.MOVED.value
-TITLE = re.compile(TITLE_PATTERN)
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
 OPS = ("add", "edit", "strike", "adopt", "redact", "propose")
-HEX = frozenset("0123456789abcdef")
-KEYED = HEX | {rowformat.KEYED}  # a digest's first character
 
 
 @dataclass
@@ -59,142 +60,29 @@ class ImportState:
     reserved: set[int] = field(default_factory=set)  # numbers a proposed add holds, not yet landed
 
 
-_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two regex matches and three calls a line
-
-
-def _loads(raw: str) -> Any:
-    """json.loads(raw): the scanner straight away for a line that is one JSON value; json.loads for the rest
-    (leading white space, bytes, and every malformed line, so a refusal says what json.loads says)."""
-    try:
-        obj, end = _scan(raw, 0)
-    except (StopIteration, ValueError, TypeError):
-        return json.loads(raw)
-    if end != len(raw) and not raw[end:].isspace():
-        return json.loads(raw)
-    return obj
-
-
-def _fail(line_no: int, message: str) -> Invalid:
-    return Invalid(bounded(f"line {line_no}: {message}"), line=line_no)
-
-
-def _r(value: Any) -> str:
-    """A row's value as a refusal quotes it: its repr, cut (a 2 MB op must not make a 2 MB alarm)."""
-    return shown(repr(value))
-
-
-def _text(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> str:
-    value = obj.get(key)
-    # The usual value, passed at once: ASCII text (so no lone surrogate), not blank, no NUL, within the limit.
-    if type(value) is str and value.isascii() and 0 < len(value) <= limit and not value.isspace():
-        if "\x00" not in value:
-            return value
-    if value is None or value == "":
-        if required:
-            raise _fail(line_no, f"'{key}' is missing or empty")
-        return ""
-    problem = problem_of_text(value, limit=limit, required=required)
-    if problem:
-        raise _fail(line_no, f"'{key}' {problem}")
-    return value
-
-
-def _name(obj: dict, key: str, line_no: int, *, required: bool) -> str:
-    """An actor's name a row gives, through the one name check (checks.problem_of_name) every other door runs."""
-    value = obj.get(key)
-    if type(value) is str and value.isascii() and value.isprintable() and 0 < len(value) <= MAX_NAME:
-        if not value.isspace():  # the usual value, passed at once
-            return value
-    if value is None or value == "":
-        if required:
-            raise _fail(line_no, f"'{key}' is missing or empty")
-        return ""
-    if not isinstance(value, str):
-        raise _fail(line_no, f"'{key}' must be text, not {type(value).__name__}")
-    problem = problem_of_name(value)
-    if problem:
-        raise _fail(line_no, f"'{key}' {problem}")
-    return value
-
-
-WITHHELD = (
-    "its words were redacted before digests were keyed, and their plain digest is withheld from exports (any guess "
-    "could be checked against it), so this row's hash cannot be checked again; restore such a notebook from a "
-    "backup (docs/RELIABILITY.md)"
-)
-
-
-def _digest(obj: dict, key: str, line_no: int) -> str:
-    value = obj.get(key)
-    if value is None and key in obj and (key == "redacts" or obj.get("redacted") is True):
-        raise _fail(line_no, WITHHELD)
-    if not isinstance(value, str) or not set(value[1:]) <= HEX or len(value) != 64 or not set(value[:1]) <= KEYED:
-        raise _fail(line_no, f"'{key}' must be a digest (64 lowercase hex digits, or 'k' and 63), not {_r(value)}")
-    return value
-
-
-def _words(
+def words_of(
     obj: dict, key: str, line_no: int, state: ImportState, limit: int, keyed: Callable[[str], tuple[str, str]] | None
 ) -> tuple[str | None, str | None, str | None]:
     """A row's words, digest and salt, or (None, digest, None) for words redacted before export ("digest" beside
     "[redacted: why]"). Words with a salt have its keyed digest; words without one the plain digest the file's hash
     took, or, in a row without a hash, a keyed one from `keyed` (when given)."""
     if "digest" in obj and "salt" not in obj:
-        digest = _digest(obj, "digest", line_no)
+        digest = digest_of(obj, "digest", line_no)
         state.absent.setdefault(digest, line_no)
         return None, digest, None
-    words = _text(obj, key, line_no, required=True, limit=limit)
+    words = text_of(obj, key, line_no, required=True, limit=limit)
     salt = obj.get("salt")
     if salt is not None and (not isinstance(salt, str) or not 0 < len(salt) <= 64 or not set(salt) <= HEX):
-        raise _fail(line_no, f"'salt' must be hex digits, not {_r(salt)}")
+        raise fail(line_no, f"'salt' must be hex digits, not {quoted(salt)}")
     digest = rowformat.words_digest(words, salt)  # once, here: the log keeps it (append.py)
     if "digest" in obj and obj["digest"] != digest:
-        raise _fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
+        raise fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
     if salt is None and keyed is not None and "hash" not in obj:
         salt, digest = keyed(words)
         state.keyed[rowformat.digest_of(words)] = digest  # a redact row of the file may name the plain one
     if digest in state.redacted:
-        raise _fail(
-            line_no, f"these words were redacted on line {state.redacted[digest]}; they cannot be written again"
-        )
+        raise fail(line_no, f"these words were redacted on line {state.redacted[digest]}; they cannot be written again")
     return words, digest, salt
-
-
-def _number(obj: dict, key: str, line_no: int, *, required: bool = True) -> int | None:
-    value = obj.get(key)
-    if type(value) is int and 1 <= value <= MAX_NUMBER:  # the usual value, passed at once
-        return value
-    if value is None and not required:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBER:
-        raise _fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {_r(value)}")
-    return value
-
-
-def _time(obj: dict, key: str, line_no: int, *, required: bool = True, latest: float = MAX_TIME) -> float | None:
-    """A time the row carries, no later than `latest` (at most MAX_TIME): a row from the future is a poisoned
-    clock, and every row stamped after it would be dated later still."""
-    value = obj.get(key)
-    if type(value) is float and 0 <= value <= latest:  # the usual value, passed at once
-        return value
-    if value is None and not required:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
-        raise _fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {_r(value)}")
-    problem = problem_of_future(value, latest)
-    if problem:
-        raise _fail(line_no, f"'{key}' {problem}")
-    return float(value)
-
-
-def _moved(obj: dict, key: str, line_no: int) -> tuple[str, int] | None:
-    """The other end of a move a row names (`key` and `key`_n: a notebook's title and a line of it), or None."""
-    title = obj.get(key)
-    if title is None and obj.get(f"{key}_n") is None:
-        return None
-    if not isinstance(title, str) or not TITLE.fullmatch(title) or title != title.rstrip():
-        raise _fail(line_no, f"'{key}' must be a notebook's title, not {_r(title)}")
-    return title, _number(obj, f"{key}_n", line_no)
 
 
 def parse(
@@ -243,36 +131,36 @@ def checked_rows(
         if not raw.strip():
             continue
         if count >= max_rows:
-            raise _fail(line_no, f"more than {max_rows} rows; the limit per import is {max_rows}")
+            raise fail(line_no, f"more than {max_rows} rows; the limit per import is {max_rows}")
         try:
-            obj = _loads(raw)
+            obj = loads(raw)
         except (json.JSONDecodeError, RecursionError) as exc:
-            raise _fail(line_no, f"not valid JSON ({exc})") from None
+            raise fail(line_no, f"not valid JSON ({exc})") from None
         if not isinstance(obj, dict):
-            raise _fail(line_no, "a row must be a JSON object")
+            raise fail(line_no, "a row must be a JSON object")
         op = obj.get("op")
         if op not in OPS:
-            raise _fail(line_no, f"unknown op {_r(op)}: use add, edit, strike, adopt, redact or propose")
+            raise fail(line_no, f"unknown op {quoted(op)}: use add, edit, strike, adopt, redact or propose")
         if op == "redact" and redact_refusal:
-            raise _fail(line_no, redact_refusal)
-        n = _number(obj, "n", line_no)
-        at = _time(obj, "at", line_no, latest=latest)
+            raise fail(line_no, redact_refusal)
+        n = number_of(obj, "n", line_no)
+        at = time_of(obj, "at", line_no, latest=latest)
         if at < state.at:
-            raise _fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
+            raise fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
         proposes = obj.get("proposes") if op == PROPOSE else None
         if op == PROPOSE and proposes not in PROPOSABLE:
-            raise _fail(line_no, f"a proposal proposes add, edit or strike, not {_r(proposes)}")
+            raise fail(line_no, f"a proposal proposes add, edit or strike, not {quoted(proposes)}")
         kind = proposes or op  # a proposal's fields are those of the op it proposes
-        claimed = _name(obj, "by", line_no, required=kind in ("edit", "strike", "redact"))
+        claimed = name_of(obj, "by", line_no, required=kind in ("edit", "strike", "redact"))
         if attribute is None:
             by = claimed or default_by
             editor = is_editor(by)
         else:
             by, editor = attribute(obj, claimed, line_no)
-        why = _text(obj, "why", line_no, required=kind in ("edit", "strike", "redact"), limit=max_reason)
+        why = text_of(obj, "why", line_no, required=kind in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         current = state.lines.get(n)
-        lands = _number(obj, "lands", line_no, required=False) if "lands" in obj else None
+        lands = number_of(obj, "lands", line_no, required=False) if "lands" in obj else None
         if lands is not None:
             _check_landed(obj, op, n, lands, state, line_no)
             fields["lands"] = lands
@@ -282,13 +170,13 @@ def checked_rows(
             if lands is not None:
                 state.reserved.discard(n)  # the number its proposal held
             elif n != state.top_n + 1:
-                raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
+                raise fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
             source = obj.get("source")
             if not isinstance(source, str) or source not in SOURCES:
-                raise _fail(line_no, f"unknown source {_r(source)}")
-            words, digest, salt = _words(obj, "text", line_no, state, max_words, keyed)
+                raise fail(line_no, f"unknown source {quoted(source)}")
+            words, digest, salt = words_of(obj, "text", line_no, state, max_words, keyed)
             fields.update(words=words, digest=digest, salt=salt, source=source)
-            restores = _number(obj, "restores", line_no, required=False)
+            restores = number_of(obj, "restores", line_no, required=False)
             if restores is not None:
                 old = state.lines.get(restores)
                 try:
@@ -297,87 +185,87 @@ def checked_rows(
                         restored_as=state.restored.get(restores), moved_to=state.moved.get(restores),
                     )  # fmt: skip
                 except NotebookError as exc:
-                    raise _fail(line_no, f"'restores': {exc.message}") from None
+                    raise fail(line_no, f"'restores': {exc.message}") from None
                 fields["into"] = restores  # the row keeps it in `into`, and hashes it there
                 state.restored[restores] = n
-            came = _moved(obj, "moved_from", line_no)
+            came = moved_of(obj, "moved_from", line_no)
             if came is not None:  # moved here from another notebook (fold.py), with the words' author and time
                 if restores is not None:
-                    raise _fail(line_no, "an add restores a line of its notebook or moves one in, not both")
+                    raise fail(line_no, "an add restores a line of its notebook or moves one in, not both")
                 fields.update(moved_notebook=came[0], moved_n=came[1])
                 fields.update(
-                    was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
-                    was_by=_name(obj, "was_by", line_no, required=False),
+                    was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
+                    was_by=name_of(obj, "was_by", line_no, required=False),
                 )
             state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
             state.top_n = max(state.top_n, n)
         elif op == "edit":
             if current is None:
-                raise _fail(line_no, f"edit of line #{n}, which does not exist")
+                raise fail(line_no, f"edit of line #{n}, which does not exist")
             if not current.live:
-                raise _fail(line_no, f"edit of line #{n}, which is retired")
+                raise fail(line_no, f"edit of line #{n}, which is retired")
             if "text" in obj:
-                raise _fail(line_no, "an edit's words ride under 'to', never 'text'")
-            words, digest, salt = _words(obj, "to", line_no, state, max_words, keyed)
+                raise fail(line_no, "an edit's words ride under 'to', never 'text'")
+            words, digest, salt = words_of(obj, "to", line_no, state, max_words, keyed)
             source = obj.get("source")
             if source is None:
                 source = sourceless_edit_source(by=by, editor=editor, current=current.source)
             elif not isinstance(source, str) or not edit_source_allowed(current=current.source, given=source):
-                raise _fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
+                raise fail(line_no, f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
             fields.update(words=words, digest=digest, salt=salt, source=source)
             current.apply(state.seq + 1, "edit", source, words)
         elif op == "strike":
             if current is None:
-                raise _fail(line_no, f"strike of line #{n}, which does not exist")
+                raise fail(line_no, f"strike of line #{n}, which does not exist")
             if not current.live:
-                raise _fail(line_no, f"strike of line #{n}, which is already retired")
+                raise fail(line_no, f"strike of line #{n}, which is already retired")
             how = obj.get("how") or RETIRED
             if not isinstance(how, str) or how not in HOWS:
-                raise _fail(line_no, f"unknown how {_r(how)}: use retired, merged or moved")
-            went = _moved(obj, "moved_to", line_no)
+                raise fail(line_no, f"unknown how {quoted(how)}: use retired, merged or moved")
+            went = moved_of(obj, "moved_to", line_no)
             if (how == MOVED) != (went is not None):
-                raise _fail(
+                raise fail(
                     line_no, "a strike how 'moved' names where it went in 'moved_to' and 'moved_to_n'; no other does"
                 )
             if went is not None:
                 if obj.get("into") is not None:
-                    raise _fail(line_no, "a moved line's 'into' stays empty: 'moved_to_n' names the line it became")
+                    raise fail(line_no, "a moved line's 'into' stays empty: 'moved_to_n' names the line it became")
                 fields.update(moved_notebook=went[0], moved_n=went[1])
                 state.moved[n] = went
-            into = _number(obj, "into", line_no, required=False)
+            into = number_of(obj, "into", line_no, required=False)
             if into is not None:
                 if into == n:
-                    raise _fail(line_no, f"line #{n} cannot be retired into itself")
+                    raise fail(line_no, f"line #{n} cannot be retired into itself")
                 target = state.lines.get(into)
                 if target is None or not target.live:
-                    raise _fail(line_no, f"'into' names line #{into}, which is not a live line")
+                    raise fail(line_no, f"'into' names line #{into}, which is not a live line")
             fields.update(how=how, into=into)
             current.apply(state.seq + 1, "strike", "", None)
         elif op == "redact":
             if not editor:
-                raise _fail(line_no, f"a redact row must be by the human editor, not {_r(by)}")
-            digest = _digest(obj, "redacts", line_no)
+                raise fail(line_no, f"a redact row must be by the human editor, not {quoted(by)}")
+            digest = digest_of(obj, "redacts", line_no)
             if "hash" not in obj:
                 digest = state.keyed.get(digest, digest)
             if digest not in state.worded.get(n, ()):
-                raise _fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
+                raise fail(line_no, f"'redacts' names words that no earlier row of line #{n} carried")
             if digest in state.redacted:
-                raise _fail(line_no, f"those words were already redacted on line {state.redacted[digest]}")
+                raise fail(line_no, f"those words were already redacted on line {state.redacted[digest]}")
             state.redacted[digest] = line_no
             fields.update(redacts=digest)
             words = None
         else:  # adopt: history only, never in the view
-            words, digest, salt = _words(obj, "was", line_no, state, max_words, keyed)
+            words, digest, salt = words_of(obj, "was", line_no, state, max_words, keyed)
             source = obj.get("source") or ""
             if source and (not isinstance(source, str) or source not in SOURCES):
-                raise _fail(line_no, f"unknown source {_r(source)}")
+                raise fail(line_no, f"unknown source {quoted(source)}")
             fields.update(
                 words=words,
                 digest=digest,
                 salt=salt,
                 source=source,
-                was_at=_time(obj, "was_at", line_no, required=False, latest=latest),
-                was_by=_name(obj, "was_by", line_no, required=False),
+                was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
+                was_by=name_of(obj, "was_by", line_no, required=False),
             )
             state.top_n = max(state.top_n, n)
         if op in ("add", "edit", "adopt") or (op == PROPOSE and digest):
@@ -387,10 +275,10 @@ def checked_rows(
             state.texts.setdefault(n, []).append(text)
         state.seq += 1
         if "seq" in obj and obj["seq"] != state.seq:
-            raise _fail(line_no, f"'seq' is {_r(obj['seq'])} but this row is number {state.seq} in the log")
+            raise fail(line_no, f"'seq' is {quoted(obj['seq'])} but this row is number {state.seq} in the log")
         if "hash" in obj:
             if not isinstance(obj["hash"], str):
-                raise _fail(line_no, "'hash' must be a string")
+                raise fail(line_no, "'hash' must be a string")
             fields["expect_hash"] = obj["hash"]
         state.at = at
         count += 1
@@ -398,14 +286,14 @@ def checked_rows(
     unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted}
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
-        raise _fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
+        raise fail(line_no, f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them")
 
 
 def _check_landed(obj: dict, op: str, n: int, lands: int, state: ImportState, line_no: int) -> None:
     """A landed copy names an earlier proposal of the same op and line, landed once."""
     proposed = state.proposals.pop(lands, None)
     if op not in PROPOSABLE or proposed != (op, n):
-        raise _fail(line_no, f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{n}")
+        raise fail(line_no, f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{n}")
 
 
 def _proposal(
@@ -421,28 +309,28 @@ def _proposal(
     """A session's proposal (fold.py): checked as far as its op's own fields go; it changes no line. A proposed add
     holds its number; the line it proposes to change must have a number already. Returns its words and digest."""
     if "text" in obj or "to" in obj:
-        raise _fail(line_no, "a proposal's words ride under 'proposed_text' or 'proposed_to', never 'text' or 'to'")
+        raise fail(line_no, "a proposal's words ride under 'proposed_text' or 'proposed_to', never 'text' or 'to'")
     fields["proposes"] = proposes
     words = digest = None
     if proposes == "add":
         if n != state.top_n + 1:
-            raise _fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
+            raise fail(line_no, f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
         state.top_n = n
         state.reserved.add(n)
-        fields["into"] = _number(obj, "restores", line_no, required=False)
+        fields["into"] = number_of(obj, "restores", line_no, required=False)
     elif n > state.top_n:
-        raise _fail(line_no, f"a proposal to change line #{n}, which has no number yet")
+        raise fail(line_no, f"a proposal to change line #{n}, which has no number yet")
     if proposes in ("add", "edit"):
         source = obj.get("source")
         if not isinstance(source, str) or source not in SOURCES:
-            raise _fail(line_no, f"unknown source {_r(source)}")
+            raise fail(line_no, f"unknown source {quoted(source)}")
         key = rowformat.PROPOSED_WORDS_FIELD[proposes]
-        words, digest, salt = _words(obj, key, line_no, state, max_words, keyed)
+        words, digest, salt = words_of(obj, key, line_no, state, max_words, keyed)
         fields.update(words=words, digest=digest, salt=salt, source=source)
     else:
         how = obj.get("how") or RETIRED
         if not isinstance(how, str) or how not in HOWS or how == MOVED:
-            raise _fail(line_no, f"unknown how {_r(how)} for a proposal: use retired or merged")
-        fields.update(how=how, into=_number(obj, "into", line_no, required=False))
+            raise fail(line_no, f"unknown how {quoted(how)} for a proposal: use retired or merged")
+        fields.update(how=how, into=number_of(obj, "into", line_no, required=False))
     state.proposals[state.seq + 1] = (proposes, n)
     return words, digest
