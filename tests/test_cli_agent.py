@@ -79,3 +79,12 @@ def test_counts_of_one_read_as_one_row(zelda):
     assert "recorded 3 pending rows as drift" in _run("take", "zelda", "--plan", "p", "--by", "pippa")
     _run("add", "zelda", "roll after the second swing", "--source", "seen", "--by", "pippa", "--why", "seen")
     assert ": 1 row of change," in _run("sessions")
+
+
+def test_the_turn_of_a_sessions_holder_shows_her_pending_lines_and_no_one_elses_does(zelda):
+    sid = _run("take", "zelda", "--plan", "tidy", "--by", "pippa").split("#")[1].split()[0]
+    _run("add", "zelda", "roll late", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert "[#4 seen] roll late" in _run("turn", "zelda", "--by", "pippa")
+    assert "roll late" not in _run("turn", "zelda", "--by", "reflector")
+    _run("land", sid, "--summary", "a line", "--by", "pippa")
+    assert "roll late" in _run("turn", "zelda", "--by", "reflector")

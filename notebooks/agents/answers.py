@@ -10,8 +10,9 @@ from notebooks.agents import queries, schemas
 from notebooks.log import checks, proposals, reads, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.roles import Actor
-from notebooks.models import Notebook, Session
+from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
+from notebooks.sessions import reads as session_reads
 from notebooks.sessions import selectors as session_selectors
 from notebooks.similar import selectors as similar_selectors
 
@@ -64,21 +65,10 @@ def lines(
     nb = selectors.get_notebook(title)
     at = until_of(until)
     read = selectors.pinned_view(nb, until=at)
-    own = _own_session(nb, reader) if at is None else None
+    own = session_reads.own_session(nb, reader) if at is None else None
     if own is not None:  # read your own writes: her open session's proposals, as the ops they propose (fold.py)
         read = selectors.PinnedView(read.seq, read.hash, proposals.holder_view(read.lines, nb, own.pk, after=own.base))
     return _lines(nb, at, read, after, limit)
-
-
-def _own_session(nb: Notebook, reader: "Actor | str | None") -> "Session | None":
-    """The reader's open session on this notebook, whose proposals her live reads show; None for anyone else."""
-    if reader is None:
-        return None
-    name = reader if isinstance(reader, str) else reader.name
-    if not session_claims.may_hold(name, nb.title):
-        return None  # the usual reader: one cheap statement
-    held = session_claims.open_session_of(name)
-    return held if held is not None and held.notebook_id == nb.pk else None
 
 
 def holds_session_on(title: str, reader: "Actor | str | None") -> bool:
@@ -86,7 +76,10 @@ def holds_session_on(title: str, reader: "Actor | str | None") -> bool:
     if reader is None:
         return False
     name = reader if isinstance(reader, str) else reader.name
-    return session_claims.may_hold(name, title) and _own_session(selectors.get_notebook(title), reader) is not None
+    return (
+        session_claims.may_hold(name, title)
+        and session_reads.own_session(selectors.get_notebook(title), reader) is not None
+    )
 
 
 def _lines(
@@ -111,7 +104,7 @@ def live_lines_json(title: str) -> str:
 def added(title: str, n: int, seq: int, text: str, reader: "Actor | None" = None) -> schemas.Added:
     """The answer to an add: its number and seq, and the live lines most like it (a hint, never a refusal)."""
     nb = selectors.get_notebook(title)
-    own = _own_session(nb, reader)
+    own = session_reads.own_session(nb, reader)
     pending: list = []
     hidden: set[int] = set()
     if own is not None:  # read your own writes: lines like her own pending ones are named too
@@ -127,13 +120,9 @@ def added(title: str, n: int, seq: int, text: str, reader: "Actor | None" = None
 def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    own = _own_session(nb, reader) if at is None else None
-    if own is None:
-        text = selectors.turn(nb, until=at)
-    else:  # read your own writes: the turn of the view with her session's proposals
-        read = selectors.pinned_view(nb)
-        mine = proposals.holder_view(read.lines, nb, own.pk, after=own.base)
-        text = selectors.turn_text(nb, mine, selectors.head_at(nb))
+    own = session_reads.own_session(nb, reader) if at is None else None
+    # read your own writes: the holder's turn has her session's proposals
+    text = selectors.turn(nb, until=at) if own is None else session_reads.holder_turn(nb, own)
     answer = schemas.Turn(notebook=nb.title, until=at, text=text)
     if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
         reads.note_turn_read(nb, reader)

@@ -14,6 +14,7 @@ from notebooks.log import checks, imports, moves, reads, rowformat, selectors, s
 from notebooks.log.errors import Invalid
 from notebooks.log.verify import verify_chain
 from notebooks.models import Notebook, Row, Source
+from notebooks.sessions import reads as session_reads
 from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
@@ -251,7 +252,8 @@ def history(cmd: BaseCommand, o: dict) -> None:
 def turn(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
     until = _when(o["until"])
-    cmd.stdout.write(selectors.turn(nb, until=until))
+    own = session_reads.own_session(nb, o["by"]) if until is None else None  # the holder reads her own writes
+    cmd.stdout.write(selectors.turn(nb, until=until) if own is None else session_reads.holder_turn(nb, own))
     if until is None:
         reads.note_turn_read(nb, o["by"])
 
