@@ -10,6 +10,7 @@ import pytest
 
 from notebooks.card import selectors as card_selectors
 from notebooks.log import append, fold, imports, redaction, selectors, services
+from notebooks.log import history as history_fold
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.vault import fileformat
@@ -80,7 +81,7 @@ def test_an_agents_merge_stays_as_it_was(sources, text, expected):
 
 def test_the_folds_history_names_the_lines_merged_into_a_line():
     row = ("dad", 10.0, "one thing", "", None, None, "", None, False)
-    entries = fold.history(
+    entries = history_fold.history(
         [
             (5, "add", "both", "seen", *row),
             (6, fold.RETIRED_INTO, "a", "seen", "dad", 10.0, "one thing", "merged", 1, None, "", None, False),

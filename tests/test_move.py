@@ -8,6 +8,7 @@ import time
 import pytest
 
 from notebooks.log import fold, imports, redaction, rowformat, selectors, services, verify
+from notebooks.log import history as history_fold
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.moves import move, move_many
 from notebooks.log.roles import Actor
@@ -89,10 +90,10 @@ def test_a_move_makes_the_line_there_with_its_words_source_and_author_and_retire
 def test_both_histories_show_the_move(stray):
     move(notebook="zelda heading", n=1, to="zelda", by=DAD, why="stray")
     gone = selectors.history(selectors.get_notebook("zelda heading"), 1)[-1]
-    assert (gone.op, gone.how, gone.moved_to, gone.why) == ("strike", "moved", fold.Moved("zelda", 4), "stray")
+    assert (gone.op, gone.how, gone.moved_to, gone.why) == ("strike", "moved", history_fold.Moved("zelda", 4), "stray")
     came = selectors.history(selectors.get_notebook("zelda"), 4)[0]
     assert (came.op, came.moved_from, came.was_by, came.by, came.text) == (
-        "add", fold.Moved("zelda heading", 1), "pippa", "dad", "the owl statue saves",
+        "add", history_fold.Moved("zelda heading", 1), "pippa", "dad", "the owl statue saves",
     )  # fmt: skip
     assert came.as_dict()["moved_from"] == {"notebook": "zelda heading", "n": 1}
     assert gone.as_dict()["moved_to"] == {"notebook": "zelda", "n": 4}
@@ -231,7 +232,7 @@ def test_an_export_with_a_move_imports_back_to_the_same_chain_and_history(stray)
         assert list(selectors.export(copy)) == exported  # every field, seq and hash
         assert verify.verify_chain(copy) == []
     came = selectors.history(selectors.get_notebook("copy of zelda"), 4)[0]
-    assert (came.moved_from, came.was_by) == (fold.Moved("zelda heading", 1), "pippa")
+    assert (came.moved_from, came.was_by) == (history_fold.Moved("zelda heading", 1), "pippa")
 
 
 @pytest.mark.parametrize(

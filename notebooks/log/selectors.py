@@ -14,9 +14,10 @@ from typing import Any, NamedTuple, TypeVar
 from django.db import connection
 
 from notebooks.log import fold, kept, rowformat
+from notebooks.log import history as history_fold
 from notebooks.log.checks import is_number, is_storable
 from notebooks.log.errors import NotFound
-from notebooks.log.fold import Entry
+from notebooks.log.history import Entry
 from notebooks.log.lines import Head, Line
 from notebooks.log.queries import (
     ALL,
@@ -114,7 +115,7 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
-    """Every row of line n (fold.history): adopted rows first by their own time, then the line's rows in log order.
+    """Every row of line n (history.py): adopted rows first by their own time, then the line's rows in log order.
 
     Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so are another
     line's add that restored it (fold.RESTORED) and each other line's strike into it, merged or retired
@@ -157,7 +158,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
             op, into = fold.RETIRED_INTO, row_n
             words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
-    return fold.history(rows, n, moved, proposed)
+    return history_fold.history(rows, n, moved, proposed)
 
 
 def _seq(row: tuple) -> int:
