@@ -3,7 +3,7 @@ anything is written, and a refusal names the file's line number. No database acc
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from notebooks.log import rowformat
@@ -58,6 +58,22 @@ class ImportState:
     keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
     proposals: dict[int, tuple[str, int]] = field(default_factory=dict)  # a proposal's seq -> (op it proposes, n)
     reserved: set[int] = field(default_factory=set)  # numbers a proposed add holds, not yet landed
+    pending: dict[int, dict[int, LineState]] = field(default_factory=dict)  # session -> lines as its holder sees them
+
+    def line(self, n: int, session: int | None = None) -> LineState | None:
+        """Line n as a write of `session`'s holder judges it (her proposals as the ops they propose), or as landed."""
+        own = self.pending.get(session) if session is not None else None
+        return own[n] if own is not None and n in own else self.lines.get(n)
+
+    def own_line(self, n: int, session: int) -> LineState | None:
+        """Line n in `session`'s own view, to change there: a copy of the landed line the first time."""
+        own = self.pending.setdefault(session, {})
+        if n not in own:
+            landed = self.lines.get(n)
+            if landed is None:
+                return None
+            own[n] = replace(landed)
+        return own[n]
 
 
 def words_of(
@@ -111,18 +127,24 @@ def checked_rows(
     keep_texts: bool = True,
     latest: float = MAX_TIME,
     redact_refusal: str = "",
+    session_row_refusal: str = "",
     attribute: Callable[[dict[str, Any], str, int], tuple[str, bool]] | None = None,
     keyed: Callable[[str], tuple[str, str]] | None = None,
+    session_of: Callable[[str, bool, int], int | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
     no redact row names) runs after its last row: a refusal can come after every row was given.
 
     `latest`: the latest time a row may carry (checks.latest_time(); the caller reads the clock). `redact_refusal`:
-    when given, every redact row is refused with it (rows appended from outside may not redact). `attribute`: when
+    when given, every redact row is refused with it (rows appended from outside may not redact);
+    `session_row_refusal` likewise every proposal and landed copy (a session's change counts only by its land).
+    `attribute`: when
     given, whom each row is by and whether as the editor, from the row as parsed (the JSON object, the `by` it
     claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not read.
-    `keyed`: the salt and keyed digest of words in the notebook (wordkeys.keyed), for rows that give no hash."""
+    `keyed`: the salt and keyed digest of words in the notebook (wordkeys.keyed), for rows that give no hash.
+    `session_of`: when given, the open session a row of (by, editor, file line) belongs to, or None (the write
+    guard's claim): such a row is her proposal, judged against her session's view (`state.pending`)."""
     latest = min(latest, MAX_TIME)
     count = 0
     for line_no, raw in enumerate(lines, start=start):
@@ -143,6 +165,8 @@ def checked_rows(
             raise fail(line_no, f"unknown op {quoted(op)}: use add, edit, strike, adopt, redact or propose")
         if op == "redact" and redact_refusal:
             raise fail(line_no, redact_refusal)
+        if session_row_refusal and (op == PROPOSE or "lands" in obj):
+            raise fail(line_no, session_row_refusal)
         n = number_of(obj, "n", line_no)
         at = time_of(obj, "at", line_no, latest=latest)
         if at < state.at:
@@ -159,7 +183,11 @@ def checked_rows(
             by, editor = attribute(obj, claimed, line_no)
         why = text_of(obj, "why", line_no, required=kind in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
-        current = state.lines.get(n)
+        session = session_of(by, editor, line_no) if session_of is not None and op != PROPOSE else None
+        if session is not None:
+            fields["session_id"] = session  # append() writes it as a proposal (fold.py)
+            state.proposals[state.seq + 1] = (op, n)
+        current = state.line(n) if session is None else state.own_line(n, session)
         lands = number_of(obj, "lands", line_no, required=False) if "lands" in obj else None
         if lands is not None:
             _check_landed(obj, op, n, lands, state, line_no)
@@ -178,7 +206,7 @@ def checked_rows(
             fields.update(words=words, digest=digest, salt=salt, source=source)
             restores = number_of(obj, "restores", line_no, required=False)
             if restores is not None:
-                old = state.lines.get(restores)
+                old = state.line(restores, session)
                 try:
                     check_may_restore(
                         n=restores, added=old is not None, live=old is not None and old.live,
@@ -197,7 +225,12 @@ def checked_rows(
                     was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
                     was_by=name_of(obj, "was_by", line_no, required=False),
                 )
-            state.lines[n] = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
+            added = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
+            if session is None:
+                state.lines[n] = added
+            else:
+                state.pending.setdefault(session, {})[n] = added
+                state.reserved.add(n)
             state.top_n = max(state.top_n, n)
         elif op == "edit":
             if current is None:
@@ -236,7 +269,7 @@ def checked_rows(
             if into is not None:
                 if into == n:
                     raise fail(line_no, f"line #{n} cannot be retired into itself")
-                target = state.lines.get(into)
+                target = state.line(into, session)
                 if target is None or not target.live:
                     raise fail(line_no, f"'into' names line #{into}, which is not a live line")
             fields.update(how=how, into=into)

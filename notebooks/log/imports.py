@@ -120,6 +120,15 @@ OUTSIDE_MOVE = (
 )
 
 
+# A landed copy appended to a file would make a session's change count without its land: the gate, and Dad's decision
+# on a refused or abandoned session, would be skipped. A proposal is what a holder's plain rows become.
+OUTSIDE_SESSION_ROW = (
+    "a session's proposal or landed copy cannot be appended to a notebook's file: append plain add, edit and strike "
+    "rows (the holder's become her session's proposals), and land the session (notebook land, the API, or Dad on "
+    "/sessions/), which runs its gate"
+)
+
+
 @dataclass(frozen=True)
 class Appended:
     notebook: Notebook
@@ -154,6 +163,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         top = head(nb)
         state = import_state(nb)
         sources = {n: line.source for n, line in state.lines.items()}
+        own_sources = {sid: {n: line.source for n, line in lines.items()} for sid, lines in state.pending.items()}
         rows, after = importing.parse(
             lines,
             state=state,
@@ -164,26 +174,38 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             start=first_line,
             latest=latest_time(),
             redact_refusal=OUTSIDE_REDACT,
+            session_row_refusal="" if created else OUTSIDE_SESSION_ROW,
             keyed=functools.partial(wordkeys.keyed, notebook),
+            session_of=_Claims(notebook),
         )
         if not rows:
             raise Invalid("No rows to append.")
-        claims: dict[str, int | None] = {}
         for fields in rows:
             if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
                 _own_salt(fields, notebook)
-            editor = authors.editor(fields["line_no"])
-            _outside_row_allowed(fields, sources, editor)
-            by = fields["by"]
-            if by not in claims:
-                try:  # the same session rules as every other write: a claimed notebook, a holder elsewhere
-                    claims[by] = guards.current().claim(title=notebook, actor=Actor(name=by, editor=editor))
-                except Conflict as exc:
-                    raise Conflict(f"line {fields['line_no']}: {exc.message}") from None
-            fields["session_id"] = claims[by]
+            sid = fields.get("session_id")
+            own = None if sid is None else own_sources.setdefault(sid, {})
+            _outside_row_allowed(fields, sources, authors.editor(fields["line_no"]), own=own)
         written = append(nb, rows, top, redacted=frozenset(after.redacted))
         authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
+
+
+class _Claims:
+    """The session each author's rows belong to, asked once per author: the same session rules as every other
+    write (a claimed notebook, a holder elsewhere), a refusal naming the file's line."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.found: dict[str, int | None] = {}
+
+    def __call__(self, by: str, editor: bool, line_no: int) -> int | None:
+        if by not in self.found:
+            try:
+                self.found[by] = guards.current().claim(title=self.title, actor=Actor(name=by, editor=editor))
+            except Conflict as exc:
+                raise Conflict(f"line {line_no}: {exc.message}") from None
+        return self.found[by]
 
 
 def _own_salt(fields: dict[str, Any], title: str) -> None:
@@ -199,24 +221,31 @@ def _own_salt(fields: dict[str, Any], title: str) -> None:
         )
 
 
-def _outside_row_allowed(fields: dict[str, Any], sources: dict[int, str], editor: bool) -> None:
-    """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line."""
+def _outside_row_allowed(
+    fields: dict[str, Any], sources: dict[int, str], editor: bool, *, own: dict[int, str] | None = None
+) -> None:
+    """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line. `sources`:
+    each line's source as landed; `own`: as the row's session's holder sees them, when the row is her proposal."""
     op, n, by = fields["op"], fields["n"], fields["by"]
+
+    def source_of(line: int) -> str:
+        return own[line] if own is not None and line in own else sources.get(line, "")
+
     try:
         if op in ("edit", "strike"):
             verb = "edit" if op == "edit" else "retire"
-            fold.check_may_change(name=by, editor=editor, n=n, source=sources.get(n, ""), verb=verb)
+            fold.check_may_change(name=by, editor=editor, n=n, source=source_of(n), verb=verb)
         if op in ("add", "edit"):
             fold.check_may_write(name=by, editor=editor, source=fields["source"])
         if op == "add" and fields.get("into") is not None:  # a restore changes the line it brings back
             restored = fields["into"]
-            fold.check_may_change(name=by, editor=editor, n=restored, source=sources.get(restored, ""), verb="restore")
+            fold.check_may_change(name=by, editor=editor, n=restored, source=source_of(restored), verb="restore")
     except Forbidden as exc:
         raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
     if fields.get("moved_notebook"):
         raise Forbidden(f"line {fields['line_no']}: {OUTSIDE_MOVE}")
     if op in ("add", "edit"):
-        sources[n] = fields["source"]
+        (sources if own is None else own)[n] = fields["source"]
 
 
 def import_state(notebook: Notebook) -> importing.ImportState:
@@ -224,17 +253,20 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     state = importing.ImportState()
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands '
-            "FROM notebooks_row "
+            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
+            "session_id FROM notebooks_row "
             "WHERE notebook_id = %s ORDER BY seq",
             [notebook.pk],
         )
         while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands in batch:
+            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid in batch:
                 if op == fold.PROPOSE:  # a session's proposal: a landed copy may name it later (importing.py)
                     state.proposals[seq] = (proposes, n)
                     if proposes == "add":
                         state.reserved.add(n)
+                        state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words="", last_seq=seq)
+                    elif (own := state.own_line(n, sid)) is not None:  # as its holder's later writes judge it
+                        own.apply(seq, proposes, source, "")
                 elif lands is not None:
                     state.proposals.pop(lands, None)
                     state.reserved.discard(n)

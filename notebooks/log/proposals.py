@@ -9,7 +9,7 @@ from notebooks.log import fold
 from notebooks.log.append import RowWritten, append
 from notebooks.log.errors import Conflict, NotFound
 from notebooks.log.lines import Line
-from notebooks.log.queries import words_or_mark
+from notebooks.log.queries import redacted_why_sql, words_or_mark
 from notebooks.log.write_state import AnyNotebook, line_state
 
 _COLUMNS = (
@@ -18,17 +18,21 @@ _COLUMNS = (
 
 
 def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
-    """The session's proposals in log order, each with its words and salt (None once redacted)."""
+    """The session's proposals in log order, each with its words and salt (None once redacted) and the reason of
+    the redaction that removed its words (None unless one did)."""
     columns = ", ".join(f'r."{c}"' for c in _COLUMNS)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {columns}, w.body, w.salt FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
+            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
             [notebook.pk, after, session_id, fold.PROPOSE],
         )
         found = cursor.fetchall()
-    return [{**dict(zip(_COLUMNS, row[:-2], strict=True)), "words": row[-2], "salt": row[-1]} for row in found]
+    return [
+        {**dict(zip(_COLUMNS, row[:-3], strict=True)), "words": row[-3], "salt": row[-2], "redacted_why": row[-1]}
+        for row in found
+    ]
 
 
 def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:
@@ -76,7 +80,8 @@ def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list
     """The session's proposals as the rows they propose (fold.with_proposals), words marked where redacted."""
     rows: list[fold.ViewRow] = []
     for p in proposals(notebook, session_id, after=after):
-        text, redacted = words_or_mark(p["words"], None if p["words"] is not None or not p["digest"] else "")
+        gone = (p["redacted_why"] or "") if p["words"] is None and p["digest"] else None
+        text, redacted = words_or_mark(p["words"], gone)
         rows.append((p["seq"], p["proposes"], p["n"], p["source"], p["by"], p["at"], "", text, redacted))
     return rows
 
