@@ -1,6 +1,10 @@
 """Every list the API answers pages with the cursor of /rows (`limit`, `after`; answering `next` and `more`), and a
 query parameter no operation takes is a 400, as an unknown field of a body is."""
 
+from urllib.parse import quote
+
+import pytest
+
 from notebooks.log import services
 from tests.agent_helpers import DAD
 
@@ -123,3 +127,19 @@ def test_a_nul_in_a_title_or_name_to_look_for_is_a_400_naming_it(zelda, pippa):
         error = response.json()["error"]
         assert (error["code"], error["fields"]) == ("invalid", [name])
         assert len(error["message"]) < 200
+
+
+@pytest.mark.parametrize("written", [" 9", "9.0", "+9", "1e1", "٩", "0x9"])
+def test_a_number_in_a_path_or_query_is_digits_only(zelda, pippa, written):
+    history = pippa.client.get(f"/api/notebooks/zelda/lines/{quote(written)}/history", **pippa._headers())
+    assert history.status_code == 400 and history.json()["error"]["code"] == "invalid"
+    assert pippa.get("/api/notebooks/zelda/rows", after=written).status_code == 400
+    assert pippa.get("/api/notebooks/zelda/lines", limit=written).status_code == 400
+    assert pippa.get("/api/sessions", after=written).status_code == 400
+    assert pippa.get(f"/api/sessions/{quote(written)}").status_code == 400
+
+
+def test_a_number_in_digits_is_read_as_before(zelda, pippa):
+    assert pippa.get("/api/notebooks/zelda/lines/1/history").status_code == 200
+    assert pippa.get("/api/notebooks/zelda/lines/01/history").json()["n"] == 1
+    assert pippa.get("/api/notebooks/zelda/lines", limit="2").json()["more"] is True

@@ -100,3 +100,13 @@ def test_a_row_of_no_session_hashes_as_it_did_before_proposals_existed():
     assert first == "2f223790cb5511cf1d06fa947868d71873444efcee7b6637a5eb0e6b43f8eda3"
     assert rowformat.row_hash(rowformat.GENESIS, {**add, "lands": 0}) != first
     assert rowformat.row_hash(rowformat.GENESIS, {**add, "op": "propose", "proposes": "add"}) != first
+
+
+def test_a_keyer_keys_words_as_keyed_does(settings):
+    from notebooks.log import wordkeys
+
+    for secret in ("", "another secret"):
+        settings.NOTEBOOK_WORDS_SECRET = secret
+        keyed_here = wordkeys.keyer("zelda")
+        for words in ("the guard swings twice", "", "ünïcode ✓"):
+            assert keyed_here(words) == wordkeys.keyed("zelda", words) != wordkeys.keyer("hyrule")(words)

@@ -8,11 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import kept, services
+from notebooks.log import kept, redaction, selectors, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.models import NotAlike
 from notebooks.similar import selectors as similar
 from notebooks.similar import services as marks
+from tests.agent_helpers import DAD
 
 SHIELD = "Buy the Deku Shield in Kokiri Forest before entering the Deku Tree."
 SHIELD_AGAIN = "get a deku shield from the kokiri shop first, the Deku Tree needs it"
@@ -68,6 +69,42 @@ def test_nearest_for_names_the_closest_lines_and_follows_changes(messy):
     assert 3 in [x["n"] for x in similar.nearest_for(messy, "bomb flowers blow up the cracked walls")]
     similar.forget()  # a fresh index reads the same
     assert 3 in [x["n"] for x in similar.nearest_for(messy, "bomb flowers blow up the cracked walls")]
+
+
+QUERIES = (SHIELD, SHIELD_AGAIN, TUNIC, LEFT, "bomb flowers blow up the cracked walls", "zora tunic underwater")
+
+
+def _changed(title: str) -> None:
+    """The same changes in either notebook: lines added after the fit, one of them edited, one retired, and a line of
+    the fit redacted, retired and edited."""
+
+    def line(text: str) -> int:
+        return services.add(notebook=title, text=text, source="seen", by="pippa", why="seen it").n
+
+    six = line("Zora Tunic: breathe underwater in Zora's Domain.")
+    seven = line("bomb flowers blow up the cracked walls near Dodongo's Cavern")
+    line("left at the first fork in the Lost Woods")
+    services.edit(notebook=title, n=six, to="Kokiri shop sells the deku shield", by="pippa", why="wrong line")
+    services.retire(notebook=title, n=seven, by="pippa", why="said twice")
+    redaction.redact(notebook=title, n=2, by=DAD, why="not about the game")
+    services.retire(notebook=title, n=4, by="pippa", why="said twice")
+    services.edit(notebook=title, n=5, to="the Zora river has bomb flowers", by="pippa", why="wrong line")
+
+
+def test_the_nearest_index_follows_rows_one_by_one_as_it_does_by_comparing_every_line(messy, monkeypatch):
+    services.create_notebook(title="hyrule", by="test")
+    for text in (SHIELD, TUNIC, SHIELD_AGAIN, LEFT, RIGHT):  # a second notebook, the same five lines
+        services.add(notebook="hyrule", text=text, source="seen", by="pippa", why="seen it")
+    for title in ("zelda", "hyrule"):  # each fitted on its five lines
+        similar.nearest_for(selectors.get_notebook(title), SHIELD)
+        _changed(title)
+    by_rows = [similar.nearest_for(messy, q, k=5) for q in QUERIES]
+    monkeypatch.setattr(similar, "FOLLOW_ROWS", 0)
+    hyrule = selectors.get_notebook("hyrule")
+    assert [similar.nearest_for(hyrule, q, k=5) for q in QUERIES] == by_rows
+    named = {x["n"] for answer in by_rows for x in answer}
+    assert not named & {2, 4, 7} and 6 in {x["n"] for x in by_rows[0]}
+    assert 8 in {x["n"] for x in by_rows[3]} and 5 not in {x["n"] for x in by_rows[3]}  # 5's old words are gone
 
 
 def test_a_not_alike_mark_hides_its_group_until_undone(messy):

@@ -158,7 +158,7 @@ def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) 
 @api.get("/notebooks/{notebook}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",
          tags=LINES,
          summary="Every text line n has had, who changed it, when and why (adopted words first).")  # fmt: skip
-def history(request: HttpRequest, notebook: s.Title, n: s.LineNumber) -> s.History:
+def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.History:
     return answers.history(notebook, n)
 
 
@@ -192,7 +192,7 @@ def add(request: HttpRequest, notebook: s.Title, body: s.AddIn) -> Status:
           "'expected' is the seq of the line's last row as you read it: a stale edit is refused (409, with current "
           "and current_seq). " + GAME_ONLY)  # fmt: skip
 @idempotency.http
-def edit(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.EditIn) -> s.Written:
+def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.EditIn) -> s.Written:
     words = body.words()
     done = services.edit(notebook=notebook, n=n, to=words, by=request.auth, why=body.why, expected=body.expected)
     return s.Written(n=done.n, seq=done.seq)
@@ -202,7 +202,7 @@ def edit(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.EditI
           tags=LINES,
           summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
 @idempotency.http
-def retire(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.RetireIn) -> s.Written:
+def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.RetireIn) -> s.Written:
     done = services.retire(
         notebook=notebook, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected
     )
@@ -217,7 +217,7 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.Ret
           "transaction; every row that carried them then reads '[redacted: why]', and the hash chain still "
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
 @idempotency.http
-def redact(request: HttpRequest, notebook: s.Title, n: s.LineNumber, body: s.RedactIn) -> s.Written:
+def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.RedactIn) -> s.Written:
     done = redaction.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
     return s.Written(n=done.n, seq=done.seq)
 
@@ -259,7 +259,7 @@ def take(request: HttpRequest, body: s.TakeIn) -> Status:
 @api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
          summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
          "its rows at a time (change and drift together, in log order).")  # fmt: skip
-def session(request: HttpRequest, id: s.SessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
+def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
     return answers.session(id, q.after, q.limit)
 
 
@@ -267,7 +267,7 @@ def session(request: HttpRequest, id: s.SessionId, q: Query[queries.SessionQuery
           tags=SESSIONS,
           summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
 @idempotency.http(joins=True)
-def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
+def checkpoint(request: HttpRequest, id: s.PathSessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth),
         lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
@@ -280,7 +280,7 @@ def checkpoint(request: HttpRequest, id: s.SessionId, body: s.CheckpointIn) -> s
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
           "open.")  # fmt: skip
 @idempotency.http(joins=True)
-def land(request: HttpRequest, id: s.SessionId, body: s.LandIn) -> s.Landed:  # noqa: A002
+def land(request: HttpRequest, id: s.PathSessionId, body: s.LandIn) -> s.Landed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.land(session=id, summary=body.summary, by=request.auth),
         lambda done: s.Landed.model_validate(done, from_attributes=True),
@@ -291,7 +291,7 @@ def land(request: HttpRequest, id: s.SessionId, body: s.LandIn) -> s.Landed:  # 
           tags=SESSIONS,
           summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
 @idempotency.http(joins=True)
-def abandon(request: HttpRequest, id: s.SessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
+def abandon(request: HttpRequest, id: s.PathSessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.abandon(session=id, why=body.why, by=request.auth),
         lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),

@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from notebooks.agents.schemas import STATES, Findable
+from notebooks.agents.schemas import STATES, Findable, UrlDigits
 from notebooks.log.checks import MAX_ID, MAX_NUMBER
 
 ROWS_PAGE = 1000
@@ -37,20 +37,24 @@ def _limit(default: int | None, most: int, what: str) -> Any:
 
 
 class RowsQuery(Query):
-    after: int = Field(0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before.")
-    limit: int = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
+    after: Annotated[int, UrlDigits] = Field(
+        0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before."
+    )
+    limit: Annotated[int, UrlDigits] = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
 
 
 class LinesQuery(UntilQuery):
-    after: int = Field(0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before.")
-    limit: int | None = _limit(None, PAGE_MAX, "lines")
+    after: Annotated[int, UrlDigits] = Field(
+        0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before."
+    )
+    limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "lines")
 
 
 class NotebooksQuery(Query):
     after: Annotated[str | None, Findable] = Field(
         None, max_length=80, description="Titles after this one: the `next` of the page before."
     )
-    limit: int | None = _limit(None, PAGE_MAX, "notebooks")
+    limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "notebooks")
 
 
 class SessionsQuery(Query):
@@ -61,14 +65,14 @@ class SessionsQuery(Query):
     notebook: Annotated[str | None, Findable] = Field(
         None, max_length=80, description="Only the sessions on this notebook (its title)."
     )
-    after: int | None = Field(
+    after: Annotated[int | None, UrlDigits] = Field(
         None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
     )
-    limit: int = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
+    limit: Annotated[int, UrlDigits] = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
 
 
 class SessionQuery(Query):
-    after: int = Field(
+    after: Annotated[int, UrlDigits] = Field(
         0, ge=0, le=MAX_ID, description="The session's rows after this seq: the `next` of the page before."
     )
-    limit: int = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")
+    limit: Annotated[int, UrlDigits] = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")

@@ -8,7 +8,7 @@ those of log/checks.py.
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from notebooks.agents.refusals import CODES
 from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
@@ -39,6 +39,17 @@ def _findable(value: str | None) -> str | None:
 Findable = AfterValidator(_findable)
 
 
+def _digits(value: Any) -> Any:
+    """A number in a URL's path or query is written in digits 0-9 only: ' 9', '9.0', '+9' or '1e3' is refused, as
+    a body refuses a string for a number (pydantic's lax mode would read each as a number)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("must be a whole number written in the digits 0-9 only")
+    return value
+
+
+UrlDigits = BeforeValidator(_digits)
+
+
 def _words(description: str, limit: int) -> Any:
     return Annotated[str, Field(min_length=1, max_length=limit, description=description), AfterValidator(_storable)]
 
@@ -47,6 +58,8 @@ Title = Annotated[str, Field(pattern=TITLE_PATTERN, description="A notebook's ti
 LineNumber = Annotated[int, Field(ge=1, le=MAX_NUMBER, description="A line's number in the notebook.")]
 Seq = Annotated[int, Field(ge=1, le=MAX_ID)]
 SessionId = Annotated[int, Field(ge=1, le=MAX_ID, description="A session's id, as its take answered it.")]
+PathLineNumber = Annotated[LineNumber, UrlDigits]
+PathSessionId = Annotated[SessionId, UrlDigits]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
 AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
 ErrorCode = Literal[CODES]  # type: ignore[valid-type]

@@ -2,7 +2,6 @@
 notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
 """
 
-import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +66,7 @@ def import_notebook(
             progress=progress,
             keep_texts=False,
             **limits,
-            keyed=functools.partial(wordkeys.keyed, title),
+            keyed=wordkeys.keyer(title),
         )
         written = append(nb, rows, top, redacted=state.redacted)
         adopted: list[dict[str, Any]] = []
@@ -175,7 +174,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             latest=latest_time(),
             redact_refusal=OUTSIDE_REDACT,
             session_row_refusal="" if created else OUTSIDE_SESSION_ROW,
-            keyed=functools.partial(wordkeys.keyed, notebook),
+            keyed=wordkeys.keyer(notebook),
             session_of=_Claims(notebook),
         )
         if not rows:

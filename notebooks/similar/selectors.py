@@ -67,6 +67,9 @@ def groups_for(notebook: Notebook) -> list[Group]:
 # ----- the nearest lines to a new one ---------------------------------------------------------------------------
 
 
+FOLLOW_ROWS = 500  # rows since the index's head it follows one by one; past this, it compares every live line
+
+
 @dataclass
 class _Index:
     """TF-IDF rows of a notebook's live lines: those of the last fit, minus lines gone since, plus lines new since
@@ -79,8 +82,16 @@ class _Index:
     base_numbers: list[int]
     gone: np.ndarray  # bool per base row: retired or changed since the fit
     row_of: dict[int, tuple[int, int]]  # n -> (base row or -1 for an extra, the line's seq)
-    extra: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # n -> (columns, weights)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The lines new since the fit as one matrix, and followed by the rows since, not by every line: the API's add
+    # with nearest_for after it went from 1.27x to 1.13x the add alone at 1,000 lines (bench/NOTES.md).
+    extra: dict[int, int] = field(default_factory=dict)  # n -> its extra row
+    extra_numbers: list[int] = field(default_factory=list)
+    extra_gone: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    extra_columns: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    extra_weights: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    extra_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int32))
+    extra_matrix: sparse.csr_matrix | None = None  # made from the arrays above when first read after an add
 
     @classmethod
     def fitted(cls, lines: list[Line], seq: int, hash: str) -> "_Index":
@@ -89,30 +100,79 @@ class _Index:
         gone = np.zeros(len(lines), dtype=bool)
         return cls(seq, hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
 
-    def follow(self, lines: list[Line], seq: int, hash: str) -> bool:
-        """Brought to the lines of a later head; False when so much changed that it should be fitted again."""
-        now = {x.n: x for x in lines}
-        for n in [n for n in self.row_of if n not in now or now[n].seq != self.row_of[n][1]]:
-            row, _ = self.row_of.pop(n)
-            if row >= 0:
-                self.gone[row] = True
-            self.extra.pop(n, None)
+    def follow_view(self, view: kept.KeptView, notebook: Notebook) -> bool:
+        """Brought to the live view's head (the caller holds the view's lock); False when it should be fitted again:
+        too much changed, or the log is not the one it was fitted on."""
+        if (self.seq, self.hash) == (view.seq, view.hash):
+            return True
+        if view.seq < self.seq or view.seq - self.seq > FOLLOW_ROWS:
+            return self._follow_all(_worded(view.live.lines), view.seq, view.hash)
+        with connection.cursor() as cursor:  # the lines the rows since touched, and the index's own row still there
+            cursor.execute(
+                "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
+                [notebook.pk, self.seq, view.seq],
+            )
+            found = cursor.fetchall()
+        if self.seq and not any(seq == self.seq and h == self.hash for seq, _, h in found):
+            return False
+        for n in {n for seq, n, _ in found if seq > self.seq}:
+            line = view.live.get(n)
+            worded = line is not None and bool(line.text) and not line.redacted
+            had = self.row_of.get(n)
+            if had is not None and worded and had[1] == line.seq:
+                continue
+            if had is not None:
+                self._drop(n)
+            if worded:
+                self._add(line)
+        self.seq, self.hash = view.seq, view.hash
+        return self._small()
+
+    def _follow_all(self, lines: list[Line], seq: int, hash: str) -> bool:
+        now = {x.n: x.seq for x in lines}
+        for n in [n for n, (_, at) in self.row_of.items() if now.get(n) != at]:
+            self._drop(n)
         for x in lines:
             if x.n not in self.row_of:
-                self.extra[x.n] = self.weigher.sparse(x.text or "")
-                self.row_of[x.n] = (-1, x.seq)
+                self._add(x)
         self.seq, self.hash = seq, hash
-        return len(self.extra) + int(self.gone.sum()) <= max(256, REFIT_SHARE * len(self.base_numbers))
+        return self._small()
+
+    def _drop(self, n: int) -> None:
+        row, _ = self.row_of.pop(n)
+        if row >= 0:
+            self.gone[row] = True
+        extra = self.extra.pop(n, None)
+        if extra is not None:
+            self.extra_gone[extra] = True
+
+    def _add(self, line: Line) -> None:
+        columns, weights = self.weigher.sparse(line.text or "")
+        self.extra[line.n] = len(self.extra_numbers)
+        self.extra_numbers.append(line.n)
+        self.extra_gone = np.append(self.extra_gone, False)
+        self.extra_columns = np.concatenate([self.extra_columns, columns.astype(np.int32)])
+        self.extra_weights = np.concatenate([self.extra_weights, weights.astype(np.float32)])
+        self.extra_indptr = np.append(self.extra_indptr, np.int32(len(self.extra_columns)))
+        self.extra_matrix = None
+        self.row_of[line.n] = (-1, line.seq)
+
+    def _small(self) -> bool:
+        changed = len(self.extra_numbers) + int(self.gone.sum())
+        return changed <= max(256, REFIT_SHARE * len(self.base_numbers))
 
     def nearest(self, text: str, k: int, exclude: int | None) -> list[tuple[int, float]]:
         query = self.weigher.dense(text)
         scores = self.base @ query
         scores[self.gone] = 0.0
         found = [(float(scores[i]), self.base_numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0]]
-        for n, (columns, weights) in self.extra.items():
-            s = float(weights @ query[columns])
-            if s >= engine.NEAREST_AT:
-                found.append((s, n))
+        if self.extra:
+            if self.extra_matrix is None:
+                entries = (self.extra_weights, self.extra_columns, self.extra_indptr)
+                self.extra_matrix = sparse.csr_matrix(entries, shape=(len(self.extra_numbers), query.shape[0]))
+            extra = self.extra_matrix @ query
+            extra[self.extra_gone] = 0.0
+            found += [(float(extra[i]), self.extra_numbers[i]) for i in np.nonzero(extra >= engine.NEAREST_AT)[0]]
         ranked = sorted((-s, n) for s, n in found if n != exclude)[:k]
         return [(n, round(-s, 4)) for s, n in ranked]
 
@@ -126,8 +186,6 @@ def _index_key(notebook: Notebook) -> tuple[str, str, int]:
 
 
 def _index(notebook: Notebook) -> _Index:
-    lines, top = kept.live(notebook)
-    lines = _worded(lines)
     key = _index_key(notebook)
     with _indexes_lock:
         index = _indexes.get(key)
@@ -135,8 +193,9 @@ def _index(notebook: Notebook) -> _Index:
             _indexes.move_to_end(key)
     if index is not None:
         with index.lock:
-            if (index.seq, index.hash) == (top.seq, top.hash) or index.follow(lines, top.seq, top.hash):
+            if kept.with_live(notebook, lambda view: index.follow_view(view, notebook)):
                 return index
+    lines, top = kept.with_live(notebook, lambda view: (_worded(view.live.lines), view.head))
     index = _Index.fitted(lines, top.seq, top.hash)
     with _indexes_lock:
         _indexes[key] = index
