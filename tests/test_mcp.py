@@ -99,6 +99,7 @@ async def _session_calls(database_url: str) -> dict:
             out["page_one"] = await call("notebooks", limit=2)
             out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
             out["nul_after"] = await call("notebooks", after="a\x00")
+            out["blank_after"] = await call("notebooks", after="", limit=2)
     return out
 
 
@@ -112,6 +113,7 @@ def test_the_notebooks_page_with_the_apis_cursor(calls):
     assert [x["title"] for x in one["notebooks"]] == ["celeste", "metroid"] and one["more"] is True
     assert one["next"] == "metroid"
     assert [x["title"] for x in two["notebooks"]] == ["metroid prime", "zelda"] and two["more"] is False
+    assert calls["blank_after"] == one | {"after": None}  # no cursor, as the API reads ?after=
 
 
 def test_a_nul_in_the_notebooks_cursor_is_refused_in_the_projects_words(calls):

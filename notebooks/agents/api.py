@@ -20,6 +20,7 @@ from ninja.responses import Status
 from ninja.security import HttpBearer
 
 from notebooks.agents import answers, document, idempotency, queries, refusals, tokens
+from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
 from notebooks.log import redaction, selectors, services
@@ -131,7 +132,7 @@ def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.Noteb
           description="Refused (409) when the title is taken, and while the actor holds a session on another "
           "notebook: a write under another title is refused while a session is open.")  # fmt: skip
 @idempotency.http
-def create(request: HttpRequest, body: s.NotebookIn) -> Status:
+def create(request: HttpRequest, body: b.NotebookIn) -> Status:
     return Status(201, answers.created(body.title, request.auth))
 
 
@@ -180,7 +181,7 @@ def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -
           description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
           f"editor). {GAME_ONLY}")  # fmt: skip
 @idempotency.http
-def add(request: HttpRequest, notebook: s.Title, body: s.AddIn) -> Status:
+def add(request: HttpRequest, notebook: s.Title, body: b.AddIn) -> Status:
     written = services.add(notebook=notebook, text=body.text, source=body.source, by=request.auth, why=body.why)
     return Status(201, answers.added(notebook, written.n, written.seq, body.text, reader=request.auth))
 
@@ -192,7 +193,7 @@ def add(request: HttpRequest, notebook: s.Title, body: s.AddIn) -> Status:
           "'expected' is the seq of the line's last row as you read it: a stale edit is refused (409, with current "
           "and current_seq). " + GAME_ONLY)  # fmt: skip
 @idempotency.http
-def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.EditIn) -> s.Written:
+def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.EditIn) -> s.Written:
     words = body.words()
     done = services.edit(notebook=notebook, n=n, to=words, by=request.auth, why=body.why, expected=body.expected)
     return s.Written(n=done.n, seq=done.seq)
@@ -202,7 +203,7 @@ def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.E
           tags=LINES,
           summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
 @idempotency.http
-def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.RetireIn) -> s.Written:
+def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RetireIn) -> s.Written:
     done = services.retire(
         notebook=notebook, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected
     )
@@ -217,7 +218,7 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s
           "transaction; every row that carried them then reads '[redacted: why]', and the hash chain still "
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
 @idempotency.http
-def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s.RedactIn) -> s.Written:
+def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RedactIn) -> s.Written:
     done = redaction.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
     return s.Written(n=done.n, seq=done.seq)
 
@@ -226,7 +227,7 @@ def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: s
           summary="Write one line for several and retire them into it, all or nothing.",
           description=GAME_ONLY)  # fmt: skip
 @idempotency.http
-def merge(request: HttpRequest, notebook: s.Title, body: s.MergeIn) -> Status:
+def merge(request: HttpRequest, notebook: s.Title, body: b.MergeIn) -> Status:
     done = services.merge(
         notebook=notebook, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
     )
@@ -249,7 +250,7 @@ def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.Sessio
           "While it is open, the actor's writes belong to it and its writes under any other title are "
           "refused.")  # fmt: skip
 @idempotency.http(joins=True)
-def take(request: HttpRequest, body: s.TakeIn) -> Status:
+def take(request: HttpRequest, body: b.TakeIn) -> Status:
     return idempotency.joined(
         lambda: sessions.take(notebook=answers.title_of(body.notebook), plan=body.plan, by=request.auth),
         lambda taken: Status(201, s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift)),
@@ -267,7 +268,7 @@ def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQ
           tags=SESSIONS,
           summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
 @idempotency.http(joins=True)
-def checkpoint(request: HttpRequest, id: s.PathSessionId, body: s.CheckpointIn) -> s.Checkpointed:  # noqa: A002
+def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth),
         lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
@@ -280,7 +281,7 @@ def checkpoint(request: HttpRequest, id: s.PathSessionId, body: s.CheckpointIn) 
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
           "open.")  # fmt: skip
 @idempotency.http(joins=True)
-def land(request: HttpRequest, id: s.PathSessionId, body: s.LandIn) -> s.Landed:  # noqa: A002
+def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.land(session=id, summary=body.summary, by=request.auth),
         lambda done: s.Landed.model_validate(done, from_attributes=True),
@@ -291,7 +292,7 @@ def land(request: HttpRequest, id: s.PathSessionId, body: s.LandIn) -> s.Landed:
           tags=SESSIONS,
           summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
 @idempotency.http(joins=True)
-def abandon(request: HttpRequest, id: s.PathSessionId, body: s.AbandonIn) -> s.Abandoned:  # noqa: A002
+def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.abandon(session=id, why=body.why, by=request.auth),
         lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),

@@ -14,7 +14,7 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from notebooks.agents import answers, idempotency, queries
+from notebooks.agents import answers, bodies, idempotency, queries
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
@@ -103,7 +103,7 @@ def build(actor: Actor) -> MCPServer:
         "page of them after the title 'after'."
     )
     def notebooks(after: AfterTitle = None, limit: NotebookLimit = None) -> s.NotebookList:
-        return answers.notebook_list(after, limit)
+        return answers.notebook_list(after or None, limit)  # "" reads as no cursor, as the API's ?after= does
 
     @tool(
         "Start a notebook for a game, empty. Refused while you hold a session on another notebook, and when the "
@@ -149,7 +149,7 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
         expected: Expected = None,
     ) -> s.Written:  # fmt: skip
-        words = s.new_words(text, to)
+        words = bodies.new_words(text, to)
         done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
         return s.Written(n=done.n, seq=done.seq)
 

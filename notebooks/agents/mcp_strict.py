@@ -10,7 +10,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ConfigDict, ValidationError
 
 from notebooks.agents import refusals
-from notebooks.agents.schemas import required_in_schema
+from notebooks.agents.bodies import required_in_schema
 from notebooks.log.checks import is_storable
 from notebooks.log.errors import Invalid, NotebookError
 
