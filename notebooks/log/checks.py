@@ -145,6 +145,12 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     return cut if len(text) <= limit else f"{cut}… ({len(text)} characters)"
 
 
+def shown_lines(text: str) -> str:
+    """An outside text of several lines as a git commit message may hold it: its lines kept, every other control
+    character escaped (an escape code an agent wrote must not reach the terminal of whoever reads `git log`)."""
+    return "\n".join(shown(line, len(line)) for line in text.strip().splitlines())
+
+
 def bounded(message: str, limit: int = 1000) -> str:
     """A message built from outside input, cut to `limit` characters."""
     return message if len(message) <= limit else message[: limit - 1] + "…"

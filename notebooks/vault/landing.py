@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from notebooks.log import selectors
-from notebooks.log.checks import MAX_NAME, shown
+from notebooks.log.checks import MAX_NAME, shown, shown_lines
 from notebooks.log.errors import Conflict, Invalid
 from notebooks.models import Notebook
 from notebooks.sessions import selectors as session_selectors
@@ -229,9 +229,9 @@ def _semantic_message(
     by_of: dict[int, str],
     committed: bool = False,
 ) -> str:
-    parts = [plan.strip() or f"Session {session_id} on {title}"]
+    parts = [shown_lines(plan) or f"Session {session_id} on {title}"]
     if summary.strip():
-        parts.append(summary.strip())
+        parts.append(shown_lines(summary))
     if committed:
         parts.append("The session lapsed and its rows were committed as automatic history since: this land names them.")
     trailers = [f"Notebook: {title}", f"Session: {session_id}", f"Base: {base}", f"Rows: {ranges(rows)}"]

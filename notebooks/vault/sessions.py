@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from notebooks.log import selectors
-from notebooks.log.checks import shown
+from notebooks.log.checks import shown, shown_lines
 from notebooks.log.errors import Conflict
 
 from .claims import claimed_titles
@@ -70,7 +70,7 @@ def vault_checkpoint(
         warning = f"\n\nWARNING: {checked.message}" if checked.problem else ""
         message = (
             f"checkpoint: {title}{SUFFIX} for session {session_id}\n\n"
-            + (note.strip() + "\n\n" if note.strip() else "")
+            + (shown_lines(note) + "\n\n" if note.strip() else "")
             + "Recovery evidence only: the final gate compares with the take's base, never with a checkpoint."
             + warning
             + f"\n\nSession: {session_id}\nBase: {base}\nNotebook: {title}\n"

@@ -54,3 +54,16 @@ def test_dads_land_of_a_lapsed_session_the_sweep_committed_names_its_rows(enable
     assert "Landed by dad as his approval: she was right" in top["body"] and f"Rows: {seq}" in top["body"]
     assert "committed as automatic history" in top["body"]
     assert at(vault, "HEAD") == canonical()
+
+
+def test_an_agents_plan_and_summary_reach_git_with_their_control_characters_escaped(enabled):
+    vault = enabled
+    taken = sessions.take(notebook="zelda", plan="Tidy \x1b[2J\x1b[31mthe guard\x1b[0m lines", by="pippa")
+    add("the guard rests after two swings")
+    sessions.checkpoint(session=taken.id, note="half\x07way\nthere", by="pippa")
+    sessions.land(session=taken.id, by="pippa", summary="one lesson\x1b]8;;http://x\x07\nand a second line")
+    top = commits(vault)[0]
+    assert top["subject"] == "Tidy \\x1b[2J\\x1b[31mthe guard\\x1b[0m lines"
+    assert "one lesson\\x1b]8;;http://x\\x07\nand a second line" in top["body"]
+    assert not any(ch in top["subject"] + top["body"] for ch in "\x1b\x07\r")
+    assert at(vault, "HEAD") == canonical() == file_bytes(vault)
