@@ -4,7 +4,7 @@ import json
 
 from notebooks.sessions import services as sessions
 from tests.vault.test_vault_wiring import enabled  # noqa: F401 - the fixture
-from tests.vault.vaulttools import add, at, canonical, file_bytes
+from tests.vault.vaulttools import add, append_to, at, canonical, file_bytes, outside, signed
 
 
 def _older_reader(data: bytes) -> list[str]:
@@ -44,3 +44,19 @@ def test_an_abandoned_sessions_rows_never_show_in_the_vault_file(enabled):  # no
     sessions.abandon(session=taken.id, why="wrong", by="pippa")
     vault.sweep()
     assert _older_reader(file_bytes(vault)) == _older_reader(at(vault, "HEAD")) == before
+
+
+def test_the_holders_harness_appends_an_edit_of_her_pending_line_to_the_file(enabled):  # noqa: F811
+    vault = enabled
+    before = _older_reader(file_bytes(vault))
+    taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
+    add("the guard rests after two swings")  # line 4, proposed
+    vault.sweep()
+    append_to(
+        vault, "zelda", *signed(outside("edit", n=4, to="the guard rests after three swings", by="pippa", why="x"))
+    )
+    result = vault.sweep()
+    assert not result.problems
+    assert _older_reader(file_bytes(vault)) == before  # still pending for every other reader
+    sessions.land(session=taken.id, by="pippa", summary="One lesson")
+    assert _older_reader(file_bytes(vault)) == [*before, "the guard rests after three swings"]
