@@ -185,9 +185,11 @@ def checked_rows(
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
         session = session_of(by, editor, line_no) if session_of is not None and op != PROPOSE else None
         if session is not None:
-            fields["session_id"] = session  # append() writes it as a proposal (fold.py)
+            fields["session_id"] = session  # append() writes its add, edit or strike as a proposal (fold.py)
+        proposed = session is not None and op in PROPOSABLE
+        if proposed:
             state.proposals[state.seq + 1] = (op, n)
-        current = state.line(n) if session is None else state.own_line(n, session)
+        current = state.own_line(n, session) if proposed else state.line(n)
         lands = number_of(obj, "lands", line_no, required=False) if "lands" in obj else None
         if lands is not None:
             _check_landed(obj, op, n, lands, state, line_no)
@@ -226,11 +228,11 @@ def checked_rows(
                     was_by=name_of(obj, "was_by", line_no, required=False),
                 )
             added = LineState(n=n, source=source, words=words, last_seq=state.seq + 1)
-            if session is None:
-                state.lines[n] = added
-            else:
+            if proposed:
                 state.pending.setdefault(session, {})[n] = added
                 state.reserved.add(n)
+            else:
+                state.lines[n] = added
             state.top_n = max(state.top_n, n)
         elif op == "edit":
             if current is None:
