@@ -62,7 +62,7 @@ def test_words_written_now_and_redacted_cannot_be_guessed_from_rows_vault_or_exp
     services.add(notebook="zelda", text=PIN, source="seen", by="pippa", why="the shop's code")
     redaction.redact(notebook="zelda", n=4, by="dad", why="a PIN")
     for where, rows in _everything_served(vault, zelda).items():
-        assert PIN not in json.dumps(rows), where
+        assert PIN not in _strings(rows), where  # as a value: four digits turn up inside a hash now and then
         assert _recovered(rows) == set(), where
     assert verify_chain(zelda) == []
 
@@ -101,7 +101,7 @@ def test_a_redaction_takes_the_same_words_under_either_digest(zelda):
     services.add(notebook="zelda", text="x", source="seen", by="pippa", why="filler")
     services.edit(notebook="zelda", n=5, to=PIN, by="pippa", why="the same words, written now")
     redaction.redact(notebook="zelda", n=5, by="dad", why="a PIN")
-    assert PIN not in "".join(selectors.export(zelda))
+    assert PIN not in _strings([json.loads(line) for line in selectors.export(zelda)])
     assert verify_chain(zelda) == []
 
 
