@@ -28,10 +28,20 @@ def server_secret() -> bytes:
     return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks words", hashlib.sha256).digest()
 
 
+def _keyed_for(title: str) -> "hmac.HMAC":
+    """The HMAC every salt of the notebook `title` starts from: the secret and the title, keyed once."""
+    return hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
+
+
+def _salt(started: "hmac.HMAC", words: str) -> str:
+    mac = started.copy()
+    mac.update(words.encode("utf-8"))
+    return mac.hexdigest()[:32]
+
+
 def salt_of(title: str, words: str) -> str:
     """The salt of these words in the notebook `title`: 32 hex digits."""
-    message = CONTEXT + title.encode("utf-8") + b"\x00" + words.encode("utf-8")
-    return hmac.new(server_secret(), message, hashlib.sha256).hexdigest()[:32]
+    return _salt(_keyed_for(title), words)
 
 
 def keyed(title: str, words: str) -> tuple[str, str]:
@@ -43,12 +53,10 @@ def keyed(title: str, words: str) -> tuple[str, str]:
 def keyer(title: str) -> Callable[[str], tuple[str, str]]:
     """keyed for many words of one notebook (an import, an append): the secret read and the HMAC keyed once."""
     # Reading the settings and keying the HMAC once, not per row: about 5% of a 100,000-row import (bench/NOTES.md).
-    started = hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
+    started = _keyed_for(title)
 
     def keyed_here(words: str) -> tuple[str, str]:
-        mac = started.copy()
-        mac.update(words.encode("utf-8"))
-        salt = mac.hexdigest()[:32]
+        salt = _salt(started, words)
         return salt, rowformat.salted_digest(salt, words)
 
     return keyed_here
