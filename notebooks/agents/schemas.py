@@ -177,6 +177,11 @@ class Entry(Answer):
     )
     session: int | None = Field(None, description='For op "propose": the session it was proposed in.')
     lands: int | None = Field(None, description="For a session's landed row: the seq of the proposal it landed.")
+    claimed_at: float | None = Field(
+        None,
+        description="For a row an outside writer appended to the notebook's file: the time the writer gave; `at` is "
+        "when the log took it (views as of a time use `at`).",
+    )
 
 
 class History(Answer):

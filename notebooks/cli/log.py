@@ -245,6 +245,8 @@ def history(cmd: BaseCommand, o: dict) -> None:
             tag = "merged" if e.how == "merged" else "retired"
         if e.lands is not None:
             what += f" (landed: proposed at seq {e.lands})"
+        if e.claimed_at is not None:
+            what += f" (appended from outside; its writer dated it {_iso(e.claimed_at)})"
         why = f"  (why: {shown(e.why)})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
 

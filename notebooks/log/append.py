@@ -22,11 +22,12 @@ from notebooks.models import Notebook
 
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
-    "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n", "proposes", "lands",
+    "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n", "proposes", "lands", "claimed_at",
 )  # fmt: skip
-# The first columns, those notebooks_add_row (migration 0013) takes: a move's two and a proposal's two come after, and
-# the one-trip add never has them (a session's add is a proposal, written on the general path).
-ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 4
+# The first columns, those notebooks_add_row (migration 0013) takes: a move's two, a proposal's two and an outside
+# row's claimed time come after, and the one-trip add never has them (a session's add is a proposal, written on the
+# general path; an outside row comes through imports.py).
+ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 5
 
 
 class RowWritten(NamedTuple):
@@ -55,7 +56,7 @@ def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
 # here nor to parse there).
 ROW_TYPES = (
     "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
-    "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4", "varchar", "int8",
+    "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4", "varchar", "int8", "float8",
 )  # fmt: skip
 
 
@@ -219,10 +220,10 @@ def _chained(
             op, proposes = fold.PROPOSE, op  # a session's row is pending until its land copies it (fold.py)
         source, why, how, into = get("source") or "", get("why") or "", get("how") or "", get("into")
         was_at, was_by, redacts = get("was_at"), get("was_by") or "", get("redacts")
-        moved_notebook, moved_n = get("moved_notebook"), get("moved_n")
+        moved_notebook, moved_n, claimed_at = get("moved_notebook"), get("moved_n"), get("claimed_at")
         digest_hash = hash_of(
             prev, at, by, digest, how, into, n, op, redacts, seq, source, was_at, was_by, why, moved_notebook, moved_n,
-            proposes, lands,
+            proposes, lands, claimed_at,
         )  # fmt: skip
         expect_hash = get("expect_hash")
         if expect_hash is not None and expect_hash != digest_hash:
@@ -244,6 +245,7 @@ def _chained(
             null if session_id is None else session_id, null if redacts is None else redacts,
             null if moved_notebook is None else moved_notebook, null if moved_n is None else moved_n,
             null if proposes is None else proposes, null if lands is None else lands,
+            null if claimed_at is None else claimed_at,
         )  # fmt: skip
         prev, last_at = digest_hash, at
 

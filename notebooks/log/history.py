@@ -35,6 +35,7 @@ class Entry:
     proposes: str | None = None  # a proposal (op "propose"): the op it proposes; its words are the proposed ones
     session: int | None = None  # a proposal: the session it was proposed in
     lands: int | None = None  # a landed copy: the seq of the proposal it landed
+    claimed_at: float | None = None  # a row appended from outside: the time its writer gave (`at` is the log's)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,7 +44,7 @@ class Entry:
             "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
             "moved_to": self.moved_to and self.moved_to.as_dict(),
             "moved_from": self.moved_from and self.moved_from.as_dict(),
-            "proposes": self.proposes, "session": self.session, "lands": self.lands,
+            "proposes": self.proposes, "session": self.session, "lands": self.lands, "claimed_at": self.claimed_at,
         }  # fmt: skip
 
 
@@ -70,6 +71,7 @@ def history(
     n: int | None = None,
     moved: Mapping[int, tuple[str, int]] | None = None,
     proposed: Mapping[int, "tuple[str | None, int | None, int | None]"] | None = None,
+    claimed: Mapping[int, float] | None = None,
 ) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
     words the line had after it. A redact row's text is its own mark, "[redacted: why]".
@@ -83,7 +85,8 @@ def history(
     moved it (a strike how="moved", or an add naming where it came from) to the other notebook and line: the
     strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`). `proposed` maps the
     seq of a proposal or a landed copy to (the op proposed, the session, the proposal a copy lands): a proposal's
-    entry carries the words it proposes and changes the words the line has after it in no entry; it never counts."""
+    entry carries the words it proposes and changes the words the line has after it in no entry; it never counts.
+    `claimed` maps the seq of a row appended from outside to the time its writer gave (its entry's `claimed_at`)."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -136,6 +139,8 @@ def history(
             landed = proposed.get(e.seq)
             if landed is not None and landed[2] is not None and not e.adopted and e.op != PROPOSE:
                 entries[i] = replace(e, lands=landed[2])
+    if claimed:
+        entries = [replace(e, claimed_at=claimed[e.seq]) if e.seq in claimed else e for e in entries]
     if moved:
         for i, e in enumerate(entries):
             other = moved.get(e.seq) if not e.adopted and e.op in ("add", "strike") else None

@@ -7,9 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from notebooks.log import rowformat
-from notebooks.log.checks import (
-    MAX_TIME,
-)
+from notebooks.log.checks import MAX_TIME
 from notebooks.log.errors import NotebookError
 from notebooks.log.fold import (
     PROPOSABLE,
@@ -39,6 +37,11 @@ RETIRED = How.RETIRED.value
 MOVED = How.MOVED.value
 DAD_CORRECTION = Source.DAD_CORRECTION.value  # a plain str: an enum member costs a lookup on every read
 OPS = ("add", "edit", "strike", "adopt", "redact", "propose")
+# A row appended to an existing notebook is hashed with the time the log gives it: a hash of the writer's cannot hold.
+APPENDED_HASH = (
+    "a row appended to an existing notebook carries no 'hash': the log gives it its time and its place in the chain "
+    "(leave 'hash' out; your 'at' is kept as the row's claimed_at)"
+)
 
 
 @dataclass
@@ -131,6 +134,7 @@ def checked_rows(
     attribute: Callable[[dict[str, Any], str, int], tuple[str, bool]] | None = None,
     keyed: Callable[[str], tuple[str, str]] | None = None,
     session_of: Callable[[str, bool, int], int | None] | None = None,
+    log_time: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """parse, a row at a time: each row is checked against `state` (brought up to date as it goes) before it is
     given, so an import can write rows while it reads the file. The file's last check (words marked redacted that
@@ -144,7 +148,9 @@ def checked_rows(
     claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not read.
     `keyed`: the salt and keyed digest of words in the notebook (wordkeys.keyed), for rows that give no hash.
     `session_of`: when given, the open session a row of (by, editor, file line) belongs to, or None (the write
-    guard's claim): such a row is her proposal, judged against her session's view (`state.pending`)."""
+    guard's claim): such a row is her proposal, judged against her session's view (`state.pending`).
+    `log_time`: rows appended to an existing notebook: the log gives each its time (append.py stamps it) and keeps
+    the time the row gives as `claimed_at`; an `adopt` must name an existing line (rowformat docstring)."""
     latest = min(latest, MAX_TIME)
     count = 0
     for line_no, raw in enumerate(lines, start=start):
@@ -168,9 +174,16 @@ def checked_rows(
         if session_row_refusal and (op == PROPOSE or "lands" in obj):
             raise fail(line_no, session_row_refusal)
         n = number_of(obj, "n", line_no)
-        at = time_of(obj, "at", line_no, latest=latest)
-        if at < state.at:
-            raise fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
+        if log_time:  # the writer's time, kept apart; the log's is stamped on append
+            key = "at" if "at" in obj or "claimed_at" not in obj else "claimed_at"
+            at, writer_at = None, time_of(obj, key, line_no, required=False, latest=latest)
+            if "hash" in obj:
+                raise fail(line_no, APPENDED_HASH)
+        else:
+            at = time_of(obj, "at", line_no, latest=latest)
+            if at < state.at:
+                raise fail(line_no, f"'at' {at} goes back in time (the row before is at {state.at})")
+            writer_at = time_of(obj, "claimed_at", line_no, required=False, latest=latest)
         proposes = obj.get("proposes") if op == PROPOSE else None
         if op == PROPOSE and proposes not in PROPOSABLE:
             raise fail(line_no, f"a proposal proposes add, edit or strike, not {quoted(proposes)}")
@@ -183,6 +196,8 @@ def checked_rows(
             by, editor = attribute(obj, claimed, line_no)
         why = text_of(obj, "why", line_no, required=kind in ("edit", "strike", "redact"), limit=max_reason)
         fields: dict[str, Any] = {"op": op, "n": n, "by": by, "why": why, "at": at, "line_no": line_no}
+        if writer_at is not None:
+            fields["claimed_at"] = writer_at
         session = session_of(by, editor, line_no) if session_of is not None and op != PROPOSE else None
         if session is not None:
             fields["session_id"] = session  # append() writes its add, edit or strike as a proposal (fold.py)
@@ -302,6 +317,8 @@ def checked_rows(
                 was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
                 was_by=name_of(obj, "was_by", line_no, required=False),
             )
+            if log_time and current is None:  # only a file that starts a notebook brings numbers of its own
+                raise fail(line_no, f"adopt of line #{n}, which does not exist: an adopt row names an existing line")
             state.top_n = max(state.top_n, n)
         if op in ("add", "edit", "adopt") or (op == PROPOSE and digest):
             state.worded.setdefault(n, set()).add(digest)
@@ -315,7 +332,8 @@ def checked_rows(
             if not isinstance(obj["hash"], str):
                 raise fail(line_no, "'hash' must be a string")
             fields["expect_hash"] = obj["hash"]
-        state.at = at
+        if at is not None:
+            state.at = at
         count += 1
         yield fields
     unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted}

@@ -176,15 +176,17 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             session_row_refusal="" if created else OUTSIDE_SESSION_ROW,
             keyed=wordkeys.keyer(notebook),
             session_of=_Claims(notebook),
+            log_time=top.seq > 0,  # a notebook's first rows keep their times; rows after its head take the log's
         )
         if not rows:
             raise Invalid("No rows to append.")
+        editors = editor_names()
         for fields in rows:
             if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
                 _own_salt(fields, notebook)
             sid = fields.get("session_id")
             own = None if sid is None else own_sources.setdefault(sid, {})
-            _outside_row_allowed(fields, sources, authors.editor(fields["line_no"]), own=own)
+            _outside_row_allowed(fields, sources, authors.editor(fields["line_no"]), own=own, editors=editors)
         written = append(nb, rows, top, redacted=frozenset(after.redacted))
         authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
@@ -221,10 +223,16 @@ def _own_salt(fields: dict[str, Any], title: str) -> None:
 
 
 def _outside_row_allowed(
-    fields: dict[str, Any], sources: dict[int, str], editor: bool, *, own: dict[int, str] | None = None
+    fields: dict[str, Any],
+    sources: dict[int, str],
+    editor: bool,
+    *,
+    own: dict[int, str] | None = None,
+    editors: frozenset[str] | set[str] = frozenset(),
 ) -> None:
     """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line. `sources`:
-    each line's source as landed; `own`: as the row's session's holder sees them, when the row is her proposal."""
+    each line's source as landed; `own`: as the row's session's holder sees them, when the row is her proposal.
+    `editors`: the editor's names, which only a proven editor's adopt row may name as the words' author."""
     op, n, by = fields["op"], fields["n"], fields["by"]
 
     def source_of(line: int) -> str:
@@ -239,6 +247,13 @@ def _outside_row_allowed(
         if op == "add" and fields.get("into") is not None:  # a restore changes the line it brings back
             restored = fields["into"]
             fold.check_may_change(name=by, editor=editor, n=restored, source=source_of(restored), verb="restore")
+        if op == "adopt":  # recovered words enter the line's history: only a proven editor brings back Dad's
+            if source_of(n):
+                fold.check_may_change(name=by, editor=editor, n=n, source=source_of(n), verb="recover words of")
+            if fields["source"]:
+                fold.check_may_write(name=by, editor=editor, source=fields["source"], verb="recover")
+            if not editor and fields.get("was_by") in editors:
+                raise Forbidden(f"{by} is an agent and may not recover words as written by {fields['was_by']}.")
     except Forbidden as exc:
         raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
     if fields.get("moved_notebook"):

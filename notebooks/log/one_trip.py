@@ -28,6 +28,7 @@ from psycopg.types.numeric import Int4, Int8
 
 from notebooks.log import guards
 from notebooks.log.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
+from notebooks.log.checks import MAX_NUMBER
 from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
@@ -98,6 +99,8 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     if guess is None or ask is None:
         return None
     pk, top, n = guess
+    if n > MAX_NUMBER:
+        return None  # no number left: the general path refuses it (write_state.number_after)
     alone = db.get_autocommit()  # no transaction open: the call is its own
     if alone and snapshot_due(top.seq, top.seq + 1):
         return None  # a snapshot is made in the row's transaction (append.py): the general path opens one

@@ -21,6 +21,9 @@ it proposes in `proposes` (add, edit or strike) with that op's other fields as u
 `proposed_text` (an add's) or `proposed_to` (an edit's), never `text` or `to`. A land appends a landed copy of each,
 a plain add, edit or strike naming the proposal's seq in `lands`. Both are hashed only when set, so older rows keep
 their hashes; a reader that knows only add, edit and strike skips every proposal and reads the landed view.
+The log keeps time: a row appended to an existing notebook from outside (a vault file) takes the server's time as
+`at`, never before the head; the time its writer gave is kept in `claimed_at`, hashed only when set, shown in history
+and never used by a view. A file that starts a notebook keeps its rows' own times (and any `claimed_at` they carry).
 """
 
 import hashlib
@@ -91,19 +94,21 @@ def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
         get("redacts"), get("seq"), get("source"), get("was_at"), get("was_by"), get("why"),
-        get("moved_notebook"), get("moved_n"), get("proposes"), get("lands"),
+        get("moved_notebook"), get("moved_n"), get("proposes"), get("lands"), get("claimed_at"),
     )  # fmt: skip
 
 
 def hash_of(
     prev_hash: str, at: Any, by: Any, digest: Any, how: Any, into: Any, n: Any, op: Any, redacts: Any, seq: Any,
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
-    proposes: Any = None, lands: Any = None,
+    proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
     """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)
+    if claimed_at is not None:
+        claimed_at = float(claimed_at)
     if (
         type(n) is int
         and type(seq) is int
@@ -112,6 +117,7 @@ def hash_of(
         and (lands is None or type(lands) is int)
         and isfinite(at)
         and (was_at is None or isfinite(was_at))
+        and (claimed_at is None or isfinite(claimed_at))
     ):
         try:  # a field that is not text where text is expected raises TypeError: the encoder decides
             redacted = f'"redacts":{_string(redacts)},' if redacts else ""  # only when set, in sorted key order
@@ -122,8 +128,9 @@ def hash_of(
             )
             landed = f'"lands":{lands},' if lands is not None else ""  # only when set, in sorted key order
             proposed = f'"proposes":{_string(proposes)},' if proposes else ""
+            claimed = f'"claimed_at":{claimed_at!r},' if claimed_at is not None else ""
             text = (
-                f'{{"at":{at!r},"by":{_string(by or "")},"digest":{_string(digest or "")},'
+                f'{{"at":{at!r},"by":{_string(by or "")},{claimed}"digest":{_string(digest or "")},'
                 f'"how":{_string(how or "")},"into":{"null" if into is None else into},{landed}{moved}"n":{n},'
                 f'"op":{_string(op)},{proposed}{redacted}"seq":{seq},"source":{_string(source or "")},'
                 f'"was_at":{"null" if was_at is None else repr(was_at)},"was_by":{_string(was_by or "")},'
@@ -137,6 +144,7 @@ def hash_of(
         "at": at, "by": by, "digest": digest, "how": how, "into": into, "n": n, "op": op, "redacts": redacts,
         "seq": seq, "source": source, "was_at": was_at, "was_by": was_by, "why": why,
         "moved_notebook": moved_notebook, "moved_n": moved_n, "proposes": proposes, "lands": lands,
+        "claimed_at": claimed_at,
     }  # fmt: skip
     return _encoded_row_hash(prev_hash, fields)
 
@@ -168,6 +176,8 @@ def _encoded_row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
         content["proposes"] = get("proposes")
     if get("lands") is not None:
         content["lands"] = get("lands")
+    if get("claimed_at") is not None:  # hashed only when set, so rows from before the log kept time keep their hashes
+        content["claimed_at"] = float(get("claimed_at"))
     content = dict(sorted(content.items()))  # in sorted key order, as the fast path writes it
     return hashlib.sha256((prev_hash + _ENCODE(content)).encode("utf-8")).hexdigest()
 
@@ -200,6 +210,8 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     elif row.get("salt") and words is not None:  # the digest too: an older checker takes it as given
         out.update(digest=row["digest"], salt=row["salt"])
     out["at"] = row["at"]
+    if row.get("claimed_at") is not None:  # the time an outside writer gave; `at` is the log's
+        out["claimed_at"] = row["claimed_at"]
     out["seq"] = row["seq"]
     out["hash"] = row["hash"]
     return out

@@ -125,7 +125,8 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     columns = (
         'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-        f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, {redacted_why_sql('r', 'w')} "
+        f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
+        f"{redacted_why_sql('r', 'w')} "
         "FROM notebooks_row r LEFT JOIN notebooks_words w "
         "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
     )
@@ -145,10 +146,11 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     said = words_before(notebook, [(row[0], row[1]) for row in others if row[2] == "strike"])
     rows = []
-    moved = {seq: (there, m) for row_n, seq, *_, there, m, _p, _s, _l, _gone in found if there}  # rows that moved it
+    moved = {seq: (there, m) for row_n, seq, *_, there, m, _p, _s, _l, _c, _gone in found if there}  # rows moving it
     # A session's proposals and the landed copies of them (fold.py): the op proposed, the session, the proposal.
-    proposed = {row[1]: (p, s, landed) for row in found for p, s, landed in [row[-4:-1]] if p or landed is not None}
-    for row_n, seq, op, body, source, by, at, why, how, into, *rest, _there, _m, _p, _s, _l, gone in sorted(
+    proposed = {row[1]: (p, s, landed) for row in found for p, s, landed in [row[-5:-2]] if p or landed is not None}
+    claimed = {row[1]: row[-2] for row in found if row[-2] is not None}  # an outside writer's own time (rowformat)
+    for row_n, seq, op, body, source, by, at, why, how, into, *rest, _there, _m, _p, _s, _l, _c, gone in sorted(
         found + others, key=_seq
     ):
         words, redacted = words_or_mark(body, gone)
@@ -158,7 +160,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
             op, into = fold.RETIRED_INTO, row_n
             words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
-    return history_fold.history(rows, n, moved, proposed)
+    return history_fold.history(rows, n, moved, proposed, claimed)
 
 
 def _seq(row: tuple) -> int:
@@ -264,7 +266,7 @@ def turn_words(text: str) -> str:
 
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, w.salt"
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
 )  # w: the row's words, joined (w.salt: a reader binds the words to their keyed digest with it)
 EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.split(",")]
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from django.db import connection
 
 from notebooks.log import fold, guards
-from notebooks.log.checks import check_number
+from notebooks.log.checks import MAX_NUMBER, check_number
 from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
@@ -67,11 +67,22 @@ def live_line_state(notebook: Notebook, n: int, *, session: int | None = None) -
     return line
 
 
-def next_number(notebook: Notebook) -> int:
+def next_number(notebook: AnyNotebook) -> int:
     # Numbers are given once, for good: adopted rows of a dropped line hold their number too.
     with connection.cursor() as cursor:
         cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook.pk])
         (top,) = cursor.fetchone()
+    return number_after(notebook, top)
+
+
+def number_after(notebook: AnyNotebook, top: int | None) -> int:
+    """The number a new line takes after the highest given, refused when none is left (an imported file may have
+    used the last)."""
+    if top is not None and top >= MAX_NUMBER:
+        raise Conflict(
+            f"Notebook {notebook.title!r} has given its last line number (#{MAX_NUMBER}) and cannot take a new line; "
+            "its lines can still be edited and retired."
+        )
     return (top or 0) + 1
 
 
@@ -86,7 +97,7 @@ def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
         found = cursor.fetchone()
     if found is None:
         return NO_ROWS, 1
-    return Head(*found[:3]), found[3] + 1
+    return Head(*found[:3]), number_after(notebook, found[3])
 
 
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
@@ -143,7 +154,7 @@ def state_of_add(
     if redact_seq is not None:
         refuse_redacted(nb, redact_seq)
     top = Head(seq, hash_, at) if seq is not None else NO_ROWS
-    return nb, top, (top_n or 0) + 1, claim
+    return nb, top, number_after(nb, top_n), claim
 
 
 def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:

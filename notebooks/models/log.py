@@ -106,6 +106,9 @@ class Row(models.Model):
     proposes = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
     # A landed copy of a proposal: the proposal's seq. Hashed only when set.
     lands = models.PositiveBigIntegerField(null=True, blank=True)
+    # The time an outside writer gave a row appended to an existing notebook; `at` is when the log took it. Shown in
+    # history, never used by a view. Hashed only when set.
+    claimed_at = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [
