@@ -46,7 +46,6 @@ PROPOSABLE = frozenset({"add", "edit", "strike"})
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
 AGENT_SOURCES = frozenset({"seen", "guessed"})
-EDITOR_SOURCES = frozenset({"dad", "dad_correction"})
 DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
 
 # A row as a view folds it: (seq, op, n, source, by, at, hash, text, redacted).

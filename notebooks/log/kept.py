@@ -159,12 +159,6 @@ def past(notebook: Notebook, cut: int = queries.ALL, *, until: float | None = No
     return view
 
 
-def kept_count() -> int:
-    """How many views this process keeps (for tests and diagnostics)."""
-    with _views_lock:
-        return len(_views)
-
-
 def kept_seq(notebook: Notebook) -> int | None:
     """The seq the notebook's kept live view stands at, unchecked; None when none is kept."""
     view = _get(_key(notebook))
