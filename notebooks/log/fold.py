@@ -45,8 +45,10 @@ PROPOSE = "propose"  # a session's pending row: the op it proposes counts only i
 PROPOSABLE = frozenset({"add", "edit", "strike"})
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
-AGENT_SOURCES = frozenset({"seen", "guessed"})
-DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
+SEEN, GUESSED, DAD, DAD_CORRECTION = "seen", "guessed", "dad", "dad_correction"
+SOURCES = (SEEN, GUESSED, DAD, DAD_CORRECTION)  # every source a line may have (models.Source), her own first
+AGENT_SOURCES = frozenset({SEEN, GUESSED})
+DAD_SOURCES = frozenset({DAD, DAD_CORRECTION})
 
 # A row as a view folds it: (seq, op, n, source, by, at, hash, text, redacted).
 ViewRow = tuple[int, str, int, str, str, float, str, "str | None", bool]

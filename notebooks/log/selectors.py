@@ -32,7 +32,7 @@ from notebooks.log.queries import (
 )
 from notebooks.models import Notebook
 
-TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
+TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
 T = TypeVar("T")
 
 

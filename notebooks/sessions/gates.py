@@ -2,10 +2,10 @@
 
 from django.db import connection
 
+from notebooks.log.fold import DAD_SOURCES
 from notebooks.log.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session
 
-DAD_SOURCES = frozenset({"dad", "dad_correction"})
 # An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
 MAX_DROPPED_SHARE = 0.5
 

@@ -9,6 +9,7 @@ from django.db.models import Prefetch
 from notebooks.log import rowformat
 from notebooks.log.checks import MAX_ID, shown
 from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.fold import SOURCES
 from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
@@ -237,8 +238,6 @@ def lands_after(event_id: int) -> list[SessionEvent]:
 
 
 # ----- what a landed session brought: the evidence that she is learning, run by run ----------------------------
-
-SOURCES = ("seen", "guessed", "dad", "dad_correction")
 
 
 @dataclass(frozen=True)
