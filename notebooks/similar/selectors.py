@@ -45,11 +45,11 @@ def also_close_for(notebook: Notebook, members: tuple[int, ...], k: int = 3) -> 
     return engine.also_close(pairs, members, k)
 
 
-def live_marks(notebook: Notebook) -> list[frozenset[int]]:
-    """The line sets of the notebook's "Not alike" marks that no later row undoes."""
-    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id").values_list("id", "lines", "undoes"))
-    undone = {undoes for _, _, undoes in rows if undoes is not None}
-    return [frozenset(lines) for pk, lines, undoes in rows if undoes is None and pk not in undone]
+def live_marks(notebook: Notebook) -> list[NotAlike]:
+    """The notebook's "Not alike" marks that no later row undoes, oldest first (each can be undone from the view)."""
+    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
+    undone = {r.undoes_id for r in rows if r.undoes_id is not None}
+    return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
 def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
@@ -60,7 +60,7 @@ def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
 def groups_for(notebook: Notebook) -> list[Group]:
     """The groups of live lines now, best first, minus those a live "Not alike" mark covers."""
     found = _live_groups(notebook)
-    marks = live_marks(notebook)
+    marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
     return [g for g in found if not hidden_by(g, marks)] if marks else list(found)
 
 
