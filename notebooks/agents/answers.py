@@ -33,7 +33,7 @@ def until_of(raw: str | None) -> float | None:
 def notebook_list(after: str | None = None, limit: int | None = None) -> schemas.NotebookList:
     """The notebooks by title, after the title `after`, `limit` of them (all when none is given)."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
-    heads = session_selectors.heads()
+    heads = {found.id: found.head.seq for found in selectors.notebook_heads()}
     found = Notebook.objects.order_by("title")
     if after is not None:
         found = found.filter(title__gt=after)

@@ -88,13 +88,6 @@ class SessionView:
         return out
 
 
-def heads() -> dict[int, int]:
-    """Each notebook's head seq, by notebook id (for the API's list of notebooks)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT notebook_id, MAX(seq) FROM notebooks_row GROUP BY notebook_id")
-        return dict(cursor.fetchall())
-
-
 def state_of(events: list[SessionEvent]) -> str:
     """open, landed, no-op, abandoned or lapsed: a land or an abandon decides, else a lapse event. A session open by
     its events whose lease has run out is lapsed too: see view_of."""
