@@ -58,8 +58,8 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
         read = turn_reads.get(nb_id)
         summaries.append(
             NotebookSummary(
-                title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new, read_at=read.at if read else None,
-                read_by=read.by if read else "", archived=nb_id in shelved,
+                title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new,
+                read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
             )
         )  # fmt: skip
     return summaries

@@ -7,8 +7,8 @@ from django.db import connection
 from django.db.models import Prefetch
 
 from notebooks.log import rowformat
-from notebooks.log.checks import MAX_ID, shown
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.checks import check_id
+from notebooks.log.errors import NotFound
 from notebooks.log.fold import SOURCES
 from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
@@ -153,10 +153,11 @@ def describe(session: Session, *, rows: bool = False, limit: int = 200, after: i
     return out
 
 
-def get_session(session_id: Any) -> Session:
-    if isinstance(session_id, bool) or not isinstance(session_id, int) or not 1 <= session_id <= MAX_ID:
-        raise Invalid(f"The session id {shown(repr(session_id), 40)} is not a positive whole number.")
-    found = _with_events().filter(pk=session_id).first()
+def get_session(session_id: Any, *, with_events: bool = True) -> Session:
+    """Session `session_id` and its notebook; for a read also its lease and events, which a write reads fresh."""
+    check_id(session_id, "session id")
+    sessions = _with_events() if with_events else Session.objects.select_related("notebook")
+    found = sessions.filter(pk=session_id).first()
     if found is None:
         raise NotFound(f"There is no session #{session_id}.")
     return found
