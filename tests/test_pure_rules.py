@@ -23,3 +23,13 @@ def test_the_models_sources_are_the_rule_books():
 
     assert tuple(Source.values) == fold.SOURCES
     assert fold.AGENT_SOURCES | fold.DAD_SOURCES == set(Source.values)
+
+
+def test_a_redaction_takes_the_row_named_or_else_the_lines_current_words():
+    from notebooks.log.fold import redacted_seq
+
+    worded = [(2, "add"), (5, "adopt"), (7, "edit"), (9, "adopt")]
+    assert redacted_seq(worded, None) == 7  # its own last words, not an adopted row after them
+    assert redacted_seq(worded, 5) == 5
+    assert redacted_seq(worded, 6) is None
+    assert redacted_seq([(3, "adopt")], None) is None  # an adopted row is named by its seq

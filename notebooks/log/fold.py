@@ -205,6 +205,14 @@ def check_may_redact(*, name: str, editor: bool) -> None:
         raise Forbidden(f"{name} may not redact: only the human editor may.")
 
 
+def redacted_seq(worded: Sequence[tuple[int, str]], seq: int | None) -> int | None:
+    """The row whose words a redaction of a line takes, from its rows that carry words [(seq, op)], oldest first:
+    row `seq`, or else the line's current words (its last add or edit); None when there is no such row."""
+    if seq is not None:
+        return seq if any(s == seq for s, _op in worded) else None
+    return next((s for s, op in reversed(worded) if op in WORDED), None)
+
+
 def check_may_move(*, name: str, editor: bool) -> None:
     """Moving writes two notebooks and keeps any source: the editor's act alone."""
     if not editor:
