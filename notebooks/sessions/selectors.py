@@ -10,6 +10,7 @@ from notebooks.log import rowformat
 from notebooks.log.checks import check_id
 from notebooks.log.errors import NotFound
 from notebooks.log.fold import SOURCES
+from notebooks.log.queries import proposed_op_sql
 from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
@@ -262,7 +263,7 @@ BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 # strikes into it name it; fold.py) and a restore's add changes the line it restores (its `into`). A session's rows
 # lie in (base, land's head]: a seek on (notebook, seq), as change_of does; session_id has no index of its own.
 # A session's rows are proposals (fold.py), counted as the ops they propose.
-_OP = "(CASE WHEN r.op = 'propose' THEN r.proposes ELSE r.op END)"
+_OP = proposed_op_sql("r")
 _LINE = f'CASE WHEN {_OP} = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
 BROUGHT_SQL = f"""
 SELECT k.sid, k.kind, COUNT(DISTINCT k.line) FROM (
