@@ -1,4 +1,4 @@
-"""The rule book's pure modules import no Django (docs/architecture.md): they run, and are tested, without a database."""
+"""The rule book's pure modules import no Django (docs/architecture.md): they run and are tested without a database."""
 
 import subprocess
 import sys
