@@ -49,6 +49,19 @@ class Conflict(NotebookError):
     status = 409
 
 
+class LooksAlike(Conflict):
+    """A new title that reads like an existing one once case, separators and trailing punctuation are ignored."""
+
+    code = "title_looks_alike"
+
+
+class TooMany(NotebookError):
+    """More new notebooks from one actor within the window than the limit allows (Retry-After says when)."""
+
+    code = "too_many_notebooks"
+    status = 429
+
+
 # What SQLite and PostgreSQL say when they cannot grow a file: nothing was written, the same write may work later.
 STORAGE_FULL_SAYS = ("database or disk is full", "No space left on device", "could not extend file")
 STORAGE_FULL = "The database's disk is full: nothing was written. Try again later."
