@@ -143,16 +143,25 @@ def normalized(text: str) -> str:
     return " ".join(words(text))
 
 
-def vectorizer() -> TfidfVectorizer:
+def vectorizer(common: "int | float" = COMMON) -> TfidfVectorizer:
     return TfidfVectorizer(
-        analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, max_df=COMMON, dtype=np.float32
+        analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, max_df=common, dtype=np.float32
     )
 
 
 def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
-    """Rows L2-normalised, so a dot product is the cosine."""
+    """Rows L2-normalised, so a dot product is the cosine. When every n-gram is in more than COMMON lines (a
+    notebook of one line written 1,500 times), every n-gram is kept: dropping them all left scikit-learn nothing
+    to fit, and its ValueError answered the Similar view and every add with a 500."""
+    normal = [normalized(t) for t in texts]
     vec = vectorizer()
-    return vec, vec.fit_transform([normalized(t) for t in texts]).tocsr()
+    try:
+        return vec, vec.fit_transform(normal).tocsr()
+    except ValueError:
+        if len(normal) <= COMMON:
+            raise  # no n-gram at all: pruning is not why
+        vec = vectorizer(common=1.0)
+        return vec, vec.fit_transform(normal).tocsr()
 
 
 def close_pairs(
