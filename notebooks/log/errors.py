@@ -34,6 +34,10 @@ class Unchanged(Invalid):
     code = "unchanged"
 
 
+class Redacted(Invalid):
+    """Words a redact row of the notebook names, written again: refused (the same code as any bad input)."""
+
+
 class NotFound(NotebookError):
     code = "not_found"
     status = 404
