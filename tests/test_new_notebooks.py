@@ -71,8 +71,9 @@ def test_the_api_answers_409_title_looks_alike(demo, pippa):
 
 
 def test_the_cli_refuses_a_lookalike(demo):
-    with pytest.raises(CommandError, match="did you mean 'zelda-demo'"):
+    with pytest.raises(CommandError, match="did you mean 'zelda-demo'") as refused:
         call_command("notebook", "create", "Zelda-demo", stdout=StringIO())
+    assert refused.value.returncode == 5
     assert _titles() == ["zelda-demo"]
 
 
@@ -149,3 +150,32 @@ def test_the_cli_is_the_operators_and_not_limited(db, few):
 def test_the_openapi_document_declares_the_429_and_its_retry_after(db, pippa):
     create = pippa.get("/api/openapi.json").json()["paths"]["/api/notebooks"]["post"]
     assert "Retry-After" in create["responses"]["429"]["headers"]
+
+
+CREATES = """
+import json, os, sys, django
+django.setup()
+from django.test import Client
+from django.test.utils import setup_test_environment
+setup_test_environment()
+client = Client(HTTP_AUTHORIZATION="Bearer " + os.environ["TOKEN"])
+codes = [client.post("/api/notebooks", json.dumps({"title": f"game {sys.argv[1]}-{i}"}),
+                     content_type="application/json").status_code for i in range(3)]
+print(json.dumps(codes))
+"""
+
+
+def test_parallel_creates_of_one_actor_never_pass_the_limit(scratch_db):
+    """Two processes, three creates each, a limit of four: exactly four are made, whichever process wins."""
+    db = scratch_db()
+    token = db.manage("notebook", "token", "pippa").stdout.strip().splitlines()[-1]
+    env = db.env(TOKEN=token, NOTEBOOK_NEW_NOTEBOOKS="4")
+    workers = [db.start("-c", CREATES, str(i), env=env) for i in range(2)]
+    codes = []
+    for worker in workers:
+        out, err = worker.communicate(timeout=240)
+        assert worker.returncode == 0, err
+        codes += json.loads(out.strip().splitlines()[-1])
+    assert sorted(codes) == [201] * 4 + [429] * 2
+    count = "import django; django.setup(); from notebooks.models import Notebook; print(Notebook.objects.count())"
+    assert db.run("-c", count).stdout.strip() == "4"
