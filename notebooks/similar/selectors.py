@@ -22,9 +22,10 @@ from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine
 from notebooks.similar.engine import Group
 
+T = TypeVar("T")
+
 GROUPS = "similar.groups"  # the name the groups and their pairs are kept under in the live view's made answers
 INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
-T = TypeVar("T")
 REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
 
 
