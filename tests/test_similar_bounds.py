@@ -138,3 +138,12 @@ def test_the_nearest_lines_to_an_add_are_looked_for_among_the_budgeted_lines(set
     assert 3 in [x["n"] for x in similar.nearest_for(messy, SHIELD)]
     n = services.add(notebook="zelda", text=SHIELD, source="seen", by="pippa", why="again").n
     assert n in [x["n"] for x in similar.nearest_for(messy, SHIELD)]  # a line written since is looked among
+
+
+def test_lines_without_a_word_liken_nothing_and_answer_200(notebook, dad, editor_client, pippa):
+    """An add of "!!!" to a notebook with no word in it answered 500: scikit-learn refuses an empty vocabulary."""
+    for text in ("!!!", "???"):
+        added = pippa.post("/api/notebooks/zelda/lines", {"text": text, "source": "seen", "why": "a mark"})
+        assert added.status_code == 201 and added.json()["similar"] == []
+    assert editor_client.get("/notebooks/zelda/?show=similar").status_code == 200
+    assert similar.groups_for(notebook) == [] and engine.nearest([(1, "!!!", "seen")], "???") == []
