@@ -178,6 +178,15 @@ NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "20000
 NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 # Seconds an Idempotency-Key is kept with its answer (docs/agents.md, "Retries and idempotency"): a day.
 NOTEBOOK_IDEMPOTENCY_TTL = float(os.environ.get("NOTEBOOK_IDEMPOTENCY_TTL", "86400"))
+# New notebooks one actor may create through the API or MCP per window (agents/creation_limit.py): one agent made
+# 1,800 in 16 s. Dad, the editor, gets more; the CLI and the vault are the operator's and are not limited.
+NOTEBOOK_NEW_NOTEBOOKS = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS", "30"))
+NOTEBOOK_NEW_NOTEBOOKS_EDITOR = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_EDITOR", "300"))
+NOTEBOOK_NEW_NOTEBOOKS_WINDOW = float(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_WINDOW", "600"))
+# The Similar view compares at most this many live lines and characters, the newest first (similar/selectors.py):
+# 10,000 lines or 1.5 million characters take this machine 4 s or more, and a page must answer in a few seconds.
+NOTEBOOK_SIMILAR_LINES = int(os.environ.get("NOTEBOOK_SIMILAR_LINES", "5000"))
+NOTEBOOK_SIMILAR_CHARACTERS = int(os.environ.get("NOTEBOOK_SIMILAR_CHARACTERS", "500000"))
 # Seconds a session stays open without a call of its holder (docs/agents.md, "Sessions"): then it lapses.
 NOTEBOOK_SESSION_TTL = float(os.environ.get("NOTEBOOK_SESSION_TTL", "3600"))
 

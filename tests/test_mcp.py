@@ -50,7 +50,7 @@ async def _session_calls(database_url: str) -> dict:
     server = StdioServerParameters(
         command=sys.executable,
         args=["manage.py", "notebook", "mcp", "--actor", "pippa"],
-        env={"DATABASE_URL": database_url},
+        env={"DATABASE_URL": database_url, "NOTEBOOK_NEW_NOTEBOOKS": "2"},  # the third new notebook is refused
         cwd=str(ROOT),
     )
     out: dict = {}
@@ -100,6 +100,9 @@ async def _session_calls(database_url: str) -> dict:
             out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
             out["nul_after"] = await call("notebooks", after="a\x00")
             out["blank_after"] = await call("notebooks", after="", limit=2)
+            out["looks_alike"] = await call("create", title="Metroid_Prime.")
+            out["second_created"] = await call("create", title="samus")
+            out["one_too_many"] = await call("create", title="samus returns")
     return out
 
 
@@ -264,3 +267,16 @@ def test_a_notebook_is_created_through_mcp_only_outside_a_session_elsewhere(call
     assert during["notebook"] == "zelda" and isinstance(during["session"], int)
     assert calls["created"] == {"title": "metroid prime", "head": 0, "session": None}
     assert _refused(calls, "old_to", "not_found (404)")  # the old name 'to' is still taken: the line is missing
+
+
+def test_a_title_like_a_taken_one_is_refused_with_did_you_mean(calls):
+    assert calls["looks_alike"][0] == "error" and calls["looks_alike"][1].startswith("title_looks_alike (409): ")
+    assert "did you mean 'metroid prime'?" in calls["looks_alike"][1]
+    assert calls["refusals"][calls["looks_alike"][1]]["error"]["existing"] == "metroid prime"
+
+
+def test_past_the_limit_of_new_notebooks_the_refusal_says_when_to_retry(calls):
+    assert calls["second_created"]["title"] == "samus"  # the refused look-alike counted nothing
+    assert calls["one_too_many"][0] == "error" and calls["one_too_many"][1].startswith("too_many_notebooks (429): ")
+    error = calls["refusals"][calls["one_too_many"][1]]["error"]
+    assert error["limit"] == 2 and 1 <= error["retry_after"] <= 601

@@ -6,7 +6,7 @@ import math
 
 from ninja.responses import NinjaJSONEncoder
 
-from notebooks.agents import queries, schemas
+from notebooks.agents import creation_limit, queries, schemas
 from notebooks.log import checks, proposals, reads, selectors, services
 from notebooks.log.errors import Invalid, NotFound
 from notebooks.log.roles import Actor
@@ -56,7 +56,7 @@ def _page(found: list, limit: int | None) -> tuple[list, bool]:
 
 
 def created(title: str, by: Actor) -> schemas.NotebookItem:
-    nb = services.create_notebook(title=title, by=by.name)
+    nb = creation_limit.create_notebook(title=title, actor=by)
     return schemas.NotebookItem(title=nb.title, head=0, session=None)
 
 

@@ -74,7 +74,7 @@ READ = declared(400, 401, 404, 405)
 WRITE = declared(400, 401, 403, 404, 405, 409, 413, 503)
 TAKE = declared(400, 401, 404, 405, 409, 413, 500, 503)  # anyone may take; the vault's git may fail (vault_git)
 LAND = declared(400, 401, 403, 404, 405, 409, 413, 500, 503)
-CREATE = declared(400, 401, 405, 409, 413, 503)
+CREATE = declared(400, 401, 405, 409, 413, 429, 503)
 
 
 def error_response(exc: NotebookError) -> JsonResponse:
@@ -129,8 +129,10 @@ def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.Noteb
 
 @api.post("/notebooks", response={201: s.NotebookItem, **CREATE}, operation_id="createNotebook", tags=NOTEBOOKS,
           summary="Start a notebook (a game's), empty.",
-          description="Refused (409) when the title is taken, and while the actor holds a session on another "
-          "notebook: a write under another title is refused while a session is open.")  # fmt: skip
+          description="Refused (409) when the title is taken or looks like one taken (title_looks_alike, naming it "
+          "in 'existing'), and while the actor holds a session on another notebook: a write under another title is "
+          "refused while a session is open. An actor creates at most NOTEBOOK_NEW_NOTEBOOKS notebooks per "
+          "NOTEBOOK_NEW_NOTEBOOKS_WINDOW seconds (429 too_many_notebooks, Retry-After).")  # fmt: skip
 @idempotency.http
 def create(request: HttpRequest, body: b.NotebookIn) -> Status:
     return Status(201, answers.created(body.title, request.auth))

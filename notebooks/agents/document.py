@@ -23,6 +23,11 @@ LEASE_RETRY_AFTER = {
     "schema": {"type": "integer", "minimum": 1},
 }
 
+NEW_NOTEBOOKS_RETRY_AFTER = {
+    "description": "Too many new notebooks: the seconds until this actor may create one again.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
 
 def finish(doc: dict[str, Any]) -> dict[str, Any]:
     for operation in (op for methods in doc["paths"].values() for op in methods.values()):
@@ -31,6 +36,8 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
                 answer["description"] = SAID[int(status)]
             if str(status) == "503":  # ninja keys the answers by int
                 answer["headers"] = {"Retry-After": RETRY_AFTER}
+            if str(status) == "429":
+                answer["headers"] = {"Retry-After": NEW_NOTEBOOKS_RETRY_AFTER}
             if str(status) == "409" and operation.get("operationId") == "takeSession":
                 answer["headers"] = {"Retry-After": LEASE_RETRY_AFTER}
     doc["info"]["version"] = VERSION

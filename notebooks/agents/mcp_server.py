@@ -107,8 +107,9 @@ def build(actor: Actor) -> MCPServer:
         return answers.notebook_list(after or None, limit)  # "" reads as no cursor, as the API's ?after= does
 
     @tool(
-        "Start a notebook for a game, empty. Refused while you hold a session on another notebook, and when the "
-        "title is taken."
+        "Start a notebook for a game, empty. Refused while you hold a session on another notebook, when the title "
+        "is taken or looks like one taken (title_looks_alike: did you mean 'existing'?), and past your limit of new "
+        "notebooks in a window (too_many_notebooks, with retry_after seconds)."
     )
     def create(title: s.Title) -> s.NotebookItem:
         return answers.created(title, actor)

@@ -14,11 +14,13 @@ CODES = (
     "not_found",  # 404
     "method_not_allowed",  # 405
     "conflict",  # 409
+    "title_looks_alike",  # 409: a new title reads like an existing one (its title in `existing`: did you mean it?)
     "gate_refused",  # 409: a land refused by a final gate, with reasons
     "lapsed",  # 409: the session lapsed (no call of its holder for NOTEBOOK_SESSION_TTL seconds)
     "idempotency_in_progress",  # 409: the Idempotency-Key's first request is still being answered
     "too_large",  # 413
     "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
+    "too_many_notebooks",  # 429: this actor created their limit of notebooks within the window (Retry-After)
     "unavailable",  # 503: the database's disk is full (Retry-After)
     "vault_git",  # 500: the vault's git could not be run (a take or land that reaches git)
 )
@@ -36,6 +38,8 @@ SAID = {
     "reasons). A take of a claimed notebook names the holder and session, with Retry-After: the seconds until the "
     "holder's lease would lapse.",
     413: "The request body is too large.",
+    429: "Too many new notebooks: this actor created NOTEBOOK_NEW_NOTEBOOKS within NOTEBOOK_NEW_NOTEBOOKS_WINDOW "
+    "seconds (code too_many_notebooks, limit, window); try again after Retry-After seconds.",
     503: "The database's disk is full: nothing was written; try again after Retry-After seconds.",
 }
 

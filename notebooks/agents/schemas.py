@@ -324,6 +324,9 @@ class Problem(BaseModel):
     reasons: list[str] | None = Field(None, description="A land refused (gate_refused): each final gate that failed.")
     lapsed_at: float | None = Field(None, description="A lapsed session (code lapsed): when its lease ran out.")
     line: int | None = Field(None, description="An import refused: the line of the file.")
+    existing: str | None = Field(None, description="A title refused as a look-alike: the taken title it looks like.")
+    limit: int | None = Field(None, description="Too many new notebooks: how many one actor may create per window.")
+    window: float | None = Field(None, description="Too many new notebooks: the window, in seconds.")
 
 
 class Error(BaseModel):

@@ -23,6 +23,11 @@ def register(subparsers: Any, command: BaseCommand) -> None:
     p = sub("similar", similar_, "List groups of live lines that probably repeat or contradict each other, best first.")
     p.add_argument("title")
     p.add_argument("--json", action="store_true", help='print {"groups": [{"lines", "kind", "score"}, ...]}')
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="compare every live line, past NOTEBOOK_SIMILAR_LINES and NOTEBOOK_SIMILAR_CHARACTERS (the card's budget)",
+    )
 
     p = sub("not-alike", not_alike, "Record that these lines are not alike: a group of only them is not offered again.")
     p.add_argument("title")
@@ -39,9 +44,16 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 
 def similar_(cmd: BaseCommand, o: dict) -> None:
     nb = selectors.get_notebook(o["title"])
-    found = similar.groups_for(nb)
+    limit = similar.UNBOUNDED if o["all"] else similar.budget()
+    found = similar.groups_for(nb, limit)
+    compared = similar.compared_for(nb, limit)
+    if compared.cut:
+        cmd.stderr.write(f"{compared.said} (--all compares every line.)")
     if o["json"]:
-        cmd.stdout.write(json.dumps({"groups": [g.as_dict() for g in found]}))
+        answer: dict = {"groups": [g.as_dict() for g in found]}
+        if compared.cut:  # how many of the lines the groups were made from
+            answer.update(compared=compared.lines, of=compared.of)
+        cmd.stdout.write(json.dumps(answer))
         return
     if not found:
         cmd.stderr.write("(no similar lines)")

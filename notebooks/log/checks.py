@@ -7,6 +7,7 @@ says the same thing in its own words.
 
 import math
 import time
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,6 +104,13 @@ def check_id(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")
     return value
+
+
+def title_key(title: str) -> str:
+    """What two titles that look alike share: NFKC, casefolded, every separator and punctuation mark dropped (so
+    "Zelda-demo", "zelda_demo", "zelda demo" and "zelda-demo." all read "zeldademo"); '+' is kept: "c++" is not "c"."""
+    folded = unicodedata.normalize("NFKC", title).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "PZC")
 
 
 def problem_of_name(name: object) -> str | None:

@@ -33,6 +33,10 @@ class Unchanged(Invalid):
     code = "unchanged"
 
 
+class Redacted(Invalid):
+    """Words a redact row of the notebook names, written again: refused (the same code as any bad input)."""
+
+
 class NotFound(NotebookError):
     code = "not_found"
     status = 404
@@ -46,3 +50,16 @@ class Forbidden(NotebookError):
 class Conflict(NotebookError):
     code = "conflict"
     status = 409
+
+
+class LooksAlike(Conflict):
+    """A new title that reads like an existing one once case, separators and trailing punctuation are ignored."""
+
+    code = "title_looks_alike"
+
+
+class TooMany(NotebookError):
+    """More new notebooks from one actor within the window than the limit allows (Retry-After says when)."""
+
+    code = "too_many_notebooks"
+    status = 429

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from notebooks.log import fold, guards, importing, outside, rowformat, wordkeys
 from notebooks.log.append import append
 from notebooks.log.checks import latest_time
-from notebooks.log.errors import Conflict, Forbidden, Invalid
+from notebooks.log.errors import Conflict, Forbidden, Invalid, Redacted
 from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
 from notebooks.log.locks import lock_notebook
@@ -161,6 +161,9 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         nb = lock_notebook(nb)
         top = head(nb)
         state = import_state(nb)
+        # The log's redactions are asked last, by append(): a file refused for any other reason is refused for it,
+        # so a probe cannot test a guess at redacted words (docs/RELIABILITY.md, "What a redaction leaves").
+        state.redacted.clear()
         sources = {n: line.source for n, line in state.lines.items()}
         own_sources = {sid: {n: line.source for n, line in lines.items()} for sid, lines in state.pending.items()}
         rows, after = importing.parse(
@@ -187,7 +190,12 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             sid = fields.get("session_id")
             own = None if sid is None else own_sources.setdefault(sid, {})
             _outside_row_allowed(fields, sources, authors.editor(fields["line_no"]), own=own, editors=editors)
-        written = append(nb, rows, top, redacted=frozenset(after.redacted))
+        try:
+            written = append(nb, rows, top, redacted=frozenset(after.redacted))
+        except Redacted:  # one answer per attempt, logged there: not which row, nor which redaction
+            raise Redacted(
+                f"Words of these rows were redacted from notebook {notebook!r}; they cannot be written into it again."
+            ) from None
         authors.record(nb, [(fields["line_no"], row.seq) for fields, row in zip(rows, written, strict=True)])
     return Appended(notebook=nb, created=created, seqs=tuple(r.seq for r in written), by=tuple(r.by for r in written))
 

@@ -13,8 +13,8 @@ from django.db import IntegrityError, connection, transaction
 
 from notebooks.log import fold, guards, one_trip, rowformat, snapshots, wordkeys
 from notebooks.log.append import RowWritten, append
-from notebooks.log.checks import check_number, check_reason, check_source, check_words
-from notebooks.log.errors import Conflict, Invalid, NotFound, Unchanged
+from notebooks.log.checks import check_number, check_reason, check_source, check_words, title_key
+from notebooks.log.errors import Conflict, Invalid, LooksAlike, NotFound, Unchanged
 from notebooks.log.fold import LineState
 from notebooks.log.roles import Actor, as_actor, check_name
 from notebooks.log.write_state import (
@@ -77,10 +77,24 @@ def create_notebook(*, title: str, by: str) -> Notebook:
             guards.current().refuse_new_notebook(title=title, by=by)
             if Notebook.objects.filter(title=title).exists():
                 raise Conflict(f"A notebook titled {title!r} already exists.")
+            _refuse_lookalike(title)
             return Notebook.objects.create(title=title, created_by=by)
     except IntegrityError:
         # A concurrent create of the same title won the race.
         raise Conflict(f"A notebook titled {title!r} already exists.") from None
+
+
+def _refuse_lookalike(title: str) -> None:
+    """A new title must not read like an existing one (checks.title_key): two notebooks one agent or Dad would take
+    for the same. Existing look-alikes from before keep working; only a new one is refused."""
+    key = title_key(title)
+    alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
+    if alike is not None:
+        raise LooksAlike(
+            f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, separators or "
+            f"trailing punctuation): did you mean {alike!r}?",
+            existing=alike,
+        )
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:

@@ -10,7 +10,7 @@ from django.db import connection
 
 from notebooks.log import fold, guards
 from notebooks.log.checks import MAX_NUMBER, check_number
-from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log.errors import Conflict, NotFound, Redacted
 from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
@@ -162,7 +162,7 @@ def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
     logger.warning(
         "A write of words redacted from notebook %r (redact row seq %s) was refused.", notebook.title, redact_seq
     )
-    raise Invalid(
+    raise Redacted(
         f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
         "they cannot be written into it again."
     )

@@ -143,16 +143,32 @@ def normalized(text: str) -> str:
     return " ".join(words(text))
 
 
-def vectorizer() -> TfidfVectorizer:
+NOTHING = {"\x00\x00\x00": 0}  # a vocabulary no normalised text holds: the fit of lines without a word
+
+
+def vectorizer(common: "int | float" = COMMON, vocabulary: dict[str, int] | None = None) -> TfidfVectorizer:
     return TfidfVectorizer(
-        analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=1, max_df=COMMON, dtype=np.float32
+        analyzer="char_wb",
+        ngram_range=(3, 5),
+        sublinear_tf=True,
+        min_df=1,
+        max_df=common,
+        vocabulary=vocabulary,
+        dtype=np.float32,
     )
 
 
 def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
-    """Rows L2-normalised, so a dot product is the cosine."""
+    """Rows L2-normalised, so a dot product is the cosine. scikit-learn refuses a fit that keeps no n-gram, and its
+    ValueError answered the Similar view and an add with a 500: when every n-gram is in more than COMMON lines (one
+    line written 1,500 times) all are kept; when no line has a word ("!!!"), none is, and nothing is alike."""
+    normal = [normalized(t) for t in texts]
     vec = vectorizer()
-    return vec, vec.fit_transform([normalized(t) for t in texts]).tocsr()
+    try:
+        return vec, vec.fit_transform(normal).tocsr()
+    except ValueError:
+        vec = vectorizer(common=1.0) if any(normal) else vectorizer(vocabulary=NOTHING)
+        return vec, vec.fit_transform(normal).tocsr()
 
 
 def close_pairs(

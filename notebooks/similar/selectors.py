@@ -5,9 +5,12 @@ notebook in process memory and brought up to the head by the lines that changed,
 """
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+from django.conf import settings
 from django.db import connection
 from scipy import sparse
 
@@ -19,16 +22,102 @@ from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine
 from notebooks.similar.engine import Group
 
-GROUPS = "similar.groups"  # the name the groups are kept under in the live view's made answers
-PAIRS = "similar.pairs"  # the alike pairs by line number, kept beside the groups
+T = TypeVar("T")
+
+GROUPS = "similar.groups"  # the name the groups and their pairs are kept under in the live view's made answers
 INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
 REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
 
 
-def _live_groups(notebook: Notebook) -> list[Group]:
-    return log_selectors.made_from_live(
-        notebook, GROUPS, lambda view: engine.groups([(x.n, x.text, x.source) for x in _worded(view.lines)])
-    )
+@dataclass(frozen=True)
+class Budget:
+    """The most the engine compares in one go: the newest live lines, while both counts hold."""
+
+    lines: int
+    characters: int
+
+
+UNBOUNDED = Budget(lines=2**62, characters=2**62)  # the CLI's --all: the operator's own time, not a web worker's
+
+
+def budget() -> Budget:
+    """The Similar view's budget (NOTEBOOK_SIMILAR_LINES, NOTEBOOK_SIMILAR_CHARACTERS): the engine's cost grows with
+    both, and 1,500 lines of 3,900 characters or 150,000 short ones held a web worker far past its timeout."""
+    return Budget(lines=settings.NOTEBOOK_SIMILAR_LINES, characters=settings.NOTEBOOK_SIMILAR_CHARACTERS)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What the engine compared: `lines` of the `of` live lines with words (the newest), `characters` of their
+    words; `cut` when it stopped short of the rest, and why."""
+
+    lines: int
+    of: int
+    characters: int
+    budget: Budget
+
+    @property
+    def cut(self) -> bool:
+        return self.lines < self.of
+
+    @property
+    def said(self) -> str:
+        """The page's and the CLI's plain words for a cut, "" when every line was compared."""
+        if not self.cut:
+            return ""
+        return (
+            f"Compared only the {self.lines:,} newest of {self.of:,} lines ({self.characters:,} characters): the "
+            f"Similar view stops at {self.budget.lines:,} lines or {self.budget.characters:,} characters so that it "
+            f"answers in a few seconds. Older lines were not compared; retire or merge lines to bring them in."
+        )
+
+
+def within(lines: list[Line], limit: Budget) -> list[Line]:
+    """The newest of `lines` (highest numbers first) that fit the budget, in number order: the engine's input."""
+    kept: list[Line] = []
+    used = 0
+    for x in sorted(lines, key=lambda x: -x.n):
+        size = len(x.text or "")
+        if len(kept) >= limit.lines or used + size > limit.characters:
+            break
+        kept.append(x)
+        used += size
+    return kept[::-1]
+
+
+def _compared_lines(view: "log_selectors.PinnedView", limit: Budget) -> list[tuple[int, str, str]]:
+    return [(x.n, x.text, x.source) for x in within(_worded(view.lines), limit)]
+
+
+def _made(notebook: Notebook, name: str, limit: Budget, make: "Callable[[log_selectors.PinnedView], T]") -> T:
+    """What `make` makes of the live view, kept per head under `name` and the budget it was made within."""
+    return log_selectors.made_from_live(notebook, f"{name}:{limit.lines}:{limit.characters}", make)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """The engine's answer for one head: the groups, the alike pairs by line number, and each line's pairs."""
+
+    groups: list[Group]
+    pairs: dict[tuple[int, int], float]
+    by_line: dict[int, list[tuple[int, int]]]
+
+
+def _found(notebook: Notebook, limit: Budget) -> _Found:
+    """engine.groups and engine.line_pairs of the compared lines, from one computation of their pairs (the most a
+    cold Similar view costs; it was made twice)."""
+
+    def make(view: "log_selectors.PinnedView") -> _Found:
+        lines = sorted(_compared_lines(view, limit))
+        sim = engine.tfidf_pairs([text or "" for _, text, _ in lines])
+        pairs = {(lines[i][0], lines[j][0]): v for (i, j), v in sim.items()}
+        by_line: dict[int, list[tuple[int, int]]] = {}
+        for pair in pairs:
+            by_line.setdefault(pair[0], []).append(pair)
+            by_line.setdefault(pair[1], []).append(pair)
+        return _Found(engine.group(lines, sim), pairs, by_line)
+
+    return _made(notebook, GROUPS, limit, make)
 
 
 def _worded(lines: list[Line]) -> list[Line]:
@@ -36,13 +125,27 @@ def _worded(lines: list[Line]) -> list[Line]:
     return [x for x in lines if x.text and not x.redacted]
 
 
-def also_close_for(notebook: Notebook, members: tuple[int, ...], k: int = 3) -> list[tuple[int, float]]:
+def compared_for(notebook: Notebook, limit: Budget | None = None) -> Compared:
+    """How much of the live view the groups were made from, and whether the budget cut it short."""
+    limit = limit or budget()
+
+    def count(view: "log_selectors.PinnedView") -> Compared:
+        worded = _worded(view.lines)
+        compared = within(worded, limit)
+        return Compared(len(compared), len(worded), sum(len(x.text or "") for x in compared), limit)
+
+    return _made(notebook, "similar.compared", limit, count)
+
+
+def also_close_for(
+    notebook: Notebook, members: tuple[int, ...], k: int = 3, limit: Budget | None = None
+) -> list[tuple[int, float]]:
     """Live lines outside a group that are close to one of its lines ([(n, score)], closest first), offered beside
-    the group for Dad to add: the pairs are made once per head with the live view."""
-    pairs = log_selectors.made_from_live(
-        notebook, PAIRS, lambda view: engine.line_pairs([(x.n, x.text, x.source) for x in _worded(view.lines)])
-    )
-    return engine.also_close(pairs, members, k)
+    the group for Dad to add: the pairs are made once per head with the live view, and indexed by line, so each
+    group reads only its own lines' pairs (engine.also_close read every pair once per group)."""
+    found = _found(notebook, limit or budget())
+    near = {pair: found.pairs[pair] for n in set(members) for pair in found.by_line.get(n, ())}
+    return engine.also_close(near, members, k)
 
 
 def live_marks(notebook: Notebook) -> list[NotAlike]:
@@ -57,9 +160,10 @@ def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
     return any(set(group.lines) <= mark for mark in marks)
 
 
-def groups_for(notebook: Notebook) -> list[Group]:
-    """The groups of live lines now, best first, minus those a live "Not alike" mark covers."""
-    found = _live_groups(notebook)
+def groups_for(notebook: Notebook, limit: Budget | None = None) -> list[Group]:
+    """The groups of live lines now, best first, minus those a live "Not alike" mark covers; made of the newest
+    lines within the budget (compared_for says whether it cut them short)."""
+    found = _found(notebook, limit or budget()).groups
     marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
     return [g for g in found if not hidden_by(g, marks)] if marks else list(found)
 
@@ -106,7 +210,7 @@ class _Index:
         if (self.seq, self.hash) == (view.seq, view.hash):
             return True
         if view.seq < self.seq or view.seq - self.seq > FOLLOW_ROWS:
-            return self._follow_all(_worded(view.live.lines), view.seq, view.hash)
+            return self._follow_all(within(_worded(view.live.lines), budget()), view.seq, view.hash)
         with connection.cursor() as cursor:  # the lines the rows since touched, and the index's own row still there
             cursor.execute(
                 "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
@@ -187,7 +291,8 @@ def _index(notebook: Notebook) -> _Index:
         with index.lock:
             if kept.with_live(notebook, lambda view: index.follow_view(view, notebook)):
                 return index
-    lines, top = kept.with_live(notebook, lambda view: (_worded(view.live.lines), view.head))
+    # Fitted on the newest lines within the Similar view's budget: 150,000 lines took an add 31 s to fit.
+    lines, top = kept.with_live(notebook, lambda view: (within(_worded(view.live.lines), budget()), view.head))
     index = _Index.fitted(lines, top.seq, top.hash)
     return _indexes.keep(key, lambda _old: index)
 
@@ -204,7 +309,8 @@ def nearest_for(
     """The live lines most like `text` ([{"n", "score"}], at most k, most alike first; empty when none is close),
     `exclude` left out (the line just added). For the answer to an add: it names, it never refuses. A session's
     holder reads her own writes: `pending` are lines her proposals wrote (new or new words), `hidden` the numbers
-    they took out of her view or gave other words."""
+    they took out of her view or gave other words. Only the newest lines within budget() are looked among, and
+    those written since."""
     if pending and not _worded(kept.live(notebook)[0]):  # only her pending lines so far: nothing to fit an index on
         mine = [(x.n, x.text, x.source) for x in _worded(pending) if x.n != exclude]
         return [{"n": n, "score": s} for n, s in engine.nearest(mine, text, k)]

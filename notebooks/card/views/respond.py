@@ -232,6 +232,8 @@ def _similar_context(
         return {"similar_groups": []}
     return {
         "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request)),
+        "similar_total": len(similar_selectors.groups_for(notebook)),
+        "similar_compared": similar_selectors.compared_for(notebook),
         "not_alike_marks": similar_selectors.live_marks(notebook),
         "words_limit": settings.NOTEBOOK_MAX_WORDS,
         "reason_limit": settings.NOTEBOOK_MAX_REASON,

@@ -1,0 +1,56 @@
+"""How many notebooks one actor may create through the API and MCP: NOTEBOOK_NEW_NOTEBOOKS per
+NOTEBOOK_NEW_NOTEBOOKS_WINDOW seconds (NOTEBOOK_NEW_NOTEBOOKS_EDITOR for Dad). The count is of the notebooks they
+made (Notebook.created_by, created_at), read and written under one lock per actor, so parallel creates cannot pass
+it; a refused create made nothing and counts nothing."""
+
+import hashlib
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from notebooks.log import services
+from notebooks.log.errors import TooMany
+from notebooks.log.roles import Actor
+from notebooks.models import Notebook
+
+LOCK_CLASS = 0x6E6E  # "nn": apart from the notebooks' own advisory locks (log/locks.py) and sign-in's
+
+
+def now() -> datetime:
+    return timezone.now()
+
+
+def limit_of(actor: Actor) -> int:
+    return settings.NOTEBOOK_NEW_NOTEBOOKS_EDITOR if actor.editor else settings.NOTEBOOK_NEW_NOTEBOOKS
+
+
+def _lock(name: str) -> None:
+    """Serialise one actor's creates. SQLite's write transaction (IMMEDIATE) already does."""
+    if connection.vendor == "postgresql":
+        key = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) - 2**31
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, key])
+
+
+def create_notebook(*, title: str, actor: Actor) -> Notebook:
+    """services.create_notebook, refused with TooMany (429, Retry-After) once the actor made their limit's worth of
+    notebooks within the window."""
+    window = settings.NOTEBOOK_NEW_NOTEBOOKS_WINDOW
+    limit = limit_of(actor)
+    with transaction.atomic():
+        _lock(actor.name)
+        at = now()
+        made = Notebook.objects.filter(created_by=actor.name, created_at__gt=at - timedelta(seconds=window))
+        times = sorted(made.values_list("created_at", flat=True))
+        if len(times) >= limit:
+            # Free again when enough of these have left the window to bring the count under the limit.
+            wait = (times[len(times) - limit] + timedelta(seconds=window) - at).total_seconds()
+            raise TooMany(
+                f"{actor.name!r} created {len(times)} notebooks in the last {window:g} seconds; the limit is {limit}. "
+                f"Try again in {int(wait) + 1} seconds, or add to a notebook you have.",
+                limit=limit,
+                window=window,
+            ).retrying_after(int(wait) + 1)
+        return services.create_notebook(title=title, by=actor.name)
