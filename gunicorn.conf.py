@@ -15,7 +15,8 @@ timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
 graceful_timeout = 10
 keepalive = 5
 # Workers are not recycled by default: each keeps the notebooks' folded views and the card's rendered lines (both
-# bounded, log/kept.py and card/fragments.py), and a new worker renders a 1,000-line card from scratch (about 1.5 s).
+# bounded, log/views/kept.py and card/fragments.py), and a new worker renders a 1,000-line card from scratch
+# (about 1.5 s).
 # WEB_MAX_REQUESTS=N recycles a worker after N requests (with 10% jitter so they do not restart together).
 max_requests = int(os.environ.get("WEB_MAX_REQUESTS", "0"))
 max_requests_jitter = max_requests // 10

@@ -302,7 +302,7 @@ WHY_FAILS = {
         "database, shared with other sessions' work). On top of the commit an add runs one statement reading "
         "the notebook, its head and next number, any redaction of its words and the session's claim, then "
         "inserts the row and its words through Django's cursor in transaction.atomic() (on PostgreSQL one "
-        "round trip, log/one_trip.py), and every 250 rows looks whether a view snapshot is due. A disk shared "
+        "round trip, log/store/fast_add.py), and every 250 rows looks whether a view snapshot is due. A disk shared "
         "with other sessions' commits bounds both figures."
     ),
     "4 writer processes on 4 notebooks": (

@@ -207,7 +207,8 @@ def speed(quick: bool) -> dict:
     from django.test import Client
 
     from notebooks.agents import tokens
-    from notebooks.log import imports, kept, selectors
+    from notebooks.log import imports
+    from notebooks.log.views import kept, selectors
     from notebooks.similar import selectors as similar
 
     out: dict = {}

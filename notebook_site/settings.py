@@ -211,8 +211,9 @@ NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
 # Writer keys (docs/vault.md, "Writer keys"): each outside writer's secret is derived from this one and never stored.
 # Unset, it is derived from SECRET_KEY, so changing SECRET_KEY changes every writer's secret: set it in production.
 NOTEBOOK_WRITER_KEY_SECRET = os.environ.get("NOTEBOOK_WRITER_KEY_SECRET", "")
-# The key of words' salts (log/wordkeys.py): unset, derived from SECRET_KEY. Changing it breaks no digest, but words
-# written after the change are no longer found by the digest of their copies from before (docs/RELIABILITY.md).
+# The key of words' salts (log/identity/wordkeys.py): unset, derived from SECRET_KEY. Changing it breaks no digest,
+# but words written after the change are no longer found by the digest of their copies from before
+# (docs/RELIABILITY.md).
 NOTEBOOK_WORDS_SECRET = os.environ.get("NOTEBOOK_WORDS_SECRET", "")
 # What an outside row no key proves becomes: "agent" (imported as NOTEBOOK_VAULT_OUTSIDE_AGENT, with an agent's
 # rights) or "refuse" (the file is refused with an alarm). Read by log/writer_keys.unproven_policy.

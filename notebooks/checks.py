@@ -3,7 +3,7 @@ from typing import Any
 from django.core.checks import Error, register
 from django.db import DatabaseError, connections
 
-from notebooks.log import triggers
+from notebooks.log.store import triggers
 
 
 @register()
@@ -36,7 +36,7 @@ def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
     from django.conf import settings
 
     from notebooks.log.checks import problem_of_name
-    from notebooks.log.writer_keys import UNPROVEN_POLICIES
+    from notebooks.log.identity.writer_keys import UNPROVEN_POLICIES
 
     errors: list[Error] = []
     policy = settings.NOTEBOOK_VAULT_UNPROVEN

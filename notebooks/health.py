@@ -5,7 +5,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from notebooks.log import triggers
+from notebooks.log.store import triggers
 
 
 @never_cache

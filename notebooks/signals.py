@@ -15,7 +15,7 @@ def secure_delete(connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
 
 def before_migrate(using: str = "default", **kwargs: Any) -> None:
     """Take out the one trigger that names another table, which SQLite's table rebuilds cannot rename past."""
-    from notebooks.log import triggers
+    from notebooks.log.store import triggers
 
     triggers.ungate(connections[using])
 
@@ -24,8 +24,8 @@ def after_migrate(using: str = "default", **kwargs: Any) -> None:
     """Re-install the triggers (a SQLite table rebuild drops them) and make sure the editors group exists."""
     from django.contrib.auth.models import Group, Permission
 
-    from notebooks.log import triggers
-    from notebooks.log.roles import EDITOR_GROUP
+    from notebooks.log.identity.roles import EDITOR_GROUP
+    from notebooks.log.store import triggers
 
     triggers.install(connections[using], gate_redactions=True)
     if "auth_group" not in connections[using].introspection.table_names():

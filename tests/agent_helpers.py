@@ -5,7 +5,7 @@ from typing import Any
 
 from django.test import Client
 
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 
 DAD = Actor(name="dad", editor=True)
 

@@ -44,13 +44,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.fixture(autouse=True)
 def _no_guessed_heads() -> None:
     """Each test's database starts again (rolled back), so no head a write remembered from another test stands
-    (log/one_trip.py: a wrong guess costs a round trip, and a test counting calls would count it)."""
-    from notebooks.log import one_trip, reads
+    (log/store/fast_add.py: a wrong guess costs a round trip, and a test counting calls would count it)."""
+    from notebooks.log.store import fast_add
+    from notebooks.log.views import turn_reads
     from notebooks.sessions import leases
     from notebooks.similar import selectors as similar_selectors
 
-    one_trip.forget()
-    reads.forget()  # nor a turn read this process remembers writing
+    fast_add.forget()
+    turn_reads.forget()  # nor a turn read this process remembers writing
     similar_selectors.forget()  # nor a nearest-line index of rows rolled back
     leases.forget()  # nor which actors' leases this process renewed lately
 

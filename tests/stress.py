@@ -35,8 +35,9 @@ def setup(args: argparse.Namespace) -> None:
 def work(args: argparse.Namespace) -> None:
     """Random adds, edits, retirements and merges; one JSON line per attempt, written as soon as it returns."""
     _django()
-    from notebooks.log import selectors, services
+    from notebooks.log import services
     from notebooks.log.errors import NotebookError
+    from notebooks.log.views import selectors
 
     rng = random.Random(args.seed)
     titles = args.notebooks.split(",")
@@ -86,7 +87,7 @@ def check(args: argparse.Namespace) -> None:
     _django()
     from django.db import connection
 
-    from notebooks.log import triggers
+    from notebooks.log.store import triggers
     from notebooks.log.verify import verify_chain
     from notebooks.models import Notebook
 

@@ -1,4 +1,4 @@
-from notebooks.log import triggers
+from notebooks.log.store import triggers
 
 
 def test_the_new_tables_are_protected(db):

@@ -15,7 +15,7 @@ import django
 django.setup()
 from notebooks.agents import tokens
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 services.create_notebook(title="zelda", by="test")
 services.add(notebook="zelda", text="block first", source="dad", by=Actor("dad", editor=True), why="a rule")
 services.add(notebook="zelda", text="roll after the swing", source="seen", by="pippa", why="died")

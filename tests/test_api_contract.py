@@ -3,7 +3,8 @@ answer's status, shape and error code checked, so a change of how the API is bui
 
 import pytest
 
-from notebooks.log import rowformat, wordkeys
+from notebooks.log import rowformat
+from notebooks.log.identity import wordkeys
 from tests.agent_helpers import Api
 
 LINE_KEYS = {"n", "text", "source", "by", "at", "seq"}

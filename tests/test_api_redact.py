@@ -1,6 +1,7 @@
 """POST /api/notebooks/{title}/lines/{n}/redact: the human editor's token removes words for good; agents may not."""
 
-from notebooks.log import selectors, wordkeys
+from notebooks.log.identity import wordkeys
+from notebooks.log.views import selectors
 from notebooks.models import Words
 
 URL = "/api/notebooks/zelda/lines"

@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from notebooks.log.roles import user_is_editor
+from notebooks.log.identity.roles import user_is_editor
 
 
 def _run(path) -> str:
@@ -46,7 +46,7 @@ def test_the_demo_notebook_is_made_once_and_left_alone_after(db):
     """`make run` runs `notebook demo` every time: a fresh machine's first screen is not an empty list."""
     from pathlib import Path
 
-    from notebooks.log import selectors
+    from notebooks.log.views import selectors
 
     out = StringIO()
     call_command("notebook", "demo", stdout=out)

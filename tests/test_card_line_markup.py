@@ -9,7 +9,8 @@ from django.template.loader import get_template
 
 from notebooks.card import fragments
 from notebooks.card.services import mark_reviewed
-from notebooks.log import redaction, selectors, services
+from notebooks.log import redaction, services
+from notebooks.log.views import selectors
 from tests.card_helpers import url
 
 SECRET = "the door code is 4471"

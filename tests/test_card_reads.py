@@ -6,7 +6,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import imports, kept, selectors, services
+from notebooks.log import imports, services
+from notebooks.log.views import kept, selectors
 
 
 def test_live_line_is_the_lines_current_words_or_none_once_retired(lines):

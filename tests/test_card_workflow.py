@@ -9,7 +9,8 @@ import pytest
 from django.conf import settings
 
 from notebooks.card import search
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from tests.card_helpers import HX, rows, url
 
 LONG_WORDS = "w" * (settings.NOTEBOOK_MAX_WORDS + 1000)

@@ -14,7 +14,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from notebooks.log import selectors, services, triggers
+from notebooks.log import services
+from notebooks.log.store import triggers
+from notebooks.log.views import selectors
 from notebooks.models import Row
 
 ROOT = Path(__file__).resolve().parent.parent

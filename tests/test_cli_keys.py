@@ -9,7 +9,7 @@ from io import BytesIO, StringIO, TextIOWrapper
 import pytest
 from django.core.management import CommandError, call_command
 
-from notebooks.log import writer_keys
+from notebooks.log.identity import writer_keys
 from tests.databases import ROOT
 
 ROWS = [

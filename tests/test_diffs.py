@@ -1,7 +1,7 @@
 """Word diffs of a line's versions (card/diffs.py): what an edit inserted and deleted, every word escaped."""
 
 from notebooks.card.diffs import entry_diff, word_diff
-from notebooks.log.history import Entry
+from notebooks.log.views.history import Entry
 
 
 def _entry(seq: int, op: str, text: str | None, *, redacted: bool = False, adopted: bool = False) -> Entry:

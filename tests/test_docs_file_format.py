@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from notebooks.log import moves, redaction, selectors, services
+from notebooks.log import moves, redaction, services
+from notebooks.log.views import selectors
 from tests.agent_helpers import DAD
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "file-format.md"

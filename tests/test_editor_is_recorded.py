@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from notebooks.log import imports, rowformat, selectors
+from notebooks.log import imports, rowformat
 from notebooks.log.errors import Forbidden, Invalid
+from notebooks.log.views import selectors
 from tests.vault.vaulttools import signed
 
 DADS_RULE = {"op": "add", "n": 1, "text": "write only what the game taught you", "source": "dad", "by": "dad"}

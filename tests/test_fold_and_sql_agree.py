@@ -6,9 +6,10 @@ from itertools import count
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import fold, queries, redaction, selectors, services
+from notebooks.log import fold, redaction, services
 from notebooks.log.errors import NotebookError
-from notebooks.log.lines import Line
+from notebooks.log.views import queries, selectors
+from notebooks.log.views.lines import Line
 
 _titles = count()
 

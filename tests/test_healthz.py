@@ -3,7 +3,7 @@
 import pytest
 from django.db import OperationalError, connection
 
-from notebooks.log import triggers
+from notebooks.log.store import triggers
 
 
 def _drop_one_trigger() -> str:

@@ -315,7 +315,7 @@ SETUP = """
 import django
 django.setup()
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 services.create_notebook(title="zelda", by="test")
 services.create_notebook(title="metroid", by="test")
 for text in ("the bridge guard swings twice", "always attack first", "roll late"):

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection, connections
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 
 WRITES = 100
 READERS = 3

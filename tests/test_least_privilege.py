@@ -9,7 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
-from notebooks.log import privileges, redaction, services, triggers
+from notebooks.log import redaction, services
+from notebooks.log.store import privileges, triggers
 from tests.databases import owner_tag, pg_execute, pg_url
 
 

@@ -11,9 +11,10 @@ import time
 
 import pytest
 
-from notebooks.log import imports, selectors, services
+from notebooks.log import imports, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.verify import verify_chain
+from notebooks.log.views import selectors
 from notebooks.models import Row
 
 

@@ -24,7 +24,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
 django.setup()
 from django.core.management import call_command
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 services.create_notebook(title="metroid", by="test")
@@ -187,7 +187,7 @@ def test_bad_arguments_are_tool_errors(calls):
 def test_a_lone_surrogate_is_refused_before_the_database():
     """The SDK's client cannot even send one; another client could. No database is reached: none is set up here."""
     from notebooks.agents.mcp_server import build
-    from notebooks.log.roles import Actor
+    from notebooks.log.identity.roles import Actor
 
     result = anyio.run(build(Actor("pippa")).call_tool, "view", {"notebook": "\ud800"})
     assert result.is_error and result.content[0].text.startswith("invalid (400): 'notebook': ")

@@ -9,10 +9,12 @@ from types import SimpleNamespace
 import pytest
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import append, fold, imports, redaction, selectors, services
-from notebooks.log import history as history_fold
+from notebooks.log import fold, imports, redaction, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store import append
+from notebooks.log.views import history as history_fold
+from notebooks.log.views import selectors
 from notebooks.vault import fileformat
 from tests.card_helpers import HX, rows, url
 from tests.test_cli import notebook as cli

@@ -6,7 +6,9 @@ from django.core import checks
 from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrate_signal
 from django.db import IntegrityError, connection, models, transaction
 
-from notebooks.log import selectors, services, triggers
+from notebooks.log import services
+from notebooks.log.store import triggers
+from notebooks.log.views import selectors
 from notebooks.models import Row
 
 

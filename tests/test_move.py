@@ -7,11 +7,12 @@ import time
 
 import pytest
 
-from notebooks.log import fold, imports, redaction, rowformat, selectors, services, verify
-from notebooks.log import history as history_fold
+from notebooks.log import fold, imports, redaction, rowformat, services, verify
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.identity.roles import Actor
 from notebooks.log.moves import move, move_many
-from notebooks.log.roles import Actor
+from notebooks.log.views import history as history_fold
+from notebooks.log.views import selectors
 from notebooks.sessions import services as sessions
 from notebooks.vault import fileformat
 

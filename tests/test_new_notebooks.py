@@ -11,8 +11,9 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from notebooks.agents import creation_limit, tokens
-from notebooks.log import checks, imports, selectors, services
+from notebooks.log import checks, imports, services
 from notebooks.log.errors import LooksAlike
+from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from tests.agent_helpers import Api
 from tests.vault.vaulttools import outside

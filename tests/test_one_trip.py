@@ -1,6 +1,6 @@
-"""An add in one round trip (log/one_trip.py): on PostgreSQL, once this process wrote a notebook's head, an add is one
-call of notebooks_add_row, which takes the lock itself; a wrong guess of the head is a second trip, never a refusal
-nor a gap."""
+"""An add in one round trip (log/store/fast_add.py): on PostgreSQL, once this process wrote a notebook's head, an add
+is one call of notebooks_add_row, which takes the lock itself; a wrong guess of the head is a second trip, never a
+refusal nor a gap."""
 
 import json
 
@@ -8,9 +8,11 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import one_trip, redaction, selectors, services, verify
+from notebooks.log import redaction, services, verify
 from notebooks.log.errors import Conflict, Invalid
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store import fast_add
+from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.sessions import services as sessions
 
@@ -42,7 +44,7 @@ def test_an_add_after_this_process_wrote_the_head_is_one_statement(notebook):
 @pytest.mark.vendor("sqlite")
 def test_sqlite_guesses_nothing(notebook):
     add("one")
-    assert one_trip.try_add("zelda", Actor("pippa"), {}) is None
+    assert fast_add.try_add("zelda", Actor("pippa"), {}) is None
 
 
 def test_a_head_moved_by_another_write_is_read_again_not_refused(notebook, dad):
@@ -148,9 +150,10 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from notebooks.log import redaction, services, snapshots
+from notebooks.log import redaction, services
+from notebooks.log.views import snapshots
 from notebooks.log.errors import Conflict, Invalid
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import Notebook, Row, Snapshot
 from notebooks.sessions import services as sessions
 
@@ -220,7 +223,7 @@ import json, django
 django.setup()
 from django.db import connection
 from notebooks.log import redaction, services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 
 services.create_notebook(title="zelda", by="test")
 for i in range(3):

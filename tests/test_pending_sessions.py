@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from notebooks.log import selectors, services, verify
+from notebooks.log import services, verify
 from notebooks.log.errors import Conflict
+from notebooks.log.views import selectors
 from notebooks.sessions import decisions
 from notebooks.sessions import services as sessions
 from notebooks.sessions.services import GateRefused

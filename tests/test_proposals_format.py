@@ -5,8 +5,9 @@ import json
 
 from django.db import transaction
 
-from notebooks.log import fold, imports, selectors, services, verify
-from notebooks.log.append import append
+from notebooks.log import fold, imports, services, verify
+from notebooks.log.store.append import append
+from notebooks.log.views import selectors
 from notebooks.log.write_state import locked_notebook
 
 

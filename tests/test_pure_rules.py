@@ -7,7 +7,7 @@ import pytest
 
 from tests.databases import ROOT
 
-PURE = ("notebooks.log.fold", "notebooks.log.history", "notebooks.log.errors", "notebooks.log.signing")
+PURE = ("notebooks.log.fold", "notebooks.log.views.history", "notebooks.log.errors", "notebooks.log.identity.signing")
 
 
 @pytest.mark.parametrize("module", PURE)

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from notebooks.log import fold, imports, selectors, services
+from notebooks.log import fold, imports, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.views import selectors
 from notebooks.models import Row
 
 

@@ -103,7 +103,7 @@ def test_a_row_of_no_session_hashes_as_it_did_before_proposals_existed():
 
 
 def test_a_keyer_keys_words_as_keyed_does(settings):
-    from notebooks.log import wordkeys
+    from notebooks.log.identity import wordkeys
 
     for secret in ("", "another secret"):
         settings.NOTEBOOK_WORDS_SECRET = secret

@@ -7,8 +7,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import append, checks, imports, rowformat, selectors, services
+from notebooks.log import checks, imports, rowformat, services
 from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.store import append
+from notebooks.log.views import selectors
 
 
 @pytest.fixture

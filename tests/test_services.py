@@ -5,9 +5,11 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth.models import User
 
-from notebooks.log import append, selectors, services
+from notebooks.log import services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store import append
+from notebooks.log.views import selectors
 from notebooks.models import Notebook, Row, Words
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from notebooks.log import services
 from notebooks.log.errors import Conflict, Forbidden, Invalid
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import EventKind, SessionEvent
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import decisions, leases

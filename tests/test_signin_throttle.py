@@ -8,7 +8,7 @@ import time
 from django.db import connection
 
 from notebooks.card import throttle
-from notebooks.log import privileges
+from notebooks.log.store import privileges
 from tests.databases import Scratch, owner_tag
 
 

@@ -8,8 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import kept, redaction, selectors, services
+from notebooks.log import redaction, services
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.views import kept, selectors
 from notebooks.models import NotAlike
 from notebooks.similar import selectors as similar
 from notebooks.similar import services as marks

@@ -1,4 +1,4 @@
-"""Snapshots of the view (notebooks/log/snapshots.py): made where due, read only when the log backs them, equal to
+"""Snapshots of the view (notebooks/log/views/snapshots.py): made where due, read only when the log backs them, equal to
 the view the whole log gives at every cut, gone with redacted words."""
 
 import io
@@ -10,8 +10,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, snapshot_format, snapshots
-from notebooks.log.lines import Line
+from notebooks.log import imports, redaction, rowformat, services
+from notebooks.log.views import kept, queries, selectors, snapshot_format, snapshots
+from notebooks.log.views.lines import Line
 from notebooks.models import Snapshot
 
 EVERY = 10  # rows between snapshot places in these tests (250 in the product)

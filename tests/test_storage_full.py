@@ -3,7 +3,8 @@
 import pytest
 from django.db import OperationalError
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 
 
 @pytest.fixture

@@ -9,8 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from notebooks.log import selectors, services, triggers
+from notebooks.log import services
+from notebooks.log.store import triggers
 from notebooks.log.verify import verify_chain
+from notebooks.log.views import selectors
 
 
 @pytest.fixture

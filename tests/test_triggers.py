@@ -1,7 +1,8 @@
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import services, triggers
+from notebooks.log import services
+from notebooks.log.store import triggers
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from notebooks.log import imports, selectors, services
+from notebooks.log import imports, services
 from notebooks.log.errors import Invalid
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.views import selectors
 from tests.databases import Scratch
 from tests.mcp_client import mcp_session
 
@@ -92,7 +93,7 @@ SETUP = f"""
 import django
 django.setup()
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 services.create_notebook(title="zelda", by="test")
 services.add(notebook="zelda", text="block first", source="dad", by=Actor("dad", editor=True), why="a rule")
 for words in {TRICKS!r}:

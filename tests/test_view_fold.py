@@ -7,8 +7,10 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import imports, kept, queries, redaction, rowformat, selectors, services, verify, wordkeys
-from notebooks.log.selectors import ALL
+from notebooks.log import imports, redaction, rowformat, services, verify
+from notebooks.log.identity import wordkeys
+from notebooks.log.views import kept, queries, selectors
+from notebooks.log.views.selectors import ALL
 from notebooks.models import Row, Words
 
 

@@ -1,6 +1,6 @@
 """Add line: words and a required Reason; the line gets the next number and source dad."""
 
-from notebooks.log import selectors
+from notebooks.log.views import selectors
 from tests.card_helpers import HX, rows, url
 
 

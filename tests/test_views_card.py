@@ -137,7 +137,7 @@ def test_the_selection_form_comes_back_with_the_first_line(editor_client, notebo
 
 
 def test_it_shows_the_head_hash_a_reader_can_pin(editor_client, lines, notebook):
-    from notebooks.log import selectors
+    from notebooks.log.views import selectors
 
     top = selectors.head(notebook)
     body = editor_client.get(url()).content.decode()

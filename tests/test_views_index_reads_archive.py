@@ -6,8 +6,9 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import services as card_services
-from notebooks.log import reads, services
+from notebooks.log import services
 from notebooks.log.errors import Invalid
+from notebooks.log.views import turn_reads
 from notebooks.models import ArchiveMark, Notebook, TurnRead
 
 
@@ -39,11 +40,11 @@ def test_the_cli_turn_notes_its_reader(lines, capsys):
 
 def test_a_process_writes_a_notebooks_read_at_most_once_a_minute_and_only_forward(lines):
     nb = Notebook.objects.get(title="zelda")
-    assert reads.note_turn_read(nb, "pippa", now=1000.0)
-    assert not reads.note_turn_read(nb, "tom", now=1030.0)  # within the minute: nothing written
-    assert reads.note_turn_read(nb, "tom", now=1061.0)
-    reads.forget()
-    assert reads.note_turn_read(nb, "old", now=500.0)  # another process's older clock does not move it back
+    assert turn_reads.note_turn_read(nb, "pippa", now=1000.0)
+    assert not turn_reads.note_turn_read(nb, "tom", now=1030.0)  # within the minute: nothing written
+    assert turn_reads.note_turn_read(nb, "tom", now=1061.0)
+    turn_reads.forget()
+    assert turn_reads.note_turn_read(nb, "old", now=500.0)  # another process's older clock does not move it back
     read = TurnRead.objects.get(notebook=nb)
     assert (read.at, read.by) == (1061.0, "tom")
 

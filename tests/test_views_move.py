@@ -4,7 +4,8 @@ audit show it; the command line and the API's history say the same."""
 
 import pytest
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from tests.card_helpers import HX, rows, url
 from tests.test_cli import notebook as cli
 from tests.test_cli import refused

@@ -1,7 +1,8 @@
 """Redact, from a line's history: the human editor removes one row's words from the database for good, with a
 reason that every row which carried them shows instead."""
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from notebooks.models import Words
 from tests.card_helpers import HX, rows, url
 

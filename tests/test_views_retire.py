@@ -2,7 +2,8 @@
 
 import re
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from tests.card_helpers import HX, rows, url
 
 

@@ -9,7 +9,8 @@ from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import review
 from notebooks.card import services as card_services
-from notebooks.log import redaction, selectors, services
+from notebooks.log import redaction, services
+from notebooks.log.views import selectors
 from notebooks.models import ReaderZone, ReviewMark
 from tests.card_helpers import HX, url
 

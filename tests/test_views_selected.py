@@ -1,6 +1,7 @@
 """Merge selected and Retire selected: several lines, one reason, one action, all or nothing."""
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from tests.card_helpers import HX, rows, url
 
 

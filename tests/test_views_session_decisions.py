@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import SessionEvent
 from notebooks.sessions import services as sessions
 

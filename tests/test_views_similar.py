@@ -3,7 +3,8 @@ decision is rows with his reason, and nothing is decided for him."""
 
 import pytest
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from notebooks.models import NotAlike, Notebook
 
 SHIELD = "Buy the Deku Shield in Kokiri Forest before entering the Deku Tree."

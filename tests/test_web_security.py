@@ -10,7 +10,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from notebooks.card import security, throttle
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.views import selectors
 from tests.databases import ROOT
 
 PAGES = [

@@ -1,4 +1,5 @@
-"""Writer keys (log/writer_keys.py) and signed rows (log/signing.py): what will prove who wrote a vault row."""
+"""Writer keys (log/identity/writer_keys.py) and signed rows (log/identity/signing.py): what will prove who wrote a
+vault row."""
 
 import hashlib
 
@@ -6,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 
-from notebooks.log import signing, writer_keys
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.identity import signing, writer_keys
 from notebooks.models import WriterKey
 
 ROW = {"op": "edit", "n": 3, "to": "Dad: roll after the second swing.", "by": "dad", "why": "seen it", "at": 1.7e9}

@@ -9,20 +9,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks.log import (
-    append,
-    importing,
-    imports,
-    one_trip,
-    queries,
-    redaction,
-    rowformat,
-    selectors,
-    services,
-    triggers,
-)
+from notebooks.log import importing, imports, redaction, rowformat, services
 from notebooks.log.errors import Conflict, Invalid, NotFound
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store import append, fast_add, triggers
+from notebooks.log.views import queries, selectors
 from notebooks.models import Notebook, Row, Words
 from notebooks.sessions import services as sessions
 from tests.databases import Scratch
@@ -246,7 +237,7 @@ def test_an_add_that_loses_a_race_is_a_conflict(notebook, monkeypatch):
         return nb, queries.NO_ROWS, 1, claim
 
     monkeypatch.setattr(services, "add_state", stale)
-    monkeypatch.setattr(one_trip, "try_add", lambda *args: None)  # PostgreSQL: no guess, the general path
+    monkeypatch.setattr(fast_add, "try_add", lambda *args: None)  # PostgreSQL: no guess, the general path
     with pytest.raises(Conflict, match="Another write reached notebook 'zelda' first"):
         services.add(notebook="zelda", text="two", source="seen", by="pippa", why="w")
 
@@ -259,7 +250,9 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks.log import kept as kept_views, one_trip, queries, redaction, rowformat, selectors, services, write_state
+from notebooks.log import redaction, rowformat, services, write_state
+from notebooks.log.views import kept as kept_views, queries, selectors
+from notebooks.log.store import fast_add
 from notebooks.log.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 
@@ -282,8 +275,8 @@ try:
     services.add(notebook="nowhere", text="x", source="seen", by="pippa", why="w")
 except NotFound:
     out["refused"] = (open_transaction(), Row.objects.count())
-real, guessed = services.add_state, one_trip.try_add
-one_trip.try_add = lambda *a: None  # the general path, whose reads are made stale here
+real, guessed = services.add_state, fast_add.try_add
+fast_add.try_add = lambda *a: None  # the general path, whose reads are made stale here
 services.add_state = lambda *a: (real(*a)[0], queries.NO_ROWS, 1, None)
 try:
     add("two")
@@ -294,7 +287,7 @@ try:
     add("three")
 except IntegrityError:
     out["commit_failed"] = (open_transaction(), Row.objects.count(), Words.objects.count())
-services.add_state, one_trip.try_add = real, guessed
+services.add_state, fast_add.try_add = real, guessed
 try:
     with transaction.atomic():
         add("four")
@@ -340,7 +333,7 @@ def test_an_outermost_add_is_its_own_transaction_and_a_refusal_leaves_none_open(
         "view": ["one", "five"],
         "hook_waits": [],
         "hook_ran_after_commit": [False],
-        # PostgreSQL: the process wrote the head, so the add is one call (one_trip.py), committed as it ends: no
+        # PostgreSQL: the process wrote the head, so the add is one call (fast_add.py), committed as it ends: no
         # BEGIN nor COMMIT of its own (the open_transaction checks above say none is left open)
         "insert_seen": ["notebooks_row", "notebooks_words"] if db.vendor == "sqlite" else ["notebooks_add_row"],
         "transaction_seen": ["BEGIN IMMEDIATE", "COMMIT"] if db.vendor == "sqlite" else [],

@@ -7,9 +7,10 @@ import math
 from ninja.responses import NinjaJSONEncoder
 
 from notebooks.agents import creation_limit, queries, schemas
-from notebooks.log import checks, proposals, reads, selectors, services
+from notebooks.log import checks, proposals, services
 from notebooks.log.errors import Invalid, NotFound
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.views import selectors, turn_reads
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import reads as session_reads
@@ -126,7 +127,7 @@ def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:
     text = selectors.turn(nb, until=at) if own is None else session_reads.holder_turn(nb, own)
     answer = schemas.Turn(notebook=nb.title, until=at, text=text)
     if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
-        reads.note_turn_read(nb, reader)
+        turn_reads.note_turn_read(nb, reader)
     return answer
 
 

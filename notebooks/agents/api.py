@@ -23,10 +23,11 @@ from notebooks.agents import answers, document, idempotency, queries, refusals, 
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
-from notebooks.log import redaction, selectors, services
+from notebooks.log import redaction, services
 from notebooks.log.errors import Invalid, NotebookError, NotFound
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.views import selectors
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from notebooks.log import services
 from notebooks.log.errors import TooMany
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import Notebook
 
-LOCK_CLASS = 0x6E6E  # "nn": apart from the notebooks' own advisory locks (log/locks.py) and sign-in's
+LOCK_CLASS = 0x6E6E  # "nn": apart from the notebooks' own advisory locks (log/store/locks.py) and sign-in's
 
 
 def now() -> datetime:

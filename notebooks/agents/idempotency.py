@@ -11,7 +11,7 @@ write sent again with the key it was first sent with answers its first answer (s
   claim is free or the input is mended); bad input is refused before any key is read.
 - The key and its answer are stored in the write's own transaction, so neither stands without the other. A line's
   write composes with an outer transaction: the whole call runs in one. A session's write runs git around its
-  transaction, so it stores the key from inside it (log/joined.py): `joins=True`, its body calling `joined()`.
+  transaction, so it stores the key from inside it (log/store/joined.py): `joins=True`, its body calling `joined()`.
 - A key whose first request is still running answers 409 idempotency_in_progress (in this process: a set of keys;
   across processes on PostgreSQL: an advisory lock). Elsewhere the unique (actor, key) decides: the later
   transaction rolls back, rows and all, and answers the first one's answer.
@@ -36,9 +36,9 @@ from django.http import HttpRequest, HttpResponse
 from ninja.responses import NinjaJSONEncoder, Status
 from pydantic import BaseModel, Field
 
-from notebooks.log import joined as log_joined
 from notebooks.log.errors import Conflict, Invalid, NotebookError
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store import joined as log_joined
 from notebooks.models import IdempotencyKey
 from notebooks.similar import selectors as similar_selectors
 

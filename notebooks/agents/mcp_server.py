@@ -19,9 +19,9 @@ from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
 from notebooks.log.errors import NotebookError
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
-from notebooks.log.storage import STORAGE_FULL, storage_full
+from notebooks.log.store.storage import STORAGE_FULL, storage_full
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION

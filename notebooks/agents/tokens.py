@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from notebooks.log.errors import Forbidden, Invalid, NotFound
-from notebooks.log.roles import Actor, actor_named
+from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.models import Role, Token
 
 PREFIX = "nbk_"

@@ -7,7 +7,7 @@ from difflib import SequenceMatcher
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from notebooks.log.history import Entry
+from notebooks.log.views.history import Entry
 
 _TOKENS = re.compile(r"\s+|[^\s]+")
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from django.dispatch import receiver
 from django.utils.safestring import SafeString
 
-from notebooks.log.lru import LRU, notebook_key
 from notebooks.log.redaction import words_redacted
-from notebooks.log.snapshots import count_redactions
+from notebooks.log.views.lru import LRU, notebook_key
+from notebooks.log.views.snapshots import count_redactions
 from notebooks.models import Notebook
 
 FRAGMENTS_KEPT = 20_000  # about 1 kB each: a 1,000-line card for an editor, a reader and a few frozen views, twice

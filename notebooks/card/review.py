@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from notebooks.log import selectors
-from notebooks.log.lines import Line
-from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
+from notebooks.log.views import selectors
+from notebooks.log.views.lines import Line
+from notebooks.log.views.queries import ALL, redacted_why_sql, words_or_mark
 from notebooks.models import Notebook
 
 

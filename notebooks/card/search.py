@@ -15,7 +15,7 @@ from functools import lru_cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from notebooks.log.lines import Line
+from notebooks.log.views.lines import Line
 
 APOSTROPHES = frozenset("'’ʼ‘`´")
 NUMBER = re.compile(r"^(?:#|no\.?\s*|line\s*#?\s*)?(\d{1,9})$", re.IGNORECASE)

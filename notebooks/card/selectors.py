@@ -7,11 +7,11 @@ from django.db import connection
 from django.db.models import Max
 
 from notebooks.card.review import last_marks
-from notebooks.log import kept, reads
 from notebooks.log.errors import NotFound
 from notebooks.log.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
-from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
-from notebooks.log.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
+from notebooks.log.views import kept, turn_reads
+from notebooks.log.views.queries import ALL, redacted_why_sql, words_or_mark
+from notebooks.log.views.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
 from notebooks.log.write_state import line_state
 from notebooks.models import ArchiveMark, Notebook
 
@@ -23,7 +23,7 @@ class NotebookSummary:
     rows: int
     last_at: float | None
     new: int = 0  # live lines added or changed since the reader's last review mark (all of them before his first)
-    read_at: float | None = None  # when a play turn last read it (log/reads.py); None: never
+    read_at: float | None = None  # when a play turn last read it (log/views/turn_reads.py); None: never
     read_by: str = ""
     archived: bool = False  # Dad put it off the index (it has no live lines)
 
@@ -43,7 +43,7 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
     since the reviewer's last mark: the counts come from each notebook's kept view (one query each when warm), not
     from grouping every row of every notebook."""
     marks = last_marks(reviewer)
-    turn_reads = reads.last_reads()
+    last_turns = turn_reads.last_reads()
     shelved = archived_notebooks()
     summaries = []
     for nb_id, title, (seq, _hash, at) in notebook_heads():
@@ -55,7 +55,7 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
             counts = dict(Counter(line.source for line in live))
             reviewed = marks.get(nb_id, 0)
             new = sum(1 for line in live if line.seq > reviewed)
-        read = turn_reads.get(nb_id)
+        read = last_turns.get(nb_id)
         summaries.append(
             NotebookSummary(
                 title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new,

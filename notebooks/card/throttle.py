@@ -16,7 +16,7 @@ from django.db import DatabaseError, connection, transaction
 
 from notebooks.models import SigninFailure
 
-LOCK_CLASS = 0x7369  # "si": apart from the notebooks' own advisory locks (log/locks.py)
+LOCK_CLASS = 0x7369  # "si": apart from the notebooks' own advisory locks (log/store/locks.py)
 
 
 def key(*parts: str) -> str:

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand
 from notebooks.agents import tokens
 from notebooks.cli import rows, shown
 from notebooks.log.errors import Forbidden
-from notebooks.log.roles import Actor, actor_named
+from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.models import Token
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions

@@ -43,7 +43,7 @@ def first_editor(cmd: BaseCommand, o: dict) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from notebooks.log.roles import EDITOR_GROUP, user_is_editor
+    from notebooks.log.identity.roles import EDITOR_GROUP, user_is_editor
 
     path = Path(o["password_file"] or settings.BASE_DIR / DEFAULT_PASSWORD_FILE)
     users = get_user_model().objects.filter(is_active=True)

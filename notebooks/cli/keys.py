@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli.arguments import BAD_ARGUMENT
-from notebooks.log import signing, writer_keys
+from notebooks.log.identity import signing, writer_keys
 from notebooks.models import TITLE_PATTERN, WriterKey
 
 SECRET_ENV = "NOTEBOOK_WRITER_KEY"

@@ -10,9 +10,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows, shown
-from notebooks.log import checks, imports, moves, reads, rowformat, selectors, services, snapshots, triggers
+from notebooks.log import checks, imports, moves, rowformat, services
 from notebooks.log.errors import Invalid
+from notebooks.log.store import triggers
 from notebooks.log.verify import verify_chain
+from notebooks.log.views import selectors, snapshots, turn_reads
 from notebooks.models import Notebook, Row, Source
 from notebooks.sessions import reads as session_reads
 from notebooks.similar import selectors as similar_selectors
@@ -257,7 +259,7 @@ def turn(cmd: BaseCommand, o: dict) -> None:
     own = session_reads.own_session(nb, o["by"]) if until is None else None  # the holder reads her own writes
     cmd.stdout.write(selectors.turn(nb, until=until) if own is None else session_reads.holder_turn(nb, own))
     if until is None:
-        reads.note_turn_read(nb, o["by"])
+        turn_reads.note_turn_read(nb, o["by"])
 
 
 def _pending(title: str, seq: int) -> str:
@@ -340,7 +342,7 @@ def editor(cmd: BaseCommand, o: dict) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from notebooks.log.roles import EDITOR_GROUP, check_name
+    from notebooks.log.identity.roles import EDITOR_GROUP, check_name
 
     check_name(o["name"])
     user, created = get_user_model().objects.get_or_create(username=o["name"])

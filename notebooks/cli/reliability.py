@@ -6,8 +6,10 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from notebooks.log import backup as backups
-from notebooks.log import checks, privileges, redaction, selectors
+from notebooks.log import checks, redaction
 from notebooks.log.errors import Invalid
+from notebooks.log.store import privileges
+from notebooks.log.views import selectors
 
 
 def register(subparsers: Any, command: BaseCommand) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks.log import selectors
+from notebooks.log.views import selectors
 from notebooks.similar import selectors as similar
 from notebooks.similar import services
 

@@ -8,7 +8,7 @@ allowed and belongs to no session.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 
 NOTHING_TO_SAY = "(%s IS NULL)"  # an actor's name is never NULL
 

@@ -10,16 +10,17 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing, outside, rowformat, wordkeys
-from notebooks.log.append import append
+from notebooks.log import fold, guards, importing, rowformat
 from notebooks.log.checks import latest_time
 from notebooks.log.errors import Conflict, Forbidden, Invalid, Redacted
 from notebooks.log.fold import LineState
-from notebooks.log.lines import Head
-from notebooks.log.locks import lock_notebook
-from notebooks.log.roles import Actor, check_name, editor_names
-from notebooks.log.selectors import head
+from notebooks.log.identity import outside, wordkeys
+from notebooks.log.identity.roles import Actor, check_name, editor_names
 from notebooks.log.services import create_notebook
+from notebooks.log.store.append import append
+from notebooks.log.store.locks import lock_notebook
+from notebooks.log.views.lines import Head
+from notebooks.log.views.selectors import head
 from notebooks.models import Notebook, title_validator
 
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from notebooks.log import fold, guards
-from notebooks.log.append import append
 from notebooks.log.checks import check_number, check_reason
 from notebooks.log.errors import Conflict, Invalid
-from notebooks.log.locks import lock_notebook
-from notebooks.log.roles import Actor, as_actor
-from notebooks.log.selectors import get_notebook
+from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.store.append import append
+from notebooks.log.store.locks import lock_notebook
+from notebooks.log.views.selectors import get_notebook
 from notebooks.log.write_state import live_line_state, next_number
 from notebooks.models import Notebook
 

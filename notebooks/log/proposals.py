@@ -6,10 +6,10 @@ from typing import Any
 from django.db import connection
 
 from notebooks.log import fold
-from notebooks.log.append import RowWritten, append
 from notebooks.log.errors import Conflict, NotFound
-from notebooks.log.lines import Line
-from notebooks.log.queries import redacted_why_sql, words_or_mark
+from notebooks.log.store.append import RowWritten, append
+from notebooks.log.views.lines import Line
+from notebooks.log.views.queries import redacted_why_sql, words_or_mark
 from notebooks.log.write_state import AnyNotebook, line_state
 
 _COLUMNS = (

@@ -9,12 +9,14 @@ import logging
 from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 
-from notebooks.log import fold, guards, kept, snapshots, wordkeys
-from notebooks.log.append import append
+from notebooks.log import fold, guards
 from notebooks.log.checks import check_number, check_reason
 from notebooks.log.errors import Conflict, Invalid, NotFound
-from notebooks.log.roles import Actor, as_actor
+from notebooks.log.identity import wordkeys
+from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.services import Written
+from notebooks.log.store.append import append
+from notebooks.log.views import kept, snapshots
 from notebooks.log.write_state import locked_notebook, redacted_digests_of
 from notebooks.models import Notebook
 

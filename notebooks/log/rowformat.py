@@ -11,9 +11,9 @@ A line moved to another notebook is a strike here, how "moved", naming the noteb
 words' author and time (`was_by`, `was_at`). Both pairs are the row's `moved_notebook` and `moved_n` columns,
 hashed under those names only when set, so an older reader sees a plain strike and a plain add.
 Words written since keyed digests (2026-12-01) have a keyed digest, "k" and 63 hex digits: the sha256 of a salt and
-the words, the salt a server-keyed HMAC of the notebook and the words (log/wordkeys.py), kept beside the words and
-deleted with them. An export gives the salt with the words (`salt`), so a reader binds them to the digest; once the
-words are redacted only the digest is left, and no guess can be checked against it. Older words have the plain
+the words, the salt a server-keyed HMAC of the notebook and the words (log/identity/wordkeys.py), kept beside the
+words and deleted with them. An export gives the salt with the words (`salt`), so a reader binds them to the digest;
+once the words are redacted only the digest is left, and no guess can be checked against it. Older words have the plain
 sha256 of the words; once they are redacted that digest is withheld (no `digest`, no `redacts`), since any guess
 could be checked against it, and a checker takes such a row's hash as given.
 A session's change is pending until it lands (fold.py): each of its rows is a proposal, op "propose", naming the op

@@ -11,12 +11,15 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import fold, guards, one_trip, rowformat, snapshots, wordkeys
-from notebooks.log.append import RowWritten, append
+from notebooks.log import fold, guards, rowformat
 from notebooks.log.checks import check_number, check_reason, check_source, check_words, title_key
 from notebooks.log.errors import Conflict, Invalid, LooksAlike, NotFound, Unchanged
 from notebooks.log.fold import LineState
-from notebooks.log.roles import Actor, as_actor, check_name
+from notebooks.log.identity import wordkeys
+from notebooks.log.identity.roles import Actor, as_actor, check_name
+from notebooks.log.store import fast_add
+from notebooks.log.store.append import RowWritten, append
+from notebooks.log.views import snapshots
 from notebooks.log.write_state import (
     AnyNotebook,
     add_state,
@@ -108,18 +111,18 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     fields = {"op": "add", "words": text, "digest": digest, "salt": salt, "source": source, "by": actor.name}
     fields["why"] = why
     fields["plain"] = rowformat.digest_of(text)  # a redaction from before keyed digests names the words by it
-    # PostgreSQL: one statement when this process wrote the notebook's head (one_trip.py), its own transaction when
+    # PostgreSQL: one statement when this process wrote the notebook's head (fast_add.py), its own transaction when
     # none is open; else read, then write.
-    done = one_trip.try_add(notebook, actor, fields)
+    done = fast_add.try_add(notebook, actor, fields)
     if not isinstance(done, RowWritten):
         with transaction.atomic():
             # Inside a transaction a wrong guess keeps the notebook's lock and hands its state to the general path.
-            done = done or one_trip.try_add(notebook, actor, fields)
+            done = done or fast_add.try_add(notebook, actor, fields)
             if isinstance(done, RowWritten):
                 return Written(n=done.n, seqs=(done.seq,))
             nb, top, n, claim = done or add_state(notebook, actor, (digest, fields["plain"]))
             (done,) = append(nb, [{**fields, "n": n, "session_id": claim}], top, redactions_checked=True)
-            one_trip.remember(notebook, nb, done)
+            fast_add.remember(notebook, nb, done)
     return Written(n=done.n, seqs=(done.seq,))
 
 

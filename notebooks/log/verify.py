@@ -12,9 +12,10 @@ from typing import Any
 
 from django.db import connection
 
-from notebooks.log import importing, rowformat, wordkeys
+from notebooks.log import importing, rowformat
 from notebooks.log.checks import latest_time, shown_time
 from notebooks.log.errors import Invalid
+from notebooks.log.identity import wordkeys
 from notebooks.models import Notebook
 
 COLUMNS = (

@@ -12,11 +12,11 @@ from notebooks.log import fold, guards
 from notebooks.log.checks import MAX_NUMBER, check_number
 from notebooks.log.errors import Conflict, NotFound, Redacted
 from notebooks.log.fold import LineState
-from notebooks.log.lines import Head
-from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
-from notebooks.log.queries import NO_ROWS, proposed_op_sql
-from notebooks.log.roles import Actor
-from notebooks.log.selectors import get_notebook
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store.locks import LOCK_BY_TITLE, lock_notebook
+from notebooks.log.views.lines import Head
+from notebooks.log.views.queries import NO_ROWS, proposed_op_sql
+from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook
 
 logger = logging.getLogger(__name__)

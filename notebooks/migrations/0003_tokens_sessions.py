@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 def install(apps, schema_editor):  # noqa: ANN001, ANN201
     # Sessions and their events are append-only too; post_migrate installs them again after any table rebuild.
-    from notebooks.log import triggers
+    from notebooks.log.store import triggers
 
     triggers.install(schema_editor.connection)
 

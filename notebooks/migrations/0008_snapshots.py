@@ -1,4 +1,4 @@
-# Snapshots of the live view (notebooks/log/snapshots.py): a new table, derived from the log, never trusted unchecked.
+# Snapshots of the live view (notebooks/log/views/snapshots.py): a new table, derived from the log, never trusted unchecked.
 
 import django.db.models.deletion
 from django.db import migrations, models

@@ -1,4 +1,4 @@
-# PostgreSQL: notebooks_add_row, the storage half of an add in one round trip (notebooks/log/one_trip.py). Given a row
+# PostgreSQL: notebooks_add_row, the storage half of an add in one round trip (notebooks/log/store/fast_add.py). Given a row
 # already numbered and hashed in Python on a guessed head, it reads the notebook's head, next number and any redact
 # row naming the words, and inserts the row and its words only if the row continues that head, no redaction names
 # the words and the write guard had nothing to say. It checks no rule and hashes nothing: fold.py and checks.py keep

@@ -1,5 +1,5 @@
 # PostgreSQL: notebooks_add_row takes the notebook's lock itself, and asks the write guard itself, after the lock
-# (notebooks/log/one_trip.py). An add is then one prepared statement: outside a transaction, one message to the
+# (notebooks/log/store/fast_add.py). An add is then one prepared statement: outside a transaction, one message to the
 # server and its answer, BEGIN and COMMIT included (an implicit transaction), where it was three round trips (BEGIN,
 # the lock with the call, COMMIT), the call's text parsed and planned at each add.
 # Why the reads can follow the lock inside one call: a VOLATILE function's statements each take a fresh snapshot, so

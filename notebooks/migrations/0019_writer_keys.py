@@ -1,4 +1,4 @@
-# Writer keys (notebooks/log/writer_keys.py): which outside writer signed a vault row. Not append-only: a revoke
+# Writer keys (notebooks/log/identity/writer_keys.py): which outside writer signed a vault row. Not append-only: a revoke
 # sets revoked_at, like an API token; no secret is stored (docs/vault.md, "Writer keys").
 
 from django.db import migrations, models

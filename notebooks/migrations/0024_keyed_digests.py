@@ -1,4 +1,4 @@
-# Keyed digests (notebooks/log/wordkeys.py): words written from now on are stored with their salt, and their rows
+# Keyed digests (notebooks/log/identity/wordkeys.py): words written from now on are stored with their salt, and their rows
 # name a keyed digest, which no guess can be checked against once the words and their salt are redacted. No row's
 # hash changes: older words keep their plain digest and their rows their hashes.
 # PostgreSQL: notebooks_add_row stores the words' salt, and refuses words a redact row names by either digest

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 def install(apps, schema_editor):  # noqa: ANN001, ANN201
-    from notebooks.log import triggers
+    from notebooks.log.store import triggers
 
     triggers.install(schema_editor.connection)
 

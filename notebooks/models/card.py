@@ -52,8 +52,8 @@ class ReaderZone(models.Model):
 
 
 class TurnRead(models.Model):
-    """When a turn last handed this notebook to an agent (log/reads.py): the index shows one never read. Not the log:
-    one row per notebook, moved forward at most once a minute."""
+    """When a turn last handed this notebook to an agent (log/views/turn_reads.py): the index shows one never read.
+    Not the log: one row per notebook, moved forward at most once a minute."""
 
     notebook = models.OneToOneField(Notebook, on_delete=models.PROTECT, primary_key=True, related_name="+")
     at = models.FloatField(help_text="When the turn was last read, epoch seconds.")

@@ -1,5 +1,5 @@
 """The log: notebooks, their rows and words, snapshots of views, writer keys and the proofs of outside rows.
-Rows and words are only ever inserted; the database refuses the rest (log/triggers.py)."""
+Rows and words are only ever inserted; the database refuses the rest (log/store/triggers.py)."""
 
 from django.core.validators import RegexValidator
 from django.db import models
@@ -61,7 +61,8 @@ class Words(models.Model):
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     digest = models.CharField(max_length=64)
     body = models.TextField()
-    # The salt of a keyed digest (log/wordkeys.py), deleted with the words; NULL for older words (a plain digest).
+    # The salt of a keyed digest (log/identity/wordkeys.py), deleted with the words; NULL for older words (a plain
+    # digest).
     salt = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 
     class Meta:
@@ -168,8 +169,8 @@ class Snapshot(models.Model):
 
 
 class WriterKey(models.Model):
-    """A key an outside writer signs vault rows with (log/writer_keys.py). No secret is stored: the writer's secret
-    is derived from the server's secret, the key id and the salt, so this row alone proves nothing."""
+    """A key an outside writer signs vault rows with (log/identity/writer_keys.py). No secret is stored: the writer's
+    secret is derived from the server's secret, the key id and the salt, so this row alone proves nothing."""
 
     key_id = models.CharField(max_length=16, unique=True, help_text="Public: each signed row names it in `kid`.")
     actor = models.CharField(max_length=80, help_text="Whom the rows it signs are by (through the one name check).")

@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce
 
 from notebooks.log import guards
 from notebooks.log.errors import Conflict
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import leases
 

@@ -12,8 +12,8 @@ from django.db import transaction
 
 from notebooks.log.checks import check_text
 from notebooks.log.errors import Conflict, Forbidden
-from notebooks.log.roles import Actor, as_actor
-from notebooks.log.selectors import head
+from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.views.selectors import head
 from notebooks.models import EventKind, Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases

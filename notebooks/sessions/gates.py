@@ -3,8 +3,8 @@
 from django.db import connection
 
 from notebooks.log.fold import DAD_SOURCES
-from notebooks.log.queries import proposed_op_sql
-from notebooks.log.selectors import view_at_seq
+from notebooks.log.views.queries import proposed_op_sql
+from notebooks.log.views.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session
 
 # An agent's session may drop (retire without a successor) at most this share of the lines live at its base.

@@ -14,8 +14,8 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from notebooks.log.errors import Conflict
-from notebooks.log.locks import lock_notebook
-from notebooks.log.selectors import head
+from notebooks.log.store.locks import lock_notebook
+from notebooks.log.views.selectors import head
 from notebooks.models import EventKind, Session, SessionEvent, SessionLease
 from notebooks.sessions import events
 from notebooks.sessions.gates import own_rows

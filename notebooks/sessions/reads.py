@@ -1,9 +1,10 @@
 """What the holder of an open session reads: the log with her own proposals as the ops they propose (fold.py);
 everyone else reads the log as it is."""
 
-from notebooks.log import proposals, selectors
-from notebooks.log.lines import Line
-from notebooks.log.roles import Actor
+from notebooks.log import proposals
+from notebooks.log.identity.roles import Actor
+from notebooks.log.views import selectors
+from notebooks.log.views.lines import Line
 from notebooks.models import Notebook, Session
 from notebooks.sessions import claims
 

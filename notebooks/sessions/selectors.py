@@ -10,8 +10,8 @@ from notebooks.log import rowformat
 from notebooks.log.checks import check_id
 from notebooks.log.errors import NotFound
 from notebooks.log.fold import SOURCES
-from notebooks.log.queries import proposed_op_sql
-from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
+from notebooks.log.views.queries import proposed_op_sql
+from notebooks.log.views.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 

@@ -12,12 +12,13 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
-from notebooks.log import joined, proposals
+from notebooks.log import proposals
 from notebooks.log.checks import check_text
 from notebooks.log.errors import Conflict, Forbidden, Invalid
-from notebooks.log.locks import lock_notebook
-from notebooks.log.roles import Actor, as_actor
-from notebooks.log.selectors import get_notebook, head
+from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.store import joined
+from notebooks.log.store.locks import lock_notebook
+from notebooks.log.views.selectors import get_notebook, head
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases

@@ -14,10 +14,10 @@ from django.conf import settings
 from django.db import connection
 from scipy import sparse
 
-from notebooks.log import kept
-from notebooks.log import selectors as log_selectors
-from notebooks.log.lines import Line
-from notebooks.log.lru import LRU, notebook_key
+from notebooks.log.views import kept
+from notebooks.log.views import selectors as log_selectors
+from notebooks.log.views.lines import Line
+from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine
 from notebooks.similar.engine import Group

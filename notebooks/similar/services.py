@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from notebooks.log import selectors as log_selectors
 from notebooks.log.checks import check_number, check_text, max_reason
 from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
-from notebooks.log.roles import Actor, as_actor
+from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.views import selectors as log_selectors
 from notebooks.models import NotAlike, Notebook
 
 

@@ -6,12 +6,14 @@ that kept her words (an add by dad, source seen) reads back, and imports back, a
 import json
 from collections.abc import Container
 
-from notebooks.log import rowformat, selectors
+from notebooks.log import rowformat
+from notebooks.log.views import selectors
 from notebooks.models import Notebook
 
 SUFFIX = ".jsonl"
 # What an outside row gives that its logged row need not repeat: its place in the chain, the writer's proof (kept
-# in the database, not the file: log/outside.py) and its `by`, which is a claim the importer replaced by the proof.
+# in the database, not the file: log/identity/outside.py) and its `by`, which is a claim the importer replaced by
+# the proof.
 IGNORED = frozenset({"seq", "hash", "kid", "mac", "by"})
 REDACT_ROW = b'"op": "redact"'  # exactly once in each redact row of an export (quotes in values are escaped)
 

@@ -14,8 +14,9 @@ from stat import S_ISREG
 
 from django.conf import settings
 
-from notebooks.log import imports, rowformat, selectors, snapshots
+from notebooks.log import imports, rowformat
 from notebooks.log.errors import NotebookError
+from notebooks.log.views import selectors, snapshots
 from notebooks.models import TITLE_PATTERN, Notebook
 
 from . import history, late

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-from notebooks.log import selectors
 from notebooks.log.checks import shown, shown_lines
 from notebooks.log.errors import Conflict
+from notebooks.log.views import selectors
 
 from .claims import claimed_titles
 from .fileformat import SUFFIX

@@ -4,7 +4,7 @@ names his approval; a lapsed session's rows the sweep already committed get a co
 import pytest
 
 from notebooks.log import services
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.sessions import decisions, leases
 from notebooks.sessions import services as sessions
 from tests.vault.vaulttools import add, at, canonical, commits, file_bytes

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from notebooks.log import selectors
+from notebooks.log.views import selectors
 from notebooks.vault import alarms
 from tests.vault.vaulttools import append_to, canonical, file_bytes, outside
 
@@ -101,7 +101,7 @@ def test_a_notebook_started_from_a_file_that_could_not_be_rewritten_takes_the_ro
     vault, dad, monkeypatch
 ):
     import notebooks.vault.mirror as mirror
-    from notebooks.log import selectors as log_selectors
+    from notebooks.log.views import selectors as log_selectors
 
     append_to(vault, "feed", outside(n=1, text="the east gate opens at dawn", source="seen", by="pippa"))
 

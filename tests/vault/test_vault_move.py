@@ -1,9 +1,10 @@
 """A line moved between notebooks in the vault: a sweep writes both files exactly as export prints them, one commit
 for both, and an outside append of a move to one file is refused with an alarm, nothing imported."""
 
-from notebooks.log import selectors, services
+from notebooks.log import services
+from notebooks.log.identity.roles import Actor
 from notebooks.log.moves import move
-from notebooks.log.roles import Actor
+from notebooks.log.views import selectors
 from notebooks.vault import alarms
 from tests.vault.vaulttools import append_to, canonical, commits, file_bytes, outside
 

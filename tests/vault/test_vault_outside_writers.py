@@ -8,7 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks.log import selectors, writer_keys
+from notebooks.log.identity import writer_keys
+from notebooks.log.views import selectors
 from notebooks.models import RowProof
 from notebooks.sessions import services as sessions
 from notebooks.vault import alarms

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from notebooks.log import append as log_append
-from notebooks.log import imports, redaction, rowformat, selectors, services
+from notebooks.log import imports, redaction, rowformat, services
 from notebooks.log.errors import Forbidden, Invalid, NotebookError, Redacted
+from notebooks.log.store import append as log_append
+from notebooks.log.views import selectors
 from notebooks.vault import alarms
 from tests.vault.vaulttools import append_to, outside, signed
 

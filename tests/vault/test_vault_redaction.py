@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from notebooks.log import redaction, rowformat, wordkeys
+from notebooks.log import redaction, rowformat
 from notebooks.log.errors import Conflict
+from notebooks.log.identity import wordkeys
 from notebooks.log.verify import verify_chain
 from notebooks.models import Row, VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take

@@ -9,7 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks.log import imports, selectors, services, writer_keys
+from notebooks.log import imports, services
+from notebooks.log.identity import writer_keys
+from notebooks.log.views import selectors
 from notebooks.vault import Vault, alarms
 from tests.vault.vaulttools import (
     add,

@@ -4,8 +4,10 @@ import json
 import time
 from pathlib import Path
 
-from notebooks.log import selectors, services, signing, writer_keys
-from notebooks.log.roles import actor_named
+from notebooks.log import services
+from notebooks.log.identity import signing, writer_keys
+from notebooks.log.identity.roles import actor_named
+from notebooks.log.views import selectors
 from notebooks.vault import Vault, canonical_bytes
 
 

@@ -7,9 +7,9 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 
 from notebooks.card.views.respond import INVALID, gone, line_or_panel, refusal_status
-from notebooks.log import selectors
 from notebooks.log.errors import NotebookError
-from notebooks.log.lines import Line
+from notebooks.log.views import selectors
+from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 
 FormMaker = Callable[..., forms.Form]  # the form's class with its n (and choices) bound: make(data) or make(initial=)

@@ -24,9 +24,10 @@ from notebooks.card.views.respond import (
     retired_context,
     with_oob,
 )
-from notebooks.log import fold, redaction, selectors, services
+from notebooks.log import fold, redaction, services
 from notebooks.log.errors import NotebookError, NotFound
-from notebooks.log.lines import Line
+from notebooks.log.views import selectors
+from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 
 

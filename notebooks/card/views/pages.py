@@ -20,9 +20,9 @@ from notebooks.card.views.respond import (
     render_page,
     retired_context,
 )
-from notebooks.log import selectors
 from notebooks.log.errors import NotebookError, NotFound
-from notebooks.log.roles import user_is_editor
+from notebooks.log.identity.roles import user_is_editor
+from notebooks.log.views import selectors
 
 
 @login_required

@@ -19,10 +19,10 @@ from notebooks.card import chart, fragments, review, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
-from notebooks.log import selectors
 from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
-from notebooks.log.queries import row_before
-from notebooks.log.roles import Actor, user_is_editor
+from notebooks.log.identity.roles import Actor, user_is_editor
+from notebooks.log.views import selectors
+from notebooks.log.views.queries import row_before
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors

@@ -26,8 +26,9 @@ from notebooks.card.views.respond import (
     render_page,
     view_state,
 )
-from notebooks.log import selectors, services
+from notebooks.log import services
 from notebooks.log.errors import Invalid, NotebookError
+from notebooks.log.views import selectors
 from notebooks.models import Notebook
 
 REVIEW = "notebooks/review.html"

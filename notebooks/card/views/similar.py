@@ -20,8 +20,9 @@ from notebooks.card.views.respond import (
     render_page,
     with_oob,
 )
-from notebooks.log import selectors, services
+from notebooks.log import services
 from notebooks.log.errors import NotebookError, NotFound
+from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.similar import services as similar_services
 

@@ -21,8 +21,8 @@ from django.utils.crypto import constant_time_compare
 from notebooks.log import rowformat
 from notebooks.log.fold import LiveLines
 from notebooks.log.fold import ViewRow as FoldRow
-from notebooks.log.lines import Head, Line
-from notebooks.log.snapshot_format import decode, encode, mac
+from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
 

@@ -27,12 +27,12 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.types.numeric import Int4, Int8
 
 from notebooks.log import guards
-from notebooks.log.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
 from notebooks.log.checks import MAX_NUMBER
 from notebooks.log.errors import Conflict, NotebookError
-from notebooks.log.lines import Head
-from notebooks.log.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
+from notebooks.log.store.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
+from notebooks.log.store.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
+from notebooks.log.views.lines import Head
 from notebooks.log.write_state import AnyNotebook, NotebookRef, state_of_add
 
 AddState = tuple[AnyNotebook, Head, int, "int | None"]  # write_state.add_state's answer

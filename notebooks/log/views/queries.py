@@ -5,8 +5,9 @@ from itertools import islice
 
 from django.db import connection
 
-from notebooks.log import fold, rowformat, snapshots
-from notebooks.log.lines import Head, Line
+from notebooks.log import fold, rowformat
+from notebooks.log.views import snapshots
+from notebooks.log.views.lines import Head, Line
 from notebooks.models import Notebook
 
 ALL = 2**62  # a seq past any head: "no cut"

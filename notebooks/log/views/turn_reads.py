@@ -10,7 +10,7 @@ import time
 
 from django.db import DatabaseError, connection, transaction
 
-from notebooks.log.roles import Actor
+from notebooks.log.identity.roles import Actor
 from notebooks.models import Notebook, TurnRead
 
 EVERY = 60.0  # seconds: how stale the index's "last read" may be, and how often a process writes it

@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 
 from django.db import connection
 
-from notebooks.log import queries, snapshots
 from notebooks.log.fold import WORDED, LiveLines
-from notebooks.log.lines import Head, Line
-from notebooks.log.lru import LRU, notebook_key
+from notebooks.log.views import queries, snapshots
+from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import Notebook
 
 T = TypeVar("T")

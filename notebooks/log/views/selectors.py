@@ -13,13 +13,14 @@ from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
 
-from notebooks.log import fold, kept, rowformat
-from notebooks.log import history as history_fold
+from notebooks.log import fold, rowformat
 from notebooks.log.checks import is_number, is_storable
 from notebooks.log.errors import NotFound
-from notebooks.log.history import Entry
-from notebooks.log.lines import Head, Line
-from notebooks.log.queries import (
+from notebooks.log.views import history as history_fold
+from notebooks.log.views import kept
+from notebooks.log.views.history import Entry
+from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.queries import (
     ALL,
     NO_ROWS,
     cut_for,

@@ -9,7 +9,7 @@ Migrations keep running as the owner, who then runs these grants again.
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from notebooks.log import triggers
+from notebooks.log.store import triggers
 
 READ_ONLY_TABLES = ("django_migrations", "django_content_type", "auth_permission")
 EXTRA = {triggers.WORDS_TABLE: ", DELETE"}  # redaction's delete, gated by the words trigger

@@ -1,4 +1,4 @@
-"""Writer keys: issued and revoked like API tokens, for the outside writers of vault rows (log/signing.py).
+"""Writer keys: issued and revoked like API tokens, for the outside writers of vault rows (log/identity/signing.py).
 
 Nothing secret is stored. A writer's secret is derived when needed: the HMAC-SHA256, keyed with the server's secret
 (NOTEBOOK_WRITER_KEY_SECRET, or one derived from Django's SECRET_KEY), of the key id and the row's random salt.
@@ -19,10 +19,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from notebooks.log import signing
 from notebooks.log.checks import check_name, check_reason, problem_of_name, shown
 from notebooks.log.errors import Conflict, Forbidden, NotFound
-from notebooks.log.roles import Actor, actor_named
+from notebooks.log.identity import signing
+from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.models import WriterKey
 
 SECRET_PREFIX = "nbw_"
