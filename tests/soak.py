@@ -292,12 +292,25 @@ class Soak(Actors, Checks):
                 {"summary": "soak: landed while git fails"},
                 0,
             )
+            w.land = land
             f.detail = f"session #{sid} on {book}: add answered {w.status}, land answered {land.status}"
         else:
             f.detail = f"no session could be taken ({status}): git failed under the watcher only"
         self.stop.wait(8)
         self.flag.unlink()
         f.end = now()
+        if sid and land.status != 200:  # a land refused while git failed leaves the session open: it lands now
+            again = self.send(
+                Write("land", "lander", "land lander again", now(), book),
+                "POST",
+                f"/api/sessions/{sid}/land",
+                {"summary": "soak: landed once git works again"},
+                0,
+            )
+            w.land = again
+            f.detail += f", landed again after it: {again.status}"
+            if again.status != 200:
+                self.api("POST", f"/api/sessions/{sid}/abandon", "lander", {"why": "soak: the land was refused"})
 
     def vault_unwritable(self) -> None:
         targets = [self.vault, *self.vault.glob("*.jsonl")]
