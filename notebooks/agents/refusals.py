@@ -20,7 +20,8 @@ CODES = (
     "too_large",  # 413
     "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
     "unavailable",  # 503: the database's disk is full (Retry-After)
-    "vault_git",  # 500: the vault's git could not be run (a take or land that reaches git)
+    "vault_unavailable",  # 503: a take or land refused whole: the vault's git failed or its directory is unwritable
+    "vault_git",  # 500: the vault's git could not be run (the CLI's vault commands; a take or land answers 503)
 )
 
 SAID = {
@@ -36,7 +37,8 @@ SAID = {
     "reasons). A take of a claimed notebook names the holder and session, with Retry-After: the seconds until the "
     "holder's lease would lapse.",
     413: "The request body is too large.",
-    503: "The database's disk is full: nothing was written; try again after Retry-After seconds.",
+    503: "The database's disk is full (unavailable), or a take or land could not use the vault's git "
+    "(vault_unavailable): nothing was written; try again after Retry-After seconds.",
 }
 
 

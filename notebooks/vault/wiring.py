@@ -9,7 +9,7 @@ inside a database transaction: sessions call check_land before the land's and th
 
 import logging
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.core.signals import setting_changed
@@ -19,6 +19,7 @@ from notebooks.log.errors import NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
 
+from .git import GitError, VaultUnavailable
 from .landing import Landed
 from .mirror import Vault
 from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land_check, vault_land_commit, vault_take
@@ -27,20 +28,39 @@ log = logging.getLogger(__name__)
 
 
 @contextmanager
+def unavailable(refused: str, then: str) -> Iterator[None]:
+    """Git failing or the vault's directory unwritable refuses the step whole, as VaultUnavailable (503): `refused`
+    says what was refused, `then` what stands."""
+    try:
+        yield
+    except (GitError, OSError) as exc:
+        wait = VaultUnavailable.retry_after
+        cause = exc.message if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+        raise VaultUnavailable(
+            f"{refused}: the vault could not be used ({cause}). {then}; try again in {wait} s."
+        ) from exc
+
+
+@contextmanager
 def session_lock() -> Iterator[None]:
     """The vault's lock, held around a take's, a land's or an abandon's own steps."""
-    with Vault().lock():
+    with ExitStack() as held:
+        with unavailable("Refused", "Nothing was done"):  # only taking the lock: what runs under it is not ours
+            held.enter_context(Vault().lock())
         yield
 
 
 def base_for_take(title: str) -> str:
     """The base_sha to store on the new session: the vault's head once pending drift is committed."""
-    return vault_take(title)
+    with unavailable(f"The take of {title!r} is refused", "No session was taken"):
+        return vault_take(title)
 
 
 def check_land(session: Any, rows: Sequence[int]) -> None:
     """The vault's final gate and the drift before the land, ahead of the database's land; raises to refuse it."""
-    if session.vault_base:
+    if not session.vault_base:
+        return
+    with unavailable(f"The land of session #{session.pk} is refused", "The session stays open"):
         vault_land_check(
             session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows,
             after_lapse=session_selectors.lapsed_before_land(session),
