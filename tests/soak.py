@@ -310,6 +310,8 @@ class Soak(Actors, Checks):
             w.land = again
             f.detail += f", landed again after it: {again.status}"
             if again.status != 200:
+                said = again.answer.get("error", {}) if isinstance(again.answer, dict) else {}
+                f.detail += f" ({said.get('code')}: {str(said.get('message', again.answer))[:300]})"
                 self.api("POST", f"/api/sessions/{sid}/abandon", "lander", {"why": "soak: the land was refused"})
 
     def vault_unwritable(self) -> None:
