@@ -14,8 +14,9 @@ SOAK_SECONDS (default 600) is the whole run: the SQLite part takes a fifth of it
 rest; SOAK_DB=postgresql or SOAK_DB=sqlite runs one part for all of it.
 
 Every write carries a unique token in its reason (`why`); at the end each write answered 2xx (or 302 from the
-card) must have exactly its rows in the log, each refused write none. Exit status 1 if anything is lost, doubled
-or unverified. Run as `python -m tests.soak` (the Makefile's `make soak`).
+card) must have exactly its rows in the log (in a session: its proposals, each landed at most once, exactly once
+when the session landed; tests/soak_checks.one_write), each refused write none. Exit status 1 if anything is lost,
+doubled or unverified. Run as `python -m tests.soak` (the Makefile's `make soak`).
 """
 
 import json
@@ -275,7 +276,8 @@ class Soak(Actors, Checks):
         f.end = now()
 
     def git_fails(self) -> None:
-        """Git fails for 8 s; meanwhile a session is taken before and landed during the failure."""
+        """Git fails for 8 s; meanwhile a session is taken before and landed during the failure (refused whole, 503),
+        then landed again once git works."""
         book = AGENT_BOOKS[0]
         status, answer = self.api("POST", "/api/sessions", "lander", {"notebook": book, "plan": "soak land"})
         sid = answer.get("id") if status == 201 else None
