@@ -13,6 +13,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.core.signals import setting_changed
+from django.db import DatabaseError
 from django.dispatch import receiver
 
 from notebooks.log.errors import NotebookError
@@ -25,6 +26,10 @@ from .mirror import Vault
 from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land_check, vault_land_commit, vault_take
 
 log = logging.getLogger(__name__)
+
+# What a hook after the database's commit logs and leaves for the next sweep: git or the disk failing, or the
+# database's connection lost once the commit stood (its answer must not be a 500 for a change that stands).
+LEFT_FOR_LATER = (NotebookError, OSError, DatabaseError)
 
 
 @contextmanager
@@ -82,7 +87,7 @@ def land_in_git(session: Any, summary: str, rows: Sequence[int]) -> Landed | Non
             seqs=list(rows),
             after_lapse=session_selectors.lapsed_before_land(session),
         )
-    except (NotebookError, OSError) as exc:  # the land stands: the next land or sweep makes its commit
+    except LEFT_FOR_LATER as exc:  # the land stands: the next land or sweep makes its commit
         log.warning("session %s landed; its vault commit is left for the next sweep: %s", session.pk, exc)
         return None
 
@@ -93,7 +98,7 @@ def after_checkpoint(session: Any, note: str) -> str | None:
         return None
     try:
         return vault_checkpoint(session.notebook.title, session_id=session.pk, base_sha=session.vault_base, note=note)
-    except (NotebookError, OSError) as exc:  # the checkpoint stands in the database, which is its record
+    except LEFT_FOR_LATER as exc:  # the checkpoint stands: the database is its record
         log.warning("session %s checkpointed; its vault commit failed: %s", session.pk, exc)
         return None
 
@@ -104,7 +109,7 @@ def after_abandon(session: Any, why: str) -> str | None:
         return None
     try:
         return vault_abandon(session.notebook.title, session_id=session.pk, why=why)
-    except (NotebookError, OSError) as exc:  # the abandon stands: the next sweep commits the file as drift
+    except LEFT_FOR_LATER as exc:  # the abandon stands: the next sweep commits its drift
         log.warning("session %s abandoned; its vault commit is left for the next sweep: %s", session.pk, exc)
         return None
 

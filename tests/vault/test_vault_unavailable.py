@@ -1,7 +1,8 @@
 """While git fails or the vault's directory cannot be written, a take or a land is refused whole before its
 database transaction: 503 vault_unavailable with Retry-After through the API, the same code and retry_after
 through MCP, a clear message and a non-zero exit at the CLI. A refused take leaves no session; a refused land
-leaves the session open, and it lands once git works again."""
+leaves the session open, and it lands once git works again. After the database's commit, a failure of the vault's
+steps (the connection lost too) leaves the change standing and answered as such."""
 
 import errno
 import json
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import OperationalError
 
 from notebooks.agents import mcp_server
 from notebooks.log import services
@@ -19,7 +21,7 @@ from notebooks.log.roles import Actor
 from notebooks.models import Session, SessionEvent
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as sessions
-from notebooks.vault import VaultUnavailable, claimed_titles, mirror
+from notebooks.vault import VaultUnavailable, claimed_titles, mirror, wiring
 from tests.vault.vaulttools import add, canonical, commits
 
 # Fails every commit-building git command while the flag file exists, as the soak's fault does.
@@ -208,3 +210,34 @@ def test_the_cli_take_and_land_while_git_fails_say_so_and_exit_non_zero(enabled,
         call_command("notebook", "land", str(taken.id), "--summary", "x", "--by", "pippa", stdout=StringIO())
     assert refused.value.returncode == 1 and "The session stays open" in str(refused.value)
     assert session_claims.is_open(Session.objects.get(pk=taken.id))
+
+
+# ----- after the database's commit ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def connection_lost_after_the_commit(monkeypatch):  # noqa: ANN001, ANN201
+    """The vault's steps after a land's, a checkpoint's or an abandon's commit find the database's connection gone
+    (a backend terminated): the change stands, so its answer is the change's, not a 500."""
+
+    def lost(*args: object, **kwargs: object) -> None:
+        raise OperationalError("terminating connection due to administrator command")
+
+    for name in ("vault_land_commit", "vault_checkpoint", "vault_abandon"):
+        monkeypatch.setattr(wiring, name, lost)
+
+
+def test_a_land_whose_connection_is_lost_after_its_commit_answers_the_land(
+    enabled, pippa, connection_lost_after_the_commit
+):
+    taken = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "Tidy"}).json()
+    pippa.post("/api/notebooks/zelda/lines", {"text": "the guard rests", "source": "seen", "why": "saw it"})
+    checkpoint = pippa.post(f"/api/sessions/{taken['id']}/checkpoint", {"note": "halfway"})
+    assert checkpoint.status_code == 200
+    landed = pippa.post(f"/api/sessions/{taken['id']}/land", {"summary": "One line."})
+    assert landed.status_code == 200 and landed.json()["result"] == "landed"
+    assert not session_claims.is_open(Session.objects.get(pk=taken["id"])) and len(landed_copies()) == 1
+
+    again = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "Next"}).json()
+    abandoned = pippa.post(f"/api/sessions/{again['id']}/abandon", {"why": "nothing to do"})
+    assert abandoned.status_code == 200
