@@ -230,7 +230,10 @@ class Soak(Actors, Checks):
         return w
 
     def live(self, title: str) -> list[dict[str, Any]]:
-        status, answer = self.api("GET", f"/api/notebooks/{title}/lines", "reader")
+        try:
+            status, answer = self.api("GET", f"/api/notebooks/{title}/lines", "reader")
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return []  # a worker killed under the read: the actor goes on, as its writes do
         return answer["lines"] if status == 200 else []
 
     # ----- faults ----------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from notebooks.log.errors import NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
 
+from .claims import claimed_titles
 from .git import GitError, VaultUnavailable
 from .landing import Landed
 from .mirror import Vault
@@ -58,6 +59,8 @@ def session_lock() -> Iterator[None]:
 def base_for_take(title: str) -> str:
     """The base_sha to store on the new session: the vault's head once pending drift is committed."""
     with unavailable(f"The take of {title!r} is refused", "No session was taken"):
+        if title in claimed_titles():  # held: the take is refused in its transaction, the holder's file left claimed
+            return Vault().git.head()
         return vault_take(title)
 
 

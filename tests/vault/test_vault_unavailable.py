@@ -241,3 +241,15 @@ def test_a_land_whose_connection_is_lost_after_its_commit_answers_the_land(
     again = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "Next"}).json()
     abandoned = pippa.post(f"/api/sessions/{again['id']}/abandon", {"why": "nothing to do"})
     assert abandoned.status_code == 200
+
+
+def test_a_take_refused_because_another_holds_the_notebook_commits_none_of_the_holders_rows(enabled, pippa, reflector):
+    """Else the holder's land, once git works again, is refused: its rows "already committed as automatic history"."""
+    taken = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "Tidy"}).json()
+    pippa.post("/api/notebooks/zelda/lines", {"text": "the guard rests", "source": "seen", "why": "saw it"})
+    head = commits(enabled)[0]["sha"]
+    refused = reflector.post("/api/sessions", {"notebook": "zelda", "plan": "Mine"})
+    assert refused.status_code == 409 and refused.json()["error"]["holder"] == "pippa"
+    assert commits(enabled)[0]["sha"] == head
+    landed = pippa.post(f"/api/sessions/{taken['id']}/land", {"summary": "One line."})
+    assert landed.status_code == 200 and landed.json()["rows"] == 1
