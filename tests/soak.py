@@ -14,8 +14,9 @@ SOAK_SECONDS (default 600) is the whole run: the SQLite part takes a fifth of it
 rest; SOAK_DB=postgresql or SOAK_DB=sqlite runs one part for all of it.
 
 Every write carries a unique token in its reason (`why`); at the end each write answered 2xx (or 302 from the
-card) must have exactly its rows in the log, each refused write none. Exit status 1 if anything is lost, doubled
-or unverified. Run as `python -m tests.soak` (the Makefile's `make soak`).
+card) must have exactly its rows in the log (in a session: its proposals, each landed at most once, exactly once
+when the session landed; tests/soak_checks.one_write), each refused write none. Exit status 1 if anything is lost,
+doubled or unverified. Run as `python -m tests.soak` (the Makefile's `make soak`).
 """
 
 import json
@@ -229,7 +230,10 @@ class Soak(Actors, Checks):
         return w
 
     def live(self, title: str) -> list[dict[str, Any]]:
-        status, answer = self.api("GET", f"/api/notebooks/{title}/lines", "reader")
+        try:
+            status, answer = self.api("GET", f"/api/notebooks/{title}/lines", "reader")
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return []  # a worker killed under the read: the actor goes on, as its writes do
         return answer["lines"] if status == 200 else []
 
     # ----- faults ----------------------------------------------------------------------------------------------
@@ -275,7 +279,8 @@ class Soak(Actors, Checks):
         f.end = now()
 
     def git_fails(self) -> None:
-        """Git fails for 8 s; meanwhile a session is taken before and landed during the failure."""
+        """Git fails for 8 s; meanwhile a session is taken before and landed during the failure (refused whole, 503),
+        then landed again once git works."""
         book = AGENT_BOOKS[0]
         status, answer = self.api("POST", "/api/sessions", "lander", {"notebook": book, "plan": "soak land"})
         sid = answer.get("id") if status == 201 else None
@@ -292,12 +297,27 @@ class Soak(Actors, Checks):
                 {"summary": "soak: landed while git fails"},
                 0,
             )
+            w.land = land
             f.detail = f"session #{sid} on {book}: add answered {w.status}, land answered {land.status}"
         else:
             f.detail = f"no session could be taken ({status}): git failed under the watcher only"
         self.stop.wait(8)
         self.flag.unlink()
         f.end = now()
+        if sid and land.status != 200:  # a land refused while git failed leaves the session open: it lands now
+            again = self.send(
+                Write("land", "lander", "land lander again", now(), book),
+                "POST",
+                f"/api/sessions/{sid}/land",
+                {"summary": "soak: landed once git works again"},
+                0,
+            )
+            w.land = again
+            f.detail += f", landed again after it: {again.status}"
+            if again.status != 200:
+                said = again.answer.get("error", {}) if isinstance(again.answer, dict) else {}
+                f.detail += f" ({said.get('code')}: {str(said.get('message', again.answer))[:300]})"
+                self.api("POST", f"/api/sessions/{sid}/abandon", "lander", {"why": "soak: the land was refused"})
 
     def vault_unwritable(self) -> None:
         targets = [self.vault, *self.vault.glob("*.jsonl")]

@@ -54,6 +54,7 @@ class Write:
     rows: int = 0  # rows it should have written when acknowledged
     answer: Any = None
     secret: str = ""  # for a redaction: the words it removes
+    land: "Write | None" = None  # for a write in a session: the last land sent for it (its proposals land with it)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -112,8 +113,9 @@ class Actors:
         if take.status != 201:
             return
         sid = take.answer["id"]
+        made = []
         for k in range(rng.randint(1, 4)):
-            self.agent_write(name, title, rng, f"soak {name} #{i}.{k} {rng.random():.12f}")
+            made.append(self.agent_write(name, title, rng, f"soak {name} #{i}.{k} {rng.random():.12f}"))
             time.sleep(0.05)
         if rng.random() < 0.5:
             self.send(
@@ -130,6 +132,9 @@ class Actors:
             {"summary": f"soak summary {name} #{i}"},
             0,
         )
+        for w in made:
+            if w is not None:
+                w.land = land
         if land.status != 200:
             try:
                 self.api("POST", f"/api/sessions/{sid}/abandon", name, {"why": "soak: the land was refused"})

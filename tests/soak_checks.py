@@ -15,6 +15,64 @@ from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_AGENT, OUTSIDE_BOOKS
 MARK = "[redacted: "
 
 
+def one_write(rows: list[dict[str, Any]], expected: int, landed: bool | None = None) -> tuple[str, str]:
+    """How the rows carrying one acknowledged write's token stand (docs/file-format.md, "Sessions: proposals and
+    landed rows"): ("ok", ""), or ("lost" | "doubled" | "refused_left" | "mismatched", what is wrong).
+
+    Outside a session a write is its `expected` plain rows. In a session it is its `expected` proposals (`op:
+    "propose"`), each landed at most once by a landed copy naming it in `lands`: exactly once when its session
+    landed (`landed` True), never when the land was refused (False), either when the land went unanswered (None).
+    """
+    proposals = {r["seq"]: r for r in rows if r.get("op") == "propose"}
+    copies = [r for r in rows if r.get("lands") is not None]
+    plain = [r for r in rows if r.get("op") != "propose" and r.get("lands") is None]
+    own = len(proposals) + len(plain)
+    copied: dict[int, list[dict[str, Any]]] = {seq: [] for seq in proposals}
+    strays = []
+    for c in copies:
+        (copied[c["lands"]] if c["lands"] in copied else strays).append(c)
+    seqs = sorted(r["seq"] for r in rows)
+    if not own:
+        return "lost", f"no row of its own (found seqs {seqs})"
+    if strays:
+        return "doubled", f"landed copies of no proposal of this write: seqs {[c['seq'] for c in strays]}"
+    twice = sorted(seq for seq, found in copied.items() if len(found) > 1)
+    if twice:
+        return "doubled", f"proposals landed more than once: seqs {twice}"
+    if proposals and plain:
+        return "doubled", f"both proposals and plain rows (seqs {seqs})"
+    if own > expected:
+        return "doubled", f"{own} rows of its own, not {expected} (seqs {seqs})"
+    if own < expected:
+        return "lost", f"{own} rows of its own, not {expected} (seqs {seqs})"
+    for seq, found in copied.items():
+        p = proposals[seq]
+        if found and (found[0].get("op") != p.get("proposes") or found[0].get("n") != p.get("n")):
+            return "mismatched", f"the landed copy at seq {found[0]['seq']} is not the proposal at seq {seq}"
+        if found and found[0]["seq"] < seq:
+            return "mismatched", f"the landed copy at seq {found[0]['seq']} comes before its proposal at seq {seq}"
+    unlanded = sorted(seq for seq, found in copied.items() if not found)
+    if landed is True and unlanded:
+        return "lost", f"its session landed, but not its proposals at seqs {unlanded}"
+    if landed is False and len(unlanded) < len(copied):
+        return "refused_left", "its session's land was refused, yet its proposals have landed copies"
+    return "ok", ""
+
+
+def numbered(row: dict[str, Any]) -> bool:
+    """Whether the row gave a line its number: a plain add, or a proposed add (its landed copy keeps it)."""
+    if row.get("op") == "propose":
+        return row.get("proposes") == "add"
+    return row.get("op") == "add" and row.get("lands") is None
+
+
+def landed(w: Any) -> bool | None:
+    """Whether the session a write was made in landed: None outside a session, or when the land went unanswered."""
+    if w.land is None:
+        return None
+    return None if w.land.status == 0 else w.land.status == 200
+
+
 class Checks:
     """Mixed into Soak."""
 
@@ -97,7 +155,8 @@ class Checks:
             seqs = [r["seq"] for r in rows[title]]
             if seqs != list(range(1, len(seqs) + 1)):
                 self.problems.append(f"{title}: seqs are not gapless: {seqs[:10]}…")
-            added = sorted(r["n"] for r in rows[title] if r["op"] == "add")
+            # A number is given once: to a plain add or a proposed one; an add's landed copy keeps its proposal's.
+            added = sorted(r["n"] for r in rows[title] if numbered(r))
             if added != list(range(1, len(added) + 1)):
                 self.problems.append(f"{title}: line numbers are doubled or have gaps")
         return rows
@@ -182,9 +241,10 @@ class Checks:
             ok = 200 <= w.status < 400
             if w.kind == "outside-add":  # no answer to the writer: imported once, or refused with an alarm
                 tally = self.outside_rows[w.who]
+                verdict, _ = one_write(mine, 1)
                 tally["appended"] += ok
-                tally["imported"] += ok and len(mine) == 1
-                if ok and len(mine) == 1:  # a signed writer's rows are its own; an unsigned one's the outside agent's
+                tally["imported"] += ok and verdict == "ok"
+                if ok and verdict == "ok":  # a signed writer's rows are its own; an unsigned one's the outside agent's
                     by = mine[0].get("by")
                     tally["of them as its writer"] += by == w.who
                     tally["as the outside agent"] += by == OUTSIDE_AGENT
@@ -194,17 +254,18 @@ class Checks:
                 kept = any(w.token in e for e in evidence.get(w.notebook, []))
                 tally["refused with an alarm (kept as evidence)"] += ok and not mine and kept
                 tally["lost"] += ok and not mine and not kept
-                doubled += len(mine) > 1
+                doubled += verdict == "doubled"
                 continue
             if ok:
                 acked += 1
-                if not mine:
-                    lost += 1
-                    self.problems.append(f"LOST: {w.kind} by {w.who} ({w.token!r}) answered {w.status}")
-                elif len(mine) != w.rows:
-                    doubled += 1
-                    self.problems.append(f"{w.kind} by {w.who} ({w.token!r}): {len(mine)} rows, not {w.rows}")
-                elif w.seqs and sorted(w.seqs) != sorted(r["seq"] for r in mine):
+                verdict, why = one_write(mine, w.rows, landed(w))
+                said = f"{w.kind} by {w.who} ({w.token!r}) answered {w.status}: {why}"
+                lost += verdict == "lost"
+                doubled += verdict == "doubled"
+                refused_left += verdict == "refused_left"
+                if verdict != "ok":
+                    self.problems.append(("LOST: " if verdict == "lost" else "") + said)
+                elif w.seqs and sorted(w.seqs) != sorted(r["seq"] for r in mine if r.get("lands") is None):
                     self.problems.append(
                         f"{w.kind} by {w.who}: answered seqs {w.seqs}, found {[r['seq'] for r in mine]}"
                     )

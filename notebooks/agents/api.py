@@ -70,11 +70,12 @@ def declared(*statuses: int) -> dict[int, Any]:
     return {status: s.Error for status in statuses}
 
 
-# Every operation may answer these; every write may also find the database's disk full (503, Retry-After).
+# Every operation may answer these; every write may also find the database's disk full (503, Retry-After), and a
+# take or land the vault unusable (503 vault_unavailable, Retry-After).
 READ = declared(400, 401, 404, 405)
 WRITE = declared(400, 401, 403, 404, 405, 409, 413, 503)
-TAKE = declared(400, 401, 404, 405, 409, 413, 500, 503)  # anyone may take; the vault's git may fail (vault_git)
-LAND = declared(400, 401, 403, 404, 405, 409, 413, 500, 503)
+TAKE = declared(400, 401, 404, 405, 409, 413, 503)  # anyone may take
+LAND = WRITE
 CREATE = declared(400, 401, 405, 409, 413, 429, 503)
 
 

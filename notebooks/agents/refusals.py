@@ -22,7 +22,8 @@ CODES = (
     "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
     "too_many_notebooks",  # 429: this actor created their limit of notebooks within the window (Retry-After)
     "unavailable",  # 503: the database's disk is full (Retry-After)
-    "vault_git",  # 500: the vault's git could not be run (a take or land that reaches git)
+    "vault_unavailable",  # 503: a take or land refused whole: the vault's git failed or its directory is unwritable
+    "vault_git",  # 500: the vault's git could not be run (the CLI's vault commands; a take or land answers 503)
 )
 
 SAID = {
@@ -40,7 +41,8 @@ SAID = {
     413: "The request body is too large.",
     429: "Too many new notebooks: this actor created NOTEBOOK_NEW_NOTEBOOKS within NOTEBOOK_NEW_NOTEBOOKS_WINDOW "
     "seconds (code too_many_notebooks, limit, window); try again after Retry-After seconds.",
-    503: "The database's disk is full: nothing was written; try again after Retry-After seconds.",
+    503: "The database's disk is full (unavailable), or a take or land could not use the vault's git "
+    "(vault_unavailable): nothing was written; try again after Retry-After seconds.",
 }
 
 

@@ -7,7 +7,7 @@ vault_take / vault_checkpoint / vault_land / vault_abandon   the sessions' side 
 
 from .claims import claimed_titles, open_session_titles
 from .fileformat import canonical_bytes
-from .git import GitError
+from .git import GitError, VaultUnavailable
 from .landing import Landed
 from .mirror import Vault
 from .results import FileResult, SweepResult
@@ -28,6 +28,7 @@ __all__ = [
     "Landed",
     "SweepResult",
     "Vault",
+    "VaultUnavailable",
     "canonical_bytes",
     "claimed_titles",
     "open_session_titles",

@@ -21,6 +21,19 @@ class GitError(NotebookError):
     status = 500
 
 
+# Whole seconds a take or land refused while the vault could not be used waits before it is sent again.
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+class VaultUnavailable(NotebookError):
+    """A take or land refused whole because the vault could not be used (git failing, its directory unwritable):
+    nothing was done, and the same call may succeed once git works again (503, Retry-After)."""
+
+    code = "vault_unavailable"
+    status = 503
+    retry_after = UNAVAILABLE_RETRY_AFTER
+
+
 @dataclass(frozen=True)
 class Person:
     name: str

@@ -9,38 +9,66 @@ inside a database transaction: sessions call check_land before the land's and th
 
 import logging
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.core.signals import setting_changed
+from django.db import DatabaseError
 from django.dispatch import receiver
 
 from notebooks.log.errors import NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
 
+from .claims import claimed_titles
+from .git import GitError, VaultUnavailable
 from .landing import Landed
 from .mirror import Vault
 from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land_check, vault_land_commit, vault_take
 
 log = logging.getLogger(__name__)
 
+# What a hook after the database's commit logs and leaves for the next sweep: git or the disk failing, or the
+# database's connection lost once the commit stood (its answer must not be a 500 for a change that stands).
+LEFT_FOR_LATER = (NotebookError, OSError, DatabaseError)
+
+
+@contextmanager
+def unavailable(refused: str, then: str) -> Iterator[None]:
+    """Git failing or the vault's directory unwritable refuses the step whole, as VaultUnavailable (503): `refused`
+    says what was refused, `then` what stands."""
+    try:
+        yield
+    except (GitError, OSError) as exc:
+        wait = VaultUnavailable.retry_after
+        cause = exc.message if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+        raise VaultUnavailable(
+            f"{refused}: the vault could not be used ({cause}). {then}; try again in {wait} s."
+        ) from exc
+
 
 @contextmanager
 def session_lock() -> Iterator[None]:
     """The vault's lock, held around a take's, a land's or an abandon's own steps."""
-    with Vault().lock():
+    with ExitStack() as held:
+        with unavailable("Refused", "Nothing was done"):  # only taking the lock: what runs under it is not ours
+            held.enter_context(Vault().lock())
         yield
 
 
 def base_for_take(title: str) -> str:
     """The base_sha to store on the new session: the vault's head once pending drift is committed."""
-    return vault_take(title)
+    with unavailable(f"The take of {title!r} is refused", "No session was taken"):
+        if title in claimed_titles():  # held: the take is refused in its transaction, the holder's file left claimed
+            return Vault().git.head()
+        return vault_take(title)
 
 
 def check_land(session: Any, rows: Sequence[int]) -> None:
     """The vault's final gate and the drift before the land, ahead of the database's land; raises to refuse it."""
-    if session.vault_base:
+    if not session.vault_base:
+        return
+    with unavailable(f"The land of session #{session.pk} is refused", "The session stays open"):
         vault_land_check(
             session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows,
             after_lapse=session_selectors.lapsed_before_land(session),
@@ -62,7 +90,7 @@ def land_in_git(session: Any, summary: str, rows: Sequence[int]) -> Landed | Non
             seqs=list(rows),
             after_lapse=session_selectors.lapsed_before_land(session),
         )
-    except (NotebookError, OSError) as exc:  # the land stands: the next land or sweep makes its commit
+    except LEFT_FOR_LATER as exc:  # the land stands: the next land or sweep makes its commit
         log.warning("session %s landed; its vault commit is left for the next sweep: %s", session.pk, exc)
         return None
 
@@ -73,7 +101,7 @@ def after_checkpoint(session: Any, note: str) -> str | None:
         return None
     try:
         return vault_checkpoint(session.notebook.title, session_id=session.pk, base_sha=session.vault_base, note=note)
-    except (NotebookError, OSError) as exc:  # the checkpoint stands in the database, which is its record
+    except LEFT_FOR_LATER as exc:  # the checkpoint stands: the database is its record
         log.warning("session %s checkpointed; its vault commit failed: %s", session.pk, exc)
         return None
 
@@ -84,7 +112,7 @@ def after_abandon(session: Any, why: str) -> str | None:
         return None
     try:
         return vault_abandon(session.notebook.title, session_id=session.pk, why=why)
-    except (NotebookError, OSError) as exc:  # the abandon stands: the next sweep commits the file as drift
+    except LEFT_FOR_LATER as exc:  # the abandon stands: the next sweep commits its drift
         log.warning("session %s abandoned; its vault commit is left for the next sweep: %s", session.pk, exc)
         return None
 
