@@ -66,7 +66,7 @@ bench-serve: $(VENV)/.bench-installed
 
 # Redraw the pictures of the README and docs/card.md (docs/card-*.png) from fresh demo notebooks.
 screenshots: venv browser
-	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/test_browser_card.py -k "fits_a_phone or guides_pictures"
+	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/browser/test_browser_card.py -k "fits_a_phone or guides_pictures"
 
 # The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
 reliability: venv

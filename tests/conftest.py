@@ -137,21 +137,3 @@ def zelda(notebook):  # noqa: ANN001, ANN201
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")
     services.add(notebook="zelda", text="block first, then attack", source="dad", by=DAD, why="rule")
     return notebook
-
-
-# ----- the browser tests' Chromium ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
-    """Module-scoped: Playwright's sync API keeps an event loop running in this thread until it stops, which
-    would break later tests that start their own (asyncio.run, anyio)."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser_support import ARGS, CHROMIUM
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser), or CHROMIUM=/path"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
+from tests.browser.support import free_port, wait_for_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "examples" / "harness.py"

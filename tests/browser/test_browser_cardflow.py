@@ -7,15 +7,12 @@ each test has a notebook of its own, so they may run in any order.
 """
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
-from tests.databases import ROOT, Templates
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 
@@ -55,37 +52,17 @@ def _rows(start_at: float) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, scratch_templates: Templates) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("browser-cardflow")
-    db = scratch_templates.new()
-    db.manage(
-        "shell",
-        "-c",
-        f"from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()",
-    )
-    path = tmp / "lines.jsonl"
-    path.write_text("\n".join(_rows(time.time() - 86400)) + "\n")
-    for title in TITLES:
-        db.manage("notebook", "import", str(path), "--title", title)
-    port = free_port()
-    log_path = tmp / "server.log"
-    log = log_path.open("w")
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=db.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1"),
-        stdout=log,
-        stderr=log,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", server, log_path.read_text)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        log.close()
+
+    def seed(server: Server) -> None:
+        path = tmp / "lines.jsonl"
+        path.write_text("\n".join(_rows(time.time() - 86400)) + "\n")
+        for title in TITLES:
+            server.run("notebook", "import", str(path), "--title", title)
+
+    with live_sites.serve("browser-cardflow", seed, password=PASSWORD) as server:
+        yield server.url
 
 
 def _sign_in(page, url: str) -> None:  # noqa: ANN001

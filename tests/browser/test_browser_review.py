@@ -3,58 +3,26 @@ with DATABASE_URL): new since his review, the Retired list and Restore, older wo
 history, and times in his browser's time zone. A `manage.py runserver` on a scratch database (tests/databases.py)."""
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
-from tests.databases import ROOT, Scratch, Templates
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 PASSWORD = "review-browser-test-password"
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    scratch: Scratch
-
-    def run(self, *args: str) -> str:
-        """A manage.py command against the server's database: someone else's write, as an agent would make it."""
-        return self.scratch.manage(*args).stdout
+def _seed(server: Server) -> None:
+    server.run("notebook", "demo", "--title", "zelda")  # lines 1-17
 
 
 @pytest.fixture(scope="module")
-def review_server(scratch_templates: Templates, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    scratch = scratch_templates.new()  # migrated, with the editor dad
-    set_password = (
-        "from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()"
-    )
-    scratch.manage("shell", "-c", set_password)
-    scratch.manage("notebook", "demo", "--title", "zelda")  # lines 1-17
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("review-browser") / "server.log"
-    log = log_path.open("w")
-    env = scratch.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1")  # runserver serves static files only in DEBUG
-    server = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
-        env=env, cwd=ROOT, stdout=log, stderr=log,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", server, log_path.read_text)
-        yield Server(url=url, scratch=scratch)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        log.close()
-        scratch.settle()
+def review_server(live_sites) -> Iterator[Server]:  # noqa: ANN001
+    with live_sites.serve("review-browser", _seed, password=PASSWORD) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -11,23 +11,21 @@ import difflib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
 from bench.similar_data import START, load
-from tests.browser_support import Server, live_server
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 GAME = "zelda-oot"
 TITLE = "zelda-oot"
 BAR_ACTIONS, BAR_TYPED = 90, 600  # the bar (today's card without the view: 277 and 3,388)
 
 
 @pytest.fixture(scope="module")
-def messy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def messy_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("cleanup-browser")
 
     def seed(server: Server) -> None:
@@ -39,7 +37,7 @@ def messy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 out.write(json.dumps(row) + "\n")
         server.run("notebook", "import", str(rows), "--title", TITLE)
 
-    with live_server(tmp, seed) as server:
+    with live_sites.serve("cleanup-browser", seed, vendor="sqlite") as server:
         yield server
 
 

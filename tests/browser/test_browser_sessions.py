@@ -2,15 +2,11 @@
 the land gates waits on /sessions/, where Dad lands it as his approval or discards it, each with his reason; with
 htmx and by keyboard, at a desk's width and a phone's. A `manage.py runserver` on a scratch database."""
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
-from tests.databases import ROOT, Scratch, Templates
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 PASSWORD = "sessions-browser-test-password"
@@ -31,42 +27,23 @@ except sessions.GateRefused:
 """
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    scratch: Scratch
+class Site:
+    """The sessions page's server, and someone else's writes against its database."""
+
+    def __init__(self, server: Server) -> None:
+        self.url = server.url
+        self.server = server
 
     def refused_session(self, title: str) -> int:
         """A session of an agent of its own on a new notebook `title` whose land the gate refused: its id."""
         script = REFUSED.format(title=title, agent=f"pippa-{title}")
-        return int(self.scratch.manage("shell", "-c", script).stdout.split()[-1])
+        return int(self.server.run("shell", "-c", script).split()[-1])
 
 
 @pytest.fixture(scope="module")
-def server(scratch_templates: Templates, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    scratch = scratch_templates.new()  # migrated, with the editor dad
-    set_password = (
-        "from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()"
-    )
-    scratch.manage("shell", "-c", set_password)
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("sessions-browser") / "server.log"
-    log = log_path.open("w")
-    env = scratch.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1")  # runserver serves static files only in DEBUG
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
-        env=env, cwd=ROOT, stdout=log, stderr=log,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", process, log_path.read_text)
-        yield Server(url=url, scratch=scratch)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
-        scratch.settle()
+def server(live_sites) -> Iterator[Site]:  # noqa: ANN001
+    with live_sites.serve("sessions-browser", password=PASSWORD) as live:
+        yield Site(live)
 
 
 @pytest.fixture(scope="module")

@@ -6,36 +6,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import WATCH, free_port, wait_for_server
-from tests.databases import Scratch, Templates
+from tests.browser.support import WATCH, Server
 
 pytestmark = pytest.mark.browser
 PASSWORD = "browser-docs-password-0123"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    base = tmp_path_factory.mktemp("browser-docs")
-    templates = Templates(base)
-    templates.vendor = "sqlite"  # the page is the same on both; the browser needs only a server
-    db: Scratch = templates.new()
-    env = db.env(DEBUG="0", ALLOWED_HOSTS="127.0.0.1", STATIC_ROOT=str(base / "static"))
-    db.run(
-        "manage.py",
-        "shell",
-        "-c",
-        f"from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()",
-    )
-    db.run("manage.py", "collectstatic", "--no-input", "-v", "0", env=env)
-    port = free_port()
-    server = db.start("manage.py", "runserver", "--noreload", f"127.0.0.1:{port}", env=env)
-    url = f"http://127.0.0.1:{port}"
-    wait_for_server(f"{url}/accounts/login/", server, lambda: server.stderr.read())
-    try:
-        yield url
-    finally:
-        templates.cleanup()
+def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:  # noqa: ANN001
+    static = tmp_path_factory.mktemp("browser-docs") / "static"
+
+    def collect(server: Server) -> None:
+        server.run("collectstatic", "--no-input", "-v", "0")
+
+    # The page is the same on both databases; the browser needs only a server, run as in production (DEBUG off).
+    with live_sites.serve(
+        "browser-docs", collect, password=PASSWORD, vendor="sqlite", seed_first=True, DEBUG="0", STATIC_ROOT=str(static)
+    ) as server:
+        yield server.url
 
 
 def test_the_docs_need_the_sign_in_and_render_under_the_policy(browser, site):

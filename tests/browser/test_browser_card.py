@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import Server, live_server
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,8 @@ def _seed(server: Server) -> None:
 
 
 @pytest.fixture(scope="module")
-def card_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with live_server(tmp_path_factory.mktemp("card-browser"), _seed) as server:
+def card_server(live_sites) -> Iterator[Server]:  # noqa: ANN001
+    with live_sites.serve("card-browser", _seed, vendor="sqlite") as server:
         yield server
 
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import WATCH, free_port, wait_for_server
-from tests.databases import Scratch, Templates
+from tests.browser.support import WATCH, Server
+from tests.databases import Scratch
 
 pytestmark = pytest.mark.browser
 
@@ -24,33 +24,20 @@ PAYLOADS = [
 PASSWORD = "browser-security-password-0123"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Scratch, str]]:
-    templates = Templates(tmp_path_factory.mktemp("browser-security"))
-    templates.vendor = "sqlite"  # the pages are the same on both; the browser needs only a server
-    db = templates.new()
-    db.run(
-        "manage.py",
-        "shell",
-        "-c",
-        f"from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()",
-    )
-    db.manage("notebook", "create", "zelda")
+def _seed(db: Server) -> None:
+    db.run("notebook", "create", "zelda")
     for words in PAYLOADS:
-        db.manage("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", words)
-    db.manage("notebook", "edit", "zelda", "1", PAYLOADS[1] + " edited", "--by", "dad", "--why", PAYLOADS[2])
-    db.manage("notebook", "retire", "zelda", "2", "--by", "dad", "--why", PAYLOADS[3])
-    db.manage("notebook", "take", "zelda", "--plan", PAYLOADS[0], "--by", "pippa")
-    port = free_port()
-    env = db.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1")  # DEBUG: runserver serves the static files
-    server = db.start("manage.py", "runserver", "--noreload", f"127.0.0.1:{port}", env=env)
-    url = f"http://127.0.0.1:{port}"
-    wait_for_server(f"{url}/accounts/login/", server, lambda: server.stderr.read())
-    try:
-        yield db, url
-    finally:
-        templates.cleanup()
+        db.run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", words)
+    db.run("notebook", "edit", "zelda", "1", PAYLOADS[1] + " edited", "--by", "dad", "--why", PAYLOADS[2])
+    db.run("notebook", "retire", "zelda", "2", "--by", "dad", "--why", PAYLOADS[3])
+    db.run("notebook", "take", "zelda", "--plan", PAYLOADS[0], "--by", "pippa")
+
+
+@pytest.fixture(scope="module")
+def site(live_sites) -> Iterator[tuple[Scratch, str]]:  # noqa: ANN001
+    # The pages are the same on both databases; the browser needs only a server.
+    with live_sites.serve("browser-security", _seed, password=PASSWORD, vendor="sqlite") as server:
+        yield server.scratch, server.url
 
 
 @pytest.fixture

@@ -7,16 +7,13 @@ The server is a `manage.py runserver` subprocess on a scratch database of the su
 
 import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
-from tests.databases import ROOT, Templates
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 
@@ -42,44 +39,23 @@ def _rows(count: int, text: "callable", start_at: float) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, scratch_templates: Templates) -> Iterator[str]:
-    # The session's templates: a second set in one worker would share (and drop) its PostgreSQL template database.
+def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("browser-scale")
-    db = scratch_templates.new()
-    db.manage(
-        "shell",
-        "-c",
-        f"from django.contrib.auth.models import User; u = User.objects.get(username='dad'); "
-        f"u.set_password('{PASSWORD}'); u.save()",
-    )
-    at = time.time() - 86400
-    books = {
-        "long": _rows(60, lambda n: SENTENCES[n % len(SENTENCES)], at),
-        "huge": _rows(3000, lambda n: f"Shrine {n} opens at dusk.", at),
-        "zelda": _rows(30, lambda n: ZORA if n == 12 else LYNEL if n == 20 else SENTENCES[n % len(SENTENCES)], at),
-    }
-    for title, rows in books.items():
-        path = tmp / f"{title}.jsonl"
-        path.write_text("\n".join(rows) + "\n")
-        db.manage("notebook", "import", str(path), "--title", title)
-    port = free_port()
-    log_path = tmp / "server.log"
-    log = log_path.open("w")
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=db.env(DEBUG="1", ALLOWED_HOSTS="127.0.0.1"),
-        stdout=log,
-        stderr=log,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", server, log_path.read_text)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        log.close()
+
+    def seed(server: Server) -> None:
+        at = time.time() - 86400
+        books = {
+            "long": _rows(60, lambda n: SENTENCES[n % len(SENTENCES)], at),
+            "huge": _rows(3000, lambda n: f"Shrine {n} opens at dusk.", at),
+            "zelda": _rows(30, lambda n: ZORA if n == 12 else LYNEL if n == 20 else SENTENCES[n % len(SENTENCES)], at),
+        }
+        for title, rows in books.items():
+            path = tmp / f"{title}.jsonl"
+            path.write_text("\n".join(rows) + "\n")
+            server.run("notebook", "import", str(path), "--title", title)
+
+    with live_sites.serve("browser-scale", seed, password=PASSWORD) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="module")

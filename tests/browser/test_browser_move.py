@@ -1,54 +1,26 @@
 """Move to notebook… in a real browser: from a line's actions and from the selection bar, answered in place."""
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.browser_support import free_port, wait_for_server
+from tests.browser.support import Server
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def _seed(server: Server) -> None:
+    server.run("notebook", "demo", "--title", "zelda")
+    server.run("notebook", "create", "zelda heading")
+    for words in ("the owl statue saves", "the fairy fountain heals", "deku nuts stun"):
+        server.run("notebook", "add", "zelda heading", words, "--source", "seen", "--by", "pippa", "--why", "seen")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+def server(live_sites) -> Iterator[tuple[str, str]]:  # noqa: ANN001
     """A card server on its own SQLite file: zelda (the demo's 17 lines) and a stray notebook of three lines."""
-    tmp = tmp_path_factory.mktemp("move-browser")
-    env = {
-        **os.environ, "DJANGO_SETTINGS_MODULE": "notebook_site.settings",
-        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DEBUG": "1", "SECRET_KEY": "browser-tests-only",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }  # fmt: skip
-    manage = [sys.executable, str(ROOT / "manage.py")]
-
-    def run(*args: str) -> None:
-        done = subprocess.run([*manage, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-
-    run("migrate", "--no-input")
-    run("notebook", "first-editor", "--password-file", str(tmp / "pw.txt"))
-    run("notebook", "demo", "--title", "zelda")
-    run("notebook", "create", "zelda heading")
-    for words in ("the owl statue saves", "the fairy fountain heals", "deku nuts stun"):
-        run("notebook", "add", "zelda heading", words, "--source", "seen", "--by", "pippa", "--why", "seen")
-    port = free_port()
-    log = (tmp / "server.log").open("w")
-    proc = subprocess.Popen(
-        [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"], env=env, cwd=ROOT, stdout=log, stderr=log
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(f"{url}/accounts/login/", proc, (tmp / "server.log").read_text)
-        yield url, (tmp / "pw.txt").read_text().split()[-1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+    with live_sites.serve("move-browser", _seed, vendor="sqlite") as site:
+        yield site.url, site.password
 
 
 @pytest.fixture
