@@ -72,15 +72,7 @@ def notebook(db):  # noqa: ANN001, ANN201
     return services.create_notebook(title="zelda", by="test")
 
 
-# ----- the card's fixtures -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def agent_user(db):  # noqa: ANN001, ANN201
-    """A signed-in person without the editor role: may read, may not write."""
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("pippa-reader", password="a-long-test-password")
+# ----- the card's fixtures (the card's own are in tests/card/conftest.py) -----------------------
 
 
 @pytest.fixture
@@ -100,7 +92,7 @@ def lines(notebook, dad):  # noqa: ANN001, ANN201
     return notebook
 
 
-# ----- the agent's side: API clients holding a token ---------------------------------------------------------
+# ----- the agent's side: API clients holding a token (Dad's in tests/agents/conftest.py) ---------------------
 
 
 @pytest.fixture
@@ -117,14 +109,6 @@ def reflector(db):  # noqa: ANN001, ANN201
     from tests.agent_helpers import Api
 
     return Api(tokens.issue(actor="reflector").secret)
-
-
-@pytest.fixture
-def dad_api(dad):  # noqa: ANN001, ANN201
-    from notebooks.agents import tokens
-    from tests.agent_helpers import Api
-
-    return Api(tokens.issue(actor="dad", editor=True).secret)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from django.db import connection
 from notebooks.log import selectors, services, triggers
 from notebooks.models import Row
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def notebook(*args: str, stdin: str | None = None) -> tuple[str, str]:

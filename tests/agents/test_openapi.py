@@ -12,7 +12,7 @@ from notebooks.log.checks import MAX_NUMBER, max_reason, max_words
 from notebooks.log.errors import NotebookError
 from notebooks.log.rowformat import GAME_ONLY
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WRITES_WORDS = [
     ("/api/notebooks/{notebook}/lines", "post"),
     ("/api/notebooks/{notebook}/lines/{n}/edit", "post"),

@@ -15,7 +15,7 @@ from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.roles import Actor
 from notebooks.vault import fileformat
 from tests.card_helpers import HX, rows, url
-from tests.test_cli import notebook as cli
+from tests.cli.test_cli import notebook as cli
 
 DAD = Actor("dad", editor=True)
 SAW = "roll after the second swing"  # line #1, seen, pippa's (the `lines` fixture)

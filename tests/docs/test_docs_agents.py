@@ -13,7 +13,7 @@ from django.test import Client
 
 from notebooks.agents import tokens
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "agents.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 BLOCK = re.compile(r"^```http\n(.*?)^```", re.MULTILINE | re.DOTALL)
 ANY = "…"
 

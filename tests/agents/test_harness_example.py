@@ -16,7 +16,7 @@ import pytest
 
 from tests.browser.support import free_port, wait_for_server
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "examples" / "harness.py"
 LESSON = "The shrine's door opens only at night."
 

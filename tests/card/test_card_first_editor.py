@@ -57,6 +57,6 @@ def test_the_demo_notebook_is_made_once_and_left_alone_after(db):
     call_command("notebook", "demo", stdout=again)
     assert "already there" in again.getvalue()
     assert selectors.head(notebook) == head  # nothing written the second time
-    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     run = makefile.split("\nrun:")[1].split("\n\n")[0]
     assert "manage.py notebook demo" in run

@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from notebooks.log.rowformat import GAME_ONLY
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WRITES_WORDS = {"add", "edit", "merge"}
 # One process migrates and fills the database: each Django start costs seconds on a busy machine.
 SETUP = """

@@ -6,8 +6,8 @@ import pytest
 
 from notebooks.log import selectors, services
 from tests.card_helpers import HX, rows, url
-from tests.test_cli import notebook as cli
-from tests.test_cli import refused
+from tests.cli.test_cli import notebook as cli
+from tests.cli.test_cli import refused
 
 
 @pytest.fixture

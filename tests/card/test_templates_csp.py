@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-TEMPLATES = sorted((Path(__file__).resolve().parent.parent / "templates").rglob("*.html"))
+TEMPLATES = sorted((Path(__file__).resolve().parents[2] / "templates").rglob("*.html"))
 
 
 def test_there_are_templates_to_check():

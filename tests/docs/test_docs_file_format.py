@@ -11,7 +11,7 @@ from pathlib import Path
 from notebooks.log import moves, redaction, selectors, services
 from tests.agent_helpers import DAD
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "file-format.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "file-format.md"
 
 
 def _checker() -> str:
