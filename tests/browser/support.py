@@ -2,11 +2,10 @@
 
 pytest-django's live_server flushes tables, which the append-only triggers refuse, so a server here is a
 `manage.py runserver` subprocess on a scratch database (a copy of the session's migrated template,
-tests/databases.py), seeded through one long-lived command process (tests/browser/commands.py) rather than a
+tests/databases.py), seeded through one long-lived command process (tests/commands.py) rather than a
 `manage.py` start per command.
 """
 
-import json
 import os
 import secrets
 import shutil
@@ -19,9 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
-from tests.databases import ROOT, Scratch
+from tests.databases import ROOT, Commands, Scratch
 
 # Debian's Chromium (`make browser` installs it), or any Chromium named by CHROMIUM=/path.
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -60,46 +58,6 @@ def wait_for_server(url: str, server: subprocess.Popen, log: Callable[[], str], 
             assert server.poll() is None, log()
             assert time.time() < deadline, f"the test server did not start:\n{log()}"
             time.sleep(0.2)
-
-
-class Commands:
-    """`manage.py` commands against one database, sent to one process (tests/browser/commands.py)."""
-
-    def __init__(self, env: dict[str, str], log: IO[str]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.browser.commands"],
-            env=env,
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        self._answer()  # Django is set up
-
-    def _answer(self) -> dict:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line, f"the command process exited {self.process.poll()} (its output is in the server's log)"
-        return json.loads(line)
-
-    def run(self, *args: str) -> str:
-        """What `manage.py ARGS` prints; fails the test with its output if it fails."""
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps([str(a) for a in args]) + "\n")
-        self.process.stdin.flush()
-        done = self._answer()
-        assert done["ok"], f"manage.py {' '.join(args)} failed:\n{done['out']}\n{done['err']}"
-        return done["out"]
-
-    def close(self) -> None:
-        if self.process.stdin:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 @dataclass
@@ -148,7 +106,7 @@ def serve(
 
     if not seed_first:
         start()  # while the database is seeded: the server reads it only once a request comes
-    commands = Commands(env, log)
+    commands = Commands(env, stderr=log)
     server = Server(url=f"http://127.0.0.1:{port}", password=password or secrets.token_urlsafe(18), scratch=scratch,
                     commands=commands)  # fmt: skip
     try:

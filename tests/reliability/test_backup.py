@@ -5,11 +5,11 @@ import shutil
 import subprocess
 import time
 
-from tests.databases import Scratch, pg_admin, record, scale, serve_once
+from tests.databases import Commands, Scratch, pg_admin, record, scale, serve_once
 
 
-def _heads(db: Scratch) -> dict[str, tuple[int, str]]:
-    out = db.manage("notebook", "verify").stdout
+def _heads(db: Commands) -> dict[str, tuple[int, str]]:
+    out = db.run("notebook", "verify")
     assert "triggers installed; every chain verifies" in out
     return {m[0]: (int(m[1]), m[2]) for m in re.findall(r"^(\S+): (\d+) rows, chain intact, head (\w+)$", out, re.M)}
 
@@ -40,68 +40,71 @@ def _busy_writer(db: Scratch, tmp_path):
 
 def test_a_backup_taken_during_writes_restores_and_verifies(scratch_templates, tmp_path):
     db = scratch_templates.new()
-    writer = _busy_writer(db, tmp_path)
-    try:
-        if db.vendor == "sqlite":
-            backup = tmp_path / "backup.sqlite3"
-            assert "backup written" in db.manage("notebook", "backup", str(backup)).stdout
-            restored = Scratch(
-                "sqlite", f"sqlite:///{tmp_path / 'restored.sqlite3'}", path=tmp_path / "restored.sqlite3"
+    with db.commands() as on_live:  # one process for the live database's commands, not one per command
+        writer = _busy_writer(db, tmp_path)
+        try:
+            if db.vendor == "sqlite":
+                backup = tmp_path / "backup.sqlite3"
+                assert "backup written" in on_live.run("notebook", "backup", str(backup))
+                restored = Scratch(
+                    "sqlite", f"sqlite:///{tmp_path / 'restored.sqlite3'}", path=tmp_path / "restored.sqlite3"
+                )
+                shutil.copyfile(backup, restored.path)  # restore: the server stopped, the file copied into place
+            else:
+                backup = tmp_path / "backup.sql"
+                on_live.run("notebook", "backup", str(backup))
+                restored = scratch_templates.empty()
+                a = pg_admin()
+                subprocess.run(
+                    [
+                        "psql",
+                        "-X",
+                        "-q",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-h",
+                        a["host"],
+                        "-p",
+                        str(a["port"]),
+                        "-U",
+                        a["user"],
+                        "-d",
+                        restored.name,
+                        "-f",
+                        str(backup),
+                    ],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+        finally:
+            writer.kill()
+            writer.wait()
+        db.settle()
+        with restored.commands() as on_restored:
+            restored_heads = _heads(on_restored)
+            live_heads = _heads(on_live)
+            assert set(restored_heads) == {"zelda", "metroid"}
+            for title, (seq, _hash) in restored_heads.items():
+                assert 0 < seq <= live_heads[title][0]
+                # The backup is a prefix of the live log: its head is still in the live chain.
+                on_live.run("notebook", "verify", title, "--pinned", restored_heads[title][1])
+            refused = on_restored.run(
+                "notebook",
+                "add",
+                "zelda",
+                "after restore",
+                "--source",
+                "seen",
+                "--by",
+                "pippa",
+                "--why",
+                "restored and writable",
             )
-            shutil.copyfile(backup, restored.path)  # restore: the server stopped, the file copied into place
-        else:
-            backup = tmp_path / "backup.sql"
-            db.manage("notebook", "backup", str(backup))
-            restored = scratch_templates.empty()
-            a = pg_admin()
-            subprocess.run(
-                [
-                    "psql",
-                    "-X",
-                    "-q",
-                    "-v",
-                    "ON_ERROR_STOP=1",
-                    "-h",
-                    a["host"],
-                    "-p",
-                    str(a["port"]),
-                    "-U",
-                    a["user"],
-                    "-d",
-                    restored.name,
-                    "-f",
-                    str(backup),
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-    finally:
-        writer.kill()
-        writer.wait()
-    db.settle()
-    restored_heads = _heads(restored)
-    live_heads = _heads(db)
-    assert set(restored_heads) == {"zelda", "metroid"}
-    for title, (seq, _hash) in restored_heads.items():
-        assert 0 < seq <= live_heads[title][0]
-        # The backup is a prefix of the live log: its head is still in the live chain.
-        db.manage("notebook", "verify", title, "--pinned", restored_heads[title][1])
-    refused = restored.manage(
-        "notebook",
-        "add",
-        "zelda",
-        "after restore",
-        "--source",
-        "seen",
-        "--by",
-        "pippa",
-        "--why",
-        "restored and writable",
-    )
-    assert "added line" in refused.stdout
-    assert {nb["title"] for nb in serve_once(restored)["notebooks"]} == {"zelda", "metroid"}
+            secret = on_restored.run("notebook", "token", "probe").strip().splitlines()[-1]
+    assert "added line" in refused
+    assert {nb["title"] for nb in serve_once(restored, secret)["notebooks"]} == {"zelda", "metroid"}
     record(
         "backup and restore",
         method="backup API" if db.vendor == "sqlite" else "pg_dump, then psql",

@@ -1,9 +1,9 @@
-"""Management commands against a live server's database, run one after another in one long-lived process.
+"""Management commands against one database, run one after another in one long-lived process.
 
-The browser tests seed their servers' databases with many `manage.py` commands; each process start loads Django and
-the app (seconds apiece on a busy machine), so tests/browser/support.py starts this once per database instead. Each
-request is one JSON list of arguments on stdin, each answer one JSON object on stdout. Before each command the
-process forgets what it remembers of earlier ones, as a fresh `manage.py` would.
+Tests that run many `manage.py` commands against a scratch database (the browser tests' seeds, a restore's checks)
+send them here: each process start loads Django and the app, seconds apiece on a busy machine. Each request is
+one JSON list of arguments on stdin, each answer one JSON object on stdout. Before each command the process
+forgets what it remembers of earlier ones, as a fresh `manage.py` would.
 """
 
 import contextlib
