@@ -12,16 +12,57 @@ pytest_plugins = ["tests.databases"]  # scratch databases for tests that start o
 _outcomes: Counter = Counter()
 
 
+# A test that requests none of these, in a module that names no database nor starts a process (or is marked
+# database_free), touches no database.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "django_db_setup",
+    "live_server",
+    "scratch_templates",
+    "scratch_db",
+    "live_sites",
+}
+DATABASE_WORDS = ("DATABASE_URL", "suite_vendor", "connection", "subprocess", "manage.py", "call_command", "Popen")
+_module_words: dict[Path, bool] = {}
+
+
+def touches_database(item: pytest.Item) -> bool:
+    if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("django_db"):
+        return True
+    if item.get_closest_marker("database_free"):
+        return False  # its processes read no database (its author says so)
+    path = Path(str(item.fspath))
+    if path not in _module_words:
+        source = path.read_text(encoding="utf-8")
+        _module_words[path] = any(word in source for word in DATABASE_WORDS)
+    return _module_words[path]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database-only",
+        action="store_true",
+        help="run only the tests that touch a database (.ci/run's second part: the others ran in its first)",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test marked vendor("sqlite") or vendor("postgresql") runs only in that part of the suite: deselected, not
-    skipped, in the other (CI runs both parts, and fails on any skip)."""
+    skipped, in the other (CI runs both parts, and fails on any skip). With --database-only, so are the tests that
+    touch no database; the report says so, and .ci/check_reports.py fails unless the other part ran them."""
     from tests.databases import suite_vendor
 
     vendor = suite_vendor()
     other = [item for item in items if (m := item.get_closest_marker("vendor")) and m.args[0] != vendor]
+    if config.getoption("database_only"):
+        other += [item for item in items if item not in other and not touches_database(item)]
     if other:
         config.hook.pytest_deselected(items=other)
-        items[:] = [item for item in items if item not in other]
+        chosen = set(map(id, other))
+        items[:] = [item for item in items if id(item) not in chosen]
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -38,7 +79,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from django.db import connection
 
     Path(target).parent.mkdir(parents=True, exist_ok=True)
-    Path(target).write_text(json.dumps({"vendor": connection.vendor, "exitstatus": int(exitstatus), **_outcomes}))
+    database_only = bool(session.config.getoption("database_only"))
+    report = {"vendor": connection.vendor, "exitstatus": int(exitstatus), "database_only": database_only, **_outcomes}
+    Path(target).write_text(json.dumps(report))
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import notebooks
 from tests.databases import ROOT
+
+pytestmark = pytest.mark.database_free  # its one process imports modules; none touches a database
 
 PACKAGE = Path(notebooks.__file__).resolve().parent
 
