@@ -43,10 +43,11 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 
 # The suite runs on PYTEST_WORKERS pytest-xdist workers (each with its own test database); 0 runs it in one process.
+# A file's tests stay on one worker: a module's fixtures (a browser test's server, an MCP process) start once.
 PYTEST_WORKERS ?= 2
 
 test: venv browser lint
-	$(VENV)/bin/pytest -p no:cacheprovider -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Benchmarks (never part of `make test`): SQLite and PostgreSQL side by side; see bench/RESULTS.md.
 $(VENV)/.bench-installed: $(VENV)/.installed requirements-bench.txt

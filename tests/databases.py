@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -108,7 +108,8 @@ class Commands:
 
     def close(self) -> None:
         if self.process.stdin:
-            self.process.stdin.close()
+            with suppress(BrokenPipeError):  # it died already: its answer said so
+                self.process.stdin.close()
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:

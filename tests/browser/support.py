@@ -104,12 +104,13 @@ def serve(
             env=env, cwd=ROOT, stdout=log, stderr=log,
         ))  # fmt: skip
 
-    if not seed_first:
-        start()  # while the database is seeded: the server reads it only once a request comes
-    commands = Commands(env, stderr=log)
-    server = Server(url=f"http://127.0.0.1:{port}", password=password or secrets.token_urlsafe(18), scratch=scratch,
-                    commands=commands)  # fmt: skip
+    commands: Commands | None = None
     try:
+        if not seed_first:
+            start()  # while the database is seeded: the server reads it only once a request comes
+        commands = Commands(env, stderr=log)
+        server = Server(url=f"http://127.0.0.1:{port}", password=password or secrets.token_urlsafe(18),
+                        scratch=scratch, commands=commands)  # fmt: skip
         server.run("shell", "--no-imports", "-c", SET_PASSWORD.format(server.password))
         if seed:
             seed(server)
@@ -119,7 +120,8 @@ def serve(
         wait_for_server(f"{server.url}/accounts/login/", processes[0], log_path.read_text)
         yield server
     finally:
-        commands.close()
+        if commands is not None:
+            commands.close()
         for process in processes:
             process.terminate()
             process.wait(timeout=10)
