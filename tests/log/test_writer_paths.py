@@ -423,18 +423,26 @@ print(json.dumps(refused))
 
 
 def test_0009_drops_only_the_fk_indexes_and_keeps_the_triggers(scratch_templates, tmp_path):
-    db: Scratch = scratch_templates.empty()
+    db: Scratch = scratch_templates.new()  # migrated, with the editor dad
     indexes, changes = tmp_path / "indexes.py", tmp_path / "changes.py"
     indexes.write_text(INDEXES)
     changes.write_text(CHANGES)
-    db.manage("migrate", "--no-input", "-v", "0")
     # The rows are written by today's code on today's schema, then the schema goes back to 0008 under them: today's
     # code reads tables later migrations made (a session's lease), so it cannot write on the old schema itself.
-    db.manage("notebook", "editor", "dad")
-    db.manage("notebook", "create", "zelda", "--by", "dad")
-    db.manage(
-        "notebook", "add", "zelda", "roll after the second swing", "--source", "seen", "--by", "pippa", "--why", "seen"
-    )
+    with db.commands() as today:  # one process for both writes
+        today.run("notebook", "create", "zelda", "--by", "dad")
+        today.run(
+            "notebook",
+            "add",
+            "zelda",
+            "roll after the second swing",
+            "--source",
+            "seen",
+            "--by",
+            "pippa",
+            "--why",
+            "seen",
+        )
     db.manage("migrate", "notebooks", "0008", "--no-input", "-v", "0")
     before = json.loads(db.run(str(indexes)).stdout)
     assert all(len(names) == 1 for names in before.values()), before  # Django's own index on each FK
@@ -445,9 +453,12 @@ def test_0009_drops_only_the_fk_indexes_and_keeps_the_triggers(scratch_templates
     after = json.loads(db.run(str(indexes)).stdout)
     assert after == {"notebooks_row.notebook_id": [], "notebooks_words.notebook_id": [], "notebooks_row.session_id": []}
     assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
-    assert "every chain verifies" in db.manage("notebook", "verify", "zelda").stdout
-    db.manage("notebook", "add", "zelda", "always attack first", "--source", "seen", "--by", "pippa", "--why", "seen")
-    assert "always attack first" in db.manage("notebook", "view", "zelda").stdout
+    with db.commands() as migrated:  # one process for the three commands on the migrated schema
+        assert "every chain verifies" in migrated.run("notebook", "verify", "zelda")
+        migrated.run(
+            "notebook", "add", "zelda", "always attack first", "--source", "seen", "--by", "pippa", "--why", "seen"
+        )
+        assert "always attack first" in migrated.run("notebook", "view", "zelda")
     db.manage("migrate", "notebooks", "0008", "--no-input", "-v", "0")
     assert json.loads(db.run(str(indexes)).stdout) == before
     assert json.loads(db.run(str(changes)).stdout) == [True, True, True, True]
