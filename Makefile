@@ -43,10 +43,11 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 
 # The suite runs on PYTEST_WORKERS pytest-xdist workers (each with its own test database); 0 runs it in one process.
+# A file's tests stay on one worker: a module's fixtures (a browser test's server, an MCP process) start once.
 PYTEST_WORKERS ?= 2
 
 test: venv browser lint
-	$(VENV)/bin/pytest -p no:cacheprovider -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Benchmarks (never part of `make test`): SQLite and PostgreSQL side by side; see bench/RESULTS.md.
 $(VENV)/.bench-installed: $(VENV)/.installed requirements-bench.txt
@@ -66,7 +67,7 @@ bench-serve: $(VENV)/.bench-installed
 
 # Redraw the pictures of the README and docs/card.md (docs/card-*.png) from fresh demo notebooks.
 screenshots: venv browser
-	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/test_browser_card.py -k "fits_a_phone or guides_pictures"
+	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/browser/test_browser_card.py -k "fits_a_phone or guides_pictures"
 
 # The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
 reliability: venv

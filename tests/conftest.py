@@ -12,16 +12,57 @@ pytest_plugins = ["tests.databases"]  # scratch databases for tests that start o
 _outcomes: Counter = Counter()
 
 
+# A test that requests none of these, in a module that names no database nor starts a process (or is marked
+# database_free), touches no database.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "django_db_setup",
+    "live_server",
+    "scratch_templates",
+    "scratch_db",
+    "live_sites",
+}
+DATABASE_WORDS = ("DATABASE_URL", "suite_vendor", "connection", "subprocess", "manage.py", "call_command", "Popen")
+_module_words: dict[Path, bool] = {}
+
+
+def touches_database(item: pytest.Item) -> bool:
+    if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("django_db"):
+        return True
+    if item.get_closest_marker("database_free"):
+        return False  # its processes read no database (its author says so)
+    path = Path(str(item.fspath))
+    if path not in _module_words:
+        source = path.read_text(encoding="utf-8")
+        _module_words[path] = any(word in source for word in DATABASE_WORDS)
+    return _module_words[path]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database-only",
+        action="store_true",
+        help="run only the tests that touch a database (.ci/run's second part: the others ran in its first)",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test marked vendor("sqlite") or vendor("postgresql") runs only in that part of the suite: deselected, not
-    skipped, in the other (CI runs both parts, and fails on any skip)."""
+    skipped, in the other (CI runs both parts, and fails on any skip). With --database-only, so are the tests that
+    touch no database; the report says so, and .ci/check_reports.py fails unless the other part ran them."""
     from tests.databases import suite_vendor
 
     vendor = suite_vendor()
     other = [item for item in items if (m := item.get_closest_marker("vendor")) and m.args[0] != vendor]
+    if config.getoption("database_only"):
+        other += [item for item in items if item not in other and not touches_database(item)]
     if other:
         config.hook.pytest_deselected(items=other)
-        items[:] = [item for item in items if item not in other]
+        chosen = set(map(id, other))
+        items[:] = [item for item in items if id(item) not in chosen]
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -38,7 +79,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from django.db import connection
 
     Path(target).parent.mkdir(parents=True, exist_ok=True)
-    Path(target).write_text(json.dumps({"vendor": connection.vendor, "exitstatus": int(exitstatus), **_outcomes}))
+    database_only = bool(session.config.getoption("database_only"))
+    report = {"vendor": connection.vendor, "exitstatus": int(exitstatus), "database_only": database_only, **_outcomes}
+    Path(target).write_text(json.dumps(report))
 
 
 @pytest.fixture(autouse=True)
@@ -73,15 +116,7 @@ def notebook(db):  # noqa: ANN001, ANN201
     return services.create_notebook(title="zelda", by="test")
 
 
-# ----- the card's fixtures -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def agent_user(db):  # noqa: ANN001, ANN201
-    """A signed-in person without the editor role: may read, may not write."""
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("pippa-reader", password="a-long-test-password")
+# ----- the card's fixtures (the card's own are in tests/card/conftest.py) -----------------------
 
 
 @pytest.fixture
@@ -101,7 +136,7 @@ def lines(notebook, dad):  # noqa: ANN001, ANN201
     return notebook
 
 
-# ----- the agent's side: API clients holding a token ---------------------------------------------------------
+# ----- the agent's side: API clients holding a token (Dad's in tests/agents/conftest.py) ---------------------
 
 
 @pytest.fixture
@@ -121,14 +156,6 @@ def reflector(db):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def dad_api(dad):  # noqa: ANN001, ANN201
-    from notebooks.agents import tokens
-    from tests.agent_helpers import Api
-
-    return Api(tokens.issue(actor="dad", editor=True).secret)
-
-
-@pytest.fixture
 def zelda(notebook):  # noqa: ANN001, ANN201
     """Notebook zelda with two lines of Pippa's (#1, #2) and one of Dad's (#3); tests/vault/ has its own."""
     from notebooks.log import services
@@ -138,21 +165,3 @@ def zelda(notebook):  # noqa: ANN001, ANN201
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")
     services.add(notebook="zelda", text="block first, then attack", source="dad", by=DAD, why="rule")
     return notebook
-
-
-# ----- the browser tests' Chromium ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
-    """Module-scoped: Playwright's sync API keeps an event loop running in this thread until it stops, which
-    would break later tests that start their own (asyncio.run, anyio)."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser_support import ARGS, CHROMIUM
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (make browser), or CHROMIUM=/path"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()

@@ -3,14 +3,16 @@ their own on the suite's server. Each is a copy of one template migrated per ses
 at the end. The vendor is the suite's (DATABASE_URL), so `make test` on PostgreSQL runs these on PostgreSQL."""
 
 import itertools
+import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import dj_database_url
 import pytest
@@ -73,6 +75,48 @@ def django_env(url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+class Commands:
+    """`manage.py` commands against one database, sent to one process (tests/commands.py): a command costs what
+    it does, not a process start (seconds on a busy machine)."""
+
+    def __init__(self, env: dict[str, str], stderr: IO[str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.commands"],
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        self._answer()  # Django is set up
+
+    def _answer(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, f"the command process exited {self.process.poll()} (its errors went to {self.process.stderr})"
+        return json.loads(line)
+
+    def run(self, *args: str) -> str:
+        """What `manage.py ARGS` prints; fails the test with its output if it fails."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps([str(a) for a in args]) + "\n")
+        self.process.stdin.flush()
+        done = self._answer()
+        assert done["ok"], f"manage.py {' '.join(args)} failed:\n{done['out']}\n{done['err']}"
+        return done["out"]
+
+    def close(self) -> None:
+        if self.process.stdin:
+            with suppress(BrokenPipeError):  # it died already: its answer said so
+                self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
 @dataclass
 class Scratch:
     vendor: str
@@ -100,6 +144,15 @@ class Scratch:
 
     def manage(self, *args: str, **kw: Any) -> subprocess.CompletedProcess:
         return self.run("manage.py", *args, **kw)
+
+    @contextmanager
+    def commands(self) -> Iterator[Commands]:
+        """One process for many manage.py commands in a row (tests/commands.py)."""
+        commands = Commands(self.env())
+        try:
+            yield commands
+        finally:
+            commands.close()
 
     def stress(self, *args: str, **kw: Any) -> subprocess.CompletedProcess:
         return self.run("-m", "tests.stress", *args, **kw)
@@ -222,15 +275,16 @@ def record(test: str, **figures: Any) -> None:
         f.write(json.dumps({"test": test, "vendor": suite_vendor(), **figures}) + "\n")
 
 
-def serve_once(scratch: Scratch) -> dict:
-    """Start the server on the scratch database, read the notebooks through the API once, stop it; the answer."""
+def serve_once(scratch: Scratch, secret: str | None = None) -> dict:
+    """Start the server on the scratch database, read the notebooks through the API once (with `secret`, a token
+    already issued, or a new one), stop it; the answer."""
     import json
     import socket
     import time
     import urllib.error
     import urllib.request
 
-    secret = scratch.manage("notebook", "token", "probe").stdout.strip().splitlines()[-1]
+    secret = secret or scratch.manage("notebook", "token", "probe").stdout.strip().splitlines()[-1]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -1,4 +1,4 @@
-"""Sign-in attempts from a process of its own (tests/test_signin_throttle.py), through Django's whole request path.
+"""Sign-in attempts from a process of its own (tests/card/test_signin_throttle.py), through Django's whole request path.
 
 Run as `python -m tests.signin_attempts PASSWORD [--threads N] [--times K] [--at EPOCH] …` with DATABASE_URL naming
 a migrated database: N threads each post K attempts, all starting together at EPOCH; prints the status codes as one

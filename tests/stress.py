@@ -1,4 +1,4 @@
-"""Processes that hammer a notebook database, and the checks that follow them (tests/test_reliability_*.py).
+"""Processes that hammer a notebook database, and the checks that follow them (tests/reliability/test_reliability_*.py).
 
 Run as `python -m tests.stress work|check|setup …` with DATABASE_URL naming a database migrated beforehand;
 the tests start these in subprocesses against a temporary SQLite file or a PostgreSQL database of their own.

@@ -1,5 +1,6 @@
 """Real gunicorn instances on free ports (standing in for hosts), and small HTTP clients for them: the agent's (a
-bearer token) and Dad's (a signed-in session with its CSRF cookie). Used by tests/test_instances.py and bench/serve.py.
+bearer token) and Dad's (a signed-in session with its CSRF cookie). Used by tests/reliability/test_instances.py and
+bench/serve.py.
 """
 
 import http.cookiejar

@@ -5,7 +5,7 @@ from typing import Any
 
 from notebooks.log.errors import Invalid, NotebookError, NotFound
 
-# Every code a refusal can carry; tests/test_openapi.py checks it against every NotebookError the code defines.
+# Every code a refusal can carry; tests/agents/test_openapi.py checks it against every NotebookError the code defines.
 CODES = (
     "invalid",  # 400: bad input; nothing is written
     "unchanged",  # 400: an edit to the words the line already says (a retried edit without a key)

@@ -53,7 +53,7 @@ $$
 """
 
 # The sessions' write guard (sessions/claims.py, MAY_CLAIM_SQL) as a function, for the same reason: an open session of
-# the actor or on the notebook, planned once per connection; tests/test_one_trip.py checks they agree.
+# the actor or on the notebook, planned once per connection; tests/log/test_one_trip.py checks they agree.
 MAY_CLAIM = """
 CREATE OR REPLACE FUNCTION notebooks_may_claim(p_notebook_id bigint, p_actor varchar) RETURNS boolean
 LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$

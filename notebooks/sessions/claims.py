@@ -144,7 +144,7 @@ def refuse_new_notebook(*, title: str, by: str) -> None:
 
 
 # MAY_CLAIM_SQL as a PL/pgSQL function (migration 0012), whose plan PostgreSQL keeps (bench/NOTES.md).
-# tests/test_one_trip.py checks that both answer alike.
+# tests/log/test_one_trip.py checks that both answer alike.
 MAY_CLAIM_CALL = "notebooks_may_claim(nb.id, %s)"
 
 WRITE_GUARD = guards.WriteGuard(

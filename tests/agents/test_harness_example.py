@@ -1,0 +1,189 @@
+"""examples/harness.py run as a user runs it: a subprocess against a live server (`manage.py runserver` on a SQLite
+file of its own, as the browser tests do: pytest-django's live_server flushes tables, which the triggers refuse)."""
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.browser.support import free_port, wait_for_server
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = ROOT / "examples" / "harness.py"
+LESSON = "The shrine's door opens only at night."
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    token: str
+    env: dict
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), *args],
+            env=self.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+    def harness(self, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
+        argv = [sys.executable, str(HARNESS), "--url", self.url, "--token", token or self.token, *args]
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("harness")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "notebook_site.settings",
+        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
+        "DEBUG": "1",
+        "SECRET_KEY": "harness-tests-only",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
+    env.pop("NOTEBOOK_VAULT", None)
+    setup = Server(url="", token="", env=env)
+    setup.manage("migrate", "--no-input")
+    setup.manage("notebook", "demo", "--title", "zelda")  # lines 1-17
+    token = setup.manage("notebook", "token", "pippa").splitlines()[-1].strip()
+    port = free_port()
+    log = (tmp / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=log,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(f"{url}/healthz", process, (tmp / "server.log").read_text)
+        yield Server(url=url, token=token, env=env)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
+def _read(server: Server, path: str) -> dict:
+    """What the server holds, read through the API with the same token."""
+    request = urllib.request.Request(server.url + path, headers={"Authorization": f"Bearer {server.token}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+def _lines(server: Server) -> dict[int, dict]:
+    return {line["n"]: line for line in _read(server, "/api/notebooks/zelda/lines")["lines"]}
+
+
+def _sessions(server: Server) -> list[dict]:
+    return _read(server, "/api/sessions")["sessions"]
+
+
+def test_the_harness_takes_prints_the_turn_adds_a_lesson_and_lands(server):
+    done = server.harness("--notebook", "zelda", "--lesson", LESSON, "--why", "seen at dusk")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("took session #")
+    turn = out[out.index("----- the turn") : out.index("----- end of the turn")]
+    assert "# Notebook 'zelda' as it stood at " in turn and "[#2 dad_correction] Block first" in turn
+    assert LESSON not in turn  # the turn was read before the lesson was added
+    added = next(line for line in out.splitlines() if line.startswith("added line #"))
+    n = int(added.split("#")[1].split()[0])
+    assert "landed session #" in out.splitlines()[-1] and ": landed, 1 row of its own" in out.splitlines()[-1]
+    line = _lines(server)[n]
+    assert (line["text"], line["source"], line["by"]) == (LESSON, "seen", "pippa")
+    assert _sessions(server)[0]["state"] == "landed" and _sessions(server)[0]["change_rows"] == 1
+
+
+def test_a_run_without_a_lesson_reads_and_lands_as_a_no_op(server):
+    done = server.harness("--notebook", "zelda")
+    assert done.returncode == 0, done.stderr
+    assert "added line" not in done.stdout
+    assert done.stdout.splitlines()[-1].endswith(": no-op, 0 rows of its own, 0 of drift")
+
+
+def test_a_bad_token_is_one_line_with_its_code_and_a_non_zero_exit(server):
+    before = _lines(server)
+    done = server.harness("--notebook", "zelda", "--lesson", "never written", token="nbk_not-a-token")
+    assert done.returncode == 3
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == ["refused: unauthorized (401): The token is unknown or revoked."]
+    assert _lines(server) == before
+
+
+def test_an_unknown_notebook_is_one_line_with_its_code_and_a_non_zero_exit(server):
+    done = server.harness("--notebook", "no-such-notebook", "--lesson", "never written")
+    assert done.returncode == 4
+    assert done.stderr.splitlines() == ["refused: not_found (404): No notebook is titled 'no-such-notebook'."]
+
+
+def test_a_refused_lesson_abandons_the_session_so_the_notebook_is_free(server):
+    done = server.harness("--notebook", "zelda", "--lesson", "x" * 100_000)
+    assert done.returncode == 2
+    [refusal] = done.stderr.splitlines()
+    assert refusal.startswith("refused: invalid (400): 'text'")
+    assert done.stdout.splitlines()[-1].startswith("abandoned session #")
+    assert _sessions(server)[0]["state"] == "abandoned"
+    again = server.harness("--notebook", "zelda")  # the notebook is not left claimed
+    assert again.returncode == 0, again.stderr
+
+
+def test_no_server_is_a_refusal_too():
+    done = subprocess.run(
+        [sys.executable, str(HARNESS), "--url", f"http://127.0.0.1:{free_port()}", "--token", "t", "--notebook", "z"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    [refusal] = done.stderr.splitlines()
+    assert refusal.startswith("refused: unreachable (0): http://127.0.0.1:")
+
+
+def test_each_lesson_is_sent_with_an_idempotency_key_of_its_own():
+    """The headers the harness sends, seen by a bare HTTP server standing in for the API's add."""
+    sys.path.insert(0, str(HARNESS.parent))
+    try:
+        import harness
+    finally:
+        sys.path.remove(str(HARNESS.parent))
+    keys: list[str | None] = []
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+            keys.append(self.headers.get("Idempotency-Key"))
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"n": 1, "seq": 1, "similar": []}).encode()
+            self.send_response(201)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    stand_in = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=stand_in.serve_forever, daemon=True).start()
+    try:
+        api = harness.Notebooks(f"http://127.0.0.1:{stand_in.server_port}", "t")
+        api.add("zelda", "one", "seen", "why")
+        api.add("zelda", "two", "seen", "why")
+    finally:
+        stand_in.shutdown()
+    assert len(keys) == 2 and all(keys) and keys[0] != keys[1]

@@ -1,0 +1,122 @@
+"""docs/agents.md's requests and answers, replayed in order against the app on the demo notebook: every ```http
+block that is a request is sent with the token it names, and the ```http block after it that is an answer must match
+what the API says ("…" stands for any value, or any text inside a string; a list ending in "…" may go on)."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from notebooks.agents import tokens
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+BLOCK = re.compile(r"^```http\n(.*?)^```", re.MULTILINE | re.DOTALL)
+ANY = "…"
+
+
+def exchanges(text: str) -> list[tuple[str, str]]:
+    """(request, answer) pairs: each request block with the answer block right after it."""
+    blocks = BLOCK.findall(text)
+    pairs = []
+    for i, block in enumerate(blocks):
+        if block.startswith("HTTP/"):
+            assert i > 0 and not blocks[i - 1].startswith("HTTP/"), f"an answer with no request before it:\n{block}"
+            pairs.append((blocks[i - 1], block))
+        else:
+            assert i + 1 < len(blocks) and blocks[i + 1].startswith("HTTP/"), f"a request with no answer:\n{block}"
+    return pairs
+
+
+def parse(block: str) -> tuple[str, dict[str, str], Any]:
+    head, _, body = block.partition("\n\n")
+    first, *fields = head.splitlines()
+    headers = dict(field.split(": ", 1) for field in fields)
+    return first, headers, json.loads(body) if body.strip() else None
+
+
+def matches(shown: Any, actual: Any) -> bool:
+    if shown == ANY:
+        return True
+    if isinstance(shown, str) and ANY in shown:
+        pattern = ".*".join(re.escape(part) for part in shown.split(ANY))
+        return isinstance(actual, str) and re.fullmatch(pattern, actual, re.DOTALL) is not None
+    if isinstance(shown, dict):
+        return (
+            isinstance(actual, dict)
+            and shown.keys() == actual.keys()
+            and all(matches(v, actual[k]) for k, v in shown.items())
+        )
+    if isinstance(shown, list):
+        if not isinstance(actual, list):
+            return False
+        if shown and shown[-1] == ANY:
+            return len(actual) >= len(shown) - 1 and all(map(matches, shown[:-1], actual))
+        return len(shown) == len(actual) and all(map(matches, shown, actual))
+    return type(shown) is type(actual) and shown == actual
+
+
+def _renumbered(shown: Any, ids: dict[str, str]) -> Any:
+    """The guide's answer with its session ids ("id", "session", "session #N") as this database gave them."""
+    if isinstance(shown, dict):
+        return {
+            k: int(ids.get(str(v), v)) if k in ("id", "session") and type(v) is int else _renumbered(v, ids)
+            for k, v in shown.items()
+        }
+    if isinstance(shown, list):
+        return [_renumbered(v, ids) for v in shown]
+    if isinstance(shown, str):
+        return re.sub(r"session #(\d+)", lambda m: f"session #{ids.get(m[1], m[1])}", shown)
+    return shown
+
+
+def test_the_matcher_takes_what_is_shown_and_nothing_else():
+    assert matches({"a": ANY, "b": [1, ANY]}, {"a": 2.5, "b": [1, 2, 3]})
+    assert matches("# Notebook 'z' as it stood at …\n…", "# Notebook 'z' as it stood at 12:00\n[#1 seen] x")
+    assert not matches({"a": 1}, {"a": 1, "b": 2})
+    assert not matches([1, 2], [1, 2, 3])
+    assert not matches(1, 1.0) and not matches(True, 1)
+
+
+def test_the_guide_shows_requests_with_their_answers():
+    pairs = exchanges(DOC.read_text(encoding="utf-8"))
+    assert len(pairs) >= 12
+    assert {parse(request)[0].split()[0] for request, _ in pairs} == {"GET", "POST"}
+
+
+@pytest.mark.django_db
+def test_every_request_in_the_guide_gets_the_answer_it_shows(dad):
+    call_command("notebook", "demo", stdout=open("/dev/null", "w"))  # noqa: SIM115 - the demo's report is noise
+    secrets = {
+        "$AGENT_TOKEN": tokens.issue(actor="pippa").secret,
+        "$EDITOR_TOKEN": tokens.issue(actor="dad", editor=True).secret,
+    }
+    ids: dict[str, str] = {}  # a session id the guide shows -> the one this database gave
+    client = Client()
+    for request, answer in exchanges(DOC.read_text(encoding="utf-8")):
+        first, headers, body = parse(request)
+        method, path, _ = first.split(" ")
+        path = re.sub(r"/sessions/(\d+)", lambda m: f"/sessions/{ids.get(m[1], m[1])}", path)
+        extra = {}
+        if "Authorization" in headers:  # $AGENT_TOKEN and $EDITOR_TOKEN stand for real tokens; any other is sent as is
+            shown_token = headers["Authorization"].removeprefix("Bearer ")
+            extra["HTTP_AUTHORIZATION"] = "Bearer " + secrets.get(shown_token, shown_token)
+        if headers.get("Idempotency-Key"):
+            extra["HTTP_IDEMPOTENCY_KEY"] = headers["Idempotency-Key"]
+        if method == "GET":
+            response = client.get(path, **extra)
+        else:
+            response = client.post(path, json.dumps(body), content_type="application/json", **extra)
+        status_line, _, shown = parse(answer)
+        status = int(status_line.split()[1])
+        got = response.json()
+        if path == "/api/sessions" and method == "POST" and response.status_code == 201 == status:
+            ids[str(shown["id"])] = str(got["id"])  # the guide's session 1 is whatever this database gave
+        shown = _renumbered(shown, ids)
+        assert (response.status_code, matches(shown, got)) == (status, True), (
+            f"{first}\nthe guide shows {status} {json.dumps(shown, ensure_ascii=False)}\n"
+            f"the API answers {response.status_code} {json.dumps(got, ensure_ascii=False)}"
+        )
