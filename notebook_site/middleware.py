@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from notebooks.log.errors import STORAGE_FULL, storage_full
+from notebooks.log.storage import STORAGE_FULL, storage_full
 
 log = logging.getLogger("notebooks.storage")
 

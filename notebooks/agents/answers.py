@@ -14,6 +14,7 @@ from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import reads as session_reads
 from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions import services as session_services
 from notebooks.similar import selectors as similar_selectors
 
 
@@ -33,7 +34,7 @@ def until_of(raw: str | None) -> float | None:
 def notebook_list(after: str | None = None, limit: int | None = None) -> schemas.NotebookList:
     """The notebooks by title, after the title `after`, `limit` of them (all when none is given)."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
-    heads = session_selectors.heads()
+    heads = {found.id: found.head.seq for found in selectors.notebook_heads()}
     found = Notebook.objects.order_by("title")
     if after is not None:
         found = found.filter(title__gt=after)
@@ -168,3 +169,27 @@ def merged(done: services.Written) -> schemas.Merged:
     """A merge's answer: the new line, its add row as `seq` (as every write names its row), and every row written."""
     seqs = list(done.seqs)
     return schemas.Merged(n=done.n, seq=seqs[0], seqs=seqs)
+
+
+# The answers of the other writes, the API's and MCP's alike: one builder each, so their fields cannot drift apart.
+
+
+def written(done: services.Written) -> schemas.Written:
+    """An edit's, a retire's or a redaction's answer: the line and the row written."""
+    return schemas.Written(n=done.n, seq=done.seq)
+
+
+def taken(done: session_services.Taken) -> schemas.Taken:
+    return schemas.Taken(id=done.id, notebook=done.notebook, base=done.base, drift=done.drift)
+
+
+def checkpointed(done: session_services.Checkpointed) -> schemas.Checkpointed:
+    return schemas.Checkpointed(id=done.id, base=done.base, head=done.head)
+
+
+def landed(done: session_services.Landed) -> schemas.Landed:
+    return schemas.Landed.model_validate(done, from_attributes=True)
+
+
+def abandoned(done: session_services.Abandoned) -> schemas.Abandoned:
+    return schemas.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift)

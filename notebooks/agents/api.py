@@ -196,7 +196,7 @@ def add(request: HttpRequest, notebook: s.Title, body: b.AddIn) -> Status:
 def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.EditIn) -> s.Written:
     words = body.words()
     done = services.edit(notebook=notebook, n=n, to=words, by=request.auth, why=body.why, expected=body.expected)
-    return s.Written(n=done.n, seq=done.seq)
+    return answers.written(done)
 
 
 @api.post("/notebooks/{notebook}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
@@ -207,7 +207,7 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b
     done = services.retire(
         notebook=notebook, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected
     )
-    return s.Written(n=done.n, seq=done.seq)
+    return answers.written(done)
 
 
 @api.post("/notebooks/{notebook}/lines/{n}/redact", response={200: s.Written, **WRITE}, operation_id="redactWords",
@@ -220,7 +220,7 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b
 @idempotency.http
 def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RedactIn) -> s.Written:
     done = redaction.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
-    return s.Written(n=done.n, seq=done.seq)
+    return answers.written(done)
 
 
 @api.post("/notebooks/{notebook}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines", tags=LINES,
@@ -253,7 +253,7 @@ def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.Sessio
 def take(request: HttpRequest, body: b.TakeIn) -> Status:
     return idempotency.joined(
         lambda: sessions.take(notebook=answers.title_of(body.notebook), plan=body.plan, by=request.auth),
-        lambda taken: Status(201, s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift)),
+        lambda taken: Status(201, answers.taken(taken)),
     )
 
 
@@ -271,7 +271,7 @@ def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQ
 def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth),
-        lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
+        answers.checkpointed,
     )
 
 
@@ -284,7 +284,7 @@ def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) 
 def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.land(session=id, summary=body.summary, by=request.auth),
-        lambda done: s.Landed.model_validate(done, from_attributes=True),
+        answers.landed,
     )
 
 
@@ -295,7 +295,7 @@ def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:
 def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
     return idempotency.joined(
         lambda: sessions.abandon(session=id, why=body.why, by=request.auth),
-        lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),
+        answers.abandoned,
     )
 
 

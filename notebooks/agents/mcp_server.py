@@ -18,9 +18,10 @@ from notebooks.agents import answers, bodies, idempotency, queries
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
-from notebooks.log.errors import STORAGE_FULL, NotebookError, storage_full
+from notebooks.log.errors import NotebookError
 from notebooks.log.roles import Actor
 from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.storage import STORAGE_FULL, storage_full
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
@@ -151,7 +152,7 @@ def build(actor: Actor) -> MCPServer:
     ) -> s.Written:  # fmt: skip
         words = bodies.new_words(text, to)
         done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
-        return s.Written(n=done.n, seq=done.seq)
+        return answers.written(done)
 
     @tool("Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.")
     @idempotency.tool(actor, "retire")
@@ -159,7 +160,7 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None
     ) -> s.Written:
         done = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected)
-        return s.Written(n=done.n, seq=done.seq)
+        return answers.written(done)
 
     @tool("Write one line for several and retire them into it. " + GAME_ONLY)
     @idempotency.tool(actor, "merge")
@@ -175,7 +176,7 @@ def build(actor: Actor) -> MCPServer:
     def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
         return idempotency.joined(
             lambda: sessions.take(notebook=notebook, plan=plan, by=actor),
-            lambda taken: s.Taken(id=taken.id, notebook=taken.notebook, base=taken.base, drift=taken.drift),
+            answers.taken,
         )
 
     @tool("Checkpoint an open session: recovery evidence only; it moves no base.")
@@ -183,7 +184,7 @@ def build(actor: Actor) -> MCPServer:
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return idempotency.joined(
             lambda: sessions.checkpoint(session=session, note=note, by=actor),
-            lambda done: s.Checkpointed(id=done.id, base=done.base, head=done.head),
+            answers.checkpointed,
         )
 
     @tool(
@@ -195,7 +196,7 @@ def build(actor: Actor) -> MCPServer:
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
         return idempotency.joined(
             lambda: sessions.land(session=session, summary=summary, by=actor),
-            lambda done: s.Landed.model_validate(done, from_attributes=True),
+            answers.landed,
         )
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.")
@@ -203,7 +204,7 @@ def build(actor: Actor) -> MCPServer:
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
         return idempotency.joined(
             lambda: sessions.abandon(session=session, why=why, by=actor),
-            lambda done: s.Abandoned(id=done.id, result="abandoned", head=done.head, rows=done.rows, drift=done.drift),
+            answers.abandoned,
         )
 
     return MCPServer(

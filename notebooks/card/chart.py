@@ -5,9 +5,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from notebooks.card.selectors import DayCount
+from notebooks.log.fold import SOURCES  # drawn bottom to top: her own lines carry the story
 from notebooks.sessions.selectors import Run
 
-SOURCES = ("seen", "guessed", "dad", "dad_correction")  # bottom to top: her own lines carry the story
 EPOCH = date(1970, 1, 1)
 WIDTH, HEIGHT = 360, 190
 LEFT, RIGHT, TOP, BOTTOM = 28, 6, 10, 24

@@ -10,14 +10,12 @@ redacts drops them as soon as the redaction commits, whichever door it came thro
 Nothing is kept outside this process's memory.
 """
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from django.db import connection
 from django.dispatch import receiver
 from django.utils.safestring import SafeString
 
+from notebooks.log.lru import LRU, notebook_key
 from notebooks.log.redaction import words_redacted
 from notebooks.log.snapshots import count_redactions
 from notebooks.models import Notebook
@@ -42,34 +40,23 @@ class Kept:
         self.html[key] = html
 
 
-_kept: OrderedDict[tuple, Kept] = OrderedDict()  # (alias, database name, notebook pk) -> its fragments
-_lock = threading.Lock()
-
-
-def _key(notebook: Notebook) -> tuple[str, str, int]:
-    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+# (alias, database name, notebook pk) -> its fragments
+_kept: LRU[Kept] = LRU(weigh=lambda kept: len(kept.html), heaviest=lambda: FRAGMENTS_KEPT)
+_key = notebook_key
 
 
 def for_notebook(notebook: Notebook) -> Kept:
     """The notebook's kept fragments, dropped first if a redaction came since they were kept."""
     redactions = count_redactions(notebook.pk)
-    key = _key(notebook)
-    with _lock:
-        kept = _kept.get(key)
-        if kept is None or kept.redactions != redactions:
-            kept = _kept[key] = Kept(redactions)
-        _kept.move_to_end(key)
-        total = sum(len(k.html) for k in _kept.values())
-        while len(_kept) > 1 and total > FRAGMENTS_KEPT:
-            _, dropped = _kept.popitem(last=False)
-            total -= len(dropped.html)
-        return kept
+    return _kept.keep(
+        _key(notebook), lambda kept: kept if kept is not None and kept.redactions == redactions else Kept(redactions)
+    )
 
 
 def forget(notebook: Notebook) -> None:
     """Drop the notebook's fragments (after a redaction: some of them may hold the words it removed)."""
-    with _lock:
-        _kept.pop(_key(notebook), None)
+    key = _key(notebook)
+    _kept.drop(lambda found: found == key)
 
 
 @receiver(words_redacted)
@@ -79,5 +66,4 @@ def _redacted(sender: object, notebook: Notebook, **kwargs: object) -> None:
 
 
 def forget_all() -> None:
-    with _lock:
-        _kept.clear()
+    _kept.clear()

@@ -11,7 +11,7 @@ from notebooks.log import kept, reads
 from notebooks.log.errors import NotFound
 from notebooks.log.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
 from notebooks.log.queries import ALL, redacted_why_sql, words_or_mark
-from notebooks.log.selectors import TURN_ORDER, live_line, merge_source, words_before
+from notebooks.log.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
 from notebooks.log.write_state import line_state
 from notebooks.models import ArchiveMark, Notebook
 
@@ -38,27 +38,15 @@ class NotebookSummary:
         return sorted(((s, c) for s, c in self.counts.items() if c), key=lambda sc: (rank.get(sc[0], 99), sc[0]))
 
 
-HEADS_SQL = """
-SELECT nb.id, nb.title, h.seq, h.at
-FROM notebooks_notebook nb
-LEFT JOIN notebooks_row h ON h.notebook_id = nb.id
-  AND h.seq = (SELECT MAX(m.seq) FROM notebooks_row m WHERE m.notebook_id = nb.id)
-ORDER BY nb.title
-"""
-
-
 def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
     """Every notebook with its live lines counted by source, the time of its last row and how many lines are new
     since the reviewer's last mark: the counts come from each notebook's kept view (one query each when warm), not
     from grouping every row of every notebook."""
-    with connection.cursor() as cursor:
-        cursor.execute(HEADS_SQL)
-        heads = cursor.fetchall()
     marks = last_marks(reviewer)
     turn_reads = reads.last_reads()
     shelved = archived_notebooks()
     summaries = []
-    for nb_id, title, seq, at in heads:
+    for nb_id, title, (seq, _hash, at) in notebook_heads():
         counts: dict[str, int] = {}
         new = 0
         if seq:
@@ -70,8 +58,8 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
         read = turn_reads.get(nb_id)
         summaries.append(
             NotebookSummary(
-                title=title, counts=counts, rows=seq or 0, last_at=at, new=new, read_at=read.at if read else None,
-                read_by=read.by if read else "", archived=nb_id in shelved,
+                title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new,
+                read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
             )
         )  # fmt: skip
     return summaries

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 
 from notebooks.log import fold
 from notebooks.log.lines import Line
-from notebooks.models import NotAlike, Notebook
+from notebooks.models import Notebook
 from notebooks.similar import selectors as similar
 
 KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
@@ -84,13 +84,6 @@ def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | Non
     by_number = {x.n: x for x in live if not x.redacted}
     lines = [by_number[n] for n in numbers if n in by_number]
     return group_view(lines, kind if kind in KIND_LABEL else "repeat", 0.0) if len(lines) >= 2 else None
-
-
-def live_marks(notebook: Notebook) -> list[NotAlike]:
-    """Dad's "Not alike" marks that no later row undoes, oldest first (each can be undone from the view)."""
-    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
-    undone = {r.undoes_id for r in rows if r.undoes_id is not None}
-    return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
 REASONS = "similar.reasons"  # the session key of Dad's last reason per kind of group

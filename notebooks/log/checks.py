@@ -6,7 +6,6 @@ says the same thing in its own words.
 """
 
 import math
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -14,13 +13,12 @@ from typing import Any
 from django.conf import settings
 
 from notebooks.log.errors import Invalid
+from notebooks.log.fold import SOURCES
 
 MAX_NUMBER = 2**31 - 1  # a line number: the n column holds no more on any database
 MAX_ID = 2**63 - 1  # a seq or a session id: a bigint
 MAX_NAME = 80  # an actor's name: Row.by and Notebook.created_by
 MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates
-SOURCES = frozenset({"seen", "guessed", "dad", "dad_correction"})
-DIGEST = re.compile(r"[0-9a-f]{64}|k[0-9a-f]{63}")  # plain, or keyed (rowformat.salted_digest)
 
 
 def max_words() -> int:
@@ -154,19 +152,6 @@ def shown_lines(text: str) -> str:
 def bounded(message: str, limit: int = 1000) -> str:
     """A message built from outside input, cut to `limit` characters."""
     return message if len(message) <= limit else message[: limit - 1] + "…"
-
-
-def check_digest(value: Any, what: str = "digest") -> str:
-    if not isinstance(value, str) or not DIGEST.fullmatch(value):
-        raise Invalid(
-            f"The {what} must be a digest (64 lowercase hex digits, or 'k' and 63), not {shown(repr(value), 80)}."
-        )
-    return value
-
-
-def is_time(value: Any) -> bool:
-    """An epoch-seconds time a row may carry."""
-    return not isinstance(value, bool) and isinstance(value, int | float) and 0 <= value <= MAX_TIME
 
 
 def clock_allowance() -> float:

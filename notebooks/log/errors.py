@@ -1,8 +1,7 @@
-"""Refusals. Each carries a stable code, an HTTP status and a message a person can act on."""
+"""Refusals. Each carries a stable code, an HTTP status and a message a person can act on. Pure Python: fold.py
+raises them (a full disk, which the database reports, is storage.py's)."""
 
 from typing import Any
-
-from django.db import OperationalError
 
 
 class NotebookError(Exception):
@@ -47,13 +46,3 @@ class Forbidden(NotebookError):
 class Conflict(NotebookError):
     code = "conflict"
     status = 409
-
-
-# What SQLite and PostgreSQL say when they cannot grow a file: nothing was written, the same write may work later.
-STORAGE_FULL_SAYS = ("database or disk is full", "No space left on device", "could not extend file")
-STORAGE_FULL = "The database's disk is full: nothing was written. Try again later."
-
-
-def storage_full(exc: BaseException) -> bool:
-    """Whether a database error is its disk being full (the transaction rolled back; every entry point says so)."""
-    return isinstance(exc, OperationalError) and any(s in str(exc) for s in STORAGE_FULL_SAYS)

@@ -45,9 +45,10 @@ PROPOSE = "propose"  # a session's pending row: the op it proposes counts only i
 PROPOSABLE = frozenset({"add", "edit", "strike"})
 RESTORED = "restored"  # not a row's op: in a line's history, the add of another line that restored it
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
-AGENT_SOURCES = frozenset({"seen", "guessed"})
-EDITOR_SOURCES = frozenset({"dad", "dad_correction"})
-DAD, DAD_CORRECTION, SEEN, GUESSED = "dad", "dad_correction", "seen", "guessed"
+SEEN, GUESSED, DAD, DAD_CORRECTION = "seen", "guessed", "dad", "dad_correction"
+SOURCES = (SEEN, GUESSED, DAD, DAD_CORRECTION)  # every source a line may have (models.Source), her own first
+AGENT_SOURCES = frozenset({SEEN, GUESSED})
+DAD_SOURCES = frozenset({DAD, DAD_CORRECTION})
 
 # A row as a view folds it: (seq, op, n, source, by, at, hash, text, redacted).
 ViewRow = tuple[int, str, int, str, str, float, str, "str | None", bool]
@@ -202,6 +203,14 @@ def check_may_restore(
 def check_may_redact(*, name: str, editor: bool) -> None:
     if not editor:
         raise Forbidden(f"{name} may not redact: only the human editor may.")
+
+
+def redacted_seq(worded: Sequence[tuple[int, str]], seq: int | None) -> int | None:
+    """The row whose words a redaction of a line takes, from its rows that carry words [(seq, op)], oldest first:
+    row `seq`, or else the line's current words (its last add or edit); None when there is no such row."""
+    if seq is not None:
+        return seq if any(s == seq for s, _op in worded) else None
+    return next((s for s, op in reversed(worded) if op in WORDED), None)
 
 
 def check_may_move(*, name: str, editor: bool) -> None:

@@ -9,7 +9,6 @@ copy of a view but the signed snapshots (snapshots.py).
 """
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -19,6 +18,7 @@ from django.db import connection
 from notebooks.log import queries, snapshots
 from notebooks.log.fold import WORDED, LiveLines
 from notebooks.log.lines import Head, Line
+from notebooks.log.lru import LRU, notebook_key
 from notebooks.models import Notebook
 
 T = TypeVar("T")
@@ -66,45 +66,28 @@ class KeptView:
         return True
 
 
-_views: OrderedDict[tuple, KeptView] = OrderedDict()  # (alias, database name, notebook[, cut seq]) -> view
-_views_lock = threading.Lock()
-
-
-def _key(notebook: Notebook) -> tuple[str, str, int]:
-    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+# (alias, database name, notebook[, cut seq]) -> view
+_views: LRU[KeptView] = LRU(most=lambda: VIEWS_KEPT, weigh=lambda view: len(view.live), heaviest=lambda: LINES_KEPT)
+_key = notebook_key
 
 
 def forget() -> None:
     """Drop every kept view (the next read of each computes it again from the log)."""
-    with _views_lock:
-        _views.clear()
+    _views.clear()
 
 
 def forget_notebook(notebook: Notebook) -> None:
     """Drop the notebook's kept views, live and past, and the turn texts they hold (after a redaction: they may
     hold the words it removed, and a later read would only replace them)."""
     key = _key(notebook)
-    with _views_lock:
-        for found in [k for k in _views if k[:3] == key]:
-            del _views[found]
+    _views.drop(lambda found: found[:3] == key)
 
 
-def _get(key: tuple) -> KeptView | None:
-    with _views_lock:
-        view = _views.get(key)
-        if view is not None:
-            _views.move_to_end(key)
-    return view
+_get = _views.get
 
 
 def _keep(key: tuple, view: KeptView) -> None:
-    with _views_lock:
-        _views[key] = view
-        _views.move_to_end(key)
-        lines = sum(len(kept.live) for kept in _views.values())
-        while len(_views) > 1 and (len(_views) > VIEWS_KEPT or lines > LINES_KEPT):
-            _, dropped = _views.popitem(last=False)
-            lines -= len(dropped.live)
+    _views.keep(key, lambda _old: view)
 
 
 def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
@@ -159,12 +142,6 @@ def past(notebook: Notebook, cut: int = queries.ALL, *, until: float | None = No
     return view
 
 
-def kept_count() -> int:
-    """How many views this process keeps (for tests and diagnostics)."""
-    with _views_lock:
-        return len(_views)
-
-
 def kept_seq(notebook: Notebook) -> int | None:
     """The seq the notebook's kept live view stands at, unchecked; None when none is kept."""
     view = _get(_key(notebook))
@@ -173,5 +150,4 @@ def kept_seq(notebook: Notebook) -> int | None:
 
 def kept_sizes() -> list[int]:
     """How many lines each kept view holds, least recently read first."""
-    with _views_lock:
-        return [len(view.live) for view in _views.values()]
+    return [len(view.live) for view in _views.values()]

@@ -5,7 +5,7 @@ from itertools import islice
 
 from django.db import connection
 
-from notebooks.log import rowformat, snapshots
+from notebooks.log import fold, rowformat, snapshots
 from notebooks.log.lines import Head, Line
 from notebooks.models import Notebook
 
@@ -24,6 +24,13 @@ def redacted_why_sql(r: str, w: str) -> str:
         f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
         "ORDER BY x.seq LIMIT 1) END"
     )
+
+
+def proposed_op_sql(r: str, *, of_session: bool = False) -> str:
+    """The op row `r` counts as: a proposal (fold.PROPOSE) as the op it proposes. With `of_session`, only the
+    proposals of the session whose id is the statement's next parameter (read your own writes)."""
+    mine = f" AND {r}.session_id = %s" if of_session else ""
+    return f"(CASE WHEN {r}.op = '{fold.PROPOSE}'{mine} THEN {r}.proposes ELSE {r}.op END)"
 
 
 def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | None, bool]:

@@ -54,21 +54,18 @@ def redact(
             found = cursor.fetchall()
         if not found:
             raise NotFound(f"Notebook {nb.title!r} has no line #{n}.")
-        worded = [(s, op, d) for s, op, d in found if d]
-        if seq is not None:
-            match = [d for s, _op, d in worded if s == seq]
-            if not match:
-                raise Invalid(f"Seq {seq} is not a row of line #{n} that carries words.")
-            target = match[0]
-        elif digest is not None:
-            if digest not in {d for _s, _op, d in worded}:
+        digests = {s: d for s, _op, d in found if d}
+        if digest is not None and seq is None:
+            if digest not in digests.values():
                 raise Invalid(f"No row of line #{n} carries words with digest {digest!r}.")
             target = digest
         else:
-            current = [d for _s, op, d in worded if op in ("add", "edit")]
-            if not current:
+            taken = fold.redacted_seq([(s, op) for s, op, d in found if d], seq)
+            if taken is None and seq is not None:
+                raise Invalid(f"Seq {seq} is not a row of line #{n} that carries words.")
+            if taken is None:
                 raise Invalid(f"Line #{n} has no words of its own to redact; name an adopted row by its seq.")
-            target = current[-1]
+            target = digests[taken]
         already = redacted_digests_of(nb, [target])
         if already:
             raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")

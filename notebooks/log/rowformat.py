@@ -39,13 +39,9 @@ GAME_ONLY = "Write only what the game taught you in this notebook; it is not the
 WORDS_FIELD = {"add": "text", "edit": "to", "adopt": "was"}
 
 HASHED_FIELDS = ("seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by")
-# Hashed only when set, so rows written before redaction existed keep their hashes.
-OPTIONAL_HASHED_FIELDS = ("redacts", "moved_notebook", "moved_n", "proposes", "lands")
 PROPOSE = "propose"  # a session's pending row (fold.py)
 # The field a proposal's words ride under, by the op it proposes: never "text" or "to", which older readers take.
 PROPOSED_WORDS_FIELD = {"add": "proposed_text", "edit": "proposed_to"}
-# The export's names of a move's two columns, by op (rowformat docstring).
-MOVED_FIELDS = {"strike": ("moved_to", "moved_to_n"), "add": ("moved_from", "moved_from_n")}
 
 REDACTED_MARK = "[redacted: {why}]"
 

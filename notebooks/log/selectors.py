@@ -32,7 +32,7 @@ from notebooks.log.queries import (
 )
 from notebooks.models import Notebook
 
-TURN_ORDER = ("dad_correction", "dad", "seen", "guessed")
+TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
 T = TypeVar("T")
 
 
@@ -301,16 +301,29 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
 # ----- every notebook -----------------------------------------------------------------------------
 
 
-def heads() -> dict[str, Head]:
-    """Every notebook's head, by title, in one query."""
+class NotebookHead(NamedTuple):
+    id: int
+    title: str
+    head: Head  # NO_ROWS before its first row
+
+
+def notebook_heads() -> list[NotebookHead]:
+    """Every notebook with its head, by title, in one query."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
-            "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id)"
+            "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+            "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
+            "ORDER BY n.title"
         )
-        return {
-            title: Head(seq, hash, at) if seq is not None else NO_ROWS for title, seq, hash, at in cursor.fetchall()
-        }
+        return [
+            NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
+            for nb_id, title, seq, hash, at in cursor.fetchall()
+        ]
+
+
+def heads() -> dict[str, Head]:
+    """Every notebook's head, by title."""
+    return {found.title: found.head for found in notebook_heads()}
 
 
 def row_hash(notebook: Notebook, seq: int) -> str | None:

@@ -14,7 +14,7 @@ from notebooks.log.errors import Conflict, Invalid, NotFound
 from notebooks.log.fold import LineState
 from notebooks.log.lines import Head
 from notebooks.log.locks import LOCK_BY_TITLE, lock_notebook
-from notebooks.log.queries import NO_ROWS
+from notebooks.log.queries import NO_ROWS, proposed_op_sql
 from notebooks.log.roles import Actor
 from notebooks.log.selectors import get_notebook
 from notebooks.models import Notebook
@@ -48,8 +48,8 @@ def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> 
     `session`'s holder judges it with her session's proposals as the ops they propose (read your own writes)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT r.seq, CASE WHEN r.op = 'propose' AND r.session_id = %s THEN r.proposes ELSE r.op END, "
-            "r.source, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
+            f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body "
+            "FROM notebooks_row r LEFT JOIN notebooks_words w "
             "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
             "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
             [session, notebook.pk, n],

@@ -4,6 +4,8 @@ Rows and words are only ever inserted; the database refuses the rest (log/trigge
 from django.core.validators import RegexValidator
 from django.db import models
 
+from notebooks.log.fold import SOURCES
+
 TITLE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,79}$"
 title_validator = RegexValidator(
     TITLE_PATTERN,
@@ -20,11 +22,8 @@ class Op(models.TextChoices):
     PROPOSE = "propose"  # a session's pending change (fold.py): counts only once a land copies it
 
 
-class Source(models.TextChoices):
-    SEEN = "seen"
-    GUESSED = "guessed"
-    DAD = "dad"
-    DAD_CORRECTION = "dad_correction"
+# The rule book's sources (log/fold.py, pure), as the model's choices: SEEN, GUESSED, DAD, DAD_CORRECTION.
+Source = models.TextChoices("Source", [(source.upper(), source) for source in SOURCES])
 
 
 class How(models.TextChoices):

@@ -19,12 +19,11 @@ from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases
 from notebooks.sessions.events import record, record_drift
 from notebooks.sessions.gates import gates, own_rows
-from notebooks.sessions.selectors import approval_summary, own_seqs
+from notebooks.sessions.selectors import approval_summary, get_session, own_seqs
 from notebooks.sessions.services import (
     Abandoned,
     Landed,
     abandon,
-    find_session,
     land_proposals,
     lock_for_sessions,
     record_refusal,
@@ -56,7 +55,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
     """The editor lands the session as his approval, whatever the gates say (their reasons recorded beside it)."""
     actor = _editor(by, "land")
     check_text(reason, "reason")  # the limit of every reason (NOTEBOOK_MAX_REASON), which his form shows
-    s = find_session(session)
+    s = get_session(session, with_events=False)
     hooks = session_hooks.current()
     with hooks.lock():
         _undecided(s)
@@ -85,7 +84,7 @@ def discard(*, session: int, reason: str, by: "Actor | str") -> Abandoned:
     """The editor ends the session without a land: an abandon by him, with his reason. Its rows stay as they are."""
     actor = _editor(by, "discard")
     check_text(reason, "reason")
-    s = find_session(session)
+    s = get_session(session, with_events=False)
     _undecided(s)
     try:
         return abandon(session=s.pk, why=reason, by=actor)

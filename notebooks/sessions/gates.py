@@ -2,10 +2,11 @@
 
 from django.db import connection
 
+from notebooks.log.fold import DAD_SOURCES
+from notebooks.log.queries import proposed_op_sql
 from notebooks.log.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session
 
-DAD_SOURCES = frozenset({"dad", "dad_correction"})
 # An agent's session may drop (retire without a successor) at most this share of the lines live at its base.
 MAX_DROPPED_SHARE = 0.5
 
@@ -15,8 +16,8 @@ def own_rows(session: Session) -> list[tuple]:
     # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT seq, CASE WHEN op = 'propose' THEN proposes ELSE op END, n, how, \"into\", why "
-            "FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
+            f'SELECT r.seq, {proposed_op_sql("r")}, r.n, r.how, r."into", r.why '
+            "FROM notebooks_row r WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
             [session.notebook_id, session.base, session.pk],
         )
         return cursor.fetchall()

@@ -7,7 +7,6 @@ checkpoint and writes answer 409 `lapsed`; its rows stay in the log as they are;
 
 import math
 import time
-from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -162,8 +161,3 @@ def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = No
 
 def _when(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
-
-
-def describe_fields(session: Session) -> dict[str, Any]:
-    """The lease's fields an answer names: when it was renewed and when it lapses (or lapsed)."""
-    return {"renewed_at": renewed_at(session), "lapses_at": lapses_at(session)}

@@ -7,8 +7,10 @@ from django.db import connection
 from django.db.models import Prefetch
 
 from notebooks.log import rowformat
-from notebooks.log.checks import MAX_ID, shown
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log.checks import check_id
+from notebooks.log.errors import NotFound
+from notebooks.log.fold import SOURCES
+from notebooks.log.queries import proposed_op_sql
 from notebooks.log.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
@@ -87,13 +89,6 @@ class SessionView:
         return out
 
 
-def heads() -> dict[int, int]:
-    """Each notebook's head seq, by notebook id (for the API's list of notebooks)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT notebook_id, MAX(seq) FROM notebooks_row GROUP BY notebook_id")
-        return dict(cursor.fetchall())
-
-
 def state_of(events: list[SessionEvent]) -> str:
     """open, landed, no-op, abandoned or lapsed: a land or an abandon decides, else a lapse event. A session open by
     its events whose lease has run out is lapsed too: see view_of."""
@@ -159,10 +154,11 @@ def describe(session: Session, *, rows: bool = False, limit: int = 200, after: i
     return out
 
 
-def get_session(session_id: Any) -> Session:
-    if isinstance(session_id, bool) or not isinstance(session_id, int) or not 1 <= session_id <= MAX_ID:
-        raise Invalid(f"The session id {shown(repr(session_id), 40)} is not a positive whole number.")
-    found = _with_events().filter(pk=session_id).first()
+def get_session(session_id: Any, *, with_events: bool = True) -> Session:
+    """Session `session_id` and its notebook; for a read also its lease and events, which a write reads fresh."""
+    check_id(session_id, "session id")
+    sessions = _with_events() if with_events else Session.objects.select_related("notebook")
+    found = sessions.filter(pk=session_id).first()
     if found is None:
         raise NotFound(f"There is no session #{session_id}.")
     return found
@@ -238,8 +234,6 @@ def lands_after(event_id: int) -> list[SessionEvent]:
 
 # ----- what a landed session brought: the evidence that she is learning, run by run ----------------------------
 
-SOURCES = ("seen", "guessed", "dad", "dad_correction")
-
 
 @dataclass(frozen=True)
 class Brought:
@@ -269,7 +263,7 @@ BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 # strikes into it name it; fold.py) and a restore's add changes the line it restores (its `into`). A session's rows
 # lie in (base, land's head]: a seek on (notebook, seq), as change_of does; session_id has no index of its own.
 # A session's rows are proposals (fold.py), counted as the ops they propose.
-_OP = "(CASE WHEN r.op = 'propose' THEN r.proposes ELSE r.op END)"
+_OP = proposed_op_sql("r")
 _LINE = f'CASE WHEN {_OP} = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
 BROUGHT_SQL = f"""
 SELECT k.sid, k.kind, COUNT(DISTINCT k.line) FROM (

@@ -7,15 +7,14 @@ session's state is read from its events.
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
 from notebooks.log import joined, proposals
-from notebooks.log.checks import check_id, check_text
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.checks import check_text
+from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.locks import lock_notebook
 from notebooks.log.roles import Actor, as_actor
 from notebooks.log.selectors import get_notebook, head
@@ -25,7 +24,7 @@ from notebooks.sessions import leases
 from notebooks.sessions.claims import open_session_of, open_session_on
 from notebooks.sessions.events import count_drift, record, record_drift
 from notebooks.sessions.gates import gates, own_rows
-from notebooks.sessions.selectors import own_seqs
+from notebooks.sessions.selectors import get_session, own_seqs
 
 
 class GateRefused(Conflict):
@@ -66,14 +65,6 @@ class Abandoned:
 
 
 # ----- checks ------------------------------------------------------------------------------------
-
-
-def find_session(session_id: Any) -> Session:
-    check_id(session_id, "session id")
-    found = Session.objects.select_related("notebook").filter(pk=session_id).first()
-    if found is None:
-        raise NotFound(f"There is no session #{session_id}.")
-    return found
 
 
 def lock_for_sessions(notebook: Notebook) -> Notebook:
@@ -165,7 +156,7 @@ def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
 def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
     """Recovery evidence only: records the head. It moves no base and grants nothing."""
     actor = as_actor(by)
-    s = find_session(session)
+    s = get_session(session, with_events=False)
     check_text(note, "note")
     with transaction.atomic():
         nb = lock_for_sessions(s.notebook)
@@ -187,7 +178,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     again inside it; the hooks' git work runs after the commit, outside any transaction.
     """
     actor = as_actor(by)
-    s = find_session(session)
+    s = get_session(session, with_events=False)
     check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
     hooks = session_hooks.current()
     with hooks.lock():
@@ -252,7 +243,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
     """Close a session without a semantic change. Its proposals stay in the log (nothing is erased) and never count
     (fold.py); the editor may too."""
     actor = as_actor(by)
-    s = find_session(session)
+    s = get_session(session, with_events=False)
     check_text(why, "reason")
     hooks = session_hooks.current()
     with hooks.lock():

@@ -5,7 +5,6 @@ notebook in process memory and brought up to the head by the lines that changed,
 """
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +14,7 @@ from scipy import sparse
 from notebooks.log import kept
 from notebooks.log import selectors as log_selectors
 from notebooks.log.lines import Line
+from notebooks.log.lru import LRU, notebook_key
 from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine
 from notebooks.similar.engine import Group
@@ -45,11 +45,11 @@ def also_close_for(notebook: Notebook, members: tuple[int, ...], k: int = 3) -> 
     return engine.also_close(pairs, members, k)
 
 
-def live_marks(notebook: Notebook) -> list[frozenset[int]]:
-    """The line sets of the notebook's "Not alike" marks that no later row undoes."""
-    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id").values_list("id", "lines", "undoes"))
-    undone = {undoes for _, _, undoes in rows if undoes is not None}
-    return [frozenset(lines) for pk, lines, undoes in rows if undoes is None and pk not in undone]
+def live_marks(notebook: Notebook) -> list[NotAlike]:
+    """The notebook's "Not alike" marks that no later row undoes, oldest first (each can be undone from the view)."""
+    rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
+    undone = {r.undoes_id for r in rows if r.undoes_id is not None}
+    return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
 def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
@@ -60,7 +60,7 @@ def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
 def groups_for(notebook: Notebook) -> list[Group]:
     """The groups of live lines now, best first, minus those a live "Not alike" mark covers."""
     found = _live_groups(notebook)
-    marks = live_marks(notebook)
+    marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
     return [g for g in found if not hidden_by(g, marks)] if marks else list(found)
 
 
@@ -177,32 +177,19 @@ class _Index:
         return [(n, round(-s, 4)) for s, n in ranked]
 
 
-_indexes: OrderedDict[tuple, _Index] = OrderedDict()
-_indexes_lock = threading.Lock()
-
-
-def _index_key(notebook: Notebook) -> tuple[str, str, int]:
-    return (connection.alias, str(connection.settings_dict.get("NAME")), notebook.pk)
+_indexes: LRU[_Index] = LRU(most=lambda: INDEXES_KEPT)
 
 
 def _index(notebook: Notebook) -> _Index:
-    key = _index_key(notebook)
-    with _indexes_lock:
-        index = _indexes.get(key)
-        if index is not None:
-            _indexes.move_to_end(key)
+    key = notebook_key(notebook)
+    index = _indexes.get(key)
     if index is not None:
         with index.lock:
             if kept.with_live(notebook, lambda view: index.follow_view(view, notebook)):
                 return index
     lines, top = kept.with_live(notebook, lambda view: (_worded(view.live.lines), view.head))
     index = _Index.fitted(lines, top.seq, top.hash)
-    with _indexes_lock:
-        _indexes[key] = index
-        _indexes.move_to_end(key)
-        while len(_indexes) > INDEXES_KEPT:
-            _indexes.popitem(last=False)
-    return index
+    return _indexes.keep(key, lambda _old: index)
 
 
 def nearest_for(
@@ -246,5 +233,4 @@ def _nearest_pending(
 
 def forget() -> None:
     """Drop every nearest-line index (tests; the groups live with the kept views, kept.forget drops them)."""
-    with _indexes_lock:
-        _indexes.clear()
+    _indexes.clear()

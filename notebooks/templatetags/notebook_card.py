@@ -10,20 +10,16 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import get_current_timezone_name
 
 from notebooks.card import fragments, search
+from notebooks.log.fold import DAD, DAD_CORRECTION, GUESSED, SEEN
 from notebooks.log.lines import Line
 
 register = template.Library()
 CARD = "notebooks/card.html"
 
 # Each source has its own words and its own shape, so no one needs to tell colours apart.
-LABELS = {"seen": "seen", "guessed": "guessed", "dad": "Dad", "dad_correction": "Dad's correction"}
-ICONS = {"seen": "●", "guessed": "◌", "dad": "■", "dad_correction": "✎"}
-GROUPS = {
-    "dad_correction": "Dad's corrections",
-    "dad": "Dad's lines",
-    "seen": "Hers: seen",
-    "guessed": "Hers: guessed",
-}
+LABELS = {SEEN: "seen", GUESSED: "guessed", DAD: "Dad", DAD_CORRECTION: "Dad's correction"}
+ICONS = {SEEN: "●", GUESSED: "◌", DAD: "■", DAD_CORRECTION: "✎"}
+GROUPS = {DAD_CORRECTION: "Dad's corrections", DAD: "Dad's lines", SEEN: "Hers: seen", GUESSED: "Hers: guessed"}
 
 
 @register.filter

@@ -24,7 +24,7 @@ from notebooks.card.views.respond import (
     retired_context,
     with_oob,
 )
-from notebooks.log import redaction, selectors, services
+from notebooks.log import fold, redaction, selectors, services
 from notebooks.log.errors import NotebookError, NotFound
 from notebooks.log.lines import Line
 from notebooks.models import Notebook
@@ -96,13 +96,10 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
 
 
 def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:
-    """The entry of line n whose words a redaction would remove: row `seq`, or else the line's current words."""
-    worded = [e for e in history_or_404(notebook, n) if e.op in ("add", "edit", "adopt") and not e.redacted]
-    if seq is not None:
-        worded = [e for e in worded if e.seq == seq]
-    elif worded and worded[-1].adopted:
-        worded = []  # no words of its own: an adopted row is named by its seq, from the history
-    return worded[-1] if worded else None
+    """The entry of line n whose words a redaction would remove (fold.redacted_seq), None once they are gone."""
+    worded = {e.seq: e for e in history_or_404(notebook, n) if e.op in ("add", "edit", "adopt")}
+    taken = worded.get(fold.redacted_seq([(e.seq, e.op) for e in worded.values()], seq))
+    return None if taken is None or taken.redacted else taken
 
 
 @login_required

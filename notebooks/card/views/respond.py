@@ -26,6 +26,7 @@ from notebooks.log.roles import Actor, user_is_editor
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors
+from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
 VIEW_STATE = (
@@ -231,7 +232,7 @@ def _similar_context(
         return {"similar_groups": []}
     return {
         "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request)),
-        "not_alike_marks": card_similar.live_marks(notebook),
+        "not_alike_marks": similar_selectors.live_marks(notebook),
         "words_limit": settings.NOTEBOOK_MAX_WORDS,
         "reason_limit": settings.NOTEBOOK_MAX_REASON,
     }
