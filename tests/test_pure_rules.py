@@ -7,7 +7,13 @@ import pytest
 
 from tests.databases import ROOT
 
-PURE = ("notebooks.log.fold", "notebooks.log.history", "notebooks.log.errors", "notebooks.log.signing")
+PURE = (
+    "notebooks.log.fold",
+    "notebooks.log.decision",
+    "notebooks.log.history",
+    "notebooks.log.errors",
+    "notebooks.log.signing",
+)
 
 
 @pytest.mark.parametrize("module", PURE)
