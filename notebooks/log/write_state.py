@@ -104,6 +104,7 @@ def head_and_top_number(notebook: Notebook) -> tuple[Head, int | None]:
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
 # words (redacted words never come back) and whether the write guard may claim the write (guards.py).
 # One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
+# Its answer is judged by decision.py (_numbered), which tests/test_fast_path_agrees.py checks against what it writes.
 @functools.cache
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (
