@@ -211,7 +211,7 @@ def decide(
     if at is not None and at < state.at:
         raise Invalid(f"'at' {at} goes back in time (the row before is at {state.at})")
     if door.outside:
-        if op == "redact" and editor:  # an agent's is refused as at every door (_redact)
+        if op == "redact":  # by anyone: no door to delete the words through
             raise Invalid(OUTSIDE_REDACT)
         if row.get("moved_notebook"):
             raise Forbidden(OUTSIDE_MOVE)
