@@ -1,5 +1,6 @@
 """Rows from outside: a JSON Lines file imported as a new notebook, and rows an outside writer appended to a
-notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
+notebook's vault file. Each is all or nothing, read row by row (importing.py) and each row judged by the one decision
+(decision.py) against the notebook as it stands.
 """
 
 from collections.abc import Callable, Iterable
