@@ -159,9 +159,12 @@ def number_after(title: str, top: int | None) -> int:
 
 def _refuse_redacted(state: State, row: dict[str, Any], door: Door) -> None:
     """Redacted words never come back, under either digest they were known by."""
+    redacted = state.redacted
+    if not redacted:  # most notebooks, and every file until its first redact row
+        return
     for digest in (row.get("digest"), row.get("plain")):
-        if digest and digest in state.redacted and row.get("words") is not None:
-            where = state.redacted[digest]
+        if digest and digest in redacted and row.get("words") is not None:
+            where = redacted[digest]
             raise _said(
                 door,
                 RedactedWords,
@@ -425,10 +428,11 @@ _DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "reda
 
 def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
     """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
+    get = row.get  # once: an import folds every row through here
     op, n = row["op"], row["n"]
     seq = state.seq + 1
     proposed = session is not None and op in PROPOSABLE
-    lands = row.get("lands")
+    lands = get("lands")
     if lands is not None:
         state.proposals.pop(lands, None)
     if proposed:
@@ -436,10 +440,10 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
     if op == "add":
         if lands is not None:
             state.reserved.discard(n)  # the number its proposal held
-        into = row.get("into")
+        into = get("into")
         if into is not None:
             state.restored[into] = n
-        added = LineState(n=n, source=row["source"], words=row.get("words"), last_seq=seq)
+        added = LineState(n, row["source"], get("words"), True, seq)
         if proposed:
             state.pending.setdefault(session, {})[n] = added
             state.reserved.add(n)
@@ -450,13 +454,13 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
     elif op == "edit" or op == "strike":
         current = state.own_line(n, session) if proposed else state.line(n)
         if op == "edit":
-            current.apply(seq, "edit", row["source"], row.get("words"))
+            current.apply(seq, "edit", row["source"], get("words"))
         else:
-            if row.get("moved_notebook"):
-                state.moved[n] = (row["moved_notebook"], row.get("moved_n"))
+            if get("moved_notebook"):
+                state.moved[n] = (row["moved_notebook"], get("moved_n"))
             current.apply(seq, "strike", "", None)
     elif op == "redact":
-        state.redacted[row["redacts"]] = row.get("line_no") or seq
+        state.redacted[row["redacts"]] = get("line_no") or seq
     elif op == PROPOSE:
         state.proposals[seq] = (row["proposes"], n)
         if row["proposes"] == "add":
@@ -464,16 +468,20 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
             state.reserved.add(n)
     elif n > state.top_n:  # adopt: history only, never in the view; its number is given
         state.top_n = n
-    digest = row.get("digest")
+    digest = get("digest")
     if digest and op != "redact":
-        state.worded.setdefault(n, set()).add(digest)
-        if row.get("words") is None:
-            state.absent.setdefault(digest, row.get("line_no") or seq)
-        plain = row.get("plain")
+        worded = state.worded.get(n)
+        if worded is None:
+            state.worded[n] = {digest}
+        else:
+            worded.add(digest)
+        if get("words") is None:
+            state.absent.setdefault(digest, get("line_no") or seq)
+        plain = get("plain")
         if plain and plain != digest:
             state.keyed[plain] = digest
     state.seq = seq
-    at = row.get("at")
+    at = get("at")
     if at is not None:
         state.at = at
 
