@@ -14,9 +14,8 @@ from typing import Any
 from django.conf import settings
 
 from notebooks.log.errors import Invalid
-from notebooks.log.fold import SOURCES
+from notebooks.log.fold import MAX_NUMBER, SOURCES
 
-MAX_NUMBER = 2**31 - 1  # a line number: the n column holds no more on any database
 MAX_ID = 2**63 - 1  # a seq or a session id: a bigint
 MAX_NAME = 80  # an actor's name: Row.by and Notebook.created_by
 MAX_TIME = 253402300799.0  # 9999-12-31T23:59:59Z: later times cannot be shown as dates

@@ -47,6 +47,7 @@ RESTORED = "restored"  # not a row's op: in a line's history, the add of another
 RETIRED_INTO = "retired_into"  # not a row's op: in a line's history, another line's strike into it (merged or not)
 SEEN, GUESSED, DAD, DAD_CORRECTION = "seen", "guessed", "dad", "dad_correction"
 SOURCES = (SEEN, GUESSED, DAD, DAD_CORRECTION)  # every source a line may have (models.Source), her own first
+MAX_NUMBER = 2**31 - 1  # a line number: the n column holds no more on any database
 AGENT_SOURCES = frozenset({SEEN, GUESSED})
 DAD_SOURCES = frozenset({DAD, DAD_CORRECTION})
 

@@ -1,5 +1,6 @@
 """Rows from outside: a JSON Lines file imported as a new notebook, and rows an outside writer appended to a
-notebook's vault file. Each is all or nothing, checked row by row (importing.py) against the notebook as it stands.
+notebook's vault file. Each is all or nothing, read row by row (importing.py) and each row judged by the one decision
+(decision.py) against the notebook as it stands.
 """
 
 from collections.abc import Callable, Iterable
@@ -10,9 +11,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards, importing, rowformat
+from notebooks.log import decision, fold, guards, importing, rowformat
 from notebooks.log.checks import latest_time
-from notebooks.log.errors import Conflict, Forbidden, Invalid, Redacted
+from notebooks.log.errors import Conflict, Invalid, Redacted
 from notebooks.log.fold import LineState
 from notebooks.log.identity import outside, wordkeys
 from notebooks.log.identity.roles import Actor, check_name, editor_names
@@ -59,7 +60,7 @@ def import_notebook(
         top = head(nb)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
-        state = importing.ImportState()
+        state = decision.State(title=title)
         rows = importing.checked_rows(
             lines,
             state=state,
@@ -104,31 +105,6 @@ def _analyze() -> None:
         cursor.execute(f"ANALYZE {ANALYZED}")
 
 
-# A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
-# the editor's act through a door that deletes the words with it. An exported file carries its redactions: import.
-OUTSIDE_REDACT = (
-    "a redact row cannot be appended to a notebook's file: redaction is the human editor's act, through the card, "
-    "the command line (notebook redact) or the API, which delete the words with it"
-)
-
-
-# A move appended to one file would name a row the other notebook never got: the editor moves a line through a door
-# that writes both notebooks in one transaction.
-OUTSIDE_MOVE = (
-    "a moved line's row cannot be appended to a notebook's file: a move writes both notebooks at once, through the "
-    "card or the command line (notebook move)"
-)
-
-
-# A landed copy appended to a file would make a session's change count without its land: the gate, and Dad's decision
-# on a refused or abandoned session, would be skipped. A proposal is what a holder's plain rows become.
-OUTSIDE_SESSION_ROW = (
-    "a session's proposal or landed copy cannot be appended to a notebook's file: append plain add, edit and strike "
-    "rows (the holder's become her session's proposals), and land the session (notebook land, the API, or Dad on "
-    "/sessions/), which runs its gate"
-)
-
-
 @dataclass(frozen=True)
 class Appended:
     notebook: Notebook
@@ -163,34 +139,35 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         top = head(nb)
         state = import_state(nb)
         # The log's redactions are asked last, by append(): a file refused for any other reason is refused for it,
-        # so a probe cannot test a guess at redacted words (docs/RELIABILITY.md, "What a redaction leaves").
+        # so a probe cannot test a guess at redacted words (docs/RELIABILITY.md, "What a redaction leaves"). A row
+        # marked redacted may name only a keyed digest (a copy of an exported row): no guess can make one.
+        state.named = frozenset(d for d in state.redacted if rowformat.is_keyed(d))
         state.redacted.clear()
-        sources = {n: line.source for n, line in state.lines.items()}
-        own_sources = {sid: {n: line.source for n, line in lines.items()} for sid, lines in state.pending.items()}
+        door = decision.Door(
+            file=True,
+            appended=top.seq > 0,  # a notebook's first rows keep their times; rows after its head take the log's
+            outside=True,
+            session_rows=created,
+            editors=frozenset(editor_names()),
+        )
         rows, after = importing.parse(
             lines,
             state=state,
+            door=door,
             attribute=authors.attribute,
             max_words=settings.NOTEBOOK_MAX_WORDS,
             max_reason=settings.NOTEBOOK_MAX_REASON,
             max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
             start=first_line,
             latest=latest_time(),
-            redact_refusal=OUTSIDE_REDACT,
-            session_row_refusal="" if created else OUTSIDE_SESSION_ROW,
             keyed=wordkeys.keyer(notebook),
             session_of=_Claims(notebook),
-            log_time=top.seq > 0,  # a notebook's first rows keep their times; rows after its head take the log's
         )
         if not rows:
             raise Invalid("No rows to append.")
-        editors = editor_names()
-        for fields in rows:
-            if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
+        if not created:  # a new file's rows are a whole notebook, copied in with their hashes as an import's
+            for fields in rows:
                 _own_salt(fields, notebook)
-            sid = fields.get("session_id")
-            own = None if sid is None else own_sources.setdefault(sid, {})
-            _outside_row_allowed(fields, sources, authors.editor(fields["line_no"]), own=own, editors=editors)
         try:
             written = append(nb, rows, top, redacted=frozenset(after.redacted))
         except Redacted:  # one answer per attempt, logged there: not which row, nor which redaction
@@ -231,49 +208,9 @@ def _own_salt(fields: dict[str, Any], title: str) -> None:
         )
 
 
-def _outside_row_allowed(
-    fields: dict[str, Any],
-    sources: dict[int, str],
-    editor: bool,
-    *,
-    own: dict[int, str] | None = None,
-    editors: frozenset[str] | set[str] = frozenset(),
-) -> None:
-    """What every other door refuses an agent (fold.py's rules), refused here too, naming the file's line. `sources`:
-    each line's source as landed; `own`: as the row's session's holder sees them, when the row is her proposal.
-    `editors`: the editor's names, which only a proven editor's adopt row may name as the words' author."""
-    op, n, by = fields["op"], fields["n"], fields["by"]
-
-    def source_of(line: int) -> str:
-        return own[line] if own is not None and line in own else sources.get(line, "")
-
-    try:
-        if op in ("edit", "strike"):
-            verb = "edit" if op == "edit" else "retire"
-            fold.check_may_change(name=by, editor=editor, n=n, source=source_of(n), verb=verb)
-        if op in ("add", "edit"):
-            fold.check_may_write(name=by, editor=editor, source=fields["source"])
-        if op == "add" and fields.get("into") is not None:  # a restore changes the line it brings back
-            restored = fields["into"]
-            fold.check_may_change(name=by, editor=editor, n=restored, source=source_of(restored), verb="restore")
-        if op == "adopt":  # recovered words enter the line's history: only a proven editor brings back Dad's
-            if source_of(n):
-                fold.check_may_change(name=by, editor=editor, n=n, source=source_of(n), verb="recover words of")
-            if fields["source"]:
-                fold.check_may_write(name=by, editor=editor, source=fields["source"], verb="recover")
-            if not editor and fields.get("was_by") in editors:
-                raise Forbidden(f"{by} is an agent and may not recover words as written by {fields['was_by']}.")
-    except Forbidden as exc:
-        raise Forbidden(f"line {fields['line_no']}: {exc.message}") from None
-    if fields.get("moved_notebook"):
-        raise Forbidden(f"line {fields['line_no']}: {OUTSIDE_MOVE}")
-    if op in ("add", "edit"):
-        (sources if own is None else own)[n] = fields["source"]
-
-
-def import_state(notebook: Notebook) -> importing.ImportState:
-    """The notebook as the importer's state: enough to judge rows appended after its head."""
-    state = importing.ImportState()
+def import_state(notebook: Notebook) -> decision.State:
+    """The notebook as the decision's state: enough to judge rows appended after its head."""
+    state = decision.State(title=notebook.title)
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
@@ -311,9 +248,7 @@ def import_state(notebook: Notebook) -> importing.ImportState:
     return state
 
 
-def _adoptions(
-    rewrite: importing.ImportState, backup: importing.ImportState, *, backup_name: str
-) -> list[dict[str, Any]]:
+def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: str) -> list[dict[str, Any]]:
     """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
     out: list[dict[str, Any]] = []
     for n in sorted(backup.lines):

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from notebooks.log import fold, guards
+from notebooks.log import decision, fold, guards
 from notebooks.log.checks import check_number, check_reason
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.errors import Invalid
 from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook
-from notebooks.log.write_state import live_line_state, next_number
+from notebooks.log.write_state import number_after, state_of, top_number
 from notebooks.models import Notebook
 
 
@@ -54,7 +54,7 @@ def move_many(
     the next numbers there, in the order given. `expected` maps a line to the seq of its last row as the writer read
     it (a stale one refuses them all)."""
     actor = as_actor(by)
-    fold.check_may_move(name=actor.name, editor=actor.editor)
+    decision.precheck({"op": "strike", "how": "moved", "by": actor.name}, editor=actor.editor)  # before any read
     check_reason(why)
     if not isinstance(numbers, list | tuple) or not numbers:
         raise Invalid("Name at least one line to move.")
@@ -71,18 +71,15 @@ def move_many(
         claims = {title: guard.claim(title=title, actor=actor) for title in (notebook, to)}
         for nb in sorted((here, there), key=lambda nb: nb.pk):  # a fixed order: no deadlock between two moves
             lock_notebook(nb)
-        lines = [live_line_state(here, x) for x in numbers]
-        for line in lines:
-            seen = (expected or {}).get(line.n)
-            if seen is not None and seen != line.last_seq:
-                raise Conflict(
-                    f"Line #{line.n} changed since you read it (you saw seq {seen}, it is now at seq {line.last_seq}).",
-                    current=line.words,
-                    current_seq=line.last_seq,
-                )
-            if line.words is None:
-                raise Invalid(f"Line #{line.n}'s words were redacted; there are no words to move.")
-        first = next_number(there)
+        state = state_of(here, numbers)
+        strikes = [
+            {"op": "strike", "n": x, "how": "moved", "by": actor.name, "why": why, "moved_notebook": there.title,
+             "expected": (expected or {}).get(x)}
+            for x in numbers
+        ]  # fmt: skip
+        decision.decide_all(state, strikes, editor=actor.editor)
+        lines = [state.lines[x] for x in numbers]
+        first = number_after(there, top_number(there))
         pairs = [
             fold.move_rows(
                 n=line.n, m=first + i, words=line.words, source=line.source, author=_author(here, line.n),
@@ -90,6 +87,7 @@ def move_many(
             )
             for i, line in enumerate(lines)
         ]  # fmt: skip
+        decision.decide_all(state_of(there, [], top=True), [add for _strike, add in pairs], editor=actor.editor)
         added = append(there, [{**add, "session_id": claims[to]} for _strike, add in pairs])  # refuses redacted words
         struck = append(here, [{**strike, "session_id": claims[notebook]} for strike, _add in pairs])
     return [

@@ -5,12 +5,11 @@ from typing import Any
 
 from django.db import connection
 
-from notebooks.log import fold
-from notebooks.log.errors import Conflict, NotFound
+from notebooks.log import decision, fold
 from notebooks.log.store.append import RowWritten, append
 from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import redacted_why_sql, words_or_mark
-from notebooks.log.write_state import AnyNotebook, line_state
+from notebooks.log.write_state import AnyNotebook, state_of
 
 _COLUMNS = (
     "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
@@ -44,36 +43,12 @@ def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowW
 
 
 def _refuse_broken(notebook: AnyNotebook, copies: list[dict[str, Any]]) -> None:
-    """A landed copy obeys the rules at the land: the line it edits or retires, and the line a strike names in
-    `into`, are live then (another writer may have retired them since the proposal)."""
-    live: dict[int, bool] = {}
-
-    def is_live(n: int) -> bool:
-        if n not in live:
-            try:
-                live[n] = line_state(notebook, n).live
-            except NotFound:
-                live[n] = False
-        return live[n]
-
-    for copy in copies:
-        n, op = copy["n"], copy["op"]
-        if op == "add":
-            live[n] = True
-            continue
-        if not is_live(n):
-            raise Conflict(
-                f"Line #{n} was retired by another writer since the session proposed to {op} it (seq "
-                f"{copy['lands']}); the land would change a retired line. Abandon or discard the session."
-            )
-        if op == "strike":
-            into = copy.get("into")
-            if into is not None and not is_live(into):
-                raise Conflict(
-                    f"Line #{into}, which the session's strike of line #{n} names (seq {copy['lands']}), was retired "
-                    "by another writer since; the land would retire a line into a retired one."
-                )
-            live[n] = False
+    """A landed copy obeys the rules at the land (decision.py): the line it edits or retires, and the line a strike
+    names in `into`, are live then (another writer may have retired them since the proposal)."""
+    numbers = [n for copy in copies if copy["op"] != "add" for n in (copy["n"], copy.get("into")) if n is not None]
+    state = state_of(notebook, numbers)
+    state.proposals = {copy["lands"]: (copy["op"], copy["n"]) for copy in copies}
+    decision.decide_all(state, [dict(copy) for copy in copies], editor=False, door=decision.JUDGED)
 
 
 def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[fold.ViewRow]:

@@ -9,9 +9,9 @@ import logging
 from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 
-from notebooks.log import fold, guards
+from notebooks.log import decision, fold, guards
 from notebooks.log.checks import check_number, check_reason
-from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log.errors import Invalid
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.services import Written
@@ -40,7 +40,7 @@ def redact(
     because rows hash only the digest.
     """
     actor = as_actor(by)
-    fold.check_may_redact(name=actor.name, editor=actor.editor)
+    decision.precheck({"op": "redact", "by": actor.name}, editor=actor.editor)  # before any read
     check_number(n)
     check_reason(why)
     if seq is not None and digest is not None:
@@ -54,13 +54,10 @@ def redact(
                 [nb.pk, n],
             )
             found = cursor.fetchall()
-        if not found:
-            raise NotFound(f"Notebook {nb.title!r} has no line #{n}.")
         digests = {s: d for s, _op, d in found if d}
-        if digest is not None and seq is None:
-            if digest not in digests.values():
-                raise Invalid(f"No row of line #{n} carries words with digest {digest!r}.")
-            target = digest
+        state = decision.State(title=nb.title, worded={n: set(digests.values())} if found else {})
+        if not found or (digest is not None and seq is None):
+            target = digest or ""
         else:
             taken = fold.redacted_seq([(s, op) for s, op, d in found if d], seq)
             if taken is None and seq is not None:
@@ -68,9 +65,9 @@ def redact(
             if taken is None:
                 raise Invalid(f"Line #{n} has no words of its own to redact; name an adopted row by its seq.")
             target = digests[taken]
-        already = redacted_digests_of(nb, [target])
-        if already:
-            raise Conflict(f"Those words of line #{n} were already redacted (seq {already[target]}).")
+        state.redacted = redacted_digests_of(nb, [target]) if target else {}
+        row = {"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why, **claim}
+        decision.decide(state, row, editor=actor.editor)
         targets = [(n, target), *_other_copies(nb, target)]
         redact_rows = [
             {"op": "redact", "n": m, "redacts": d, "by": actor.name, "why": why, **claim} for m, d in targets

@@ -11,10 +11,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import fold, guards, rowformat
+from notebooks.log import decision, guards, rowformat
 from notebooks.log.checks import check_number, check_reason, check_source, check_words, title_key
-from notebooks.log.errors import Conflict, Invalid, LooksAlike, NotFound, Unchanged
-from notebooks.log.fold import LineState
+from notebooks.log.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor, check_name
 from notebooks.log.store import fast_add
@@ -23,10 +22,8 @@ from notebooks.log.views import snapshots
 from notebooks.log.write_state import (
     AnyNotebook,
     add_state,
-    line_state,
-    live_line_state,
     locked_notebook,
-    next_number,
+    state_of,
 )
 from notebooks.models import Notebook, title_validator
 
@@ -50,18 +47,9 @@ def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
     return {"session_id": guards.current().claim(title=title, actor=actor)}
 
 
-def _refuse_if_changed(line: LineState, expected: int | None) -> None:
-    """A stale edit or retirement: the line moved on since the writer read it at seq `expected`."""
-    if expected is not None and expected != line.last_seq:
-        raise Conflict(
-            f"Line #{line.n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
-            current=line.words,
-            current_seq=line.last_seq,
-        )
-
-
-def _may_change(actor: Actor, line: LineState, verb: str) -> None:
-    fold.check_may_change(name=actor.name, editor=actor.editor, n=line.n, source=line.source, verb=verb)
+def _decided(actor: Actor, rows: list[dict[str, Any]], state: decision.State) -> list[dict[str, Any]]:
+    """The rows as the one decision gives them (decision.py), or its refusal: nothing is written."""
+    return decision.decide_all(state, rows, editor=actor.editor)
 
 
 def create_notebook(*, title: str, by: str) -> Notebook:
@@ -106,7 +94,7 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
     check_words(text)
     check_reason(why)
     check_source(source)
-    fold.check_may_write(name=actor.name, editor=actor.editor, source=source, verb="add")
+    decision.precheck({"op": "add", "source": source, "by": actor.name}, editor=actor.editor)  # before any read
     salt, digest = wordkeys.keyed(notebook, text)
     fields = {"op": "add", "words": text, "digest": digest, "salt": salt, "source": source, "by": actor.name}
     fields["why"] = why
@@ -134,14 +122,9 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n, session=claim["session_id"])
-        _may_change(actor, line, "edit")
-        _refuse_if_changed(line, expected)
-        if to == line.words:
-            raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
-        source = fold.source_after_edit(editor=actor.editor, current=line.source)
-        fields = {"op": "edit", "n": n, "words": to, "source": source, "by": actor.name, "why": why, **claim}
-        (row,) = append(nb, [fields])
+        state = state_of(nb, [check_number(n)], session=claim["session_id"])
+        fields = {"op": "edit", "n": n, "words": to, "by": actor.name, "why": why, "expected": expected, **claim}
+        (row,) = append(nb, _decided(actor, [fields], state))
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -154,18 +137,11 @@ def retire(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        line = live_line_state(nb, n, session=claim["session_id"])
-        _may_change(actor, line, "retire")
-        _refuse_if_changed(line, expected)
         if into is not None:
             check_number(into, "'into' line number")
-            if into == n:
-                raise Invalid(f"Line #{n} cannot be retired into itself.")
-            target = line_state(nb, into, session=claim["session_id"])
-            if not target.live:
-                raise Invalid(f"Line #{into} is retired, so it cannot say what line #{n} said.")
+        state = state_of(nb, [check_number(n), *([] if into is None else [into])], session=claim["session_id"])
         fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
-        (row,) = append(nb, [fields])
+        (row,) = append(nb, _decided(actor, [{**fields, "expected": expected}], state))
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -181,10 +157,9 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
-            _may_change(actor, line, "retire")
+        state = state_of(nb, numbers, session=claim["session_id"])
         fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
-        written = append(nb, fields)
+        written = append(nb, _decided(actor, fields, state))
     return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
 
 
@@ -215,16 +190,11 @@ def retire_into(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        if not line_state(nb, into, session=claim["session_id"]).live:
-            raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
-        for line in [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]:
-            _may_change(actor, line, "retire")
-            _refuse_if_changed(line, (expected or {}).get(line.n))
-        fields = [
-            {"op": "strike", "n": x, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
-            for x in numbers
-        ]
-        written = append(nb, fields)
+        state = state_of(nb, [into, *numbers], session=claim["session_id"])
+        rows = decision.retire_into_rows(
+            state, numbers=numbers, into=into, by=actor.name, editor=actor.editor, why=why, expected=expected, **claim
+        )
+        written = append(nb, rows)
     return Written(n=into, seqs=tuple(r.seq for r in written))
 
 
@@ -246,22 +216,12 @@ def merge(
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        lines = [live_line_state(nb, x, session=claim["session_id"]) for x in numbers]
-        for line in lines:
-            _may_change(actor, line, "merge")
-        if source is None:
-            said = [(x.n, x.source, x.words) for x in lines]
-            source = fold.merge_source(editor=actor.editor, lines=said, text=text).source
-        check_source(source)
-        fold.check_may_write(name=actor.name, editor=actor.editor, source=source)
-        new = next_number(nb)
-        fields = [{"op": "add", "n": new, "words": text, "source": source, "by": actor.name, "why": why, **claim}]
-        fields += [
-            {"op": "strike", "n": x, "how": "merged", "into": new, "by": actor.name, "why": why, **claim}
-            for x in numbers
-        ]
-        written = append(nb, fields)
-    return Written(n=new, seqs=tuple(r.seq for r in written))
+        state = state_of(nb, numbers, session=claim["session_id"], top=True)
+        rows = decision.merge_rows(
+            state, numbers=numbers, words=text, source=source, by=actor.name, editor=actor.editor, why=why, **claim
+        )
+        written = append(nb, rows)
+    return Written(n=rows[0]["n"], seqs=tuple(r.seq for r in written))
 
 
 def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
@@ -273,23 +233,14 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
     with transaction.atomic():
         claim = _session_fields(notebook, actor)
         nb = locked_notebook(notebook)
-        try:
-            line = line_state(nb, n, session=claim["session_id"])
-        except NotFound:
-            line = None
-        fold.check_may_restore(
-            n=n, added=line is not None, live=line is not None and line.live,
-            restored_as=restored_as(nb, n, claim["session_id"]),
-            moved_to=moved_to(nb, n),
-        )  # fmt: skip
-        _may_change(actor, line, "restore")
-        fold.check_may_write(name=actor.name, editor=actor.editor, source=line.source, verb="restore")
-        if line.words is None:
-            raise Invalid(f"Line #{n}'s last words were redacted; they cannot be brought back.")
-        new = next_number(nb)
-        fields = {"op": "add", "n": new, "words": line.words, "source": line.source, "into": n, **claim}
-        (row,) = append(nb, [{**fields, "by": actor.name, "why": why}])
-    return Written(n=new, seqs=(row.seq,))
+        state = state_of(nb, [n], session=claim["session_id"], top=True)
+        if (restored := restored_as(nb, n, claim["session_id"])) is not None:
+            state.restored[n] = restored
+        if (moved := moved_to(nb, n)) is not None:
+            state.moved[n] = moved
+        (fields,) = _decided(actor, [{"op": "add", "restores": n, "by": actor.name, "why": why, **claim}], state)
+        (row,) = append(nb, [fields])
+    return Written(n=fields["n"], seqs=(row.seq,))
 
 
 def restored_as(notebook: AnyNotebook, n: int, session: int | None = None) -> int | None:

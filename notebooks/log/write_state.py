@@ -8,9 +8,8 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from notebooks.log import fold, guards
-from notebooks.log.checks import MAX_NUMBER, check_number
-from notebooks.log.errors import Conflict, NotFound, Redacted
+from notebooks.log import decision, fold, guards
+from notebooks.log.errors import NotFound, Redacted
 from notebooks.log.fold import LineState
 from notebooks.log.identity.roles import Actor
 from notebooks.log.store.locks import LOCK_BY_TITLE, lock_notebook
@@ -44,7 +43,15 @@ def locked_notebook(title: str) -> Notebook:
 
 
 def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
-    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added. A write of
+    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added."""
+    state = line_or_none(notebook, n, session=session)
+    if state is None:
+        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
+    return state
+
+
+def line_or_none(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState | None:
+    """Line n as a write judges it (fold.line_state), from its rows; None when it was never added. A write of
     `session`'s holder judges it with her session's proposals as the ops they propose (read your own writes)."""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -54,40 +61,34 @@ def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> 
             "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
             [session, notebook.pk, n],
         )
-        state = fold.line_state(n, cursor.fetchall())
-    if state is None:
-        raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
-    return state
+        return fold.line_state(n, cursor.fetchall())
 
 
-def live_line_state(notebook: Notebook, n: int, *, session: int | None = None) -> LineState:
-    line = line_state(notebook, check_number(n), session=session)
-    if not line.live:
-        raise Conflict(f"Line #{n} is already retired; its history keeps its words.", current_seq=line.last_seq)
-    return line
-
-
-def next_number(notebook: AnyNotebook) -> int:
-    # Numbers are given once, for good: adopted rows of a dropped line hold their number too.
+def top_number(notebook: AnyNotebook) -> int:
+    """The highest number the notebook gave. Numbers are given once, for good: adopted rows of a dropped line hold
+    their number too."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook.pk])
         (top,) = cursor.fetchone()
-    return number_after(notebook, top)
+    return top or 0
+
+
+def state_of(
+    notebook: AnyNotebook, numbers: Iterable[int], *, session: int | None = None, top: bool = False
+) -> decision.State:
+    """What a service's decision reads (decision.py): the lines it concerns, as the writer's session sees them, and
+    (`top`) the highest number given."""
+    lines = {n: line for n in dict.fromkeys(numbers) if (line := line_or_none(notebook, n, session=session))}
+    return decision.State(title=notebook.title, lines=lines, top_n=top_number(notebook) if top else 0)
 
 
 def number_after(notebook: AnyNotebook, top: int | None) -> int:
-    """The number a new line takes after the highest given, refused when none is left (an imported file may have
-    used the last)."""
-    if top is not None and top >= MAX_NUMBER:
-        raise Conflict(
-            f"Notebook {notebook.title!r} has given its last line number (#{MAX_NUMBER}) and cannot take a new line; "
-            "its lines can still be edited and retired."
-        )
-    return (top or 0) + 1
+    """The number a new line takes after the highest given (decision.number_after: refused when none is left)."""
+    return decision.number_after(notebook.title, top)
 
 
-def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
-    """The head and the next line number, in one query (an add needs both)."""
+def head_and_top_number(notebook: Notebook) -> tuple[Head, int | None]:
+    """The head and the highest line number given, in one query (an add needs both)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT seq, hash, at, (SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s) "
@@ -96,13 +97,14 @@ def head_and_next_number(notebook: Notebook) -> tuple[Head, int]:
         )
         found = cursor.fetchone()
     if found is None:
-        return NO_ROWS, 1
-    return Head(*found[:3]), number_after(notebook, found[3])
+        return NO_ROWS, None
+    return Head(*found[:3]), found[3]
 
 
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
 # words (redacted words never come back) and whether the write guard may claim the write (guards.py).
 # One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
+# Its answer is judged by decision.py (_numbered), which tests/test_fast_path_agrees.py checks against what it writes.
 @functools.cache
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (
@@ -143,29 +145,43 @@ def state_of_add(
         # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
         claim = guards.current().claim(title=title, actor=actor)
         nb = locked_notebook(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
-        top, n = head_and_next_number(nb)
+        top, top_n = head_and_top_number(nb)
         gone = redacted_digests_of(nb, digests)
-        if gone:
-            refuse_redacted(nb, min(gone.values()))
-        return nb, top, n, claim
+        return nb, top, _numbered(nb, actor, top_n, gone, digests), claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
     nb = NotebookRef(pk, title)
     claim = guards.current().claim(title=title, actor=actor) if may_claim else None
-    if redact_seq is not None:
-        refuse_redacted(nb, redact_seq)
     top = Head(seq, hash_, at) if seq is not None else NO_ROWS
-    return nb, top, number_after(nb, top_n), claim
+    gone = {digests[0]: redact_seq} if redact_seq is not None else {}
+    return nb, top, _numbered(nb, actor, top_n, gone, digests), claim
 
 
-def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
-    """Redacted words never come back; each refusal is logged, since it tells the writer a guess was right."""
+def _numbered(
+    notebook: AnyNotebook, actor: Actor, top_n: int | None, redacted: dict[str, int], digests: tuple[str, str]
+) -> int:
+    """The decision on an add whose author was judged already (decision.precheck): its number, or its refusal."""
+    state = decision.State(title=notebook.title, top_n=top_n or 0, redacted=redacted)
+    row = {"op": "add", "by": actor.name, "words": "", "digest": digests[0], "plain": digests[1]}
+    try:
+        decision.decide(state, row, editor=actor.editor, door=decision.JUDGED)
+    except Redacted as exc:
+        _log_redacted(notebook, exc.details["redact_seq"])
+        raise
+    return row["n"]
+
+
+def _log_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
+    """Each refusal of redacted words is logged, since it tells the writer a guess was right."""
     logger.warning(
         "A write of words redacted from notebook %r (redact row seq %s) was refused.", notebook.title, redact_seq
     )
-    raise Redacted(
-        f"Those words were redacted from notebook {notebook.title!r} (redact row seq {redact_seq}); "
-        "they cannot be written into it again."
-    )
+
+
+def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
+    """Redacted words never come back (decision.py's refusal, for the write path's own guard in append.py)."""
+    _log_redacted(notebook, redact_seq)
+    state = decision.State(title=notebook.title, redacted={"named": redact_seq})
+    decision.decide(state, {"op": "add", "by": "", "words": "", "digest": "named"}, editor=True, door=decision.JUDGED)
 
 
 def redacted_digests_of(notebook: AnyNotebook, digests: Iterable[str]) -> dict[str, int]:

@@ -7,7 +7,13 @@ import pytest
 
 from tests.databases import ROOT
 
-PURE = ("notebooks.log.fold", "notebooks.log.views.history", "notebooks.log.errors", "notebooks.log.identity.signing")
+PURE = (
+    "notebooks.log.fold",
+    "notebooks.log.decision",
+    "notebooks.log.views.history",
+    "notebooks.log.errors",
+    "notebooks.log.identity.signing",
+)
 
 
 @pytest.mark.parametrize("module", PURE)

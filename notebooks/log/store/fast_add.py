@@ -85,6 +85,7 @@ def _ask_guard(guard: guards.WriteGuard) -> bool | None:
     return False if guard.may_claim_sql == guards.NOTHING_TO_SAY else None
 
 
+# bench/NOTES.md: one writer 802 -> 1,311 adds/s (33% -> 51% of bare commits); tests/test_fast_path_agrees.py
 def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | AddState | None":
     """The add of `fields` (an add row without its number) in one statement, if this process knows the head.
 

@@ -1,0 +1,562 @@
+"""The one decision: whether a row may be written. Every door asks it (the services for the card, the API, MCP and the
+CLI; the importer row by row for an import, a vault append, a sweep and verify's replay).
+
+`decide(state, row, ...)` judges one proposed row against the notebook as the rows so far leave it (`State`) and
+returns the row to append, normalised (an edit's source filled in, a restore's words and `into`, a new line's
+number), or raises the refusal, a NotebookError with its stable code. `apply(state, row)` folds the row into the
+state, so the next decision sees it: the decision and the fold. A door builds the state from what it read (a
+service the lines it touches and the next number; the importer the rows before and the file's rows so far) and says
+what it is (`Door`): the door may phrase a refusal in its own words (a file's names the file's line), never change
+its code. Pure: no Django, no I/O (fold.py holds what rows mean; this, what may be written).
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from notebooks.log import fold
+from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
+from notebooks.log.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, SOURCES, LineState
+
+RETIRED, MERGED, MOVED = "retired", "merged", "moved"
+
+
+class FileNotFound(NotFound, Invalid):
+    """A file's row names a line there is not: not found, and the file is bad input (an import's callers catch it)."""
+
+
+class FileForbidden(Forbidden, Invalid):
+    """A file's row its author may not write: forbidden, and the file is bad input."""
+
+
+class FileConflict(Conflict, Invalid):
+    """A file's row against the notebook as it stands: a conflict, and the file is bad input."""
+
+
+_IN_FILE = {NotFound: FileNotFound, Forbidden: FileForbidden, Conflict: FileConflict}
+
+
+def in_file(exc: NotebookError, line_no: int) -> NotebookError:
+    """The refusal of a file's row, naming the file's line, with the same code: still an Invalid (a bad file)."""
+    kind = next((k for base, k in _IN_FILE.items() if isinstance(exc, base)), None)
+    message = exc.message if exc.message.startswith(f"line {line_no}: ") else f"line {line_no}: {exc.message}"
+    message = message if len(message) <= 1000 else message[:999] + "…"  # outside input, cut (checks.bounded)
+    if kind is None:
+        kind = type(exc) if isinstance(exc, Invalid) else Invalid
+    return kind(message, line=line_no)  # a file names its line; what a service answers with, it does not
+
+
+@dataclass(frozen=True)
+class Door:
+    """Where a row comes from: what the decision judges and how a refusal is worded, never what a row means.
+
+    `file`: a JSON Lines file's row (refusals in the file's words, which the importer prefixes with its line).
+    `appended`: after an existing notebook's head: an adopt names an existing line (the log gives numbers).
+    `outside`: a vault append: no redaction, no move (each writes through a door that does the rest of it).
+    `session_rows`: a proposal or a landed copy may come (an import's, a new file's; never an append's).
+    `authors`: who may change whose line is judged (an import brings history whole, its `by` claimed).
+    `editors`: the editor's names, which only a proven editor's adopt row may give as the words' author.
+    """
+
+    file: bool = False
+    appended: bool = False
+    outside: bool = False
+    session_rows: bool = True
+    authors: bool = True
+    editors: frozenset[str] = frozenset()
+
+
+SERVICE = Door()  # the services: card, API, MCP, CLI
+# Authors judged already: a land's copies (each proposal was, when written), an add's (precheck, before its one
+# statement reads the notebook).
+JUDGED = Door(authors=False)
+IMPORT = Door(file=True, authors=False)  # a file that starts a notebook, a backup to adopt from, verify's replay
+
+
+@dataclass
+class State:
+    """The notebook as the rows so far leave it: enough to judge the next row."""
+
+    title: str = ""
+    lines: dict[int, LineState] = field(default_factory=dict)
+    texts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # every add/edit of a line, for adoption
+    top_n: int = 0
+    seq: int = 0
+    at: float = 0.0
+    worded: dict[int, set[str]] = field(default_factory=dict)  # digests each line's rows carried
+    redacted: dict[str, int] = field(default_factory=dict)  # digest -> the redact row naming it (file line, or seq)
+    absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
+    named: frozenset[str] = frozenset()  # redacted words' keyed digests an appended row may mark redacted (imports.py)
+    restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
+    moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # a line moved away -> its notebook and line there
+    keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
+    proposals: dict[int, tuple[str, int]] = field(default_factory=dict)  # an unlanded proposal's seq -> (op, n)
+    reserved: set[int] = field(default_factory=set)  # numbers a proposed add holds, not yet landed
+    pending: dict[int, dict[int, LineState]] = field(default_factory=dict)  # session -> lines as its holder sees them
+
+    def line(self, n: int, session: int | None = None) -> LineState | None:
+        """Line n as a write of `session`'s holder judges it (her proposals as the ops they propose), or as landed."""
+        own = self.pending.get(session) if session is not None else None
+        return own[n] if own is not None and n in own else self.lines.get(n)
+
+    def own_line(self, n: int, session: int) -> LineState | None:
+        """Line n in `session`'s own view, to change there: a copy of the landed line the first time."""
+        own = self.pending.setdefault(session, {})
+        if n not in own:
+            landed = self.lines.get(n)
+            if landed is None:
+                return None
+            own[n] = replace(landed)
+        return own[n]
+
+
+# ----- the refusals, each in a service's words and a file's ------------------------------------------------------
+
+
+def _said(door: Door, kind: type[NotebookError], service: str, filed: str, **details: Any) -> NotebookError:
+    return kind(filed if door.file else service, **details)
+
+
+def _missing(state: State, door: Door, op: str, n: int) -> NotebookError:
+    return _said(
+        door, NotFound, f"Notebook {state.title!r} has no line #{n}.", f"{op} of line #{n}, which does not exist"
+    )
+
+
+def _retired(door: Door, op: str, line: LineState) -> NotebookError:
+    filed = (
+        f"edit of line #{line.n}, which is retired"
+        if op == "edit"
+        else f"{op} of line #{line.n}, which is already retired"
+    )
+    return _said(
+        door,
+        Conflict,
+        f"Line #{line.n} is already retired; its history keeps its words.",
+        filed,
+        current_seq=line.last_seq,
+    )
+
+
+def _stale(line: LineState, expected: int | None) -> None:
+    """A stale change: the line moved on since the writer read it at seq `expected`."""
+    if expected is not None and expected != line.last_seq:
+        raise Conflict(
+            f"Line #{line.n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
+            current=line.words,
+            current_seq=line.last_seq,
+        )
+
+
+def number_after(title: str, top: int | None) -> int:
+    """The number a new line takes after the highest given, refused when none is left."""
+    if top is not None and top >= MAX_NUMBER:
+        raise Conflict(
+            f"Notebook {title!r} has given its last line number (#{MAX_NUMBER}) and cannot take a new line; "
+            "its lines can still be edited and retired."
+        )
+    return (top or 0) + 1
+
+
+def _refuse_redacted(state: State, row: dict[str, Any], door: Door) -> None:
+    """Redacted words never come back, under either digest they were known by."""
+    redacted = state.redacted
+    if not redacted:  # most notebooks, and every file until its first redact row
+        return
+    for digest in (row.get("digest"), row.get("plain")):
+        if digest and digest in redacted and row.get("words") is not None:
+            where = redacted[digest]
+            raise _said(
+                door,
+                Redacted,
+                f"Those words were redacted from notebook {state.title!r} (redact row seq {where}); "
+                "they cannot be written into it again.",
+                f"these words were redacted on line {where}; they cannot be written again",
+                redact_seq=where,
+            )
+
+
+# A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
+# the editor's act through a door that deletes the words with it. An exported file carries its redactions: import.
+OUTSIDE_REDACT = (
+    "a redact row cannot be appended to a notebook's file: redaction is the human editor's act, through the card, "
+    "the command line (notebook redact) or the API, which delete the words with it"
+)
+# A move appended to one file would name a row the other notebook never got: a move writes both in one transaction.
+OUTSIDE_MOVE = (
+    "a moved line's row cannot be appended to a notebook's file: a move writes both notebooks at once, through the "
+    "card or the command line (notebook move)"
+)
+# A landed copy appended to a file would make a session's change count without its land (its gate, Dad's decision).
+OUTSIDE_SESSION_ROW = (
+    "a session's proposal or landed copy cannot be appended to a notebook's file: append plain add, edit and strike "
+    "rows (the holder's become her session's proposals), and land the session (notebook land, the API, or Dad on "
+    "/sessions/), which runs its gate"
+)
+
+
+# ----- the decision ----------------------------------------------------------------------------------------------
+
+
+def decide(
+    state: State, row: dict[str, Any], *, editor: bool, door: Door = SERVICE, session: int | None = None
+) -> dict[str, Any]:
+    """The row to append (normalised in place), or the refusal. `row` has the fields a row has (op, n, by, why,
+    words, digest, source, how, into, lands, proposes, …) and these the decision reads and the log does not: `restores`
+    (an add bringing back a line), `expected` (the seq the writer read the line at), `plain` (the words' plain
+    digest), `verb` (what the door calls the act, in a refusal). `editor`: the row's author is the proven editor.
+    `session`: the open session whose holder writes it (her add, edit or strike becomes a proposal)."""
+    op = row["op"]
+    at = row.get("at")
+    if at is not None and at < state.at:
+        raise Invalid(f"'at' {at} goes back in time (the row before is at {state.at})")
+    if door.outside:
+        if op == "redact":  # by anyone: no door to delete the words through
+            raise Invalid(OUTSIDE_REDACT)
+        if row.get("moved_notebook"):
+            raise Forbidden(OUTSIDE_MOVE)
+    lands = row.get("lands")
+    if not door.session_rows and (op == PROPOSE or lands is not None):
+        raise Invalid(OUTSIDE_SESSION_ROW)
+    if lands is not None and op not in PROPOSABLE:
+        raise Invalid(f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{row['n']}")
+    _DECIDE[op](state, row, editor, door, session)
+    return row
+
+
+def precheck(row: dict[str, Any], *, editor: bool) -> None:
+    """What a row's author may not write whatever the notebook holds: a service asks before it reads the notebook
+    (an add on the one-statement path reads nothing), and decide asks again."""
+    op, by = row["op"], row["by"]
+    if op == "redact":
+        fold.check_may_redact(name=by, editor=editor)
+    elif row.get("how") == MOVED or (op == "add" and row.get("moved_notebook")):
+        fold.check_may_move(name=by, editor=editor)
+    elif op == "add" and row.get("source") is not None:
+        fold.check_may_write(name=by, editor=editor, source=row["source"], verb=row.get("verb", "add"))
+
+
+def _may_change(row: dict[str, Any], editor: bool, door: Door, line: LineState, verb: str) -> None:
+    if door.authors:
+        fold.check_may_change(name=row["by"], editor=editor, n=line.n, source=line.source, verb=row.get("verb", verb))
+
+
+def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    source, by, lands = row.get("source"), row["by"], row.get("lands")
+    restores = row.get("restores")
+    old = state.line(restores, session) if restores is not None else None
+    if door.authors and not door.file and row.get("moved_notebook"):
+        fold.check_may_move(name=by, editor=editor)
+    if restores is not None:
+        if row.get("moved_notebook"):
+            raise Invalid("an add restores a line of its notebook or moves one in, not both")
+        try:
+            fold.check_may_restore(
+                n=restores, added=old is not None, live=old is not None and old.live,
+                restored_as=state.restored.get(restores), moved_to=state.moved.get(restores),
+            )  # fmt: skip
+        except NotebookError as exc:
+            raise (type(exc)(f"'restores': {exc.message}") if door.file else exc) from None
+        _may_change(row, editor, door, old, "restore")
+        if source is None:  # a service's restore brings back the line's last words and source
+            if old.words is None:
+                raise Invalid(f"Line #{restores}'s last words were redacted; they cannot be brought back.")
+            source = row["source"] = old.source
+            row["words"] = old.words
+        row["into"] = restores  # the row keeps it in `into`, and hashes it there
+    if door.authors:
+        fold.check_may_write(
+            name=by, editor=editor, source=source, verb="write" if door.file else "restore" if restores else "add"
+        )
+    if lands is not None:
+        _landed(state, row, door)
+    else:
+        n = row.get("n")
+        if n is None:  # the log gives the number
+            row["n"] = number_after(state.title, state.top_n)
+        elif n != state.top_n + 1:
+            raise Invalid(f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
+    _refuse_redacted(state, row, door)
+
+
+def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    n = row["n"]
+    current = state.own_line(n, session) if session is not None else state.line(n)
+    landing = row.get("lands") is not None and not door.file
+    if current is None:
+        raise _retired_since(row) if landing else _missing(state, door, "edit", n)
+    if not current.live:
+        raise _retired_since(row) if landing else _retired(door, "edit", current)
+    _may_change(row, editor, door, current, "edit")
+    if row.get("lands") is not None:
+        _landed(state, row, door)
+    if not door.file:
+        _stale(current, row.get("expected"))
+        if row.get("lands") is None and row["words"] == current.words:
+            raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
+    source = row.get("source")
+    if source is None:
+        # A file's edit that names no source reads as the seed's format did: by "dad" it is his correction.
+        if door.file:
+            source = fold.sourceless_edit_source(by=row["by"], editor=editor, current=current.source)
+        else:
+            source = fold.source_after_edit(editor=editor, current=current.source)
+        row["source"] = source
+    elif not landing and not fold.edit_source_allowed(current=current.source, given=source):
+        raise Invalid(f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
+    if door.authors:
+        fold.check_may_write(name=row["by"], editor=editor, source=source)
+    _refuse_redacted(state, row, door)
+
+
+def _retired_since(row: dict[str, Any]) -> NotebookError:
+    n, op = row["n"], row["op"]
+    return Conflict(
+        f"Line #{n} was retired by another writer since the session proposed to {op} it (seq {row['lands']}); the "
+        "land would change a retired line. Abandon or discard the session."
+    )
+
+
+def _strike(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    n, into, how = row["n"], row.get("into"), row.get("how") or RETIRED
+    current = state.own_line(n, session) if session is not None else state.line(n)
+    if current is None:
+        if row.get("lands") is not None and not door.file:
+            raise _retired_since(row)
+        raise _missing(state, door, "strike", n)
+    if not current.live:
+        if row.get("lands") is not None and not door.file:
+            raise _retired_since(row)
+        raise _retired(door, "strike", current)
+    if how == MOVED and door.authors and not door.file:
+        fold.check_may_move(name=row["by"], editor=editor)
+    _may_change(row, editor, door, current, "retire")
+    if row.get("lands") is not None:
+        _landed(state, row, door)
+    if not door.file:
+        _stale(current, row.get("expected"))
+    if how == MOVED and not door.file and current.words is None:
+        raise Invalid(f"Line #{n}'s words were redacted; there are no words to move.")
+    if into is not None:
+        if into == n:
+            raise _said(
+                door, Invalid, f"Line #{n} cannot be retired into itself.", f"line #{n} cannot be retired into itself"
+            )
+        target = state.line(into, session)
+        if target is None or not target.live:
+            if row.get("lands") is not None and not door.file:
+                raise Conflict(
+                    f"Line #{into}, which the session's strike of line #{n} names (seq {row['lands']}), was retired "
+                    "by another writer since; the land would retire a line into a retired one."
+                )
+            filed = f"'into' names line #{into}, which is not a live line"
+            if target is None:
+                raise _said(door, NotFound, f"Notebook {state.title!r} has no line #{into}.", filed)
+            raise _said(door, Invalid, f"Line #{into} is retired, so it cannot say what line #{n} said.", filed)
+
+
+def _adopt(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    n, by = row["n"], row["by"]
+    current = state.line(n)
+    if door.appended and current is None:  # only a file that starts a notebook brings numbers of its own
+        raise _said(
+            door, NotFound, f"Notebook {state.title!r} has no line #{n}.",
+            f"adopt of line #{n}, which does not exist: an adopt row names an existing line",
+        )  # fmt: skip
+    if door.authors:  # recovered words enter the line's history: only a proven editor brings back Dad's
+        if current is not None:
+            fold.check_may_change(name=by, editor=editor, n=n, source=current.source, verb="recover words of")
+        if row.get("source"):
+            fold.check_may_write(name=by, editor=editor, source=row["source"], verb="recover")
+        if not editor and row.get("was_by") in door.editors:
+            raise Forbidden(f"{by} is an agent and may not recover words as written by {row['was_by']}.")
+    _refuse_redacted(state, row, door)
+
+
+def _redact(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    n, by = row["n"], row["by"]
+    if not editor:
+        raise _said(
+            door, Forbidden, f"{by} may not redact: only the human editor may.",
+            f"a redact row must be by the human editor, not {by!r}",
+        )  # fmt: skip
+    digest = row["redacts"]
+    if door.file and "expect_hash" not in row:  # a file's row without a hash may name words by their plain digest
+        digest = row["redacts"] = state.keyed.get(digest, digest)
+    if n not in state.worded and n not in state.lines:
+        raise _missing(state, door, "redact", n)
+    if digest not in state.worded.get(n, ()):
+        raise _said(
+            door, Invalid, f"No row of line #{n} carries words with digest {digest!r}.",
+            f"'redacts' names words that no earlier row of line #{n} carried",
+        )  # fmt: skip
+    if digest in state.redacted:
+        where = state.redacted[digest]
+        raise _said(
+            door, Conflict, f"Those words of line #{n} were already redacted (seq {where}).",
+            f"those words were already redacted on line {where}",
+        )  # fmt: skip
+
+
+def _propose(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    """A session's proposal, as a file carries it (fold.py): checked as far as its op's own fields go. A proposed add
+    holds its number; the line it proposes to change must have a number already."""
+    n = row["n"]
+    if row["proposes"] == "add":
+        if n != state.top_n + 1:
+            raise Invalid(f"a new line takes number {state.top_n + 1}, not {n} (numbers are never reused)")
+    elif n > state.top_n:
+        raise Invalid(f"a proposal to change line #{n}, which has no number yet")
+    _refuse_redacted(state, row, door)
+
+
+def _landed(state: State, row: dict[str, Any], door: Door) -> None:
+    """A landed copy names an earlier proposal of the same op and line, not landed yet."""
+    op, n, lands = row["op"], row["n"], row["lands"]
+    if op not in PROPOSABLE or state.proposals.get(lands) != (op, n):
+        raise Invalid(f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{n}")
+
+
+_DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "redact": _redact, "propose": _propose}
+
+
+# ----- the fold of the state the next decision sees ---------------------------------------------------------------
+
+
+def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
+    """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
+    get = row.get  # once: an import folds every row through here
+    op, n = row["op"], row["n"]
+    seq = state.seq + 1
+    proposed = session is not None and op in PROPOSABLE
+    lands = get("lands")
+    if lands is not None:
+        state.proposals.pop(lands, None)
+    if proposed:
+        state.proposals[seq] = (op, n)
+    if op == "add":
+        if lands is not None:
+            state.reserved.discard(n)  # the number its proposal held
+        into = get("into")
+        if into is not None:
+            state.restored[into] = n
+        added = LineState(n, row["source"], get("words"), True, seq)
+        if proposed:
+            state.pending.setdefault(session, {})[n] = added
+            state.reserved.add(n)
+        else:
+            state.lines[n] = added
+        if n > state.top_n:
+            state.top_n = n
+    elif op == "edit" or op == "strike":
+        current = state.own_line(n, session) if proposed else state.line(n)
+        if op == "edit":
+            current.apply(seq, "edit", row["source"], get("words"))
+        else:
+            if get("moved_notebook"):
+                state.moved[n] = (row["moved_notebook"], get("moved_n"))
+            current.apply(seq, "strike", "", None)
+    elif op == "redact":
+        state.redacted[row["redacts"]] = get("line_no") or seq
+    elif op == PROPOSE:
+        state.proposals[seq] = (row["proposes"], n)
+        if row["proposes"] == "add":
+            state.top_n = n
+            state.reserved.add(n)
+    elif n > state.top_n:  # adopt: history only, never in the view; its number is given
+        state.top_n = n
+    digest = get("digest")
+    if digest and op != "redact":
+        worded = state.worded.get(n)
+        if worded is None:
+            state.worded[n] = {digest}
+        else:
+            worded.add(digest)
+        if get("words") is None:
+            state.absent.setdefault(digest, get("line_no") or seq)
+        plain = get("plain")
+        if plain and plain != digest:
+            state.keyed[plain] = digest
+    state.seq = seq
+    at = get("at")
+    if at is not None:
+        state.at = at
+
+
+def finish(state: State) -> None:
+    """A file's last check, after its last row: words marked redacted that no redact row names."""
+    unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted and d not in state.named}
+    if unnamed:
+        digest, line_no = min(unnamed.items(), key=lambda item: item[1])
+        raise in_file(
+            Invalid(f"the words are marked redacted (digest {digest[:12]}…) but no redact row names them"), line_no
+        )
+
+
+# ----- the services' composite acts -------------------------------------------------------------------------------
+
+
+def decide_all(
+    state: State, rows: Iterable[dict[str, Any]], *, editor: bool, door: Door = SERVICE
+) -> list[dict[str, Any]]:
+    """Several rows written together, all or nothing: each judged against the state the ones before it leave."""
+    out = []
+    for row in rows:
+        out.append(decide(state, row, editor=editor, door=door))
+        apply(state, row)
+    return out
+
+
+def retire_into_rows(
+    state: State, *, numbers: Sequence[int], into: int, by: str, editor: bool, why: str,
+    expected: dict[int, int] | None = None, **extra: Any,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Keep line `into` and retire each of `numbers` into it: the kept line is live, then each strike as any."""
+    kept = state.line(into)
+    if kept is None:
+        raise _missing(state, SERVICE, "keep", into)
+    if not kept.live:
+        raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
+    strikes = [
+        {"op": "strike", "n": x, "how": RETIRED, "into": into, "by": by, "why": why, **extra,
+         "expected": (expected or {}).get(x)}
+        for x in numbers
+    ]  # fmt: skip
+    return decide_all(state, strikes, editor=editor)
+
+
+def merge_rows(
+    state: State,
+    *,
+    numbers: Sequence[int],
+    words: str,
+    source: str | None,
+    by: str,
+    editor: bool,
+    why: str,
+    **extra: Any,
+) -> list[dict[str, Any]]:
+    """A merge: an add of the new line and a strike of each merged line, how="merged", into it. Every merged line is
+    live and the author's to change; without `source` the new line's is fold.merge_source's."""
+    lines = []
+    for x in numbers:
+        line = state.line(x)
+        if line is None:
+            raise _missing(state, SERVICE, "merge", x)
+        if not line.live:
+            raise _retired(SERVICE, "merge", line)
+        lines.append(line)
+    for line in lines:
+        fold.check_may_change(name=by, editor=editor, n=line.n, source=line.source, verb="merge")
+    if source is None:
+        source = fold.merge_source(editor=editor, lines=[(x.n, x.source, x.words) for x in lines], text=words).source
+    if source not in SOURCES:
+        raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
+    add = {"op": "add", "words": words, "source": source, "by": by, "why": why, **extra}
+    fold.check_may_write(name=by, editor=editor, source=source)
+    (add,) = decide_all(state, [add], editor=editor)
+    strikes = [
+        {"op": "strike", "n": x, "how": MERGED, "into": add["n"], "by": by, "why": why, "verb": "merge", **extra}
+        for x in numbers
+    ]
+    return [add, *decide_all(state, strikes, editor=editor)]
