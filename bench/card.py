@@ -29,7 +29,7 @@ def measure(runs: int) -> dict[str, float]:
     from django.test import Client, override_settings
 
     from bench import data, web
-    from notebooks.log import imports
+    from notebooks.log.files import imports
 
     # The project's settings as the bench runs them: its own static storage needs collectstatic first.
     storages = {

@@ -16,8 +16,8 @@ from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
 
 from bench.data import WORDS  # noqa: E402
 from notebooks.agents import tokens  # noqa: E402
+from notebooks.log.files.imports import import_notebook  # noqa: E402
 from notebooks.log.identity.roles import EDITOR_GROUP  # noqa: E402
-from notebooks.log.imports import import_notebook  # noqa: E402
 
 
 def rows(lines: int, rng: random.Random, start: float) -> list[str]:

@@ -8,5 +8,5 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 DEBUG = False
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 - the test client, for the card and the API
 # The bench's logs are synthetic, dated from bench/data.py's START at up to 15 minutes a row: years ahead of any
-# clock for a million rows. Their times are a script, not a clock to guard (log/checks.py's allowance).
+# clock for a million rows. Their times are a script, not a clock to guard (log/rules/checks.py's allowance).
 NOTEBOOK_CLOCK_ALLOWANCE = 1e11

@@ -207,7 +207,7 @@ def speed(quick: bool) -> dict:
     from django.test import Client
 
     from notebooks.agents import tokens
-    from notebooks.log import imports
+    from notebooks.log.files import imports
     from notebooks.log.views import kept, selectors
     from notebooks.similar import selectors as similar
 

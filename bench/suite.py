@@ -28,7 +28,8 @@ from django.test import Client  # noqa: E402
 from bench import data, web  # noqa: E402
 from bench.peer import build  # noqa: E402
 from bench.peer.models import PeerLine  # noqa: E402
-from notebooks.log import imports, services, verify  # noqa: E402
+from notebooks.log import services  # noqa: E402
+from notebooks.log.files import imports, verify  # noqa: E402
 from notebooks.log.identity.roles import Actor  # noqa: E402
 from notebooks.log.views import kept, selectors  # noqa: E402
 from notebooks.models import Notebook, Row, Words  # noqa: E402

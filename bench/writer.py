@@ -14,8 +14,8 @@ django.setup()
 
 from bench import scratch  # noqa: E402
 from notebooks.log import services  # noqa: E402
-from notebooks.log.errors import Conflict  # noqa: E402
 from notebooks.log.identity.roles import Actor  # noqa: E402
+from notebooks.log.rules.errors import Conflict  # noqa: E402
 
 
 def one_at_a_time(title: str) -> None:

@@ -174,7 +174,7 @@ CACHES = {
 NOTEBOOK_MAX_WORDS = int(os.environ.get("NOTEBOOK_MAX_WORDS", "4000"))
 NOTEBOOK_MAX_REASON = int(os.environ.get("NOTEBOOK_MAX_REASON", "2000"))
 NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "2000000"))
-# Seconds a row's time may be ahead of this server's clock (log/checks.py): a later one is refused, never stamped.
+# Seconds a row's time may be ahead of this server's clock (log/rules/checks.py): a later one is refused, never stamped.
 NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 # Seconds an Idempotency-Key is kept with its answer (docs/agents.md, "Retries and idempotency"): a day.
 NOTEBOOK_IDEMPOTENCY_TTL = float(os.environ.get("NOTEBOOK_IDEMPOTENCY_TTL", "86400"))

@@ -10,7 +10,7 @@ class NotebooksConfig(AppConfig):
         from django.db.models.signals import post_migrate, pre_migrate
 
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
-        from notebooks.log import guards
+        from notebooks.log.rules import guards
         from notebooks.sessions.claims import WRITE_GUARD
         from notebooks.vault import wiring
 

@@ -35,8 +35,8 @@ def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
     """A bad NOTEBOOK_VAULT_UNPROVEN or outside agent's name is said at start, not by the first sweep that needs it."""
     from django.conf import settings
 
-    from notebooks.log.checks import problem_of_name
     from notebooks.log.identity.writer_keys import UNPROVEN_POLICIES
+    from notebooks.log.rules.checks import problem_of_name
 
     errors: list[Error] = []
     policy = settings.NOTEBOOK_VAULT_UNPROVEN

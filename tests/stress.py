@@ -36,7 +36,7 @@ def work(args: argparse.Namespace) -> None:
     """Random adds, edits, retirements and merges; one JSON line per attempt, written as soon as it returns."""
     _django()
     from notebooks.log import services
-    from notebooks.log.errors import NotebookError
+    from notebooks.log.rules.errors import NotebookError
     from notebooks.log.views import selectors
 
     rng = random.Random(args.seed)
@@ -87,8 +87,8 @@ def check(args: argparse.Namespace) -> None:
     _django()
     from django.db import connection
 
+    from notebooks.log.files.verify import verify_chain
     from notebooks.log.store import triggers
-    from notebooks.log.verify import verify_chain
     from notebooks.models import Notebook
 
     attempts = []

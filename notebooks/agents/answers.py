@@ -7,9 +7,10 @@ import math
 from ninja.responses import NinjaJSONEncoder
 
 from notebooks.agents import creation_limit, queries, schemas
-from notebooks.log import checks, proposals, services
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log import proposals, services
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import checks
+from notebooks.log.rules.errors import Invalid, NotFound
 from notebooks.log.views import selectors, turn_reads
 from notebooks.models import Notebook
 from notebooks.sessions import claims as session_claims

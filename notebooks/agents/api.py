@@ -24,9 +24,9 @@ from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
 from notebooks.log import redaction, services
-from notebooks.log.errors import Invalid, NotebookError, NotFound
+from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions

@@ -1,5 +1,5 @@
 """What the API (api.py) and the MCP tools (mcp_server.py) take in a request's body: strict (a string is never a
-number, a bool never an integer), unknown fields refused, limits those of log/checks.py. The field types and the
+number, a bool never an integer), unknown fields refused, limits those of log/rules/checks.py. The field types and the
 answers are schemas.py's."""
 
 from typing import Annotated, Any
@@ -18,7 +18,7 @@ from notebooks.agents.schemas import (
     Why,
     Words,
 )
-from notebooks.log.errors import Invalid
+from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
 

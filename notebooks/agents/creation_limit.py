@@ -11,8 +11,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from notebooks.log import services
-from notebooks.log.errors import TooMany
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import TooMany
 from notebooks.models import Notebook
 
 LOCK_CLASS = 0x6E6E  # "nn": apart from the notebooks' own advisory locks (log/store/locks.py) and sign-in's

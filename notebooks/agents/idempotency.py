@@ -36,8 +36,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja.responses import NinjaJSONEncoder, Status
 from pydantic import BaseModel, Field
 
-from notebooks.log.errors import Conflict, Invalid, NotebookError
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Invalid, NotebookError
 from notebooks.log.store import joined as log_joined
 from notebooks.models import IdempotencyKey
 from notebooks.similar import selectors as similar_selectors

@@ -18,9 +18,9 @@ from notebooks.agents import answers, bodies, idempotency, queries
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
-from notebooks.log.errors import NotebookError
+from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.rules.errors import NotebookError
 from notebooks.log.store.storage import STORAGE_FULL, storage_full
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions

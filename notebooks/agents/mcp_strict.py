@@ -11,8 +11,8 @@ from pydantic import ConfigDict, ValidationError
 
 from notebooks.agents import refusals
 from notebooks.agents.bodies import required_in_schema
-from notebooks.log.checks import is_storable
-from notebooks.log.errors import Invalid, NotebookError
+from notebooks.log.rules.checks import is_storable
+from notebooks.log.rules.errors import Invalid, NotebookError
 
 
 def refused(code: str, status: int, message: str, **details: Any) -> CallToolResult:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from notebooks.agents.schemas import STATES, Findable, UrlDigits
-from notebooks.log.checks import MAX_ID, MAX_NUMBER
+from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER
 
 ROWS_PAGE = 1000
 ROWS_PAGE_MAX = 5000

@@ -3,7 +3,7 @@ statuses they come with, and bad input described field by field, for the API (ap
 
 from typing import Any
 
-from notebooks.log.errors import Invalid, NotebookError, NotFound
+from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
 
 # Every code a refusal can carry; tests/agents/test_openapi.py checks it against every NotebookError the code defines.
 CODES = (

@@ -2,7 +2,7 @@
 they answer; the bodies they take are bodies.py's.
 
 The OpenAPI document is generated from these models (and bodies.py's and the queries of queries.py), so it cannot
-disagree with the code. Limits are those of log/checks.py.
+disagree with the code. Limits are those of log/rules/checks.py.
 """
 
 import re
@@ -11,9 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from notebooks.agents.refusals import CODES
-from notebooks.log.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
-from notebooks.log.fold import AGENT_SOURCES
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.files.rowformat import GAME_ONLY
+from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
+from notebooks.log.rules.fold import AGENT_SOURCES
 from notebooks.models import TITLE_PATTERN, Source
 
 MAX_MERGE = 1000

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from notebooks.log.errors import Forbidden, Invalid, NotFound
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules.errors import Forbidden, Invalid, NotFound
 from notebooks.models import Role, Token
 
 PREFIX = "nbk_"

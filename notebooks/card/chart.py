@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from notebooks.card.selectors import DayCount
-from notebooks.log.fold import SOURCES  # drawn bottom to top: her own lines carry the story
+from notebooks.log.rules.fold import SOURCES  # drawn bottom to top: her own lines carry the story
 from notebooks.sessions.selectors import Run
 
 EPOCH = date(1970, 1, 1)

@@ -7,12 +7,12 @@ from django.db import connection
 from django.db.models import Max
 
 from notebooks.card.review import last_marks
-from notebooks.log.errors import NotFound
-from notebooks.log.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
+from notebooks.log.rules.errors import NotFound
+from notebooks.log.rules.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
+from notebooks.log.store.locked_reads import line_state
 from notebooks.log.views import kept, turn_reads
 from notebooks.log.views.queries import ALL, redacted_why_sql, words_or_mark
 from notebooks.log.views.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
-from notebooks.log.write_state import line_state
 from notebooks.models import ArchiveMark, Notebook
 
 

@@ -7,7 +7,7 @@ import zoneinfo
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
-from notebooks.log.errors import Invalid
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.views import kept, selectors
 from notebooks.models import ArchiveMark, Notebook, ReaderZone, ReviewMark
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from django.http import HttpRequest
 
-from notebooks.log import fold
+from notebooks.log.rules import fold
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 from notebooks.similar import selectors as similar

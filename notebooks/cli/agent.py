@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand
 
 from notebooks.agents import tokens
 from notebooks.cli import rows, shown
-from notebooks.log.errors import Forbidden
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules.errors import Forbidden
 from notebooks.models import Token
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions

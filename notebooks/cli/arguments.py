@@ -3,7 +3,7 @@
 Bytes that are not UTF-8 arrive as lone surrogates (Python's surrogateescape); no database or file format stores
 them, so they are refused in every argument. A NUL is refused everywhere too. A control character is refused
 except in what a person or agent wrote (words, reasons, plans, notes, summaries), where a tab or a newline may
-belong: the same rules as the core's (`log/checks.py`: problem_of_text for text, check_name's for names).
+belong: the same rules as the core's (`log/rules/checks.py`: problem_of_text for text, check_name's for names).
 A refusal is a CommandError with exit status 2 and one line that names the argument.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from notebooks.log.checks import problem_of_text
+from notebooks.log.rules.checks import problem_of_text
 
 # Arguments carrying what someone wrote: the core allows any character but NUL in them, tabs and newlines included.
 FREE_TEXT = frozenset({"words", "text", "why", "plan", "note", "summary"})

@@ -29,7 +29,7 @@ def register(subparsers: Any, command: BaseCommand) -> None:
 def demo(cmd: BaseCommand, o: dict) -> None:
     """Idempotent: `make run` calls it every time, and a notebook already there (the demo or not) is left alone."""
     from notebooks.cli import demo as demo_rows
-    from notebooks.log import imports
+    from notebooks.log.files import imports
     from notebooks.models import Notebook
 
     if Notebook.objects.filter(title=o["title"]).exists():

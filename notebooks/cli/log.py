@@ -10,10 +10,12 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import rows, shown
-from notebooks.log import checks, imports, moves, rowformat, services
-from notebooks.log.errors import Invalid
+from notebooks.log import moves, services
+from notebooks.log.files import imports, rowformat
+from notebooks.log.files.verify import verify_chain
+from notebooks.log.rules import checks
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import triggers
-from notebooks.log.verify import verify_chain
 from notebooks.log.views import selectors, snapshots, turn_reads
 from notebooks.models import Notebook, Row, Source
 from notebooks.sessions import reads as session_reads

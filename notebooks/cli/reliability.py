@@ -5,9 +5,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks.log import backup as backups
-from notebooks.log import checks, redaction
-from notebooks.log.errors import Invalid
+from notebooks.log import redaction
+from notebooks.log.files import backup as backups
+from notebooks.log.rules import checks
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import privileges
 from notebooks.log.views import selectors
 

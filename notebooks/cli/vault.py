@@ -14,8 +14,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import keys
-from notebooks.log.checks import shown
 from notebooks.log.identity import signing
+from notebooks.log.rules.checks import shown
 from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from notebooks.log import decision, fold, guards
-from notebooks.log.checks import check_number, check_reason
-from notebooks.log.errors import Invalid
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules.checks import check_number, check_reason
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.store.append import append
+from notebooks.log.store.locked_reads import number_after, state_of, top_number
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook
-from notebooks.log.write_state import number_after, state_of, top_number
 from notebooks.models import Notebook
 
 

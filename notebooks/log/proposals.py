@@ -5,11 +5,11 @@ from typing import Any
 
 from django.db import connection
 
-from notebooks.log import decision, fold
+from notebooks.log.rules import decision, fold
 from notebooks.log.store.append import RowWritten, append
+from notebooks.log.store.locked_reads import AnyNotebook, state_of
 from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import redacted_why_sql, words_or_mark
-from notebooks.log.write_state import AnyNotebook, state_of
 
 _COLUMNS = (
     "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",

@@ -9,15 +9,15 @@ import logging
 from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 
-from notebooks.log import decision, fold, guards
-from notebooks.log.checks import check_number, check_reason
-from notebooks.log.errors import Invalid
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules.checks import check_number, check_reason
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.services import Written
 from notebooks.log.store.append import append
+from notebooks.log.store.locked_reads import locked_notebook, redacted_digests_of
 from notebooks.log.views import kept, snapshots
-from notebooks.log.write_state import locked_notebook, redacted_digests_of
 from notebooks.models import Notebook
 
 logger = logging.getLogger(__name__)

@@ -11,20 +11,21 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import decision, guards, rowformat
-from notebooks.log.checks import check_number, check_reason, check_source, check_words, title_key
-from notebooks.log.errors import Conflict, Invalid, LooksAlike
+from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor, check_name
+from notebooks.log.rules import decision, guards
+from notebooks.log.rules.checks import check_number, check_reason, check_source, check_words, title_key
+from notebooks.log.rules.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.store import fast_add
 from notebooks.log.store.append import RowWritten, append
-from notebooks.log.views import snapshots
-from notebooks.log.write_state import (
+from notebooks.log.store.locked_reads import (
     AnyNotebook,
     add_state,
     locked_notebook,
     state_of,
 )
+from notebooks.log.views import snapshots
 from notebooks.models import Notebook, title_validator
 
 logger = logging.getLogger(__name__)

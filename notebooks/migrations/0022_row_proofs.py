@@ -1,4 +1,4 @@
-# Row proofs (notebooks/log/imports.py): which writer key proved an outside row, and its mac, so a signed row
+# Row proofs (notebooks/log/files/imports.py): which writer key proved an outside row, and its mac, so a signed row
 # proves one row once. Append-only with its triggers like the log's other tables; no row's hash changes.
 
 import django.db.models.deletion

@@ -4,7 +4,7 @@ Rows and words are only ever inserted; the database refuses the rest (log/store/
 from django.core.validators import RegexValidator
 from django.db import models
 
-from notebooks.log.fold import SOURCES
+from notebooks.log.rules.fold import SOURCES
 
 TITLE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,79}$"
 title_validator = RegexValidator(
@@ -22,7 +22,7 @@ class Op(models.TextChoices):
     PROPOSE = "propose"  # a session's pending change (fold.py): counts only once a land copies it
 
 
-# The rule book's sources (log/fold.py, pure), as the model's choices: SEEN, GUESSED, DAD, DAD_CORRECTION.
+# The rule book's sources (log/rules/fold.py, pure), as the model's choices: SEEN, GUESSED, DAD, DAD_CORRECTION.
 Source = models.TextChoices("Source", [(source.upper(), source) for source in SOURCES])
 
 
@@ -189,7 +189,7 @@ class WriterKey(models.Model):
 
 
 class RowProof(models.Model):
-    """Which writer key proved an outside row of the log (log/imports.py), and its mac: a mac proves one row once,
+    """Which writer key proved an outside row of the log (log/files/imports.py), and its mac: a mac proves one row once,
     so the same signed row appended again is refused. Append-only (triggers.py); never part of the row's hash."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)

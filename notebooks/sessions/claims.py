@@ -7,9 +7,9 @@ from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.db.models.functions import Coalesce
 
-from notebooks.log import guards
-from notebooks.log.errors import Conflict
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import guards
+from notebooks.log.rules.errors import Conflict
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import leases
 

@@ -10,9 +10,9 @@ discard leaves them in the log, never counting.
 
 from django.db import transaction
 
-from notebooks.log.checks import check_text
-from notebooks.log.errors import Conflict, Forbidden
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules.checks import check_text
+from notebooks.log.rules.errors import Conflict, Forbidden
 from notebooks.log.views.selectors import head
 from notebooks.models import EventKind, Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks

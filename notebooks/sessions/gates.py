@@ -2,7 +2,7 @@
 
 from django.db import connection
 
-from notebooks.log.fold import DAD_SOURCES
+from notebooks.log.rules.fold import DAD_SOURCES
 from notebooks.log.views.queries import proposed_op_sql
 from notebooks.log.views.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
-from notebooks.log.errors import Conflict
+from notebooks.log.rules.errors import Conflict
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import head
 from notebooks.models import EventKind, Session, SessionEvent, SessionLease

@@ -6,10 +6,10 @@ from typing import Any
 from django.db import connection
 from django.db.models import Prefetch
 
-from notebooks.log import rowformat
-from notebooks.log.checks import check_id
-from notebooks.log.errors import NotFound
-from notebooks.log.fold import SOURCES
+from notebooks.log.files import rowformat
+from notebooks.log.rules.checks import check_id
+from notebooks.log.rules.errors import NotFound
+from notebooks.log.rules.fold import SOURCES
 from notebooks.log.views.queries import proposed_op_sql
 from notebooks.log.views.selectors import EXPORT_COLUMNS, EXPORT_NAMES
 from notebooks.models import EventKind, Row, Session, SessionEvent

@@ -13,9 +13,9 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from notebooks.log import proposals
-from notebooks.log.checks import check_text
-from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules.checks import check_text
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.store import joined
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from notebooks.log.checks import check_number, check_text, max_reason
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules.checks import check_number, check_text, max_reason
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views import selectors as log_selectors
 from notebooks.models import NotAlike, Notebook
 

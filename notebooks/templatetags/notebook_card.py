@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import get_current_timezone_name
 
 from notebooks.card import fragments, search
-from notebooks.log.fold import DAD, DAD_CORRECTION, GUESSED, SEEN
+from notebooks.log.rules.fold import DAD, DAD_CORRECTION, GUESSED, SEEN
 from notebooks.log.views.lines import Line
 
 register = template.Library()

@@ -7,9 +7,9 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from notebooks.log.checks import bounded
-from notebooks.log.errors import Conflict, Forbidden, NotFound
 from notebooks.log.identity.roles import Actor, as_actor
+from notebooks.log.rules.checks import bounded
+from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.models import VaultAlarm, VaultAlarmAck
 
 MAX_MESSAGE = 500  # an alarm's message quotes outside input: up to 50 are on every page Dad opens

@@ -6,7 +6,7 @@ that kept her words (an add by dad, source seen) reads back, and imports back, a
 import json
 from collections.abc import Container
 
-from notebooks.log import rowformat
+from notebooks.log.files import rowformat
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 

@@ -9,7 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 
 VAULT_NAME = "notebooks vault"
 VAULT_EMAIL = "vault@notebooks.invalid"

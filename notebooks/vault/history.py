@@ -4,7 +4,7 @@ messages that say which rows reached which file and who wrote them."""
 import time
 from pathlib import Path
 
-from notebooks.log.checks import MAX_NAME, shown
+from notebooks.log.rules.checks import MAX_NAME, shown
 
 from .fileformat import SUFFIX, seq_and_author, split_lines
 from .git import Git, Person, blob_id, safe_ref_part

@@ -6,8 +6,8 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from notebooks.log.checks import MAX_NAME, shown, shown_lines
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.rules.checks import MAX_NAME, shown, shown_lines
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.sessions import selectors as session_selectors

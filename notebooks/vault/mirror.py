@@ -14,8 +14,8 @@ from stat import S_ISREG
 
 from django.conf import settings
 
-from notebooks.log import imports, rowformat
-from notebooks.log.errors import NotebookError
+from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.errors import NotebookError
 from notebooks.log.views import selectors, snapshots
 from notebooks.models import TITLE_PATTERN, Notebook
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from notebooks.log.checks import bounded, shown
+from notebooks.log.rules.checks import bounded, shown
 from notebooks.models import Notebook
 from notebooks.vault import alarms
 

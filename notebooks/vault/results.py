@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from notebooks.log.checks import shown
+from notebooks.log.rules.checks import shown
 
 from .fileformat import SUFFIX
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-from notebooks.log.checks import shown, shown_lines
-from notebooks.log.errors import Conflict
+from notebooks.log.rules.checks import shown, shown_lines
+from notebooks.log.rules.errors import Conflict
 from notebooks.log.views import selectors
 
 from .claims import claimed_titles

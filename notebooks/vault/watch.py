@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from django.db import DatabaseError, close_old_connections, connection
 
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 
 from .mirror import SweepResult, Vault
 

@@ -16,7 +16,7 @@ from django.core.signals import setting_changed
 from django.db import DatabaseError
 from django.dispatch import receiver
 
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
 

@@ -33,7 +33,7 @@ def test_it_keeps_only_the_digest_of_a_token(db):
 
 
 def test_it_refuses_an_editor_token_for_an_actor_without_the_role(db):
-    from notebooks.log.errors import Forbidden
+    from notebooks.log.rules.errors import Forbidden
 
     try:
         tokens.issue(actor="pippa", editor=True)

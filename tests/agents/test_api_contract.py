@@ -3,7 +3,7 @@ answer's status, shape and error code checked, so a change of how the API is bui
 
 import pytest
 
-from notebooks.log import rowformat
+from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
 from tests.agent_helpers import Api
 

@@ -1,7 +1,7 @@
 import json
 
 from notebooks.log import redaction, services
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.files.rowformat import GAME_ONLY
 
 
 def test_it_lists_the_notebooks_with_their_heads(zelda, pippa):

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.files.rowformat import GAME_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITES_WORDS = {"add", "edit", "merge"}
@@ -137,7 +137,7 @@ def test_every_tool_that_writes_a_line_carries_the_game_only_rule(calls):
 
 def test_the_tools_take_the_apis_limits_and_answer_its_models(calls):
     from notebooks.agents import schemas
-    from notebooks.log.checks import MAX_NUMBER, max_words
+    from notebooks.log.rules.checks import MAX_NUMBER, max_words
 
     assert calls["inputs"]["add"]["properties"]["text"]["maxLength"] == max_words()
     assert calls["inputs"]["history"]["properties"]["n"]["maximum"] == MAX_NUMBER

@@ -11,8 +11,10 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from notebooks.agents import creation_limit, tokens
-from notebooks.log import checks, imports, services
-from notebooks.log.errors import LooksAlike
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.rules import checks
+from notebooks.log.rules.errors import LooksAlike
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from tests.agent_helpers import Api

@@ -8,9 +8,9 @@ from pathlib import Path
 from openapi_spec_validator import validate
 
 from notebooks.agents import urls as api_urls
-from notebooks.log.checks import MAX_NUMBER, max_reason, max_words
-from notebooks.log.errors import NotebookError
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log.files.rowformat import GAME_ONLY
+from notebooks.log.rules.checks import MAX_NUMBER, max_reason, max_words
+from notebooks.log.rules.errors import NotebookError
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITES_WORDS = [

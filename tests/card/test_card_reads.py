@@ -6,7 +6,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import imports, services
+from notebooks.log import services
+from notebooks.log.files import imports
 from notebooks.log.views import kept, selectors
 
 
@@ -87,7 +88,7 @@ def test_retire_many_retires_all_for_one_reason(lines):
 def test_retire_many_writes_nothing_when_one_line_cannot_go(lines):
     import pytest
 
-    from notebooks.log.errors import Conflict, Forbidden, Invalid
+    from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 
     services.retire(notebook="zelda", n=2, by="dad", why="r")
     head = selectors.head(lines).seq
@@ -107,7 +108,7 @@ def test_retire_many_writes_nothing_when_one_line_cannot_go(lines):
 def test_retire_many_belongs_to_the_actors_open_session_like_every_write(lines):
     import pytest
 
-    from notebooks.log.errors import Conflict
+    from notebooks.log.rules.errors import Conflict
     from notebooks.models import Row
     from notebooks.sessions import services as sessions
 

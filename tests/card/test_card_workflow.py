@@ -79,7 +79,7 @@ def test_text_at_the_limit_is_saved_whole(editor_client, lines):
 
 
 def test_the_services_refuse_too_long_words_too(lines):
-    from notebooks.log.errors import NotebookError
+    from notebooks.log.rules.errors import NotebookError
 
     with pytest.raises(NotebookError):
         services.add(notebook="zelda", text=LONG_WORDS, source="dad", by="dad", why="long")

@@ -2,7 +2,8 @@
 
 import json
 
-from notebooks.log import imports, services
+from notebooks.log import services
+from notebooks.log.files import imports
 from tests.card_helpers import HX, url
 
 

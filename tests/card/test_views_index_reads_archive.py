@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import services as card_services
 from notebooks.log import services
-from notebooks.log.errors import Invalid
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.views import turn_reads
 from notebooks.models import ArchiveMark, Notebook, TurnRead
 

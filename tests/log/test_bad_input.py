@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from notebooks.log import imports, services
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.rules.errors import Invalid, NotFound
 from notebooks.log.views import selectors
 from notebooks.models import Row
 

@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from notebooks.log import imports, services
-from notebooks.log.errors import Conflict, Invalid
-from notebooks.log.verify import verify_chain
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.files.verify import verify_chain
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.views import selectors
 from notebooks.models import Notebook, Row
 

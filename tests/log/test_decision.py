@@ -1,12 +1,12 @@
-"""The one decision (log/decision.py), on its own: pure, so no database. Each door's wording is the door's; the code
-of a refusal is the decision's."""
+"""The one decision (log/rules/decision.py), on its own: pure, so no database. Each door's wording is the door's;
+the code of a refusal is the decision's."""
 
 import pytest
 
-from notebooks.log import decision
-from notebooks.log.decision import IMPORT, SERVICE, Door, State, apply, decide, in_file
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound, Redacted, Unchanged
-from notebooks.log.fold import MAX_NUMBER, LineState
+from notebooks.log.rules import decision
+from notebooks.log.rules.decision import IMPORT, SERVICE, Door, State, apply, decide, in_file
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound, Redacted, Unchanged
+from notebooks.log.rules.fold import MAX_NUMBER, LineState
 
 OUTSIDE = Door(file=True, appended=True, outside=True, session_rows=False, editors=frozenset({"dad"}))
 

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from notebooks.log import imports, rowformat
-from notebooks.log.errors import Forbidden, Invalid
+from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.errors import Forbidden, Invalid
 from notebooks.log.views import selectors
 from tests.vault.vaulttools import signed
 

@@ -1,6 +1,6 @@
-"""The add's fast path (one statement: write_state.add_state's SQL, and on PostgreSQL fast_add.py's call of
-notebooks_add_row, migration 0013) and the one decision (log/decision.py) agree on every generated add: both accept
-it with the same number, or both refuse it with the same code."""
+"""The add's fast path (one statement: locked_reads.add_state's SQL, and on PostgreSQL fast_add.py's call of
+notebooks_add_row, migration 0013) and the one decision (log/rules/decision.py) agree on every generated add: both
+accept it with the same number, or both refuse it with the same code."""
 
 from itertools import count
 
@@ -9,14 +9,16 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import decision, imports, redaction, rowformat, services
-from notebooks.log.errors import NotebookError
-from notebooks.log.fold import MAX_NUMBER
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import decision
+from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules.fold import MAX_NUMBER
 from notebooks.log.store import fast_add
+from notebooks.log.store.locked_reads import locked_notebook
 from notebooks.log.views import selectors
-from notebooks.log.write_state import locked_notebook
 from tests.agent_helpers import DAD
 
 _titles = count()

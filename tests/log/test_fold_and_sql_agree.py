@@ -6,8 +6,9 @@ from itertools import count
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import fold, redaction, services
-from notebooks.log.errors import NotebookError
+from notebooks.log import redaction, services
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import NotebookError
 from notebooks.log.views import queries, selectors
 from notebooks.log.views.lines import Line
 

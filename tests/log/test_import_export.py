@@ -5,8 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from notebooks.log import imports, services
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.store import append
 from notebooks.log.views import selectors
 from notebooks.models import Notebook, Row, Words

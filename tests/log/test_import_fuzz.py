@@ -8,9 +8,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import imports, redaction, services
-from notebooks.log.errors import Invalid
-from notebooks.log.verify import verify_chain
+from notebooks.log import redaction, services
+from notebooks.log.files import imports
+from notebooks.log.files.verify import verify_chain
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.views import selectors
 from notebooks.models import Notebook, Row, Words
 from tests.databases import heavy, record, scale

@@ -9,9 +9,11 @@ from types import SimpleNamespace
 import pytest
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import fold, imports, redaction, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log import redaction, services
+from notebooks.log.files import imports
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.store import append
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import selectors

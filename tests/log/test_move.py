@@ -7,10 +7,12 @@ import time
 
 import pytest
 
-from notebooks.log import fold, imports, redaction, rowformat, services, verify
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat, verify
 from notebooks.log.identity.roles import Actor
 from notebooks.log.moves import move, move_many
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import selectors
 from notebooks.sessions import services as sessions

@@ -1,4 +1,4 @@
-"""One decision at every door (log/decision.py): the same break of a rule gives the same refusal code through the
+"""One decision at every door (log/rules/decision.py): the same break of a rule gives the same refusal code through the
 service, the API, MCP, the CLI, a vault append and an import. A door that cannot make the break says why."""
 
 import json
@@ -9,9 +9,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from notebooks.agents import mcp_server, tokens
-from notebooks.log import errors, imports, redaction, rowformat, services
-from notebooks.log.errors import NotebookError
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import errors
+from notebooks.log.rules.errors import NotebookError
 from notebooks.models import Row
 from tests.agent_helpers import DAD, Api
 

@@ -8,9 +8,10 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import redaction, services, verify
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log import redaction, services
+from notebooks.log.files import verify
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.store import fast_add
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
@@ -152,7 +153,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from notebooks.log import redaction, services
 from notebooks.log.views import snapshots
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.identity.roles import Actor
 from notebooks.models import Notebook, Row, Snapshot
 from notebooks.sessions import services as sessions

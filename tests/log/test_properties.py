@@ -11,10 +11,11 @@ from django.db import transaction
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from notebooks.log import imports, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Unchanged
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.files.verify import verify_chain
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Unchanged
 from notebooks.log.store import append
-from notebooks.log.verify import verify_chain
 from notebooks.log.views import selectors
 
 EDITORS = {"dad"}

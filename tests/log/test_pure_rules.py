@@ -8,10 +8,10 @@ import pytest
 from tests.databases import ROOT
 
 PURE = (
-    "notebooks.log.fold",
-    "notebooks.log.decision",
+    "notebooks.log.rules.fold",
+    "notebooks.log.rules.decision",
     "notebooks.log.views.history",
-    "notebooks.log.errors",
+    "notebooks.log.rules.errors",
     "notebooks.log.identity.signing",
 )
 
@@ -24,7 +24,7 @@ def test_a_pure_module_imports_no_django(module):
 
 
 def test_the_models_sources_are_the_rule_books():
-    from notebooks.log import fold
+    from notebooks.log.rules import fold
     from notebooks.models import Source
 
     assert tuple(Source.values) == fold.SOURCES
@@ -32,7 +32,7 @@ def test_the_models_sources_are_the_rule_books():
 
 
 def test_a_redaction_takes_the_row_named_or_else_the_lines_current_words():
-    from notebooks.log.fold import redacted_seq
+    from notebooks.log.rules.fold import redacted_seq
 
     worded = [(2, "add"), (5, "adopt"), (7, "edit"), (9, "adopt")]
     assert redacted_seq(worded, None) == 7  # its own last words, not an adopted row after them

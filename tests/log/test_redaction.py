@@ -8,13 +8,14 @@ from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrat
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.card import selectors as card_selectors
-from notebooks.log import imports, redaction, rowformat, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
+from notebooks.log.files.verify import verify_chain
 from notebooks.log.identity import wordkeys
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.store.append import append
-from notebooks.log.verify import verify_chain
+from notebooks.log.store.locked_reads import locked_notebook
 from notebooks.log.views import selectors
-from notebooks.log.write_state import locked_notebook
 from notebooks.models import Notebook, Row, Words
 
 SECRET = "the admin password is hunter2"

@@ -10,9 +10,10 @@ import pytest
 from django.db import connections
 
 from notebooks.card import fragments
-from notebooks.log import imports, redaction, rowformat, services
-from notebooks.log.errors import Invalid
-from notebooks.log.verify import verify_chain
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
+from notebooks.log.files.verify import verify_chain
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.views import kept, selectors
 from notebooks.models import Words
 from tests.card_helpers import url

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import data
-from notebooks.log import rowformat
+from notebooks.log.files import rowformat
 
 
 def canonical_hash(prev_hash: str, fields: dict) -> str:

@@ -7,8 +7,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from notebooks.log import checks, imports, rowformat, services
-from notebooks.log.errors import Invalid, NotFound
+from notebooks.log import services
+from notebooks.log.files import imports, rowformat
+from notebooks.log.rules import checks
+from notebooks.log.rules.errors import Invalid, NotFound
 from notebooks.log.store import append
 from notebooks.log.views import selectors
 

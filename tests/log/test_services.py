@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from notebooks.log import services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.store import append
 from notebooks.log.views import selectors
 from notebooks.models import Notebook, Row, Words

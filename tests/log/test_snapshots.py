@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
-from notebooks.log import imports, redaction, rowformat, services
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
 from notebooks.log.views import kept, queries, selectors, snapshot_format, snapshots
 from notebooks.log.views.lines import Line
 from notebooks.models import Snapshot

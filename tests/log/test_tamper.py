@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from notebooks.log import services
+from notebooks.log.files.verify import verify_chain
 from notebooks.log.store import triggers
-from notebooks.log.verify import verify_chain
 from notebooks.log.views import selectors
 
 

@@ -12,9 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from notebooks.log import imports, services
-from notebooks.log.errors import Invalid
-from notebooks.log.rowformat import GAME_ONLY
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.files.rowformat import GAME_ONLY
+from notebooks.log.rules.errors import Invalid
 from notebooks.log.views import selectors
 from tests.databases import Scratch
 from tests.mcp_client import mcp_session

@@ -1,7 +1,7 @@
 """The verifier on its own: chains forged in memory, each broken in one way."""
 
-from notebooks.log import rowformat
-from notebooks.log.verify import check_rows
+from notebooks.log.files import rowformat
+from notebooks.log.files.verify import check_rows
 
 
 def _row(seq: int, op: str, n: int, words: str | None = None, **extra) -> dict:

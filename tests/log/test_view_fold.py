@@ -7,7 +7,8 @@ import pytest
 from django.db import transaction
 
 from bench import data
-from notebooks.log import imports, redaction, rowformat, services, verify
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat, verify
 from notebooks.log.identity import wordkeys
 from notebooks.log.views import kept, queries, selectors
 from notebooks.log.views.selectors import ALL

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.identity import signing, writer_keys
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.models import WriterKey
 
 ROW = {"op": "edit", "n": 3, "to": "Dad: roll after the second swing.", "by": "dad", "why": "seen it", "at": 1.7e9}

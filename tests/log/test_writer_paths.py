@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from notebooks.log import importing, imports, redaction, rowformat, services
-from notebooks.log.errors import Conflict, Invalid, NotFound
+from notebooks.log import redaction, services
+from notebooks.log.files import importing, imports, rowformat
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Invalid, NotFound
 from notebooks.log.store import append, fast_add, triggers
 from notebooks.log.views import queries, selectors
 from notebooks.models import Notebook, Row, Words
@@ -250,10 +251,12 @@ OUTERMOST = """
 import json, django
 django.setup()
 from django.db import IntegrityError, connection, transaction
-from notebooks.log import redaction, rowformat, services, write_state
+from notebooks.log import redaction, services
+from notebooks.log.files import rowformat
+from notebooks.log.store import locked_reads
 from notebooks.log.views import kept as kept_views, queries, selectors
 from notebooks.log.store import fast_add
-from notebooks.log.errors import Conflict, NotFound
+from notebooks.log.rules.errors import Conflict, NotFound
 from notebooks.models import Notebook, Row, Words
 
 def kept():
@@ -282,7 +285,7 @@ try:
     add("two")
 except Conflict:
     out["race"] = (open_transaction(), sorted(Words.objects.values_list("body", flat=True)), kept())
-services.add_state = lambda *a: (write_state.NotebookRef(10**9, "zelda"), *real(*a)[1:])
+services.add_state = lambda *a: (locked_reads.NotebookRef(10**9, "zelda"), *real(*a)[1:])
 try:
     add("three")
 except IntegrityError:

@@ -2,7 +2,7 @@
 
 import json
 
-from notebooks.log import rowformat
+from notebooks.log.files import rowformat
 from tests.databases import Scratch
 
 

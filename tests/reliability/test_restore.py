@@ -5,8 +5,10 @@ import json
 
 import pytest
 
-from notebooks.log import fold, imports, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log import services
+from notebooks.log.files import imports
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views import selectors
 from notebooks.models import Row
 

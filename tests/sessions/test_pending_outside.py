@@ -6,8 +6,9 @@ import time
 
 import pytest
 
-from notebooks.log import imports, redaction, services
-from notebooks.log.errors import Forbidden, Invalid
+from notebooks.log import redaction, services
+from notebooks.log.files import imports
+from notebooks.log.rules.errors import Forbidden, Invalid
 from notebooks.log.views import selectors
 from notebooks.models import Row
 from notebooks.sessions import reads

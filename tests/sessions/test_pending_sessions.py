@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from notebooks.log import services, verify
-from notebooks.log.errors import Conflict
+from notebooks.log import services
+from notebooks.log.files import verify
+from notebooks.log.rules.errors import Conflict
 from notebooks.log.views import selectors
 from notebooks.sessions import decisions
 from notebooks.sessions import services as sessions

@@ -5,10 +5,12 @@ import json
 
 from django.db import transaction
 
-from notebooks.log import fold, imports, services, verify
+from notebooks.log import services
+from notebooks.log.files import imports, verify
+from notebooks.log.rules import fold
 from notebooks.log.store.append import append
+from notebooks.log.store.locked_reads import locked_notebook
 from notebooks.log.views import selectors
-from notebooks.log.write_state import locked_notebook
 
 
 def _propose(title: str, rows: list[dict]) -> list:

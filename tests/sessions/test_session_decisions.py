@@ -4,8 +4,8 @@ it as his approval or discards it, with his reason, through the services."""
 import pytest
 
 from notebooks.log import services
-from notebooks.log.errors import Conflict, Forbidden, Invalid
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.models import EventKind, SessionEvent
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import decisions, leases

@@ -6,7 +6,7 @@ The leases' clock (notebooks.sessions.leases.now) is moved by the `clock` fixtur
 import pytest
 
 from notebooks.log import services
-from notebooks.log.errors import Conflict
+from notebooks.log.rules.errors import Conflict
 from notebooks.models import EventKind, SessionEvent
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions

@@ -4,8 +4,8 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.log import services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.models import Row, SessionEvent
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import selectors as session_selectors

@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from notebooks.card import similar as card_similar
-from notebooks.log import imports, services
+from notebooks.log import services
+from notebooks.log.files import imports
 from notebooks.log.views import kept, selectors
 from notebooks.similar import engine
 from notebooks.similar import selectors as similar

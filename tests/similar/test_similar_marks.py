@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from notebooks.log import redaction, services
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views import kept, selectors
 from notebooks.models import NotAlike
 from notebooks.similar import selectors as similar

@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from notebooks.agents import tokens
-from notebooks.log import redaction, rowformat, services
+from notebooks.log import redaction, services
+from notebooks.log.files import rowformat
+from notebooks.log.files.verify import verify_chain
 from notebooks.log.store import append as log_append
-from notebooks.log.verify import verify_chain
 from notebooks.log.views import selectors
 from notebooks.models import Row
 from tests.agent_helpers import Api

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.template import Context, Template
 
-from notebooks.log.errors import Conflict, Forbidden, NotFound
+from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.vault import alarms
 from tests.vault.vaulttools import file_bytes
 

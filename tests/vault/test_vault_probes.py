@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from notebooks.log import imports, redaction, rowformat, services
-from notebooks.log.errors import Forbidden, Invalid, NotebookError, Redacted
+from notebooks.log import redaction, services
+from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.errors import Forbidden, Invalid, NotebookError, Redacted
 from notebooks.log.store import append as log_append
 from notebooks.log.views import selectors
 from notebooks.vault import alarms
@@ -86,7 +87,7 @@ def test_a_plain_digest_of_a_guess_is_refused_whatever_it_names(zelda):
 
 
 def test_only_a_file_refused_for_nothing_else_gets_the_redactions_answer_naming_no_row(secret, caplog):
-    with caplog.at_level(logging.WARNING, logger="notebooks.log.write_state"):
+    with caplog.at_level(logging.WARNING, logger="notebooks.log.store.locked_reads"):
         refused = _append(outside(n=5, text="a fine line", source="seen", by="pippa"), _guess(n=6))
     assert isinstance(refused, Redacted) and refused.code == "invalid"
     assert (

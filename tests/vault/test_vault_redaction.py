@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from notebooks.log import redaction, rowformat
-from notebooks.log.errors import Conflict
+from notebooks.log import redaction
+from notebooks.log.files import rowformat
+from notebooks.log.files.verify import verify_chain
 from notebooks.log.identity import wordkeys
-from notebooks.log.verify import verify_chain
+from notebooks.log.rules.errors import Conflict
 from notebooks.models import Row, VaultAlarm
 from notebooks.vault import mirror, vault_land, vault_take
 from notebooks.vault.state import STATE_FILE

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from notebooks.log import services
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import services as sessions
 from notebooks.vault import alarms, vault_abandon, vault_checkpoint, vault_enabled, vault_land, vault_take, wiring

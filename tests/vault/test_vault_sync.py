@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from notebooks.log import imports, services
+from notebooks.log import services
+from notebooks.log.files import imports
 from notebooks.log.identity import writer_keys
 from notebooks.log.views import selectors
 from notebooks.vault import Vault, alarms

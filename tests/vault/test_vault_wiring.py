@@ -2,7 +2,7 @@
 
 import pytest
 
-from notebooks.log.errors import Conflict
+from notebooks.log.rules.errors import Conflict
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as sessions
 from notebooks.vault import claimed_titles

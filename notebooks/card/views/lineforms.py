@@ -7,7 +7,7 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 
 from notebooks.card.views.respond import INVALID, gone, line_or_panel, refusal_status
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook

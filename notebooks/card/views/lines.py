@@ -24,8 +24,9 @@ from notebooks.card.views.respond import (
     retired_context,
     with_oob,
 )
-from notebooks.log import fold, redaction, services
-from notebooks.log.errors import NotebookError, NotFound
+from notebooks.log import redaction, services
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook

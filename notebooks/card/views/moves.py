@@ -20,7 +20,7 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import moves
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 from notebooks.models import Notebook
 
 

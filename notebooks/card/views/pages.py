@@ -20,8 +20,8 @@ from notebooks.card.views.respond import (
     render_page,
     retired_context,
 )
-from notebooks.log.errors import NotebookError, NotFound
 from notebooks.log.identity.roles import user_is_editor
+from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 
 

@@ -19,8 +19,8 @@ from notebooks.card import chart, fragments, review, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
-from notebooks.log.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.identity.roles import Actor, user_is_editor
+from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.log.views.queries import row_before
 from notebooks.models import Notebook

@@ -27,7 +27,7 @@ from notebooks.card.views.respond import (
     view_state,
 )
 from notebooks.log import services
-from notebooks.log.errors import Invalid, NotebookError
+from notebooks.log.rules.errors import Invalid, NotebookError
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 

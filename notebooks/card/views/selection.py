@@ -27,7 +27,7 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import moves, services
-from notebooks.log.errors import NotebookError, NotFound
+from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.models import Notebook
 
 

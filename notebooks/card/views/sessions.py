@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from notebooks.card.forms import DecideForm
 from notebooks.card.views.respond import actor_of, editor_required, refusal_status, render_page
-from notebooks.log.errors import NotebookError
 from notebooks.log.identity.roles import user_is_editor
+from notebooks.log.rules.errors import NotebookError
 from notebooks.sessions import decisions, leases
 from notebooks.sessions import selectors as session_selectors
 

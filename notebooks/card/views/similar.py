@@ -21,7 +21,7 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import services
-from notebooks.log.errors import NotebookError, NotFound
+from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.similar import services as similar_services

@@ -8,9 +8,9 @@ agent's rights, or refused, as NOTEBOOK_VAULT_UNPROVEN says. docs/vault.md, "Out
 
 from typing import Any
 
-from notebooks.log.checks import bounded
-from notebooks.log.errors import Conflict, Forbidden
 from notebooks.log.identity import signing, writer_keys
+from notebooks.log.rules.checks import bounded
+from notebooks.log.rules.errors import Conflict, Forbidden
 from notebooks.models import Notebook, RowProof
 
 

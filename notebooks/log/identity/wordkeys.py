@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from notebooks.log import rowformat
+from notebooks.log.files import rowformat
 
 CONTEXT = b"notebooks words salt\x00"
 

@@ -19,10 +19,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from notebooks.log.checks import check_name, check_reason, problem_of_name, shown
-from notebooks.log.errors import Conflict, Forbidden, NotFound
 from notebooks.log.identity import signing
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules.checks import check_name, check_reason, problem_of_name, shown
+from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.models import WriterKey
 
 SECRET_PREFIX = "nbw_"

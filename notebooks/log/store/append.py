@@ -13,13 +13,14 @@ from typing import Any, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.log import checks, fold, rowformat
-from notebooks.log.errors import Conflict, Invalid
+from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
+from notebooks.log.rules import checks, fold
+from notebooks.log.rules.errors import Conflict, Invalid
+from notebooks.log.store.locked_reads import AnyNotebook, redacted_digests_of, refuse_redacted
 from notebooks.log.views import kept, snapshots
 from notebooks.log.views.lines import Head
 from notebooks.log.views.selectors import head
-from notebooks.log.write_state import AnyNotebook, redacted_digests_of, refuse_redacted
 from notebooks.models import Notebook
 
 ROW_COLUMNS = (

@@ -26,16 +26,16 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.types.numeric import Int4, Int8
 
-from notebooks.log import guards
-from notebooks.log.checks import MAX_NUMBER
-from notebooks.log.errors import Conflict, NotebookError
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import guards
+from notebooks.log.rules.checks import MAX_NUMBER
+from notebooks.log.rules.errors import Conflict, NotebookError
 from notebooks.log.store.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
+from notebooks.log.store.locked_reads import AnyNotebook, NotebookRef, state_of_add
 from notebooks.log.store.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
 from notebooks.log.views.lines import Head
-from notebooks.log.write_state import AnyNotebook, NotebookRef, state_of_add
 
-AddState = tuple[AnyNotebook, Head, int, "int | None"]  # write_state.add_state's answer
+AddState = tuple[AnyNotebook, Head, int, "int | None"]  # locked_reads.add_state's answer
 
 # (alias, database, title) -> (notebook id, the head this process's last add wrote, the next number after it)
 _guesses: dict[tuple[str, str, str], tuple[int, Head, int]] = {}
@@ -101,7 +101,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         return None
     pk, top, n = guess
     if n > MAX_NUMBER:
-        return None  # no number left: the general path refuses it (write_state.number_after)
+        return None  # no number left: the general path refuses it (decision.number_after)
     alone = db.get_autocommit()  # no transaction open: the call is its own
     if alone and snapshot_due(top.seq, top.seq + 1):
         return None  # a snapshot is made in the row's transaction (append.py): the general path opens one

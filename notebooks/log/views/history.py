@@ -5,8 +5,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from notebooks.log.fold import PROPOSE, RESTORED, RETIRED_INTO, WORDED
-from notebooks.log.rowformat import redacted_text
+from notebooks.log.files.rowformat import redacted_text
+from notebooks.log.rules.fold import PROPOSE, RESTORED, RETIRED_INTO, WORDED
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from django.db import connection
 
-from notebooks.log.fold import WORDED, LiveLines
+from notebooks.log.rules.fold import WORDED, LiveLines
 from notebooks.log.views import queries, snapshots
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.lru import LRU, notebook_key

@@ -5,7 +5,8 @@ from itertools import islice
 
 from django.db import connection
 
-from notebooks.log import fold, rowformat
+from notebooks.log.files import rowformat
+from notebooks.log.rules import fold
 from notebooks.log.views import snapshots
 from notebooks.log.views.lines import Head, Line
 from notebooks.models import Notebook

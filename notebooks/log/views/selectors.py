@@ -13,9 +13,10 @@ from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
 
-from notebooks.log import fold, rowformat
-from notebooks.log.checks import is_number, is_storable
-from notebooks.log.errors import NotFound
+from notebooks.log.files import rowformat
+from notebooks.log.rules import fold
+from notebooks.log.rules.checks import is_number, is_storable
+from notebooks.log.rules.errors import NotFound
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry

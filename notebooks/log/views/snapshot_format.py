@@ -10,7 +10,7 @@ from operator import is_
 
 from django.utils.crypto import salted_hmac
 
-from notebooks.log.fold import make_line
+from notebooks.log.rules.fold import make_line
 from notebooks.log.views.lines import Line
 
 FORMAT = 1

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from django.db import connection
 from django.utils.crypto import constant_time_compare
 
-from notebooks.log import rowformat
-from notebooks.log.fold import LiveLines
-from notebooks.log.fold import ViewRow as FoldRow
+from notebooks.log.files import rowformat
+from notebooks.log.rules.fold import LiveLines
+from notebooks.log.rules.fold import ViewRow as FoldRow
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 

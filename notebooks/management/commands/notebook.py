@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from notebooks.cli import MODULES
 from notebooks.cli.arguments import check_every_argument
-from notebooks.log.errors import NotebookError
+from notebooks.log.rules.errors import NotebookError
 
 
 class Command(BaseCommand):

@@ -6,11 +6,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from notebooks.log import decision, rowformat
-from notebooks.log.checks import MAX_TIME
-from notebooks.log.errors import NotebookError
-from notebooks.log.fold import PROPOSABLE, PROPOSE
-from notebooks.log.import_fields import (
+from notebooks.log.files import rowformat
+from notebooks.log.files.import_fields import (
     HEX,
     digest_of,
     fail,
@@ -22,6 +19,10 @@ from notebooks.log.import_fields import (
     text_of,
     time_of,
 )
+from notebooks.log.rules import decision
+from notebooks.log.rules.checks import MAX_TIME
+from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules.fold import PROPOSABLE, PROPOSE
 from notebooks.models import How, Source
 
 SOURCES = frozenset(Source.values)

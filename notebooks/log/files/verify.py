@@ -12,10 +12,10 @@ from typing import Any
 
 from django.db import connection
 
-from notebooks.log import importing, rowformat
-from notebooks.log.checks import latest_time, shown_time
-from notebooks.log.errors import Invalid
+from notebooks.log.files import importing, rowformat
 from notebooks.log.identity import wordkeys
+from notebooks.log.rules.checks import latest_time, shown_time
+from notebooks.log.rules.errors import Invalid
 from notebooks.models import Notebook
 
 COLUMNS = (

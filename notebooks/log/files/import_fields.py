@@ -5,8 +5,8 @@ import json
 import re
 from typing import Any
 
-from notebooks.log import rowformat
-from notebooks.log.checks import (
+from notebooks.log.files import rowformat
+from notebooks.log.rules.checks import (
     MAX_NAME,
     MAX_NUMBER,
     MAX_TIME,
@@ -16,7 +16,7 @@ from notebooks.log.checks import (
     problem_of_text,
     shown,
 )
-from notebooks.log.errors import Invalid
+from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
 TITLE = re.compile(TITLE_PATTERN)

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from notebooks.log.errors import Invalid
+from notebooks.log.rules.errors import Invalid
 
 
 def backup(dest: Path, connection: BaseDatabaseWrapper = default_connection) -> None:

@@ -8,10 +8,10 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from notebooks.log import decision, fold, guards
-from notebooks.log.errors import NotFound, Redacted
-from notebooks.log.fold import LineState
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules.errors import NotFound, Redacted
+from notebooks.log.rules.fold import LineState
 from notebooks.log.store.locks import LOCK_BY_TITLE, lock_notebook
 from notebooks.log.views.lines import Head
 from notebooks.log.views.queries import NO_ROWS, proposed_op_sql

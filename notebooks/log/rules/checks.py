@@ -13,8 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
-from notebooks.log.errors import Invalid
-from notebooks.log.fold import MAX_NUMBER, SOURCES
+from notebooks.log.rules.errors import Invalid
+from notebooks.log.rules.fold import MAX_NUMBER, SOURCES
 
 MAX_ID = 2**63 - 1  # a seq or a session id: a bigint
 MAX_NAME = 80  # an actor's name: Row.by and Notebook.created_by

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from notebooks.log import fold
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
-from notebooks.log.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, SOURCES, LineState
+from notebooks.log.rules import fold
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
+from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, SOURCES, LineState
 
 RETIRED, MERGED, MOVED = "retired", "merged", "moved"
 

@@ -11,12 +11,13 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
-from notebooks.log import decision, fold, guards, importing, rowformat
-from notebooks.log.checks import latest_time
-from notebooks.log.errors import Conflict, Invalid, Redacted
-from notebooks.log.fold import LineState
+from notebooks.log.files import importing, rowformat
 from notebooks.log.identity import outside, wordkeys
 from notebooks.log.identity.roles import Actor, check_name, editor_names
+from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules.checks import latest_time
+from notebooks.log.rules.errors import Conflict, Invalid, Redacted
+from notebooks.log.rules.fold import LineState
 from notebooks.log.services import create_notebook
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook

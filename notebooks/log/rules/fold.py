@@ -37,7 +37,7 @@ from functools import partial
 from operator import attrgetter
 from typing import Any
 
-from notebooks.log.errors import Conflict, Forbidden, Invalid, NotFound
+from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views.lines import Line
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
