@@ -31,7 +31,7 @@ class WriteGuard:
     # one parameter: an add reads it in the statement that reads its head, and calls `claim` only then.
     may_claim_sql: str = NOTHING_TO_SAY
     # True when the SQL function notebooks_may_claim(notebook id, actor) says what may_claim_sql says (PostgreSQL,
-    # migration 0012): an add in one round trip (one_trip.py) has notebooks_add_row call it after the lock.
+    # migration 0012): an add in one round trip (fast_add.py) has notebooks_add_row call it after the lock.
     may_claim_function: bool = False
 
 

@@ -159,7 +159,7 @@ def append(
 
 def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple[tuple[Any, ...], RowWritten]:
     """One row's column values (ROW_COLUMNS), hashed into the chain after `top`, and the row as written: for a
-    caller that inserts it itself (one_trip.py). Its words are stored under its digest with its salt (WORDS_COLUMNS)."""
+    caller that inserts it itself (fast_add.py). Its words are stored under its digest with its salt (WORDS_COLUMNS)."""
     written: list[RowWritten] = []
     (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor)
     return values, written[0]
