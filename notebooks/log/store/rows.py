@@ -6,12 +6,14 @@ tuples as they come; the callers give them their meaning. The statements are the
 shape, and the number of them a read makes.
 """
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from django.db import connection
 
 from notebooks.log.rules import fold
+from notebooks.log.store.locks import LOCK_BY_TITLE
 
 Found = tuple[Any, ...]
 
@@ -347,3 +349,75 @@ GROUP BY k.sid, k.kind
 def brought_counts(session_ids: list[int]) -> list[Found]:
     """(session, kind, lines) for each landed session of these: the lines it added by source, and those it changed."""
     return _all(BROUGHT_SQL.format(ids=", ".join(["%s"] * len(session_ids))), list(session_ids))
+
+
+# ----- what a write reads under the notebook's lock (locked_reads.py) ----------------------------------------------
+
+
+def line_rows(notebook_id: int, n: int, session: int | None) -> list[Found]:
+    """Line n's rows in log order as a write judges them: (seq, op, source, words), `session`'s proposals as the ops
+    they propose (read your own writes)."""
+    return _all(
+        f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
+        [session, notebook_id, n],
+    )
+
+
+def top_number(notebook_id: int) -> int | None:
+    """The highest line number the notebook gave (None before its first row)."""
+    return _one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+
+
+def head_and_top_number(notebook_id: int) -> Found | None:
+    """(seq, hash, at, highest number) of the notebook's last row, in one query; None before its first row."""
+    return _one(
+        "SELECT seq, hash, at, (SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s) "
+        "FROM notebooks_row WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1",
+        [notebook_id, notebook_id],
+    )
+
+
+# What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
+# words (redacted words never come back) and whether the write guard may claim the write (guards.py).
+# One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
+@functools.cache
+def add_state_sql(may_claim_sql: str, where: str) -> str:
+    return (
+        "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
+        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts IN (%s, %s) "
+        f"LIMIT 1), {may_claim_sql} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
+        f"AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE {where}"
+    )
+
+
+def add_state(title: str, may_claim_sql: str, actor_name: str, digests: tuple[str, str]) -> Found | None:
+    """(notebook id, head seq, hash, at, highest number, redact seq, may claim) for an add to `title`, the notebook
+    locked; None when no notebook has that title.
+
+    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
+    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
+    """
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(LOCK_BY_TITLE, (title,))
+            locked = cursor.fetchone()
+            if locked is None:
+                return None
+            cursor.execute(add_state_sql(may_claim_sql, "nb.id = %s"), (*digests, actor_name, locked[0]))
+        else:
+            cursor.execute(add_state_sql(may_claim_sql, "nb.title = %s"), (*digests, actor_name, title))
+        return cursor.fetchone()
+
+
+def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
+    """Which of these digests (at most 500) a redact row of the notebook names, with that row's seq."""
+    return dict(
+        _all(
+            "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
+            f"AND redacts IN ({', '.join(['%s'] * len(digests))})",
+            [notebook_id, *digests],
+        )
+    )
