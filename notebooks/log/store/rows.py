@@ -421,3 +421,70 @@ def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
             [notebook_id, *digests],
         )
     )
+
+
+# ----- the writes' own questions (services, moves, redaction) ------------------------------------------------------
+
+
+def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
+    """The line whose add restored line n (or, for `session`'s holder, whose proposed add does)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
+            [notebook_id, n],
+        )
+        found = cursor.fetchone()
+        if found is None and session is not None:
+            cursor.execute(
+                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+                'AND "into" = %s AND session_id = %s',
+                [notebook_id, n, session],
+            )
+            found = cursor.fetchone()
+    return found[0] if found else None
+
+
+def last_strike_moved(notebook_id: int, n: int) -> Found | None:
+    """(moved_notebook, moved_n) of line n's last strike."""
+    return _one(
+        "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
+        "ORDER BY seq DESC LIMIT 1",
+        [notebook_id, n],
+    )
+
+
+def version_words(title: str, n: int, seq: int) -> Found | None:
+    """(words,) of row `seq` if it is an add, edit or adopt of line n in notebook `title` (None words: redacted)."""
+    return _one(
+        "SELECT w.body FROM notebooks_row r LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
+        "AND w.digest = r.digest JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+        "WHERE nb.title = %s AND r.n = %s AND r.seq = %s AND r.op IN ('add', 'edit', 'adopt')",
+        [title, n, seq],
+    )
+
+
+def last_worded(notebook_id: int, n: int) -> Found | None:
+    """(by, at, was_by, was_at, moved_notebook) of line n's last add or edit."""
+    return _one(
+        'SELECT "by", at, was_by, was_at, moved_notebook FROM notebooks_row WHERE notebook_id = %s AND n = %s '
+        "AND op IN ('add', 'edit') ORDER BY seq DESC LIMIT 1",
+        [notebook_id, n],
+    )
+
+
+def line_digests(notebook_id: int, n: int) -> list[Found]:
+    """(seq, op, digest) of line n's rows in log order."""
+    return _all(
+        "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq", [notebook_id, n]
+    )
+
+
+def first_line_keeping(notebook_id: int, digest: str) -> int | None:
+    """The first line whose row carries these words (kept: not redacted), or None."""
+    found = _one(
+        "SELECT r.n FROM notebooks_row r JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
+        "AND w.digest = r.digest WHERE r.notebook_id = %s AND r.digest = %s ORDER BY r.seq LIMIT 1",
+        [notebook_id, digest],
+    )
+    return found[0] if found is not None else None
