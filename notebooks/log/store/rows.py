@@ -488,3 +488,70 @@ def first_line_keeping(notebook_id: int, digest: str) -> int | None:
         [notebook_id, digest],
     )
     return found[0] if found is not None else None
+
+
+# ----- a session's proposals, a whole log checked or judged --------------------------------------------------------
+
+PROPOSAL_COLUMNS = (
+    "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
+)  # fmt: skip
+
+
+def proposal_rows(notebook_id: int, session_id: int, after: int) -> list[Found]:
+    """The session's proposals after seq `after` in log order: PROPOSAL_COLUMNS, words, salt, the redacted why."""
+    columns = ", ".join(f'r."{c}"' for c in PROPOSAL_COLUMNS)
+    return _all(
+        f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
+        "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
+        [notebook_id, after, session_id, fold.PROPOSE],
+    )
+
+
+VERIFY_COLUMNS = (
+    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.body, w.salt"
+)
+
+
+def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
+    """Every row of the notebook in log order with its words and salt, by column name, streamed from one query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {VERIFY_COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
+            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            "WHERE r.notebook_id = %s ORDER BY r.seq",
+            [notebook_id],
+        )
+        names = [c[0] for c in cursor.description]
+        while batch := cursor.fetchmany(5000):
+            for values in batch:
+                yield dict(zip(names, values, strict=True))
+
+
+def rows_to_judge(notebook_id: int) -> Iterator[Found]:
+    """Every row of the notebook in log order, as an import judges rows after them: (seq, op, n, source, at, digest,
+    redacts, into, moved_notebook, moved_n, proposes, lands, session_id), streamed from one query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
+            "session_id FROM notebooks_row "
+            "WHERE notebook_id = %s ORDER BY seq",
+            [notebook_id],
+        )
+        while batch := cursor.fetchmany(5000):
+            yield from batch
+
+
+# The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
+# by ANALYZE) took most of its time and steer no plan. Any ANALYZE updates the tables' sizes.
+ANALYZED = (
+    'notebooks_row (notebook_id, seq, n, op, at, "by", digest, redacts, session_id), '
+    "notebooks_words (notebook_id, digest)"
+)
+
+
+def analyze() -> None:
+    """Statistics for the planner (PostgreSQL), of the columns reads steer by."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {ANALYZED}")
