@@ -555,3 +555,44 @@ def analyze() -> None:
     """Statistics for the planner (PostgreSQL), of the columns reads steer by."""
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {ANALYZED}")
+
+
+# ----- a session's land gates and drift (sessions/) ----------------------------------------------------------------
+
+
+def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
+    """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
+    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
+    return _all(
+        f'SELECT r.seq, {proposed_op_sql("r")}, r.n, r.how, r."into", r.why '
+        "FROM notebooks_row r WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
+        [notebook_id, base, session_id],
+    )
+
+
+def worded_sources(notebook_id: int, upto: int) -> list[Found]:
+    """(n, seq, source) of every add and edit up to row `upto`, in log order."""
+    return _all(
+        "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
+        "AND op IN ('add', 'edit') ORDER BY seq",
+        [notebook_id, upto],
+    )
+
+
+def changed_by_others(notebook_id: int, base: int, session_id: int) -> dict[int, int]:
+    """Each line another writer than the session added, edited or struck after `base`, with the first such seq."""
+    return dict(
+        _all(
+            "SELECT n, MIN(seq) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND op IN ('add', 'edit', "
+            "'strike') AND (session_id IS NULL OR session_id <> %s) GROUP BY n",
+            [notebook_id, base, session_id],
+        )
+    )
+
+
+def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
+    """How many rows in (after, upto] no session wrote."""
+    return _one(
+        "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s AND session_id IS NULL",
+        [notebook_id, after, upto],
+    )[0]
