@@ -596,3 +596,106 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
         "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s AND session_id IS NULL",
         [notebook_id, after, upto],
     )[0]
+
+
+# ----- the card's reads (card/) ------------------------------------------------------------------------------------
+
+
+def top_number_at(notebook_id: int, seq: int) -> int | None:
+    """The highest line number given at or before row `seq`."""
+    return _one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [notebook_id, seq])[0]
+
+
+def added_per_day(notebook_id: int, cut: int) -> list[Found]:
+    """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source."""
+    if connection.vendor == "postgresql":
+        day = "CAST(FLOOR(at / 86400) AS BIGINT)"
+    else:
+        day = "CAST(at / 86400 AS INTEGER)"  # at is never negative, so truncation is floor
+    return _all(
+        f"SELECT {day} AS day, source, COUNT(*) FROM notebooks_row "
+        "WHERE notebook_id = %s AND op = 'add' AND seq <= %s GROUP BY day, source ORDER BY day, source",
+        [notebook_id, cut],
+    )
+
+
+def audit_page(
+    *, notebook: str, by: str, op: str, since: float | None, until: float | None, page: int, per_page: int
+) -> tuple[list[Found], int, int]:
+    """A page of rows across every notebook, newest first, filtered; with the total and the page shown (a page past
+    the last shows the last). Each row: id, title, seq, op, n, words, source, by, why, how, into, at, was_at,
+    was_by, moved_notebook, moved_n, notebook id, redacted why."""
+    where, params = ["1 = 1"], []
+    if notebook:
+        where.append("nb.title = %s")
+        params.append(notebook)
+    if by:
+        where.append('r."by" = %s')
+        params.append(by)
+    if op:
+        where.append("r.op = %s")
+        params.append(op)
+    if since is not None:
+        where.append("r.at >= %s")
+        params.append(since)
+    if until is not None:
+        where.append("r.at <= %s")
+        params.append(until)
+    condition = " AND ".join(where)
+    # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
+    order = "r.seq DESC" if notebook else "r.id DESC"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            f"WHERE {condition}",
+            params,
+        )
+        (total,) = cursor.fetchone()
+        # A page past the last shows the last: page 10**20 would overflow the database's OFFSET (a 500).
+        page = min(max(1, page), max(1, -(-total // per_page)))
+        cursor.execute(
+            'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
+            f"r.was_at, r.was_by, r.moved_notebook, r.moved_n, nb.id, {redacted_why_sql('r', 'w')} "
+            "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
+            [*params, per_page, (page - 1) * per_page],
+        )
+        return cursor.fetchall(), total, page
+
+
+def writers() -> list[str]:
+    """Every name that wrote a row."""
+    return [name for (name,) in _all('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')]
+
+
+RETIRED_SQL = """
+SELECT s.n, w.body, {why}, r.source, s.seq, s."by", s.at, s.why, s.how, s."into",
+       (SELECT a.n FROM notebooks_row a
+        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s LIMIT 1),
+       s.moved_notebook, s.moved_n
+FROM notebooks_row s
+JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.n = s.n AND r.seq = (
+    SELECT MAX(x.seq) FROM notebooks_row x
+    WHERE x.notebook_id = s.notebook_id AND x.n = s.n AND x.op IN ('add', 'edit') AND x.seq < s.seq)
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE s.notebook_id = %(nb)s AND s.op = 'strike' AND s.seq <= %(cut)s
+ORDER BY s.seq DESC
+""".replace("{why}", redacted_why_sql("r", "w"))
+
+
+def retired_rows(notebook_id: int, cut: int) -> list[Found]:
+    """Every strike at or before row `cut`, most recent first, with the words the line had before it: (n, words,
+    redacted why, source, seq, by, at, why, how, into, restored as, moved_notebook, moved_n)."""
+    return _all(RETIRED_SQL, {"nb": notebook_id, "cut": cut})
+
+
+# ----- Similar lines (similar/) ------------------------------------------------------------------------------------
+
+
+def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
+    """(seq, n, hash) of the rows in [first, last]."""
+    return _all(
+        "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
+        [notebook_id, first, last],
+    )
