@@ -383,6 +383,7 @@ def head_and_top_number(notebook_id: int) -> Found | None:
 # What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
 # words (redacted words never come back) and whether the write guard may claim the write (guards.py).
 # One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
+# locked_reads.state_of_add judges its answer, which tests/log/test_fast_path_agrees.py checks against the fast path.
 @functools.cache
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (
