@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from notebooks.log.store import rows as stored
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
-from notebooks.log.views.queries import ALL, redacted_why_sql, words_or_mark
+from notebooks.log.views.queries import ALL, words_or_mark
 from notebooks.models import Notebook
 
 
@@ -76,26 +77,9 @@ class Retired:
     moved_n: int | None = None
 
 
-RETIRED_SQL = """
-SELECT s.n, w.body, {why}, r.source, s.seq, s."by", s.at, s.why, s.how, s."into",
-       (SELECT a.n FROM notebooks_row a
-        WHERE a.notebook_id = s.notebook_id AND a.op = 'add' AND a."into" = s.n AND a.seq <= %(cut)s LIMIT 1),
-       s.moved_notebook, s.moved_n
-FROM notebooks_row s
-JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.n = s.n AND r.seq = (
-    SELECT MAX(x.seq) FROM notebooks_row x
-    WHERE x.notebook_id = s.notebook_id AND x.n = s.n AND x.op IN ('add', 'edit') AND x.seq < s.seq)
-LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
-WHERE s.notebook_id = %(nb)s AND s.op = 'strike' AND s.seq <= %(cut)s
-ORDER BY s.seq DESC
-""".replace("{why}", redacted_why_sql("r", "w"))
-
-
 def retired_lines(notebook: Notebook, cut: int = ALL) -> list[Retired]:
     """Every retired or merged line at row `cut`, most recently retired first, in one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(RETIRED_SQL, {"nb": notebook.pk, "cut": cut})
-        found = cursor.fetchall()
+    found = stored.retired_rows(notebook.pk, cut)
     out = []
     for n, body, gone, source, seq, by, at, why, how, into, restored, moved_notebook, moved_n in found:
         text, _redacted = words_or_mark(body, gone)

@@ -9,9 +9,10 @@ from django.db.models import Max
 from notebooks.card.review import last_marks
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
+from notebooks.log.store import rows as stored
 from notebooks.log.store.locked_reads import line_state
 from notebooks.log.views import kept, turn_reads
-from notebooks.log.views.queries import ALL, redacted_why_sql, words_or_mark
+from notebooks.log.views.queries import ALL, words_or_mark
 from notebooks.log.views.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
 from notebooks.models import ArchiveMark, Notebook
 
@@ -80,17 +81,7 @@ class DayCount:
 
 def added_per_day(notebook: Notebook, cut: int = ALL) -> list[DayCount]:
     """Lines added (add rows, retired ones included) per UTC day and source, up to seq `cut`."""
-    if connection.vendor == "postgresql":
-        day = "CAST(FLOOR(at / 86400) AS BIGINT)"
-    else:
-        day = "CAST(at / 86400 AS INTEGER)"  # at is never negative, so truncation is floor
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {day} AS day, source, COUNT(*) FROM notebooks_row "
-            "WHERE notebook_id = %s AND op = 'add' AND seq <= %s GROUP BY day, source ORDER BY day, source",
-            [notebook.pk, cut],
-        )
-        return [DayCount(int(d), s, c) for d, s, c in cursor.fetchall()]
+    return [DayCount(int(d), s, c) for d, s, c in stored.added_per_day(notebook.pk, cut)]
 
 
 @dataclass(frozen=True)
@@ -140,43 +131,9 @@ def audit(
     per_page: int = 50,
 ) -> AuditPage:
     """Rows across every notebook, newest first (by insertion id: seqs are per notebook), filtered and paged."""
-    where, params = ["1 = 1"], []
-    if notebook:
-        where.append("nb.title = %s")
-        params.append(notebook)
-    if by:
-        where.append('r."by" = %s')
-        params.append(by)
-    if op:
-        where.append("r.op = %s")
-        params.append(op)
-    if since is not None:
-        where.append("r.at >= %s")
-        params.append(since)
-    if until is not None:
-        where.append("r.at <= %s")
-        params.append(until)
-    condition = " AND ".join(where)
-    # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
-    order = "r.seq DESC" if notebook else "r.id DESC"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*) FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
-            f"WHERE {condition}",
-            params,
-        )
-        (total,) = cursor.fetchone()
-        # A page past the last shows the last: page 10**20 would overflow the database's OFFSET (a 500).
-        page = min(max(1, page), max(1, -(-total // per_page)))
-        cursor.execute(
-            'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
-            f"r.was_at, r.was_by, r.moved_notebook, r.moved_n, nb.id, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
-            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
-            [*params, per_page, (page - 1) * per_page],
-        )
-        fetched = cursor.fetchall()
+    fetched, total, page = stored.audit_page(
+        notebook=notebook, by=by, op=op, since=since, until=until, page=page, per_page=per_page
+    )
     said = _struck_words([(v[-2], v[1], v[4], v[10], v[2]) for v in fetched if v[3] == "strike" and v[10]])
     found = []
     for values in fetched:
@@ -212,9 +169,7 @@ def titles() -> list[str]:
 
 def actors() -> list[str]:
     """Every name that wrote a row, for the audit's filter."""
-    with connection.cursor() as cursor:
-        cursor.execute('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')
-        return [name for (name,) in cursor.fetchall()]
+    return stored.writers()
 
 
 def last_words(notebook: Notebook, n: int) -> str | None:

@@ -5,9 +5,10 @@ import time
 import zoneinfo
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import transaction
 
 from notebooks.log.rules.errors import Invalid
+from notebooks.log.store import rows as stored
 from notebooks.log.views import kept, selectors
 from notebooks.models import ArchiveMark, Notebook, ReaderZone, ReviewMark
 
@@ -24,9 +25,7 @@ def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMa
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= top.seq:
             raise Invalid(f"Notebook {nb.title!r} has no change {seq!r} to mark as reviewed (its last is {top.seq}).")
         found = selectors.row_hash(nb, seq) if seq else ""
-        with connection.cursor() as cursor:  # once per mark, so the card never scans for it
-            cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [nb.pk, seq])
-            (top_n,) = cursor.fetchone()
+        top_n = stored.top_number_at(nb.pk, seq)  # once per mark, so the card never scans for it
         return ReviewMark.objects.create(
             notebook=nb, by=by, seq=seq, hash=found or "", top_n=top_n or 0, at=time.time()
         )

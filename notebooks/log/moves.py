@@ -4,12 +4,13 @@ one transaction under both notebooks' locks, taken in a fixed order (by id) so t
 
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import check_number, check_reason
 from notebooks.log.rules.errors import Invalid
+from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locked_reads import number_after, state_of, top_number
 from notebooks.log.store.locks import lock_notebook
@@ -98,11 +99,5 @@ def move_many(
 
 def _author(notebook: Notebook, n: int) -> fold.Authored:
     """Who gave line n its words now, and when: its last add or edit (fold.author_of)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT "by", at, was_by, was_at, moved_notebook FROM notebooks_row WHERE notebook_id = %s AND n = %s '
-            "AND op IN ('add', 'edit') ORDER BY seq DESC LIMIT 1",
-            [notebook.pk, n],
-        )
-        by, at, was_by, was_at, moved = cursor.fetchone()
+    by, at, was_by, was_at, moved = stored.last_worded(notebook.pk, n)
     return fold.author_of(by=by, at=at, was_by=was_by, was_at=was_at, moved=bool(moved))

@@ -3,31 +3,20 @@ proposal names its session only by the row's session_id column, which the caller
 
 from typing import Any
 
-from django.db import connection
-
 from notebooks.log.rules import decision, fold
+from notebooks.log.store import rows as stored
 from notebooks.log.store.append import RowWritten, append
 from notebooks.log.store.locked_reads import AnyNotebook, state_of
 from notebooks.log.views.lines import Line
-from notebooks.log.views.queries import redacted_why_sql, words_or_mark
+from notebooks.log.views.queries import words_or_mark
 
-_COLUMNS = (
-    "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
-)  # fmt: skip
+_COLUMNS = stored.PROPOSAL_COLUMNS
 
 
 def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
     """The session's proposals in log order, each with its words and salt (None once redacted) and the reason of
     the redaction that removed its words (None unless one did)."""
-    columns = ", ".join(f'r."{c}"' for c in _COLUMNS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
-            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
-            [notebook.pk, after, session_id, fold.PROPOSE],
-        )
-        found = cursor.fetchall()
+    found = stored.proposal_rows(notebook.pk, session_id, after)
     return [
         {**dict(zip(_COLUMNS, row[:-3], strict=True)), "words": row[-3], "salt": row[-2], "redacted_why": row[-1]}
         for row in found

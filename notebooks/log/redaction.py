@@ -15,6 +15,7 @@ from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import check_number, check_reason
 from notebooks.log.rules.errors import Invalid
 from notebooks.log.services import Written
+from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locked_reads import locked_notebook, redacted_digests_of
 from notebooks.log.views import kept, snapshots
@@ -48,12 +49,7 @@ def redact(
     with transaction.atomic():
         claim = {"session_id": guards.current().claim(title=notebook, actor=actor)}
         nb = locked_notebook(notebook)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq",
-                [nb.pk, n],
-            )
-            found = cursor.fetchall()
+        found = stored.line_digests(nb.pk, n)
         digests = {s: d for s, _op, d in found if d}
         state = decision.State(title=nb.title, worded={n: set(digests.values())} if found else {})
         if not found or (digest is not None and seq is None):
@@ -97,14 +93,9 @@ def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
         others = [d for d in wordkeys.lookups(notebook.title, found[0]) if d != target]
         copies = []
         for digest in others:
-            cursor.execute(
-                "SELECT r.n FROM notebooks_row r JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
-                "AND w.digest = r.digest WHERE r.notebook_id = %s AND r.digest = %s ORDER BY r.seq LIMIT 1",
-                [notebook.pk, digest],
-            )
-            line = cursor.fetchone()
+            line = stored.first_line_keeping(notebook.pk, digest)
             if line is not None:
-                copies.append((line[0], digest))
+                copies.append((line, digest))
     return copies
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
@@ -18,6 +18,7 @@ from notebooks.log.rules import decision, guards
 from notebooks.log.rules.checks import check_number, check_reason, check_source, check_words, title_key
 from notebooks.log.rules.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.store import fast_add
+from notebooks.log.store import rows as stored
 from notebooks.log.store.append import RowWritten, append
 from notebooks.log.store.locked_reads import (
     AnyNotebook,
@@ -246,32 +247,12 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
 
 def restored_as(notebook: AnyNotebook, n: int, session: int | None = None) -> int | None:
     """The line that restored line n, if one did (or, for `session`'s holder, one of her proposals does)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
-            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
-            [notebook.pk, n],
-        )
-        found = cursor.fetchone()
-        if found is None and session is not None:
-            cursor.execute(
-                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
-                'AND "into" = %s AND session_id = %s',
-                [notebook.pk, n, session],
-            )
-            found = cursor.fetchone()
-    return found[0] if found else None
+    return stored.restoring_line(notebook.pk, n, session)
 
 
 def moved_to(notebook: AnyNotebook, n: int) -> tuple[str, int] | None:
     """Where line n's last strike moved it (the other notebook's title and line), if it was a move."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
-            "ORDER BY seq DESC LIMIT 1",
-            [notebook.pk, n],
-        )
-        found = cursor.fetchone()
+    found = stored.last_strike_moved(notebook.pk, n)
     return (found[0], found[1]) if found and found[0] is not None else None
 
 
@@ -280,14 +261,7 @@ def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, ex
     check_number(n)
     check_number(seq, "seq")
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT w.body FROM notebooks_row r LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id "
-                "AND w.digest = r.digest JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
-                "WHERE nb.title = %s AND r.n = %s AND r.seq = %s AND r.op IN ('add', 'edit', 'adopt')",
-                [notebook, n, seq],
-            )
-            found = cursor.fetchone()
+        found = stored.version_words(notebook, n, seq)
         if found is None:
             raise Invalid(f"Seq {seq} is not a version of line #{n}'s words.")
         if found[0] is None:

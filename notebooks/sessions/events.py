@@ -3,9 +3,9 @@
 import time
 from typing import Any
 
-from django.db import connection
 from django.db.models import Max
 
+from notebooks.log.store import rows as stored
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 
 
@@ -19,13 +19,7 @@ def record(
 
 
 def count_drift(notebook: Notebook, after: int, upto: int) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s "
-            "AND session_id IS NULL",
-            [notebook.pk, after, upto],
-        )
-        return cursor.fetchone()[0]
+    return stored.count_outside_sessions(notebook.pk, after, upto)
 
 
 def record_drift(s: Session, nb: Notebook, top: int, *, by: str, after: int | None = None) -> int:

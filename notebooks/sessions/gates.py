@@ -1,9 +1,7 @@
 """The final gates a session's land must pass, compared with its original base (a checkpoint never moves it)."""
 
-from django.db import connection
-
 from notebooks.log.rules.fold import DAD_SOURCES
-from notebooks.log.views.queries import proposed_op_sql
+from notebooks.log.store import rows as stored
 from notebooks.log.views.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session
 
@@ -13,14 +11,7 @@ MAX_DROPPED_SHARE = 0.5
 
 def own_rows(session: Session) -> list[tuple]:
     """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
-    # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f'SELECT r.seq, {proposed_op_sql("r")}, r.n, r.how, r."into", r.why '
-            "FROM notebooks_row r WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
-            [session.notebook_id, session.base, session.pk],
-        )
-        return cursor.fetchall()
+    return stored.session_ops(session.notebook_id, session.base, session.pk)
 
 
 def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, list[tuple[int, str]]]:
@@ -28,15 +19,9 @@ def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, l
     if not numbers:
         return {}
     found: dict[int, list[tuple[int, str]]] = {n: [] for n in numbers}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
-            "AND op IN ('add', 'edit') ORDER BY seq",
-            [notebook.pk, upto],
-        )
-        for n, seq, source in cursor.fetchall():
-            if n in found:
-                found[n].append((seq, source))
+    for n, seq, source in stored.worded_sources(notebook.pk, upto):
+        if n in found:
+            found[n].append((seq, source))
     return found
 
 
@@ -85,13 +70,7 @@ def _changed_since(session: Session, own: list[tuple]) -> list[str]:
     touched = {n: seq for seq, op, n, *_ in reversed(own) if op in ("edit", "strike")}
     if not touched:
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT n, MIN(seq) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND op IN ('add', 'edit', "
-            "'strike') AND (session_id IS NULL OR session_id <> %s) GROUP BY n",
-            [session.notebook_id, session.base, session.pk],
-        )
-        changed = dict(cursor.fetchall())
+    changed = stored.changed_by_others(session.notebook_id, session.base, session.pk)
     return [
         f"Line #{n} was changed by another writer (seq {changed[n]}) since the session's base; the session "
         f"proposes to change it too (seq {seq}). Read it again and mend, or leave the session to Dad."

@@ -3,23 +3,17 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
 from django.db.models import Prefetch
 
 from notebooks.log.files import rowformat
 from notebooks.log.rules.checks import check_id
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import SOURCES
-from notebooks.log.views.queries import proposed_op_sql
-from notebooks.log.views.selectors import EXPORT_COLUMNS, EXPORT_NAMES
+from notebooks.log.store import rows as stored
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
-_NAMES = EXPORT_NAMES
-ROW_SQL = (
-    f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
-    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-)
+_NAMES = stored.EXPORT_NAMES
 
 
 @dataclass
@@ -110,21 +104,14 @@ def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
     return SessionView(session=session, events=events, state=state, lapsed_at=lapsed_at)
 
 
-def _rows(where: str, params: list[Any], limit: int, after: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """The rows `where` picks after seq `after` (at most `limit`), and how many it picks in all."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM notebooks_row r WHERE {where}", params)
-        (total,) = cursor.fetchone()
-        cursor.execute(f"{ROW_SQL} WHERE {where} AND r.seq > %s ORDER BY r.seq LIMIT %s", [*params, after, limit])
-        found = [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in cursor.fetchall()]
-    return found, total
+def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
+    rows, total = found
+    return [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
 
 
 def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:
     """The session's own rows, in log order: its semantic change once landed."""
-    # Its rows all come after its base: a seek on (notebook, seq), where session_id has no index of its own.
-    where = "r.notebook_id = %s AND r.seq > %s AND r.session_id = %s"
-    return _rows(where, [session.notebook_id, session.base, session.pk], limit, after)
+    return _export(stored.session_rows(session.notebook_id, session.base, session.pk, limit, after))
 
 
 def drift_of(
@@ -134,9 +121,7 @@ def drift_of(
     ranges = [(e.after or 0, e.head) for e in events if e.kind == EventKind.DRIFT]
     if not ranges:
         return [], 0
-    spans = " OR ".join("(r.seq > %s AND r.seq <= %s)" for _ in ranges)
-    params: list[Any] = [session.notebook_id, *[x for span in ranges for x in span]]
-    return _rows(f"r.notebook_id = %s AND r.session_id IS NULL AND ({spans})", params, limit, after)
+    return _export(stored.rows_by_others(session.notebook_id, ranges, limit, after))
 
 
 def _with_events() -> Any:
@@ -259,43 +244,14 @@ class Brought:
 BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 
 
-# One row per (session, kind): kind is the source of a new line, or "changed". A merge's add is no new line (the
-# strikes into it name it; fold.py) and a restore's add changes the line it restores (its `into`). A session's rows
-# lie in (base, land's head]: a seek on (notebook, seq), as change_of does; session_id has no index of its own.
-# A session's rows are proposals (fold.py), counted as the ops they propose.
-_OP = proposed_op_sql("r")
-_LINE = f'CASE WHEN {_OP} = \'add\' AND r."into" IS NOT NULL THEN r."into" ELSE r.n END'
-BROUGHT_SQL = f"""
-SELECT k.sid, k.kind, COUNT(DISTINCT k.line) FROM (
-  SELECT s.id AS sid, {_LINE} AS line,
-    CASE
-      WHEN {_OP} = 'add' AND r."into" IS NULL THEN
-        CASE WHEN EXISTS (SELECT 1 FROM notebooks_row m WHERE m.notebook_id = r.notebook_id AND m.op = 'strike'
-                          AND m."into" = r.n AND m.how = 'merged') THEN NULL ELSE r.source END
-      WHEN {_OP} IN ('add', 'edit', 'strike') AND EXISTS (
-          SELECT 1 FROM notebooks_row a WHERE a.notebook_id = r.notebook_id AND a.n = {_LINE} AND a.op = 'add'
-          AND a.seq <= s.base) THEN 'changed'
-    END AS kind
-  FROM notebooks_session s
-  JOIN notebooks_sessionevent e ON e.session_id = s.id AND e.kind = 'land' AND e.result = 'landed'
-  JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.seq > s.base AND r.seq <= e.head AND r.session_id = s.id
-  WHERE s.id IN ({{ids}})
-) k
-WHERE k.kind IS NOT NULL
-GROUP BY k.sid, k.kind
-"""
-
-
 def brought_by(session_ids: list[int]) -> dict[int, Brought]:
     """What each of `session_ids` brought, by session id, in one query: a session not landed brought nothing yet."""
     found: dict[int, dict[str, int]] = {sid: {} for sid in session_ids}
     if not session_ids:
         return {}
-    with connection.cursor() as cursor:
-        cursor.execute(BROUGHT_SQL.format(ids=", ".join(["%s"] * len(found))), list(found))
-        for sid, kind, count in cursor.fetchall():
-            if kind in BROUGHT_KINDS:
-                found[sid][kind] = count
+    for sid, kind, count in stored.brought_counts(list(found)):
+        if kind in BROUGHT_KINDS:
+            found[sid][kind] = count
     return {sid: Brought(session=sid, **kinds) for sid, kinds in found.items()}
 
 

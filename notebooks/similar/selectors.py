@@ -11,9 +11,9 @@ from typing import TypeVar
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
 from scipy import sparse
 
+from notebooks.log.store import rows as stored
 from notebooks.log.views import kept
 from notebooks.log.views import selectors as log_selectors
 from notebooks.log.views.lines import Line
@@ -211,12 +211,7 @@ class _Index:
             return True
         if view.seq < self.seq or view.seq - self.seq > FOLLOW_ROWS:
             return self._follow_all(within(_worded(view.live.lines), budget()), view.seq, view.hash)
-        with connection.cursor() as cursor:  # the lines the rows since touched, and the index's own row still there
-            cursor.execute(
-                "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
-                [notebook.pk, self.seq, view.seq],
-            )
-            found = cursor.fetchall()
+        found = stored.row_lines(notebook.pk, self.seq, view.seq)  # lines the rows since touched, its own row
         if self.seq and not any(seq == self.seq and h == self.hash for seq, _, h in found):
             return False
         for n in {n for seq, n, _ in found if seq > self.seq}:

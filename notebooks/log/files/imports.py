@@ -19,6 +19,7 @@ from notebooks.log.rules.checks import latest_time
 from notebooks.log.rules.errors import Conflict, Invalid, Redacted
 from notebooks.log.rules.fold import LineState
 from notebooks.log.services import create_notebook
+from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.lines import Head
@@ -89,21 +90,8 @@ def import_notebook(
         if connection.vendor == "postgresql":
             # A big new notebook is unknown to the planner until autovacuum analyzes it: planned as "one row",
             # the view's joins turn quadratic (bench/NOTES.md).
-            transaction.on_commit(_analyze)
+            transaction.on_commit(stored.analyze)
     return Imported(notebook=nb, rows=len(written), adopted=len(adopted))
-
-
-# The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
-# by ANALYZE) took most of its time and steer no plan. Any ANALYZE updates the tables' sizes.
-ANALYZED = (
-    'notebooks_row (notebook_id, seq, n, op, at, "by", digest, redacts, session_id), '
-    "notebooks_words (notebook_id, digest)"
-)
-
-
-def _analyze() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {ANALYZED}")
 
 
 @dataclass(frozen=True)
@@ -212,40 +200,33 @@ def _own_salt(fields: dict[str, Any], title: str) -> None:
 def import_state(notebook: Notebook) -> decision.State:
     """The notebook as the decision's state: enough to judge rows appended after its head."""
     state = decision.State(title=notebook.title)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
-            "session_id FROM notebooks_row "
-            "WHERE notebook_id = %s ORDER BY seq",
-            [notebook.pk],
-        )
-        while batch := cursor.fetchmany(5000):
-            for seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid in batch:
-                if op == fold.PROPOSE:  # a session's proposal: a landed copy may name it later (importing.py)
-                    state.proposals[seq] = (proposes, n)
-                    if proposes == "add":
-                        state.reserved.add(n)
-                        state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words="", last_seq=seq)
-                    elif (own := state.own_line(n, sid)) is not None:  # as its holder's later writes judge it
-                        own.apply(seq, proposes, source, "")
-                elif lands is not None:
-                    state.proposals.pop(lands, None)
-                    state.reserved.discard(n)
-                if op == "add" and into is not None:
-                    state.restored[into] = n
-                if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)
-                    state.moved[n] = (moved_notebook, moved_n)
-                if digest:  # what a redact row appended later may name
-                    state.worded.setdefault(n, set()).add(digest)
-                if op == "redact":
-                    state.redacted[redacts] = seq
-                line = state.lines.get(n)
-                if line is None and op == "add":
-                    state.lines[n] = LineState(n=n, source=source, words="", last_seq=seq)  # words: not needed here
-                elif line is not None:
-                    line.apply(seq, op, source, "")
-                state.top_n = max(state.top_n, n)
-                state.seq, state.at = seq, at
+    for row in stored.rows_to_judge(notebook.pk):
+        seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid = row
+        if op == fold.PROPOSE:  # a session's proposal: a landed copy may name it later (importing.py)
+            state.proposals[seq] = (proposes, n)
+            if proposes == "add":
+                state.reserved.add(n)
+                state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words="", last_seq=seq)
+            elif (own := state.own_line(n, sid)) is not None:  # as its holder's later writes judge it
+                own.apply(seq, proposes, source, "")
+        elif lands is not None:
+            state.proposals.pop(lands, None)
+            state.reserved.discard(n)
+        if op == "add" and into is not None:
+            state.restored[into] = n
+        if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)
+            state.moved[n] = (moved_notebook, moved_n)
+        if digest:  # what a redact row appended later may name
+            state.worded.setdefault(n, set()).add(digest)
+        if op == "redact":
+            state.redacted[redacts] = seq
+        line = state.lines.get(n)
+        if line is None and op == "add":
+            state.lines[n] = LineState(n=n, source=source, words="", last_seq=seq)  # words: not needed here
+        elif line is not None:
+            line.apply(seq, op, source, "")
+        state.top_n = max(state.top_n, n)
+        state.seq, state.at = seq, at
     return state
 
 

@@ -10,18 +10,12 @@ comparing the head hash it pinned earlier (`pinned`).
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db import connection
-
 from notebooks.log.files import importing, rowformat
 from notebooks.log.identity import wordkeys
 from notebooks.log.rules.checks import latest_time, shown_time
 from notebooks.log.rules.errors import Invalid
+from notebooks.log.store import rows as stored
 from notebooks.models import Notebook
-
-COLUMNS = (
-    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.body, w.salt"
-)
 
 
 def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool = True) -> list[str]:
@@ -34,17 +28,7 @@ def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool =
 
 
 def _stored_rows(notebook: Notebook) -> Iterator[dict[str, Any]]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s ORDER BY r.seq",
-            [notebook.pk],
-        )
-        names = [c[0] for c in cursor.description]
-        while batch := cursor.fetchmany(5000):
-            for values in batch:
-                yield dict(zip(names, values, strict=True))
+    return stored.rows_to_verify(notebook.pk)
 
 
 def check_rows(

@@ -1,7 +1,6 @@
 """What a write reads inside its transaction, after taking the notebook's lock: the notebook, its head and next
 number, a line's state, and for an add all of it in one statement."""
 
-import functools
 import logging
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -12,9 +11,10 @@ from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.errors import NotFound, Redacted
 from notebooks.log.rules.fold import LineState
-from notebooks.log.store.locks import LOCK_BY_TITLE, lock_notebook
+from notebooks.log.store import rows as stored
+from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.lines import Head
-from notebooks.log.views.queries import NO_ROWS, proposed_op_sql
+from notebooks.log.views.queries import NO_ROWS
 from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook
 
@@ -53,23 +53,13 @@ def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> 
 def line_or_none(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState | None:
     """Line n as a write judges it (fold.line_state), from its rows; None when it was never added. A write of
     `session`'s holder judges it with her session's proposals as the ops they propose (read your own writes)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body "
-            "FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
-            [session, notebook.pk, n],
-        )
-        return fold.line_state(n, cursor.fetchall())
+    return fold.line_state(n, stored.line_rows(notebook.pk, n, session))
 
 
 def top_number(notebook: AnyNotebook) -> int:
     """The highest number the notebook gave. Numbers are given once, for good: adopted rows of a dropped line hold
     their number too."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook.pk])
-        (top,) = cursor.fetchone()
+    top = stored.top_number(notebook.pk)
     return top or 0
 
 
@@ -89,30 +79,10 @@ def number_after(notebook: AnyNotebook, top: int | None) -> int:
 
 def head_and_top_number(notebook: Notebook) -> tuple[Head, int | None]:
     """The head and the highest line number given, in one query (an add needs both)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT seq, hash, at, (SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s) "
-            "FROM notebooks_row WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1",
-            [notebook.pk, notebook.pk],
-        )
-        found = cursor.fetchone()
+    found = stored.head_and_top_number(notebook.pk)
     if found is None:
         return NO_ROWS, None
     return Head(*found[:3]), found[3]
-
-
-# What an add reads, in one statement: the notebook, its head, its next number, the seq of a redact row naming the
-# words (redacted words never come back) and whether the write guard may claim the write (guards.py).
-# One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
-# Its answer is judged by decision.py (_numbered), which tests/test_fast_path_agrees.py checks against what it writes.
-@functools.cache
-def add_state_sql(may_claim_sql: str, where: str) -> str:
-    return (
-        "SELECT nb.id, r.seq, r.hash, r.at, (SELECT MAX(x.n) FROM notebooks_row x WHERE x.notebook_id = nb.id), "
-        "(SELECT x.seq FROM notebooks_row x WHERE x.notebook_id = nb.id AND x.op = 'redact' AND x.redacts IN (%s, %s) "
-        f"LIMIT 1), {may_claim_sql} FROM notebooks_notebook nb LEFT JOIN notebooks_row r ON r.notebook_id = nb.id "
-        f"AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = nb.id) WHERE {where}"
-    )
 
 
 def add_state(title: str, actor: Actor, digests: tuple[str, str]) -> tuple[AnyNotebook, Head, int, int | None]:
@@ -122,18 +92,7 @@ def add_state(title: str, actor: Actor, digests: tuple[str, str]) -> tuple[AnyNo
     SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
     notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
     """
-    guard = guards.current()
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(LOCK_BY_TITLE, (title,))
-            locked = cursor.fetchone()
-            found = None
-            if locked is not None:
-                cursor.execute(add_state_sql(guard.may_claim_sql, "nb.id = %s"), (*digests, actor.name, locked[0]))
-                found = cursor.fetchone()
-        else:
-            cursor.execute(add_state_sql(guard.may_claim_sql, "nb.title = %s"), (*digests, actor.name, title))
-            found = cursor.fetchone()
+    found = stored.add_state(title, guards.current().may_claim_sql, actor.name, digests)
     return state_of_add(found, title, actor, digests)
 
 
@@ -188,13 +147,6 @@ def redacted_digests_of(notebook: AnyNotebook, digests: Iterable[str]) -> dict[s
     """Which of these digests a redact row of the notebook names, with that row's seq."""
     found: dict[str, int] = {}
     wanted = sorted(set(digests))
-    with connection.cursor() as cursor:
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
-            cursor.execute(
-                "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
-                f"AND redacts IN ({', '.join(['%s'] * len(chunk))})",
-                [notebook.pk, *chunk],
-            )
-            found.update(cursor.fetchall())
+    for i in range(0, len(wanted), 500):
+        found.update(stored.redact_rows_naming(notebook.pk, wanted[i : i + 500]))
     return found

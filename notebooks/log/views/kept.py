@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from django.db import connection
-
 from notebooks.log.rules.fold import WORDED, LiveLines
+from notebooks.log.store import rows as stored
 from notebooks.log.views import queries, snapshots
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.lru import LRU, notebook_key
@@ -49,7 +48,7 @@ class KeptView:
         return self.live.lines
 
     def fold_forward(self, rows: Sequence[tuple]) -> bool:
-        """Fold rows (snapshots.ROWS_SQL's columns) after `seq` into the view; False, and the view unchanged, if
+        """Fold rows (store/rows.fold_rows's columns) after `seq` into the view; False, and the view unchanged, if
         they do not continue its chain or carry a redaction (the view is then computed again, without the words)."""
         prev_seq, prev_hash = self.seq, self.hash
         for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, body in rows:
@@ -109,9 +108,7 @@ def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
     if view is not None:
         with view.lock:
             # The row the view stands at and up to FOLD_STEP rows after it, in one bounded range (seqs are dense).
-            with connection.cursor() as cursor:
-                cursor.execute(snapshots.ROWS_SQL, [notebook.pk, max(view.seq, 1) - 1, view.seq + FOLD_STEP])
-                found = cursor.fetchall()
+            found = stored.fold_rows(notebook.pk, max(view.seq, 1) - 1, view.seq + FOLD_STEP)
             if view.seq == 0:
                 found.insert(0, (0, "", 0, "", "", 0.0, "", queries.NO_ROWS.hash, "", None))
             if found and found[0][0] == view.seq and found[0][7] == view.hash and len(found) <= FOLD_STEP:

@@ -17,6 +17,7 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
 from notebooks.log.rules.checks import is_number, is_storable
 from notebooks.log.rules.errors import NotFound
+from notebooks.log.store import rows as stored
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
@@ -27,7 +28,6 @@ from notebooks.log.views.queries import (
     cut_for,
     head,
     line_by_sql,
-    redacted_why_sql,
     row_at,
     row_by_time,
     words_or_mark,
@@ -125,25 +125,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     """
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
-    columns = (
-        'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-        f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
-        f"{redacted_why_sql('r', 'w')} "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook.pk, n])
-        found = cursor.fetchall()
-        others = []
-        if found:  # other lines' rows naming it: the add that restored it, the strikes into it (each by its own
-            # partial index, row_restores_idx and row_struck_into_idx; an OR would scan the notebook)
-            cursor.execute(
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
-                [notebook.pk, n, notebook.pk, n],
-            )
-            others = cursor.fetchall()
+    found, others = stored.line_history_rows(notebook.pk, n)
     if not found:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     said = words_before(notebook, [(row[0], row[1]) for row in others if row[2] == "strike"])
@@ -184,16 +166,7 @@ def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[
     if not wanted:
         return {}
     numbers = sorted({m for m, _seq in wanted})
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            f"WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
-            "AND r.op IN ('add', 'edit', 'strike') AND r.seq < %s ORDER BY r.seq",
-            [notebook.pk, *numbers, max(seq for _m, seq in wanted)],
-        )
-        found = cursor.fetchall()
+    found = stored.words_rows_before(notebook.pk, numbers, max(seq for _m, seq in wanted))
     words = {digest: words_or_mark(body, gone) for _n, _s, _op, _src, digest, body, gone in found if digest}
     by_line: dict[int, list[tuple[int, str, str, str]]] = {}
     for m, seq, op, src, digest, *_ in found:
@@ -266,32 +239,14 @@ def turn_words(text: str) -> str:
     return "".join(out)
 
 
-EXPORT_COLUMNS = (
-    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
-)  # w: the row's words, joined (w.salt: a reader binds the words to their keyed digest with it)
-EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.split(",")]
+EXPORT_NAMES = stored.EXPORT_NAMES
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
-    sql = (
-        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-        "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
-    )
-    params: list[Any] = [notebook.pk, after, upto]
-    if limit is not None:
-        sql += " LIMIT %s"
-        params.append(limit)
-    names = EXPORT_NAMES
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(2000):
-            for values in batch:
-                row = dict(zip(names, values[:-2], strict=True))
-                yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
+    for values in stored.export_rows(notebook.pk, after, upto, limit):
+        row = dict(zip(EXPORT_NAMES, values[:-2], strict=True))
+        yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
 
 
 def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
@@ -311,16 +266,10 @@ class NotebookHead(NamedTuple):
 
 def notebook_heads() -> list[NotebookHead]:
     """Every notebook with its head, by title, in one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
-            "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
-            "ORDER BY n.title"
-        )
-        return [
-            NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
-            for nb_id, title, seq, hash, at in cursor.fetchall()
-        ]
+    return [
+        NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
+        for nb_id, title, seq, hash, at in stored.notebook_heads()
+    ]
 
 
 def heads() -> dict[str, Head]:
@@ -346,8 +295,4 @@ def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Li
 
 def redacted_digests(notebook: Notebook) -> frozenset[str]:
     """The digests of every word the notebook's redact rows removed."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT redacts FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook.pk]
-        )
-        return frozenset(digest for (digest,) in cursor.fetchall())
+    return stored.redacted_digests(notebook.pk)

@@ -21,6 +21,7 @@ from django.utils.crypto import constant_time_compare
 from notebooks.log.files import rowformat
 from notebooks.log.rules.fold import LiveLines
 from notebooks.log.rules.fold import ViewRow as FoldRow
+from notebooks.log.store import rows as stored
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
@@ -103,25 +104,13 @@ class Folder:
 
 # ----- reading and writing them ---------------------------------------------------------------------------------
 
-REDACTIONS = "(SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %(nb)s AND x.redacts IS NOT NULL)"
-
 TRIES = 3  # snapshots tried before folding from the whole log (after a SECRET_KEY change every one fails)
-NEAREST_SQL = f"""
-SELECT s.seq, s.hash, s.at, s.redactions, s.lines, s.mac
-FROM notebooks_snapshot s
-JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.seq = s.seq AND r.hash = s.hash
-WHERE s.notebook_id = %(nb)s AND s.seq <= %(cut)s AND s.redactions = {REDACTIONS}
-ORDER BY s.seq DESC
-LIMIT 1
-"""
 
 
 def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
     """The snapshot nearest at or before row `cut` that the log still backs, with its lines; None if there is none."""
     for _ in range(TRIES):
-        with connection.cursor() as cursor:
-            cursor.execute(NEAREST_SQL, {"nb": notebook_id, "cut": cut})
-            found = cursor.fetchone()
+        found = stored.nearest_snapshot(notebook_id, cut)
         if found is None:
             return None
         seq, hash_, at, redactions, blob, their_mac = found
@@ -146,9 +135,7 @@ def last(notebook_id: int) -> tuple[int, int]:
 
 def count_redactions(notebook_id: int) -> int:
     """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT " + REDACTIONS.replace("%(nb)s", "%s"), [notebook_id])
-        return cursor.fetchone()[0]
+    return stored.count_redactions(notebook_id)
 
 
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
@@ -173,18 +160,6 @@ def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int
     return len(values)
 
 
-# The rows after a snapshot, with their words: a subquery per row, so the planner probes the words' index for
-# each row instead of hashing every word of the notebook (PostgreSQL's figure: bench/NOTES.md).
-ROWS_SQL = """
-SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, r.digest,
-       CASE WHEN r.op IN ('add', 'edit') THEN
-           (SELECT w.body FROM notebooks_words w WHERE w.notebook_id = r.notebook_id AND w.digest = r.digest)
-       END
-FROM notebooks_row r
-WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s
-ORDER BY r.seq
-"""
-WHY_SQL = "SELECT redacts, why FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' ORDER BY seq DESC"
 CHUNK = 20_000  # rows read at once while rebuilding
 
 
@@ -192,29 +167,26 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
     """The rows in (after, upto] as FoldRows, each checked to link to the one before (ValueError if one does not)."""
     expect = after + 1
     whys: dict[str, str] | None = None
-    with connection.cursor() as cursor:
-        while expect <= upto:
-            end = min(upto, expect - 1 + CHUNK)
-            cursor.execute(ROWS_SQL, [notebook_id, expect - 1, end])
-            chunk = cursor.fetchall()
-            if not chunk:
-                return
-            if len(chunk) < end - expect + 1:  # seqs are dense: fewer rows than asked for means the head is in
-                upto = chunk[-1][0]
-            for seq, op, n, source, by, at, row_prev, row_hash, digest, body in chunk:
-                if seq != expect or row_prev != prev_hash:
-                    raise ValueError(f"row {seq} does not follow row {expect - 1} in the chain")
-                if body is None and digest and op in ("add", "edit"):
-                    if whys is None:  # words gone: the reason of the redaction that removed them (the first one)
-                        cursor.execute(WHY_SQL, [notebook_id])
-                        whys = dict(cursor.fetchall())
-                    why = whys.get(digest)
-                    if why is not None:
-                        yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
-                        expect, prev_hash = seq + 1, row_hash
-                        continue
-                yield seq, op, n, source, by, at, row_hash, body, False
-                expect, prev_hash = seq + 1, row_hash
+    while expect <= upto:
+        end = min(upto, expect - 1 + CHUNK)
+        chunk = stored.fold_rows(notebook_id, expect - 1, end)
+        if not chunk:
+            return
+        if len(chunk) < end - expect + 1:  # seqs are dense: fewer rows than asked for means the head is in
+            upto = chunk[-1][0]
+        for seq, op, n, source, by, at, row_prev, row_hash, digest, body in chunk:
+            if seq != expect or row_prev != prev_hash:
+                raise ValueError(f"row {seq} does not follow row {expect - 1} in the chain")
+            if body is None and digest and op in ("add", "edit"):
+                if whys is None:  # words gone: the reason of the redaction that removed them (the first one)
+                    whys = stored.redaction_whys(notebook_id)
+                why = whys.get(digest)
+                if why is not None:
+                    yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
+                    expect, prev_hash = seq + 1, row_hash
+                    continue
+            yield seq, op, n, source, by, at, row_hash, body, False
+            expect, prev_hash = seq + 1, row_hash
 
 
 def catch_up(notebook_id: int, head_seq: int) -> int:
@@ -236,8 +208,7 @@ def rebuild(notebook_id: int) -> int:
     """Delete the notebook's snapshots and make them again from the log (after a redaction, or on request)."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM notebooks_snapshot WHERE notebook_id = %s", [notebook_id])
-        cursor.execute("SELECT COALESCE(MAX(seq), 0) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])
-        (head_seq,) = cursor.fetchone()
+    head_seq = stored.top_seq(notebook_id)
     folder = Folder()
     folder.feed(rows_after(notebook_id, 0, head_seq, rowformat.GENESIS))
     return store(notebook_id, folder.made)
@@ -251,17 +222,16 @@ def problems(notebook_id: int) -> list[str]:
             'SELECT seq, "hash", redactions, lines, mac FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq',
             [notebook_id],
         )
-        stored = cursor.fetchall()
-        cursor.execute("SELECT seq, hash FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [notebook_id])
-        hashes = dict(cursor.fetchall())
-    if not stored:
+        taken = cursor.fetchall()
+    hashes = stored.seq_hashes(notebook_id)
+    if not taken:
         return []
     redactions = count_redactions(notebook_id)
     found: list[str] = []
     folder = Folder(makes_snapshots=False)
     rows = rows_after(notebook_id, 0, max(hashes, default=0), rowformat.GENESIS)
     with quiet_gc():
-        for seq, hash_, their_redactions, blob, their_mac in stored:
+        for seq, hash_, their_redactions, blob, their_mac in taken:
             where = f"snapshot at seq {seq}"
             if hashes.get(seq) != hash_:
                 found.append(f"{where}: the log's row {seq} does not carry the hash it names")
