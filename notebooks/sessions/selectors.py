@@ -10,10 +10,11 @@ from notebooks.log.rules.checks import check_id
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import SOURCES
 from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
-_NAMES = stored.EXPORT_NAMES
+_NAMES = viewed.EXPORT_NAMES
 
 
 @dataclass

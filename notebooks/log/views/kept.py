@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from notebooks.log.rules.fold import WORDED, LiveLines
-from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import queries, snapshots
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.lru import LRU, notebook_key
@@ -108,7 +108,7 @@ def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
     if view is not None:
         with view.lock:
             # The row the view stands at and up to FOLD_STEP rows after it, in one bounded range (seqs are dense).
-            found = stored.fold_rows(notebook.pk, max(view.seq, 1) - 1, view.seq + FOLD_STEP)
+            found = viewed.fold_rows(notebook.pk, max(view.seq, 1) - 1, view.seq + FOLD_STEP)
             if view.seq == 0:
                 found.insert(0, (0, "", 0, "", "", 0.0, "", queries.NO_ROWS.hash, "", None))
             if found and found[0][0] == view.seq and found[0][7] == view.hash and len(found) <= FOLD_STEP:

@@ -1,11 +1,11 @@
-"""The views as the log computes them: heads and cuts, the SQL forms of the fold (their statements in store/rows.py,
-property-tested against fold.py), and a view folded forward from the nearest snapshot. Each read is one SQL query
-or a fixed few."""
+"""The views as the log computes them: heads and cuts, the SQL forms of the fold (their statements in
+store/view_reads.py, property-tested against fold.py), and a view folded forward from the nearest snapshot. Each read
+is one SQL query or a fixed few."""
 
 from itertools import islice
 
 from notebooks.log.files import rowformat
-from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import snapshots
 from notebooks.log.views.lines import Head, Line
 from notebooks.models import Notebook
@@ -35,17 +35,17 @@ def head(notebook: Notebook) -> Head:
 
 
 def row_at(notebook: Notebook, seq: int) -> Head:
-    return _head(stored.row_at(notebook.pk, seq))
+    return _head(viewed.row_at(notebook.pk, seq))
 
 
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
-    return _head(stored.row_before(notebook.pk, seq))
+    return _head(viewed.row_before(notebook.pk, seq))
 
 
 def row_by_time(notebook: Notebook, until: float) -> Head:
     """The last row recorded at or before `until` (a seek on row_cut_idx: times never go backwards)."""
-    return _head(stored.row_by_time(notebook.pk, until))
+    return _head(viewed.row_by_time(notebook.pk, until))
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
@@ -56,7 +56,7 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
 def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
     """The row a past view stands at (the last at or before seq `cut`, or time `until`) and the notebook's count
     of redact rows, in one query."""
-    found = stored.row_and_redactions(notebook.pk, cut, until)
+    found = viewed.row_and_redactions(notebook.pk, cut, until)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
 
 
@@ -70,7 +70,7 @@ def _line(n: int, body: str | None, gone: str | None, source: str, by: str, at: 
 
 def view_by_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
     """The live lines as the log stood at row `cut`, and the row they stand at, by VIEW_SQL."""
-    found = stored.view_rows(notebook.pk, cut)
+    found = viewed.view_rows(notebook.pk, cut)
     if not found:  # no live lines, so no row named the cut: ask for it alone
         return [], row_before(notebook, cut)
     return [_line(*row[:7]) for row in found], Head(*found[0][7:])
@@ -78,7 +78,7 @@ def view_by_sql(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]:
 
 def line_by_sql(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
     """Line n as the view at row `cut` shows it, by LINE_SQL; None when it is retired (or never was)."""
-    found = stored.line_row(notebook.pk, n, cut)
+    found = viewed.line_row(notebook.pk, n, cut)
     return _line(*found) if found else None
 
 

@@ -17,7 +17,7 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
 from notebooks.log.rules.checks import is_number, is_storable
 from notebooks.log.rules.errors import NotFound
-from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
@@ -125,7 +125,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     """
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
-    found, others = stored.line_history_rows(notebook.pk, n)
+    found, others = viewed.line_history_rows(notebook.pk, n)
     if not found:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     said = words_before(notebook, [(row[0], row[1]) for row in others if row[2] == "strike"])
@@ -166,7 +166,7 @@ def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[
     if not wanted:
         return {}
     numbers = sorted({m for m, _seq in wanted})
-    found = stored.words_rows_before(notebook.pk, numbers, max(seq for _m, seq in wanted))
+    found = viewed.words_rows_before(notebook.pk, numbers, max(seq for _m, seq in wanted))
     words = {digest: words_or_mark(body, gone) for _n, _s, _op, _src, digest, body, gone in found if digest}
     by_line: dict[int, list[tuple[int, str, str, str]]] = {}
     for m, seq, op, src, digest, *_ in found:
@@ -239,12 +239,12 @@ def turn_words(text: str) -> str:
     return "".join(out)
 
 
-EXPORT_NAMES = stored.EXPORT_NAMES
+EXPORT_NAMES = viewed.EXPORT_NAMES
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
-    for values in stored.export_rows(notebook.pk, after, upto, limit):
+    for values in viewed.export_rows(notebook.pk, after, upto, limit):
         row = dict(zip(EXPORT_NAMES, values[:-2], strict=True))
         yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
 
@@ -268,7 +268,7 @@ def notebook_heads() -> list[NotebookHead]:
     """Every notebook with its head, by title, in one query."""
     return [
         NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
-        for nb_id, title, seq, hash, at in stored.notebook_heads()
+        for nb_id, title, seq, hash, at in viewed.notebook_heads()
     ]
 
 
@@ -295,4 +295,4 @@ def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Li
 
 def redacted_digests(notebook: Notebook) -> frozenset[str]:
     """The digests of every word the notebook's redact rows removed."""
-    return stored.redacted_digests(notebook.pk)
+    return viewed.redacted_digests(notebook.pk)

@@ -21,7 +21,7 @@ from django.utils.crypto import constant_time_compare
 from notebooks.log.files import rowformat
 from notebooks.log.rules.fold import LiveLines
 from notebooks.log.rules.fold import ViewRow as FoldRow
-from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
@@ -110,7 +110,7 @@ TRIES = 3  # snapshots tried before folding from the whole log (after a SECRET_K
 def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
     """The snapshot nearest at or before row `cut` that the log still backs, with its lines; None if there is none."""
     for _ in range(TRIES):
-        found = stored.nearest_snapshot(notebook_id, cut)
+        found = viewed.nearest_snapshot(notebook_id, cut)
         if found is None:
             return None
         seq, hash_, at, redactions, blob, their_mac = found
@@ -135,7 +135,7 @@ def last(notebook_id: int) -> tuple[int, int]:
 
 def count_redactions(notebook_id: int) -> int:
     """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
-    return stored.count_redactions(notebook_id)
+    return viewed.count_redactions(notebook_id)
 
 
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
@@ -169,7 +169,7 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
     whys: dict[str, str] | None = None
     while expect <= upto:
         end = min(upto, expect - 1 + CHUNK)
-        chunk = stored.fold_rows(notebook_id, expect - 1, end)
+        chunk = viewed.fold_rows(notebook_id, expect - 1, end)
         if not chunk:
             return
         if len(chunk) < end - expect + 1:  # seqs are dense: fewer rows than asked for means the head is in
@@ -179,7 +179,7 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
                 raise ValueError(f"row {seq} does not follow row {expect - 1} in the chain")
             if body is None and digest and op in ("add", "edit"):
                 if whys is None:  # words gone: the reason of the redaction that removed them (the first one)
-                    whys = stored.redaction_whys(notebook_id)
+                    whys = viewed.redaction_whys(notebook_id)
                 why = whys.get(digest)
                 if why is not None:
                     yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
@@ -208,7 +208,7 @@ def rebuild(notebook_id: int) -> int:
     """Delete the notebook's snapshots and make them again from the log (after a redaction, or on request)."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM notebooks_snapshot WHERE notebook_id = %s", [notebook_id])
-    head_seq = stored.top_seq(notebook_id)
+    head_seq = viewed.top_seq(notebook_id)
     folder = Folder()
     folder.feed(rows_after(notebook_id, 0, head_seq, rowformat.GENESIS))
     return store(notebook_id, folder.made)
@@ -223,7 +223,7 @@ def problems(notebook_id: int) -> list[str]:
             [notebook_id],
         )
         taken = cursor.fetchall()
-    hashes = stored.seq_hashes(notebook_id)
+    hashes = viewed.seq_hashes(notebook_id)
     if not taken:
         return []
     redactions = count_redactions(notebook_id)

@@ -1,0 +1,282 @@
+"""The rows a view reads: the row a view stands at, the view in SQL, snapshots and the rows after them, a line's
+rows for its history, and rows in log order as an export; with the pieces of statements other readers join in.
+
+Reads of the row table live here and in rows.py (the questions of writes, sessions, files, the card and Similar
+lines); each function returns the database's tuples as they come, the callers give them their meaning. The
+statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.db import connection
+
+from notebooks.log.rules import fold
+
+Found = tuple[Any, ...]
+
+
+def fetch_one(sql: str, params: Any) -> Found | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def fetch_all(sql: str, params: Any = None) -> list[Found]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+# ----- pieces of statements other readers join in ------------------------------------------------------------------
+
+
+def redacted_why_sql(r: str, w: str) -> str:
+    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted).
+
+    Looked up only when the words are missing, so a view of kept words pays nothing for it.
+    """
+    return (
+        f"CASE WHEN {w}.body IS NULL AND {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x "
+        f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
+        "ORDER BY x.seq LIMIT 1) END"
+    )
+
+
+def proposed_op_sql(r: str, *, of_session: bool = False) -> str:
+    """The op row `r` counts as: a proposal (fold.PROPOSE) as the op it proposes. With `of_session`, only the
+    proposals of the session whose id is the statement's next parameter (read your own writes)."""
+    mine = f" AND {r}.session_id = %s" if of_session else ""
+    return f"(CASE WHEN {r}.op = '{fold.PROPOSE}'{mine} THEN {r}.proposes ELSE {r}.op END)"
+
+
+# A notebook's count of redact rows (a snapshot is good only while it is the same).
+REDACTIONS = "(SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %(nb)s AND x.redacts IS NOT NULL)"
+
+
+# ----- the row a view stands at ----------------------------------------------------------------------------------
+
+
+def row_at(notebook_id: int, seq: int) -> Found | None:
+    """(seq, hash, at) of row `seq`."""
+    return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
+
+
+def row_before(notebook_id: int, seq: int) -> Found | None:
+    """(seq, hash, at) of the last row at or before seq."""
+    return fetch_one(
+        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq <= %s ORDER BY seq DESC LIMIT 1",
+        [notebook_id, seq],
+    )
+
+
+def row_by_time(notebook_id: int, until: float) -> Found | None:
+    """(seq, hash, at) of the last row recorded at or before `until` (a seek on row_cut_idx)."""
+    return fetch_one(
+        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND at <= %s "
+        "ORDER BY at DESC, seq DESC LIMIT 1",
+        [notebook_id, until],
+    )
+
+
+def row_and_redactions(notebook_id: int, cut: int, until: float | None) -> Found | None:
+    """(seq, hash, at, redactions): the last row at or before seq `cut` (or time `until`), and the count of redact
+    rows, in one query."""
+    where, bound = (
+        ("seq <= %(bound)s ORDER BY seq DESC", cut)
+        if until is None
+        else ("at <= %(bound)s ORDER BY at DESC, seq DESC", until)
+    )
+    return fetch_one(
+        f"SELECT seq, hash, at, {REDACTIONS} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
+        {"nb": notebook_id, "bound": bound},
+    )
+
+
+def top_seq(notebook_id: int) -> int:
+    """The notebook's last seq (0 for none)."""
+    return fetch_one("SELECT COALESCE(MAX(seq), 0) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+
+
+def seq_hashes(notebook_id: int) -> dict[int, str]:
+    """Every row's hash, by seq."""
+    return dict(fetch_all("SELECT seq, hash FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [notebook_id]))
+
+
+def count_redactions(notebook_id: int) -> int:
+    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
+    return fetch_one("SELECT " + REDACTIONS.replace("%(nb)s", "%s"), [notebook_id])[0]
+
+
+def notebook_heads() -> list[Found]:
+    """(id, title, seq, hash, at) of every notebook and its last row (None's before its first), by title."""
+    return fetch_all(
+        "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+        "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
+        "ORDER BY n.title"
+    )
+
+
+def redacted_digests(notebook_id: int) -> frozenset[str]:
+    """The digests of every word the notebook's redact rows removed."""
+    found = fetch_all("SELECT redacts FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook_id])
+    return frozenset(digest for (digest,) in found)
+
+
+# ----- the view in SQL -------------------------------------------------------------------------------------------
+
+CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
+
+# The live lines at a cut, and the row they stand at, in one query: group each line's rows (an index-only scan of
+# row_fold_idx) to find its current add/edit and whether a strike took it out, then fetch that row and its words.
+# CROSS JOIN keeps SQLite from scanning the rows first and searching the groups (it has no statistics to go by).
+VIEW_SQL = """
+SELECT r.n, w.body, {why}, r.source, r."by", r.at, r.seq, h.seq, h.hash, h.at
+FROM (SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %(nb)s AND seq = ({cut})) h
+CROSS JOIN (
+    SELECT n, MAX(CASE WHEN op IN ('add', 'edit') THEN seq END) AS cur
+    FROM notebooks_row
+    WHERE notebook_id = %(nb)s AND seq <= ({cut}) AND op <> 'adopt'
+    GROUP BY n
+    HAVING MAX(CASE WHEN op = 'strike' THEN 1 ELSE 0 END) = 0
+) g
+CROSS JOIN notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.seq = g.cur
+ORDER BY g.n
+""".format(cut=CUT_BY_SEQ, why=redacted_why_sql("r", "w"))
+
+# One line as the view shows it at a cut: its last add/edit, if it was added and never struck.
+LINE_SQL = """
+SELECT r.n, w.body, {why}, r.source, r."by", r.at, r.seq
+FROM notebooks_row r
+LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest
+WHERE r.notebook_id = %(nb)s AND r.n = %(n)s AND r.seq = (
+    SELECT MAX(x.seq) FROM notebooks_row x
+    WHERE x.notebook_id = %(nb)s AND x.n = %(n)s AND x.op IN ('add', 'edit') AND x.seq <= %(cut)s)
+  AND EXISTS (
+    SELECT 1 FROM notebooks_row a WHERE a.notebook_id = %(nb)s AND a.n = %(n)s AND a.op = 'add' AND a.seq <= %(cut)s)
+  AND NOT EXISTS (
+    SELECT 1 FROM notebooks_row s WHERE s.notebook_id = %(nb)s AND s.n = %(n)s AND s.op = 'strike' AND s.seq <= %(cut)s)
+""".replace("{why}", redacted_why_sql("r", "w"))
+
+
+def view_rows(notebook_id: int, cut: int) -> list[Found]:
+    """The live lines at row `cut` by VIEW_SQL: (n, body, redacted why, source, by, at, seq, head seq, hash, at)."""
+    return fetch_all(VIEW_SQL, {"nb": notebook_id, "cut": cut})
+
+
+def line_row(notebook_id: int, n: int, cut: int) -> Found | None:
+    """Line n at row `cut` by LINE_SQL: (n, body, redacted why, source, by, at, seq); None when not live."""
+    return fetch_one(LINE_SQL, {"nb": notebook_id, "cut": cut, "n": n})
+
+
+# ----- snapshots and the rows after them ---------------------------------------------------------------------------
+
+NEAREST_SQL = f"""
+SELECT s.seq, s.hash, s.at, s.redactions, s.lines, s.mac
+FROM notebooks_snapshot s
+JOIN notebooks_row r ON r.notebook_id = s.notebook_id AND r.seq = s.seq AND r.hash = s.hash
+WHERE s.notebook_id = %(nb)s AND s.seq <= %(cut)s AND s.redactions = {REDACTIONS}
+ORDER BY s.seq DESC
+LIMIT 1
+"""
+
+
+def nearest_snapshot(notebook_id: int, cut: int) -> Found | None:
+    """(seq, hash, at, redactions, lines, mac) of the last snapshot at or before `cut` the log still backs."""
+    return fetch_one(NEAREST_SQL, {"nb": notebook_id, "cut": cut})
+
+
+# The rows after a snapshot, with their words: a subquery per row, so the planner probes the words' index for
+# each row instead of hashing every word of the notebook (PostgreSQL's figure: bench/NOTES.md).
+ROWS_SQL = """
+SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, r.digest,
+       CASE WHEN r.op IN ('add', 'edit') THEN
+           (SELECT w.body FROM notebooks_words w WHERE w.notebook_id = r.notebook_id AND w.digest = r.digest)
+       END
+FROM notebooks_row r
+WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s
+ORDER BY r.seq
+"""
+WHY_SQL = "SELECT redacts, why FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' ORDER BY seq DESC"
+
+
+def fold_rows(notebook_id: int, after: int, upto: int) -> list[Found]:
+    """The rows in (after, upto] to fold: (seq, op, n, source, by, at, prev_hash, hash, digest, body)."""
+    return fetch_all(ROWS_SQL, [notebook_id, after, upto])
+
+
+def redaction_whys(notebook_id: int) -> dict[str, str]:
+    """Each redacted digest's reason (the first redaction's, as the last one read wins)."""
+    return dict(fetch_all(WHY_SQL, [notebook_id]))
+
+
+# ----- a line's rows -----------------------------------------------------------------------------------------------
+
+HISTORY_COLUMNS = (
+    'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
+    f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
+    f"{redacted_why_sql('r', 'w')} "
+    "FROM notebooks_row r LEFT JOIN notebooks_words w "
+    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+)
+
+
+def line_history_rows(notebook_id: int, n: int) -> tuple[list[Found], list[Found]]:
+    """Line n's rows in log order, and (only if it has any) the other lines' rows naming it in `into`: the add that
+    restored it and the strikes into it, each by its own partial index (row_restores_idx, row_struck_into_idx; an
+    OR would scan the notebook). Columns: HISTORY_COLUMNS."""
+    columns = HISTORY_COLUMNS
+    with connection.cursor() as cursor:
+        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
+        found = cursor.fetchall()
+        others = []
+        if found:
+            cursor.execute(
+                f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
+                f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
+                [notebook_id, n, notebook_id, n],
+            )
+            others = cursor.fetchall()
+    return found, others
+
+
+def words_rows_before(notebook_id: int, numbers: list[int], before: int) -> list[Found]:
+    """The add, edit and strike rows of these lines before row `before`, with their words:
+    (n, seq, op, source, digest, body, redacted why)."""
+    return fetch_all(
+        f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
+        "AND r.op IN ('add', 'edit', 'strike') AND r.seq < %s ORDER BY r.seq",
+        [notebook_id, *numbers, before],
+    )
+
+
+# ----- rows in log order, as an export ---------------------------------------------------------------------------
+
+EXPORT_COLUMNS = (
+    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
+    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
+)  # w: the row's words, joined (w.salt: a reader binds the words to their keyed digest with it)
+EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.split(",")]
+
+
+def export_rows(notebook_id: int, after: int, upto: int, limit: int | None = None) -> Iterator[Found]:
+    """The rows in (after, upto], streamed from one query: EXPORT_COLUMNS, the redacted why, the words."""
+    sql = (
+        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body "
+        "FROM notebooks_row r LEFT JOIN notebooks_words w "
+        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
+    )
+    params: list[Any] = [notebook_id, after, upto]
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(2000):
+            yield from batch
