@@ -1,20 +1,20 @@
-"""Site-wide answers to failures no view can help: a database whose disk is full is a 503, not a traceback."""
+"""Site-wide answers to failures no view can help: a database whose disk is full or whose connection was lost is a
+503 with Retry-After, not a traceback."""
 
 import logging
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from notebooks.log.store.storage import STORAGE_FULL, storage_full
+from notebooks.log.store.storage import unavailable
 
 log = logging.getLogger("notebooks.storage")
 
 RETRY_SECONDS = "10"
 
 
-class StorageFullMiddleware:
-    """A write refused because the database's disk is full answers 503 with Retry-After; the transaction rolled
-    back, so nothing of it stands (docs/RELIABILITY.md, section 2)."""
+class DatabaseUnavailableMiddleware:
+    """A request the database could not take answers 503 with Retry-After (docs/RELIABILITY.md, section 2)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -23,10 +23,10 @@ class StorageFullMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not storage_full(exception):
+        message = unavailable(exception)
+        if message is None:
             return None
-        log.warning("refused %s %s: the database's disk is full (%s)", request.method, request.path, exception)
-        message = STORAGE_FULL
+        log.warning("refused %s %s: the database could not take it (%s)", request.method, request.path, exception)
         if request.path.startswith("/api/"):
             response: HttpResponse = JsonResponse({"error": {"code": "unavailable", "message": message}}, status=503)
         else:

@@ -58,7 +58,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "notebook_site.middleware.StorageFullMiddleware",  # a full disk answers 503, not a traceback
+    "notebook_site.middleware.DatabaseUnavailableMiddleware",  # a full disk or a lost connection: 503, not a traceback
     "notebooks.card.security.HtmxSignInMiddleware",
 ]
 

@@ -21,7 +21,7 @@ from notebooks.log import services
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import NotebookError
-from notebooks.log.store.storage import STORAGE_FULL, storage_full
+from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
@@ -66,9 +66,10 @@ def _tool(fn: Callable) -> Callable:
         except NotebookError as exc:
             return refusal(exc)
         except Exception as exc:
-            if storage_full(exc):  # as the API answers it: 503, nothing written, try again later
-                return refused("unavailable", 503, STORAGE_FULL)
-            raise
+            message = unavailable(exc)
+            if message is None:
+                raise
+            return refused("unavailable", 503, message)  # as the API answers it
         finally:
             connections.close_all()
 
