@@ -26,6 +26,14 @@ def paired(size: dict, first: str, then: str) -> float:
     return statistics.median(a / b for a, b in zip(runs[first]["runs"], runs[then]["runs"], strict=True))
 
 
+# Ratios to a floor timed in the same run, so a verdict holds on a busy machine as on a quiet one (chosen in
+# bench/NOTES.md, "Targets as ratios", from the runs where the old absolute targets were met).
+IMPORT_OVER_INSERTS = {"sqlite": 33, "postgresql": 4}  # SQLite's bare executemany is in-process: a far lower floor
+WRITER_OVER_COMMITS = {"sqlite": 0.33, "postgresql": 0.5}  # SQLite: its old 1,000 rows/s beside 2,937 commits/s
+API_OVER_FLOOR = 15
+CARD_OVER_FLOOR = 5.5
+
+
 def targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(target, figure, against, ratio, verdict) rows."""
     out = []
@@ -60,11 +68,14 @@ def targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str, str, 
             r = med(big, "naive") / med(big, which)
             row(f"{which} view ≥ 10x faster than the naive ORM fold, {BIG:,} rows", ms(med(big, which)),
                 ms(med(big, "naive")), f"{r:,.0f}x faster", r >= 10)  # fmt: skip
-        row(f"import of {BIG:,} rows ≤ 10 s", f"{big['import_s']:.1f} s", "10 s", f"{big['import_s'] / 10:.2f}x",
-            big["import_s"] <= 10)  # fmt: skip
     else:
-        row(f"naive fold and import at {BIG:,} rows", f"not run (no {BIG:,}-row notebook in this run)", "", "", None)
-    top = sizes[max(sizes)]
+        row(f"naive fold at {BIG:,} rows", f"not run (no {BIG:,}-row notebook in this run)", "", "", None)
+    top_n = max(sizes)
+    top = sizes[top_n]
+    if "inserts_s" in top:
+        r, limit = top["import_s"] / top["inserts_s"], IMPORT_OVER_INSERTS[vendor]
+        row(f"import of {top_n:,} rows ≤ {limit}x bare inserts of its lines (one transaction)",
+            f"{top['import_s']:.2f} s", f"{top['inserts_s']:.2f} s", f"{r:.1f}x", r <= limit)  # fmt: skip
     mem = top["memory"]
     if "compact_cold_view" in mem:
         r = mem["cold_view"] / mem["compact_cold_view"]
@@ -72,13 +83,17 @@ def targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str, str, 
             f"{mem['cold_view'] / 2**20:.1f} MiB", f"{mem['compact_cold_view'] / 2**20:.1f} MiB", f"{r:.2f}x",
             r <= 1.25)  # fmt: skip
     web = res["web"]
-    for key, label, limit in (("api_turn_200", "API turn, 200 lines, ≤ 5 ms", 0.005),
-                              ("card_1000", "card page, 1,000 live lines, ≤ 150 ms", 0.150)):  # fmt: skip
+    for key, label, limit in (("api_turn_200", "API turn, 200 lines, ≤ {}x Django answering its bytes", API_OVER_FLOOR),
+                              ("card_1000", "card page, 1,000 live lines, ≤ {}x a bare template of its lines",
+                               CARD_OVER_FLOOR)):  # fmt: skip
         got = web[key]
         if "missing" in got:
-            row(label, got["missing"], ms(limit), "", None)
+            row(label.format(limit), got["missing"], "", "", None)
+        elif "floor_runs" not in got:
+            row(label.format(limit), ms(got["median"]), "no floor in this run", "", None)
         else:
-            row(label, ms(got["median"]), ms(limit), f"{got['median'] / limit:.2f}x", got["median"] <= limit)
+            r = statistics.median(t / f for t, f in zip(got["runs"], got["floor_runs"], strict=True))
+            row(label.format(limit), ms(got["median"]), ms(got["floor"]), f"{r:.2f}x", r <= limit)
     return out + writer_targets(vendor, res)
 
 
@@ -91,14 +106,10 @@ def writer_targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str
 
     one = res["one_writer"]
     sqlite = vendor == "sqlite"
-    row(f"one writer ≥ 1,000 rows/s{'' if sqlite else ' (target is for SQLite)'}",
-        f"{one['rows_per_s']:,.0f} rows/s", "1,000 rows/s", f"{one['rows_per_s'] / 1000:.2f}x",
-        one["rows_per_s"] >= 1000 if sqlite else None)  # fmt: skip
-    r = one["paired_ratio"]
-    row(f"one writer ≥ 50% of bare durable commits of a one-row INSERT (median of {one.get('turns', 10)} turns "
-        f"side by side){' (target is for PostgreSQL)' if sqlite else ''}",
-        f"{one['rows_per_s']:,.0f} rows/s", f"{one['commits_per_s']:,.0f} commits/s", f"{r:.0%}",
-        None if sqlite else r >= 0.5)  # fmt: skip
+    r, limit = one["paired_ratio"], WRITER_OVER_COMMITS[vendor]
+    row(f"one writer ≥ {limit:.0%} of bare durable commits of a one-row INSERT (median of {one.get('turns', 10)} "
+        "turns side by side)", f"{one['rows_per_s']:,.0f} rows/s", f"{one['commits_per_s']:,.0f} commits/s",
+        f"{r:.0%}", r >= limit)  # fmt: skip
     four = res["four_writers"]
     row("4 writer processes on one notebook lose nothing, double nothing, chain verifies",
         f"{four['rows_per_s']:,.0f} rows/s, {four['retries']} retries", f"{four['rows']:,} adds", "",

@@ -10,3 +10,4 @@ ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 - the test client, 
 # The bench's logs are synthetic, dated from bench/data.py's START at up to 15 minutes a row: years ahead of any
 # clock for a million rows. Their times are a script, not a clock to guard (log/rules/checks.py's allowance).
 NOTEBOOK_CLOCK_ALLOWANCE = 1e11
+ROOT_URLCONF = "bench.floor"  # the project's URLs plus the web floors

@@ -25,7 +25,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from bench import data, web  # noqa: E402
+from bench import data, floor, web  # noqa: E402
 from bench.peer import build  # noqa: E402
 from bench.peer.models import PeerLine  # noqa: E402
 from notebooks.log import services  # noqa: E402
@@ -179,6 +179,7 @@ def load(size: int, index: int) -> dict[str, Any]:
     text = [json.dumps(r, separators=(",", ":")) for r in rows]
     say(f"{size:,} rows: importing")
     import_s, imported = timed(lambda: imports.import_notebook(title=title, lines=text, by="bench"))
+    inserts_s = timed(lambda: bare_inserts(size, text))[0]  # right after it: the floor its target is a ratio to
     nb = imported.notebook
     if size <= 1000:
         build.through_the_model(title, rows)
@@ -190,7 +191,15 @@ def load(size: int, index: int) -> dict[str, Any]:
         build.in_bulk(title, rows, first_id=(index + 1) * 1_000_000_000)
         peer_how = "in bulk (the records the model writes)"
     analyze()
-    return {"title": title, "rows": rows, "text": text, "nb": nb, "import_s": import_s, "peer_how": peer_how}
+    return {"title": title, "rows": rows, "text": text, "nb": nb, "import_s": import_s, "inserts_s": inserts_s,
+            "peer_how": peer_how}  # fmt: skip
+
+
+def bare_inserts(size: int, text: list[str]) -> None:
+    """The floor for an import: the same lines as rows of a scratch table (number, JSON text), one transaction."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE bench_import_{size} (n integer PRIMARY KEY, body text)")
+        cursor.executemany(f"INSERT INTO bench_import_{size} (n, body) VALUES (%s, %s)", list(enumerate(text)))
 
 
 def analyze() -> None:
@@ -293,6 +302,7 @@ def measure_size(size: int, index: int, reps: int) -> dict[str, Any]:
             op: sum(1 for r in rows if (r.get("how") or r["op"]) == op) for op in ("add", "edit", "retired", "merged")
         },
         "import_s": got["import_s"],
+        "inserts_s": got["inserts_s"],
         "peer_built": got["peer_how"],
         "history_rows": per_line[busy],
         "times": result,
@@ -453,14 +463,22 @@ def web_pages(reps: int) -> dict[str, Any]:
     nb200 = Notebook.objects.get(title="api-200")
     selectors.turn(nb200)
     out["turn_200"] = interleaved({"t": lambda: selectors.turn(nb200)}, max(reps, 20))["t"]
-    for name, title, fn in (("api_turn_200", "api-200", web.api_turn), ("card_1000", "card-1000", web.card_page)):
+    nb1000 = Notebook.objects.get(title="card-1000")
+    floor.ANSWER["lines"] = [{"n": n, "text": t, "source": s} for n, (t, s) in sorted(data.fold(card_rows).items())]
+    for name, title, fn, floor_fn in (("api_turn_200", "api-200", web.api_turn, web.json_floor),
+                                      ("card_1000", "card-1000", web.card_page, web.page_floor)):  # fmt: skip
         client = Client()
         request = fn(client, title)
         if isinstance(request, str):
             out[name] = {"missing": request}
             continue
-        request()  # a first request warms the fold and Django's template loader
-        out[name] = interleaved({"t": request}, max(reps, 20))["t"]
+        floor.ANSWER["json"] = request().content  # a first request warms the fold and Django's template loader
+        floor_request = floor_fn(client)
+        floor_request()
+        # Side by side, turn by turn: the ratio is what the target reads, since the machine drifts between runs.
+        got = interleaved({"t": request, "floor": floor_request}, max(reps, 20))
+        out[name] = {**got["t"], "floor": got["floor"]["median"], "floor_runs": got["floor"]["runs"]}
+    check(len(floor.ANSWER["lines"]) == len(selectors.view(nb1000)), "the card's floor lists as many lines")
     return out
 
 

@@ -66,3 +66,25 @@ def api_turn(client: Client, title: str) -> "Request | str":
         return response
 
     return get
+
+
+def json_floor(client: Client) -> Request:
+    """Django answering the API turn's bytes through the same middleware (bench/floor.py)."""
+
+    def get() -> object:
+        response = client.get(reverse("bench-floor-json"))
+        assert response.status_code == 200, response.status_code
+        return response
+
+    return get
+
+
+def page_floor(client: Client) -> Request:
+    """Django rendering the card's live lines in a bare template, signed in, through the same middleware."""
+
+    def get() -> object:
+        response = client.get(reverse("bench-floor-page"))
+        assert response.status_code == 200, response.status_code
+        return response
+
+    return get
