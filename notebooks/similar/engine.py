@@ -294,19 +294,17 @@ def line_pairs(lines: Sequence[LineIn]) -> dict[tuple[int, int], float]:
     return {(lines[i][0], lines[j][0]): v for (i, j), v in tfidf_pairs([text or "" for _, text, _ in lines]).items()}
 
 
-def also_close(
-    pairs: dict[tuple[int, int], float], members: Sequence[int], k: int = 3, *, at: float = ALSO_AT
-) -> list[tuple[int, float]]:
-    """The (at most k) lines outside a group most like one of its lines, closest first: a group the method cut short
+def also_close(pairs: dict[tuple[int, int], float], members: Sequence[int]) -> list[tuple[int, float]]:
+    """The (at most 3) lines outside a group most like one of its lines, closest first: a group the method cut short
     is finished by a tick, since the method misses paraphrases that share few words (bench/RESULTS.md)."""
     inside = set(members)
     best: dict[int, float] = {}
     for (a, b), score in pairs.items():
-        if score < at or (a in inside) == (b in inside):
+        if score < ALSO_AT or (a in inside) == (b in inside):
             continue
         other = b if a in inside else a
         best[other] = max(best.get(other, 0.0), score)
-    return sorted(best.items(), key=lambda x: (-x[1], x[0]))[:k]
+    return sorted(best.items(), key=lambda x: (-x[1], x[0]))[:3]
 
 
 def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEAREST_AT) -> list[tuple[int, float]]:

@@ -5,6 +5,7 @@ up to the head by the lines that changed, so an add can afford it."""
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 from django.conf import settings
@@ -69,15 +70,9 @@ class Compared:
 
 def within(lines: list[Line], limit: Budget) -> list[Line]:
     """The newest of `lines` (highest numbers first) that fit the budget, in number order: the engine's input."""
-    kept: list[Line] = []
-    used = 0
-    for x in sorted(lines, key=lambda x: -x.n):
-        size = len(x.text or "")
-        if len(kept) >= limit.lines or used + size > limit.characters:
-            break
-        kept.append(x)
-        used += size
-    return kept[::-1]
+    newest = sorted(lines, key=lambda x: -x.n)[: max(0, limit.lines)]
+    used = accumulate(len(x.text or "") for x in newest)  # never decreasing: the lines that fit are a prefix
+    return [x for x, upto in zip(newest, used, strict=True) if upto <= limit.characters][::-1]
 
 
 @dataclass(frozen=True)
@@ -157,13 +152,6 @@ class _Index:
     extra_rows: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # (columns, weights) each
     extra_matrix: sparse.csr_matrix | None = None  # made from extra_rows when first read after an add
 
-    @classmethod
-    def fitted(cls, lines: list[Line], seq: int, hash: str) -> "_Index":
-        vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
-        row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
-        gone = np.zeros(len(lines), dtype=bool)
-        return cls(seq, hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
-
     def follow_view(self, view: kept.KeptView, notebook: Notebook) -> bool:
         """Brought to the live view's head (the caller holds the view's lock); False when it should be fitted again:
         too much changed, or the log is not the one it was fitted on."""
@@ -225,7 +213,10 @@ def _index(notebook: Notebook) -> _Index:
                 return index
     # Fitted on the newest lines within the Similar view's budget: 150,000 lines took an add 31 s to fit.
     lines, top = kept.with_live(notebook, lambda view: (within(_worded(view.live.lines), budget()), view.head))
-    index = _Index.fitted(lines, top.seq, top.hash)
+    vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
+    row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
+    gone = np.zeros(len(lines), dtype=bool)
+    index = _Index(top.seq, top.hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
     return _indexes.keep(key, lambda _old: index)
 
 
