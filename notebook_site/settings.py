@@ -1,6 +1,7 @@
 """Settings come from the environment; the defaults are for a developer's machine."""
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -10,9 +11,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -20,8 +19,6 @@ DEBUG = env_bool("DEBUG", False)
 
 def _local_secret_key() -> str:
     """Without SECRET_KEY in the environment, a random key kept in var/ (never in the repository)."""
-    import secrets
-
     path = BASE_DIR / "var" / "secret_key"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
