@@ -13,24 +13,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def commands(env: "dict[str, str] | os._Environ[str]") -> list[list[str]]:
-    """What runs: gunicorn with the project's config, and the watcher when a vault is configured."""
-    run = [[sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")]]
-    if env.get("NOTEBOOK_VAULT"):
-        interval = env.get("NOTEBOOK_VAULT_INTERVAL", "2")
-        run.append([sys.executable, str(ROOT / "manage.py"), "notebook", "vault", "watch", "--interval", interval])
-    return run
-
-
 def main() -> int:
-    procs = [subprocess.Popen(cmd, cwd=ROOT) for cmd in commands(os.environ)]
+    run = [[sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")]]
+    if os.environ.get("NOTEBOOK_VAULT"):
+        interval = os.environ.get("NOTEBOOK_VAULT_INTERVAL", "2")
+        run.append([sys.executable, str(ROOT / "manage.py"), "notebook", "vault", "watch", "--interval", interval])
+    procs = [subprocess.Popen(cmd, cwd=ROOT) for cmd in run]
     stopping: list[int] = []
-
-    def stop(signum: int, frame: object) -> None:
-        stopping.append(signum)
-
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, stop)
+        signal.signal(sig, lambda signum, frame: stopping.append(signum))
     status = 0
     while not stopping:
         ended = [p for p in procs if p.poll() is not None]

@@ -1,6 +1,7 @@
 """Settings come from the environment; the defaults are for a developer's machine."""
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -10,9 +11,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -20,8 +19,6 @@ DEBUG = env_bool("DEBUG", False)
 
 def _local_secret_key() -> str:
     """Without SECRET_KEY in the environment, a random key kept in var/ (never in the repository)."""
-    import secrets
-
     path = BASE_DIR / "var" / "secret_key"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,21 +84,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Connections are kept (60 s): a new one per request costs PostgreSQL a cold catalog cache and SQLite its PRAGMAs,
-# most of a warm API read either way (bench/NOTES.md).
+# Connections kept 60 s: opening one per request (a cold catalog cache, the PRAGMAs) was most of a warm API read.
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
     # concurrent writers wait (busy timeout) instead of failing on a lock upgrade.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-            "init_command": (
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-                "PRAGMA recursive_triggers=ON; PRAGMA foreign_keys=ON;"
-            ),
-        }
+        transaction_mode="IMMEDIATE",
+        timeout=30,
+        init_command=(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA recursive_triggers=ON; PRAGMA foreign_keys=ON;"
+        ),
     )
     if DATABASES["default"]["NAME"] != ":memory:":
         Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
@@ -150,11 +143,9 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 # A load balancer probes the backend over plain HTTP: /healthz answers it rather than redirecting.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
-CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
-SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
-SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
@@ -178,13 +169,13 @@ NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "20000
 NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 # Seconds an Idempotency-Key is kept with its answer (docs/agents.md, "Retries and idempotency"): a day.
 NOTEBOOK_IDEMPOTENCY_TTL = float(os.environ.get("NOTEBOOK_IDEMPOTENCY_TTL", "86400"))
-# New notebooks one actor may create through the API or MCP per window (agents/creation_limit.py): one agent made
-# 1,800 in 16 s. Dad, the editor, gets more; the CLI and the vault are the operator's and are not limited.
+# New notebooks one actor may create through the API or MCP per window (agents/creation_limit.py; one agent made
+# 1,800 in 16 s). Dad, the editor, gets more; the CLI and the vault are the operator's and are not limited.
 NOTEBOOK_NEW_NOTEBOOKS = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS", "30"))
 NOTEBOOK_NEW_NOTEBOOKS_EDITOR = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_EDITOR", "300"))
 NOTEBOOK_NEW_NOTEBOOKS_WINDOW = float(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_WINDOW", "600"))
-# The Similar view compares at most this many live lines and characters, the newest first (similar/selectors.py):
-# 10,000 lines or 1.5 million characters take this machine 4 s or more, and a page must answer in a few seconds.
+# The most lines and characters the Similar view compares, newest first (similar/selectors.py): 10,000 lines or 1.5
+# million characters take 4 s or more, and a page must answer in a few seconds.
 NOTEBOOK_SIMILAR_LINES = int(os.environ.get("NOTEBOOK_SIMILAR_LINES", "5000"))
 NOTEBOOK_SIMILAR_CHARACTERS = int(os.environ.get("NOTEBOOK_SIMILAR_CHARACTERS", "500000"))
 # Seconds a session stays open without a call of its holder (docs/agents.md, "Sessions"): then it lapses.
@@ -212,10 +203,9 @@ NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
 # Unset, it is derived from SECRET_KEY, so changing SECRET_KEY changes every writer's secret: set it in production.
 NOTEBOOK_WRITER_KEY_SECRET = os.environ.get("NOTEBOOK_WRITER_KEY_SECRET", "")
 # The key of words' salts (log/identity/wordkeys.py): unset, derived from SECRET_KEY. Changing it breaks no digest,
-# but words written after the change are no longer found by the digest of their copies from before
-# (docs/RELIABILITY.md).
+# but words written after it are no longer found by the digest of their copies from before (docs/RELIABILITY.md).
 NOTEBOOK_WORDS_SECRET = os.environ.get("NOTEBOOK_WORDS_SECRET", "")
 # What an outside row no key proves becomes: "agent" (imported as NOTEBOOK_VAULT_OUTSIDE_AGENT, with an agent's
-# rights) or "refuse" (the file is refused with an alarm). Read by log/writer_keys.unproven_policy.
+# rights) or "refuse" (the file is refused with an alarm). Read by log/identity/writer_keys.unproven_policy.
 NOTEBOOK_VAULT_UNPROVEN = os.environ.get("NOTEBOOK_VAULT_UNPROVEN", "agent")
 NOTEBOOK_VAULT_OUTSIDE_AGENT = os.environ.get("NOTEBOOK_VAULT_OUTSIDE_AGENT", "outside")

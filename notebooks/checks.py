@@ -1,8 +1,11 @@
 from typing import Any
 
+from django.conf import settings
 from django.core.checks import Error, register
 from django.db import DatabaseError, connections
 
+from notebooks.log.identity.writer_keys import UNPROVEN_POLICIES
+from notebooks.log.rules.checks import problem_of_name
 from notebooks.log.store import triggers
 
 
@@ -13,8 +16,7 @@ def append_only_triggers(app_configs: Any = None, databases: Any = None, **kwarg
     for alias in databases or ["default"]:
         connection = connections[alias]
         try:
-            tables = set(connection.introspection.table_names())
-            if "notebooks_row" not in tables:
+            if "notebooks_row" not in connection.introspection.table_names():
                 continue  # not migrated yet: migrate installs them
             missing = triggers.missing(connection)
         except DatabaseError:
@@ -33,11 +35,6 @@ def append_only_triggers(app_configs: Any = None, databases: Any = None, **kwarg
 @register()
 def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
     """A bad NOTEBOOK_VAULT_UNPROVEN or outside agent's name is said at start, not by the first sweep that needs it."""
-    from django.conf import settings
-
-    from notebooks.log.identity.writer_keys import UNPROVEN_POLICIES
-    from notebooks.log.rules.checks import problem_of_name
-
     errors: list[Error] = []
     policy = settings.NOTEBOOK_VAULT_UNPROVEN
     if policy not in UNPROVEN_POLICIES:

@@ -15,8 +15,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-        tables = set(connection.introspection.table_names())
-        migrated = set(triggers.PROTECTED_TABLES) <= tables
+        migrated = set(triggers.PROTECTED_TABLES) <= set(connection.introspection.table_names())
         missing = triggers.missing(connection) if migrated else []
     except DatabaseError:
         # The error's text may name the host, the role or the database: a caller without a sign-in sees none of it.

@@ -1,8 +1,8 @@
-"""The app's models, one module per layer; every name is importable from notebooks.models as before."""
+"""The app's models, one module per layer; every name is re-exported here (hence F401), where the app imports it."""
 
-from notebooks.models.agents import IdempotencyKey, Token
-from notebooks.models.card import ArchiveMark, NotAlike, ReaderZone, ReviewMark, SigninFailure, TurnRead
-from notebooks.models.log import (
+from notebooks.models.agents import IdempotencyKey, Token  # noqa: F401
+from notebooks.models.card import ArchiveMark, NotAlike, ReaderZone, ReviewMark, SigninFailure, TurnRead  # noqa: F401
+from notebooks.models.log import (  # noqa: F401
     TITLE_PATTERN,
     How,
     Notebook,
@@ -16,34 +16,5 @@ from notebooks.models.log import (
     WriterKey,
     title_validator,
 )
-from notebooks.models.sessions import EventKind, Session, SessionEvent, SessionLease
-from notebooks.models.vault import VaultAlarm, VaultAlarmAck
-
-__all__ = [
-    "TITLE_PATTERN",
-    "title_validator",
-    "Op",
-    "Source",
-    "How",
-    "Role",
-    "Notebook",
-    "Words",
-    "Row",
-    "Snapshot",
-    "WriterKey",
-    "RowProof",
-    "Session",
-    "SessionLease",
-    "EventKind",
-    "SessionEvent",
-    "Token",
-    "IdempotencyKey",
-    "VaultAlarm",
-    "VaultAlarmAck",
-    "SigninFailure",
-    "ReviewMark",
-    "ReaderZone",
-    "TurnRead",
-    "ArchiveMark",
-    "NotAlike",
-]
+from notebooks.models.sessions import EventKind, Session, SessionEvent, SessionLease  # noqa: F401
+from notebooks.models.vault import VaultAlarm, VaultAlarmAck  # noqa: F401

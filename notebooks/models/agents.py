@@ -22,10 +22,8 @@ class Token(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """An agent's write as first answered, under the Idempotency-Key it sent (agents/idempotency.py): the same
-    request again within NOTEBOOK_IDEMPOTENCY_TTL answers this again and writes nothing. Stored in the write's own
-    transaction, so a key never stands without its rows nor rows without their key. Not part of the log: expired
-    keys are deleted."""
+    """An agent's write as first answered, under its Idempotency-Key (agents/idempotency.py), stored in the write's
+    own transaction so a key never stands without its rows nor rows without it. Not the log: expired keys go."""
 
     actor = models.CharField(max_length=150, help_text="Whose key: the token's actor.")
     key = models.CharField(max_length=255)

@@ -81,9 +81,8 @@ class ArchiveMark(models.Model):
 
 
 class NotAlike(models.Model):
-    """Dad's word that a set of lines the similar-lines engine grouped are not alike (notebooks/similar), so the
-    group is not offered again. Append-only like the log (triggers.py), never in it: undoing a mark is a new row
-    naming it in `undoes`."""
+    """Dad's word that lines the engine grouped are not alike (notebooks/similar). Append-only like the log
+    (triggers.py), never in it: undoing a mark is a new row naming it in `undoes`."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     lines = models.JSONField(help_text="The marked lines' numbers, ascending (a set).")

@@ -51,18 +51,14 @@ class Notebook(models.Model):
 
 
 class Words(models.Model):
-    """A line's words, kept apart from the row so a leaked secret can later be redacted.
-
-    The row's hash covers only the words' digest, so the chain still verifies once the
-    words themselves are gone.
-    """
+    """A line's words, apart from the row so a leaked secret can be redacted: the row's hash covers only their
+    digest, so the chain still verifies once the words are gone."""
 
     # No index of its own: words_once_per_notebook (notebook, digest) leads with it (one index less to write).
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     digest = models.CharField(max_length=64)
     body = models.TextField()
-    # The salt of a keyed digest (log/identity/wordkeys.py), deleted with the words; NULL for older words (a plain
-    # digest).
+    # The salt of a keyed digest (log/identity/wordkeys.py), deleted with the words; NULL: a plain, older digest.
     salt = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
 
     class Meta:
@@ -146,11 +142,8 @@ class Row(models.Model):
 
 class Snapshot(models.Model):
     """The live view as the log stood at row `seq`, so a first read folds only the rows after it (snapshots.py).
-
-    Derived, never the source of truth: a reader uses it only while row `seq` still carries `hash`, the notebook's
-    count of redactions is still `redactions`, and `mac` (keyed by SECRET_KEY) matches. Deleting one only makes
-    reads slower; a redaction deletes the notebook's snapshots and makes them again without the words.
-    """
+    Derived (deleting one only slows reads): used while row `seq` still carries `hash`, the notebook's redactions
+    number `redactions` and `mac` (keyed by SECRET_KEY) matches; a redaction makes them again without the words."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     seq = models.PositiveBigIntegerField()

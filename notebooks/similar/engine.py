@@ -1,14 +1,10 @@
 """The method, chosen by measurement (bench/similar.py, bench/RESULTS.md): TF-IDF over character 3-5-grams, cosine
-similarity, repeats clustered by average link, and a rule over each alike pair for a contradiction. No Django here:
-lines in, groups out, the same groups for the same lines every time.
-
-A line is (n, words, source). A group is a tuple of line numbers, its kind and its score (the mean similarity of its
-pairs for a repeat; the similarity of its closest contradicting pair for a conflict); groups come best first.
-"""
+similarity, repeats clustered by average link, and a rule over each alike pair for a contradiction. No Django: lines
+(n, words, source) in, groups out, best first, the same groups for the same lines every time."""
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
@@ -38,13 +34,11 @@ MAX_CLUSTER = 1500  # a component larger than this is cut by its strongest edges
 class Group:
     lines: tuple[int, ...]
     kind: Kind
-    score: float
+    score: float  # a repeat's mean similarity of its pairs; a conflict's similarity of its closest contradicting pair
 
     def as_dict(self) -> dict:
         return {"lines": list(self.lines), "kind": self.kind, "score": round(self.score, 2)}
 
-
-# ----- the contradiction rule over a pair ---------------------------------------------------------------------
 
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
@@ -99,11 +93,9 @@ def contradiction(a: "str | Features", b: "str | Features") -> str | None:
     if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
         return "number"
     sa, sb = fa.vocab, fb.vocab
-    for x, y in OPPOSITES if fa.poles and fb.poles else ():
-        if (x in sa and y in sb and y not in sa and x not in sb) or (
-            y in sa and x in sb and x not in sa and y not in sb
-        ):
-            return "key word"
+    only_a, only_b = fa.poles - sb, fb.poles - sa  # a word with an opposite that one line has and the other lacks
+    if only_a and only_b and any((x in only_a and y in only_b) or (y in only_a and x in only_b) for x, y in OPPOSITES):
+        return "key word"
     if fa.negated != fb.negated and _negated_word_shared(list(fa.tokens), list(fb.tokens)):
         return "negation"
     if len(sa - sb) == 1 and len(sb - sa) == 1 and _one_word_swapped(list(fa.tokens), list(fb.tokens)):
@@ -127,16 +119,10 @@ def _one_word_swapped(ta: list[str], tb: list[str]) -> bool:
     """One content word put in place of another in an otherwise identical line (soul for geo), not a form of it."""
     ops = difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
     changed = [op for op in ops if op[0] != "equal"]
-    if len(changed) != 1 or changed[0][0] != "replace":
+    if [(kind, i2 - i1, j2 - j1) for kind, i1, i2, j1, j2 in changed] != [("replace", 1, 1)]:
         return False
-    _, i1, i2, j1, j2 = changed[0]
-    if i2 - i1 != 1 or j2 - j1 != 1:
-        return False
-    x, y = ta[i1], tb[j1]
+    x, y = ta[changed[0][1]], tb[changed[0][3]]
     return x not in STOP and y not in STOP and len(x) >= 3 and len(y) >= 3 and x[:3] != y[:3]
-
-
-# ----- similarity -------------------------------------------------------------------------------------------
 
 
 def normalized(text: str) -> str:
@@ -151,7 +137,6 @@ def vectorizer(common: "int | float" = COMMON, vocabulary: dict[str, int] | None
         analyzer="char_wb",
         ngram_range=(3, 5),
         sublinear_tf=True,
-        min_df=1,
         max_df=common,
         vocabulary=vocabulary,
         dtype=np.float32,
@@ -197,14 +182,8 @@ def top_pairs(
     return dict(zip(zip(low.tolist(), high.tolist(), strict=True), values.tolist(), strict=True))
 
 
-PairsOf = Callable[[Sequence[str]], dict[tuple[int, int], float]]
-
-
 def tfidf_pairs(texts: Sequence[str]) -> dict[tuple[int, int], float]:
     return close_pairs(tfidf_matrix(texts)[1]) if len(texts) > 1 else {}
-
-
-# ----- grouping ---------------------------------------------------------------------------------------------
 
 
 def _components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
@@ -272,13 +251,11 @@ def group(
     *,
     repeat_at: float = REPEAT_AT,
     conflict_at: float = CONFLICT_AT,
-    alike: dict[tuple[int, int], float] | None = None,
 ) -> list[Group]:
     """Groups from the similarity of pairs of `lines` (indices into it): alike pairs that the rule calls a
     contradiction make conflict groups, with whatever repeats either side; the other repeats are clustered."""
     features = [Features.of(text or "") for _, text, _ in lines]
-    alike = sim if alike is None else alike  # the similarity the rule's "alike" reads (default: the same)
-    clash = {p: s for p, s in alike.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
+    clash = {p: s for p, s in sim.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
     agree = {p: s for p, s in sim.items() if p not in clash}
     clusters: list[list[int]] = []
     for members, own in _pieces(len(lines), agree, repeat_at):
@@ -305,31 +282,29 @@ def group(
     return sorted(out, key=lambda g: (-round(g.score, 6), g.lines))
 
 
-def groups(lines: Sequence[LineIn], *, pairs_of: PairsOf = tfidf_pairs, **thresholds: float) -> list[Group]:
+def groups(lines: Sequence[LineIn]) -> list[Group]:
     """The groups of live lines that probably say one thing or contradict each other, best first."""
     lines = sorted(lines)
-    return group(lines, pairs_of([text or "" for _, text, _ in lines]), **thresholds)
+    return group(lines, tfidf_pairs([text or "" for _, text, _ in lines]))
 
 
-def line_pairs(lines: Sequence[LineIn], *, pairs_of: PairsOf = tfidf_pairs) -> dict[tuple[int, int], float]:
+def line_pairs(lines: Sequence[LineIn]) -> dict[tuple[int, int], float]:
     """The alike pairs of `lines` by line number (n < m): what the groups are made from."""
     lines = sorted(lines)
-    return {(lines[i][0], lines[j][0]): v for (i, j), v in pairs_of([text or "" for _, text, _ in lines]).items()}
+    return {(lines[i][0], lines[j][0]): v for (i, j), v in tfidf_pairs([text or "" for _, text, _ in lines]).items()}
 
 
-def also_close(
-    pairs: dict[tuple[int, int], float], members: Sequence[int], k: int = 3, *, at: float = ALSO_AT
-) -> list[tuple[int, float]]:
-    """The (at most k) lines outside a group most like one of its lines, closest first: a group the method cut short
+def also_close(pairs: dict[tuple[int, int], float], members: Sequence[int]) -> list[tuple[int, float]]:
+    """The (at most 3) lines outside a group most like one of its lines, closest first: a group the method cut short
     is finished by a tick, since the method misses paraphrases that share few words (bench/RESULTS.md)."""
     inside = set(members)
     best: dict[int, float] = {}
     for (a, b), score in pairs.items():
-        if score < at or (a in inside) == (b in inside):
+        if score < ALSO_AT or (a in inside) == (b in inside):
             continue
         other = b if a in inside else a
         best[other] = max(best.get(other, 0.0), score)
-    return sorted(best.items(), key=lambda x: (-x[1], x[0]))[:k]
+    return sorted(best.items(), key=lambda x: (-x[1], x[0]))[:3]
 
 
 def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEAREST_AT) -> list[tuple[int, float]]:
@@ -338,15 +313,8 @@ def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEARE
     if not lines:
         return []
     vec, matrix = tfidf_matrix([t or "" for _, t, _ in lines])
-    return top_k(matrix, [n for n, _, _ in lines], vec.transform([normalized(text)]), k, at)
-
-
-def top_k(
-    matrix: sparse.csr_matrix, numbers: Sequence[int], query: sparse.csr_matrix, k: int, at: float
-) -> list[tuple[int, float]]:
-    scores = (matrix @ query.T).toarray().ravel()
-    hits = np.nonzero(scores >= at)[0]
-    ranked = sorted((-float(scores[i]), numbers[i]) for i in hits)[:k]
+    scores = (matrix @ vec.transform([normalized(text)]).T).toarray().ravel()
+    ranked = sorted((-float(scores[i]), lines[i][0]) for i in np.nonzero(scores >= at)[0])[:k]
     return [(n, round(-s, 4)) for s, n in ranked]
 
 

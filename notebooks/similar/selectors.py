@@ -1,13 +1,11 @@
-"""Reads of similar lines: the groups of a notebook's live lines (minus what Dad marked "Not alike") and the live
-lines nearest a new one. The one cache of both: groups are made once per head and kept with the live view
-(selectors.made_from_live, checked against the log on every read); the index `nearest_for` reads is kept per
-notebook in process memory and brought up to the head by the lines that changed, so an add can afford it.
-"""
+"""Reads of similar lines: a notebook's groups (minus what Dad marked "Not alike"), made once per head and kept with
+the live view, and the live lines nearest a new one, from an index kept per notebook in process memory and brought
+up to the head by the lines that changed, so an add can afford it."""
 
 import threading
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from itertools import accumulate
 
 import numpy as np
 from django.conf import settings
@@ -22,11 +20,9 @@ from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine
 from notebooks.similar.engine import Group
 
-T = TypeVar("T")
-
-GROUPS = "similar.groups"  # the name the groups and their pairs are kept under in the live view's made answers
 INDEXES_KEPT = 64  # notebooks whose nearest-line index this process keeps (least recently used dropped first)
 REFIT_SHARE = 1.0  # lines changed since the index was fitted, as a share of it, before it is fitted again
+FOLLOW_ROWS = 500  # rows since the index's head it follows one by one; past this, it compares every live line
 
 
 @dataclass(frozen=True)
@@ -74,78 +70,54 @@ class Compared:
 
 def within(lines: list[Line], limit: Budget) -> list[Line]:
     """The newest of `lines` (highest numbers first) that fit the budget, in number order: the engine's input."""
-    kept: list[Line] = []
-    used = 0
-    for x in sorted(lines, key=lambda x: -x.n):
-        size = len(x.text or "")
-        if len(kept) >= limit.lines or used + size > limit.characters:
-            break
-        kept.append(x)
-        used += size
-    return kept[::-1]
-
-
-def _compared_lines(view: "log_selectors.PinnedView", limit: Budget) -> list[tuple[int, str, str]]:
-    return [(x.n, x.text, x.source) for x in within(_worded(view.lines), limit)]
-
-
-def _made(notebook: Notebook, name: str, limit: Budget, make: "Callable[[log_selectors.PinnedView], T]") -> T:
-    """What `make` makes of the live view, kept per head under `name` and the budget it was made within."""
-    return log_selectors.made_from_live(notebook, f"{name}:{limit.lines}:{limit.characters}", make)
+    newest = sorted(lines, key=lambda x: -x.n)[: max(0, limit.lines)]
+    used = accumulate(len(x.text or "") for x in newest)  # never decreasing: the lines that fit are a prefix
+    return [x for x, upto in zip(newest, used, strict=True) if upto <= limit.characters][::-1]
 
 
 @dataclass(frozen=True)
 class _Found:
-    """The engine's answer for one head: the groups, the alike pairs by line number, and each line's pairs."""
+    """The engine's answer for one head: what it compared, the groups, and each line's alike pairs by line number."""
 
+    compared: Compared
     groups: list[Group]
-    pairs: dict[tuple[int, int], float]
-    by_line: dict[int, list[tuple[int, int]]]
+    by_line: dict[int, dict[tuple[int, int], float]]
+
+
+def _worded(lines: Iterable[Line | None]) -> list[Line]:
+    """The lines with words: a redacted line shows only its mark, which says nothing about the game."""
+    return [x for x in lines if x is not None and x.text and not x.redacted]
 
 
 def _found(notebook: Notebook, limit: Budget) -> _Found:
-    """engine.groups and engine.line_pairs of the compared lines, from one computation of their pairs (the most a
-    cold Similar view costs; it was made twice)."""
+    """Made once per head with the live view, from one computation of the compared lines' pairs (the most a cold
+    Similar view costs), under the budget it was made within."""
 
-    def make(view: "log_selectors.PinnedView") -> _Found:
-        lines = sorted(_compared_lines(view, limit))
-        sim = engine.tfidf_pairs([text or "" for _, text, _ in lines])
-        pairs = {(lines[i][0], lines[j][0]): v for (i, j), v in sim.items()}
-        by_line: dict[int, list[tuple[int, int]]] = {}
-        for pair in pairs:
-            by_line.setdefault(pair[0], []).append(pair)
-            by_line.setdefault(pair[1], []).append(pair)
-        return _Found(engine.group(lines, sim), pairs, by_line)
+    def make(view: log_selectors.PinnedView) -> _Found:
+        worded = _worded(view.lines)
+        lines = [(x.n, x.text, x.source) for x in within(worded, limit)]
+        sim = engine.tfidf_pairs([text for _, text, _ in lines])
+        by_line: dict[int, dict[tuple[int, int], float]] = {}
+        for (i, j), v in sim.items():
+            pair = (lines[i][0], lines[j][0])
+            for n in pair:
+                by_line.setdefault(n, {})[pair] = v
+        compared = Compared(len(lines), len(worded), sum(len(text) for _, text, _ in lines), limit)
+        return _Found(compared, engine.group(lines, sim), by_line)
 
-    return _made(notebook, GROUPS, limit, make)
-
-
-def _worded(lines: list[Line]) -> list[Line]:
-    """The lines with words: a redacted line shows only its mark, which says nothing about the game."""
-    return [x for x in lines if x.text and not x.redacted]
+    return log_selectors.made_from_live(notebook, f"similar.groups:{limit.lines}:{limit.characters}", make)
 
 
 def compared_for(notebook: Notebook, limit: Budget | None = None) -> Compared:
     """How much of the live view the groups were made from, and whether the budget cut it short."""
-    limit = limit or budget()
-
-    def count(view: "log_selectors.PinnedView") -> Compared:
-        worded = _worded(view.lines)
-        compared = within(worded, limit)
-        return Compared(len(compared), len(worded), sum(len(x.text or "") for x in compared), limit)
-
-    return _made(notebook, "similar.compared", limit, count)
+    return _found(notebook, limit or budget()).compared
 
 
-def also_close_for(
-    notebook: Notebook, members: tuple[int, ...], k: int = 3, limit: Budget | None = None
-) -> list[tuple[int, float]]:
+def also_close_for(notebook: Notebook, members: tuple[int, ...]) -> list[tuple[int, float]]:
     """Live lines outside a group that are close to one of its lines ([(n, score)], closest first), offered beside
-    the group for Dad to add: the pairs are made once per head with the live view, and indexed by line, so each
-    group reads only its own lines' pairs (engine.also_close read every pair once per group)."""
-    found = _found(notebook, limit or budget())
-    near = {pair: found.pairs[pair] for n in set(members) for pair in found.by_line.get(n, ())}
-    return engine.also_close(near, members, k)
+    the group for Dad to add: each group reads only its own lines' pairs (engine.also_close read every pair)."""
+    by_line = _found(notebook, budget()).by_line
+    return engine.also_close({p: s for n in set(members) for p, s in by_line.get(n, {}).items()}, members)
 
 
 def live_marks(notebook: Notebook) -> list[NotAlike]:
@@ -155,23 +127,11 @@ def live_marks(notebook: Notebook) -> list[NotAlike]:
     return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
-def hidden_by(group: Group, marks: list[frozenset[int]]) -> bool:
-    """A group is hidden while one live mark covers all its lines: a line joining it shows it again."""
-    return any(set(group.lines) <= mark for mark in marks)
-
-
 def groups_for(notebook: Notebook, limit: Budget | None = None) -> list[Group]:
-    """The groups of live lines now, best first, minus those a live "Not alike" mark covers; made of the newest
-    lines within the budget (compared_for says whether it cut them short)."""
-    found = _found(notebook, limit or budget()).groups
+    """The groups of live lines now, best first, but those a live "Not alike" mark covers all the lines of (a line
+    joining a group shows it again); made of the newest lines within the budget."""
     marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
-    return [g for g in found if not hidden_by(g, marks)] if marks else list(found)
-
-
-# ----- the nearest lines to a new one ---------------------------------------------------------------------------
-
-
-FOLLOW_ROWS = 500  # rows since the index's head it follows one by one; past this, it compares every live line
+    return [g for g in _found(notebook, limit or budget()).groups if not any(set(g.lines) <= m for m in marks)]
 
 
 @dataclass
@@ -183,26 +143,14 @@ class _Index:
     hash: str
     weigher: engine.Weigher
     base: sparse.csr_matrix
-    base_numbers: list[int]
-    gone: np.ndarray  # bool per base row: retired or changed since the fit
-    row_of: dict[int, tuple[int, int]]  # n -> (base row or -1 for an extra, the line's seq)
+    numbers: list[int]  # each row's line: the fit's rows, then the extra rows of lines new since
+    gone: np.ndarray  # bool per row: retired or changed since it was made
+    row_of: dict[int, tuple[int, int]]  # n -> (its row, the line's seq)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    # The lines new since the fit as one matrix, and followed by the rows since, not by every line: the API's add
-    # with nearest_for after it went from 1.27x to 1.13x the add alone at 1,000 lines (bench/NOTES.md).
-    extra: dict[int, int] = field(default_factory=dict)  # n -> its extra row
-    extra_numbers: list[int] = field(default_factory=list)
-    extra_gone: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    extra_columns: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    extra_weights: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    extra_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int32))
-    extra_matrix: sparse.csr_matrix | None = None  # made from the arrays above when first read after an add
-
-    @classmethod
-    def fitted(cls, lines: list[Line], seq: int, hash: str) -> "_Index":
-        vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
-        row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
-        gone = np.zeros(len(lines), dtype=bool)
-        return cls(seq, hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
+    # The lines new since the fit scored as one matrix, and followed by the rows since, not by every line: the API's
+    # add with nearest_for after it went from 1.27x to 1.13x the add alone at 1,000 lines (bench/NOTES.md).
+    extra_rows: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # (columns, weights) each
+    extra_matrix: sparse.csr_matrix | None = None  # made from extra_rows when first read after an add
 
     def follow_view(self, view: kept.KeptView, notebook: Notebook) -> bool:
         """Brought to the live view's head (the caller holds the view's lock); False when it should be fitted again:
@@ -210,68 +158,45 @@ class _Index:
         if (self.seq, self.hash) == (view.seq, view.hash):
             return True
         if view.seq < self.seq or view.seq - self.seq > FOLLOW_ROWS:
-            return self._follow_all(within(_worded(view.live.lines), budget()), view.seq, view.hash)
-        found = stored.row_lines(notebook.pk, self.seq, view.seq)  # lines the rows since touched, its own row
-        if self.seq and not any(seq == self.seq and h == self.hash for seq, _, h in found):
-            return False
-        for n in {n for seq, n, _ in found if seq > self.seq}:
-            line = view.live.get(n)
-            worded = line is not None and bool(line.text) and not line.redacted
-            had = self.row_of.get(n)
-            if had is not None and worded and had[1] == line.seq:
+            now = {x.n: x for x in within(_worded(view.live.lines), budget())}
+            touched = set(self.row_of) | set(now)
+        else:
+            found = stored.row_lines(notebook.pk, self.seq, view.seq)  # lines the rows since touched, its own row
+            if self.seq and not any(seq == self.seq and h == self.hash for seq, _, h in found):
+                return False
+            touched = {n for seq, n, _ in found if seq > self.seq}
+            now = {x.n: x for x in _worded(view.live.get(n) for n in touched)}
+        for n in touched:
+            line, had = now.get(n), self.row_of.get(n)
+            if had is not None and line is not None and had[1] == line.seq:
                 continue
             if had is not None:
-                self._drop(n)
-            if worded:
+                self.gone[self.row_of.pop(n)[0]] = True
+            if line is not None:
                 self._add(line)
         self.seq, self.hash = view.seq, view.hash
-        return self._small()
-
-    def _follow_all(self, lines: list[Line], seq: int, hash: str) -> bool:
-        now = {x.n: x.seq for x in lines}
-        for n in [n for n, (_, at) in self.row_of.items() if now.get(n) != at]:
-            self._drop(n)
-        for x in lines:
-            if x.n not in self.row_of:
-                self._add(x)
-        self.seq, self.hash = seq, hash
-        return self._small()
-
-    def _drop(self, n: int) -> None:
-        row, _ = self.row_of.pop(n)
-        if row >= 0:
-            self.gone[row] = True
-        extra = self.extra.pop(n, None)
-        if extra is not None:
-            self.extra_gone[extra] = True
+        fitted = self.base.shape[0]
+        changed = len(self.numbers) - fitted + int(self.gone[:fitted].sum())
+        return changed <= max(256, REFIT_SHARE * fitted)
 
     def _add(self, line: Line) -> None:
-        columns, weights = self.weigher.sparse(line.text or "")
-        self.extra[line.n] = len(self.extra_numbers)
-        self.extra_numbers.append(line.n)
-        self.extra_gone = np.append(self.extra_gone, False)
-        self.extra_columns = np.concatenate([self.extra_columns, columns.astype(np.int32)])
-        self.extra_weights = np.concatenate([self.extra_weights, weights.astype(np.float32)])
-        self.extra_indptr = np.append(self.extra_indptr, np.int32(len(self.extra_columns)))
+        self.extra_rows.append(self.weigher.sparse(line.text or ""))
         self.extra_matrix = None
-        self.row_of[line.n] = (-1, line.seq)
-
-    def _small(self) -> bool:
-        changed = len(self.extra_numbers) + int(self.gone.sum())
-        return changed <= max(256, REFIT_SHARE * len(self.base_numbers))
+        self.row_of[line.n] = (len(self.numbers), line.seq)
+        self.numbers.append(line.n)
+        self.gone = np.append(self.gone, False)
 
     def nearest(self, text: str, k: int, exclude: int | None) -> list[tuple[int, float]]:
         query = self.weigher.dense(text)
         scores = self.base @ query
-        scores[self.gone] = 0.0
-        found = [(float(scores[i]), self.base_numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0]]
-        if self.extra:
+        if self.extra_rows:
             if self.extra_matrix is None:
-                entries = (self.extra_weights, self.extra_columns, self.extra_indptr)
-                self.extra_matrix = sparse.csr_matrix(entries, shape=(len(self.extra_numbers), query.shape[0]))
-            extra = self.extra_matrix @ query
-            extra[self.extra_gone] = 0.0
-            found += [(float(extra[i]), self.extra_numbers[i]) for i in np.nonzero(extra >= engine.NEAREST_AT)[0]]
+                columns, weights = zip(*self.extra_rows, strict=True)
+                entries = (np.concatenate(weights), np.concatenate(columns), np.cumsum([0, *map(len, columns)]))
+                self.extra_matrix = sparse.csr_matrix(entries, shape=(len(columns), query.shape[0]))
+            scores = np.concatenate([scores, self.extra_matrix @ query])
+        scores[self.gone] = 0.0
+        found = [(float(scores[i]), self.numbers[i]) for i in np.nonzero(scores >= engine.NEAREST_AT)[0]]
         ranked = sorted((-s, n) for s, n in found if n != exclude)[:k]
         return [(n, round(-s, 4)) for s, n in ranked]
 
@@ -288,7 +213,10 @@ def _index(notebook: Notebook) -> _Index:
                 return index
     # Fitted on the newest lines within the Similar view's budget: 150,000 lines took an add 31 s to fit.
     lines, top = kept.with_live(notebook, lambda view: (within(_worded(view.live.lines), budget()), view.head))
-    index = _Index.fitted(lines, top.seq, top.hash)
+    vec, matrix = engine.tfidf_matrix([x.text or "" for x in lines])
+    row_of = {x.n: (i, x.seq) for i, x in enumerate(lines)}
+    gone = np.zeros(len(lines), dtype=bool)
+    index = _Index(top.seq, top.hash, engine.Weigher(vec), matrix, [x.n for x in lines], gone, row_of)
     return _indexes.keep(key, lambda _old: index)
 
 
@@ -314,22 +242,13 @@ def nearest_for(
     with index.lock:
         found = [(n, s) for n, s in index.nearest(text, k + len(hidden), exclude) if n not in hidden]
         if pending:
-            found += _nearest_pending(index, text, _worded(pending), k, exclude)
+            query = index.weigher.dense(text)
+            for x in _worded(pending):  # her pending lines, weighed with the index's fit
+                columns, weights = index.weigher.sparse(x.text or "")
+                score = float(weights @ query[columns])
+                if x.n != exclude and score >= engine.NEAREST_AT:
+                    found.append((x.n, round(score, 4)))
     return [{"n": n, "score": s} for n, s in sorted(found, key=lambda f: (-f[1], f[0]))[:k]]
-
-
-def _nearest_pending(
-    index: _Index, text: str, pending: list[Line], k: int, exclude: int | None
-) -> list[tuple[int, float]]:
-    """Pending lines like `text`, weighed with the index's fit."""
-    query = index.weigher.dense(text)
-    found = []
-    for x in pending:
-        columns, weights = index.weigher.sparse(x.text or "")
-        score = float(weights @ query[columns])
-        if x.n != exclude and score >= engine.NEAREST_AT:
-            found.append((x.n, round(score, 4)))
-    return found
 
 
 def forget() -> None:

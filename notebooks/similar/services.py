@@ -10,11 +10,7 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules.checks import check_number, check_text, max_reason
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
 from notebooks.log.views import selectors as log_selectors
-from notebooks.models import NotAlike, Notebook
-
-
-def _notebook(notebook: "Notebook | str") -> Notebook:
-    return notebook if isinstance(notebook, Notebook) else log_selectors.get_notebook(notebook)
+from notebooks.models import NotAlike
 
 
 def _editor(by: "Actor | str", verb: str) -> Actor:
@@ -24,7 +20,7 @@ def _editor(by: "Actor | str", verb: str) -> Actor:
     return actor
 
 
-def mark_not_alike(*, notebook: "Notebook | str", numbers: Iterable[int], by: "Actor | str", why: str = "") -> NotAlike:
+def mark_not_alike(*, notebook: str, numbers: Iterable[int], by: "Actor | str", why: str = "") -> NotAlike:
     """Dad marks a set of live lines as not alike: a group made only of them is no longer offered."""
     actor = _editor(by, "mark lines as not alike")
     marked = sorted({check_number(n) for n in numbers})
@@ -32,7 +28,7 @@ def mark_not_alike(*, notebook: "Notebook | str", numbers: Iterable[int], by: "A
         raise Invalid("Mark at least two different lines as not alike.")
     why = check_text(why, "reason", limit=max_reason(), required=False) if why else ""
     with transaction.atomic():
-        nb = _notebook(notebook)
+        nb = log_selectors.get_notebook(notebook)
         missing = [n for n in marked if log_selectors.live_line(nb, n) is None]
         if missing:
             shown = ", ".join(f"#{n}" for n in missing)
@@ -40,12 +36,12 @@ def mark_not_alike(*, notebook: "Notebook | str", numbers: Iterable[int], by: "A
         return NotAlike.objects.create(notebook=nb, lines=marked, by=actor.name, why=why, at=time.time())
 
 
-def undo_not_alike(*, notebook: "Notebook | str", mark_id: int, by: "Actor | str", why: str = "") -> NotAlike:
+def undo_not_alike(*, notebook: str, mark_id: int, by: "Actor | str", why: str = "") -> NotAlike:
     """Dad takes a mark back (a new row naming it): its group is offered again."""
     actor = _editor(by, "undo a not-alike mark")
     why = check_text(why, "reason", limit=max_reason(), required=False) if why else ""
     with transaction.atomic():
-        nb = _notebook(notebook)
+        nb = log_selectors.get_notebook(notebook)
         mark = NotAlike.objects.filter(notebook=nb, pk=mark_id, undoes__isnull=True).first()
         if mark is None:
             raise NotFound(f"Notebook {nb.title!r} has no not-alike mark {mark_id!r}.")

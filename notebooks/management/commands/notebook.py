@@ -8,6 +8,8 @@ from notebooks.cli import MODULES
 from notebooks.cli.arguments import check_every_argument
 from notebooks.log.rules.errors import NotebookError
 
+EXIT_CODES = {400: 2, 403: 3, 404: 4, 409: 5}  # a refusal's status: its exit code (docs/cli.md); any other is 1
+
 
 class Command(BaseCommand):
     help = "Read and write notebooks: create, import, export, view, history, turn, add, edit, retire, merge, verify…"
@@ -32,10 +34,6 @@ class Command(BaseCommand):
         try:
             options["handler"](self, options)
         except NotebookError as exc:
-            raise CommandError(exc.message, returncode=_exit_code(exc)) from None
+            raise CommandError(exc.message, returncode=EXIT_CODES.get(exc.status, 1)) from None
         except BrokenPipeError:
             sys.stderr.close()
-
-
-def _exit_code(exc: NotebookError) -> int:
-    return {400: 2, 403: 3, 404: 4, 409: 5}.get(exc.status, 1)

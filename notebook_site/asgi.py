@@ -1,6 +1,0 @@
-import os
-
-from django.core.asgi import get_asgi_application
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-application = get_asgi_application()
