@@ -273,13 +273,9 @@ def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: 
         raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
     source = row.get("source")
     if source is None:
-        # A file's edit that names no source reads as the seed's format did: by "dad" it is his correction.
-        if door.file:
-            source = fold.sourceless_edit_source(by=row["by"], editor=editor, current=current.source)
-        else:
-            source = fold.source_after_edit(editor=editor, current=current.source)
-        row["source"] = source
-    elif not landing and not fold.edit_source_allowed(current=current.source, given=source):
+        filed_by = row["by"] if door.file else None
+        source = row["source"] = fold.source_after_edit(editor=editor, current=current.source, filed_by=filed_by)
+    elif not landing and source not in (current.source, fold.DAD_CORRECTION):
         raise Invalid(f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
     if door.authors:
         fold.check_may_write(name=row["by"], editor=editor, source=source)

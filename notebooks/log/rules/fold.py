@@ -20,7 +20,7 @@ The rule of the log:
 A session's change is pending until it lands: each row its holder writes is a proposal, op "propose", naming the op
 it proposes (add, edit, strike; a merge and a restore are proposals of those) with that op's fields. A proposal
 changes no view, line state or number count but one: a proposed add holds its number (given once, for good). Only
-its session's own reads and write checks see it, as the op it proposes (with_proposals). A land appends a landed
+its session's own reads and write checks see it, as the op it proposes (fold_view). A land appends a landed
 copy of each proposal in its order (landed_copies), a plain row naming the proposal in `lands`, at the land's own
 place in the log: a view cut before the land never shows it, and a frozen view never changes. An abandoned or
 discarded session's proposals stay in the log and never count. A reader that knows only add, edit and strike reads
@@ -104,9 +104,10 @@ class LiveLines:
         return len(self.lines)
 
 
-def fold_view(rows: Iterable[ViewRow]) -> list[Line]:
-    """The live lines the rows leave, in number order."""
-    view = LiveLines()
+def fold_view(rows: Iterable[ViewRow], lines: Iterable[Line] = ()) -> list[Line]:
+    """The live lines the rows leave after `lines`, in number order: a session's holder reads the landed lines with
+    her open session's proposals folded after them, each row as the op it proposes."""
+    view = LiveLines(lines)
     view.apply_rows(rows)
     return view.lines
 
@@ -142,14 +143,6 @@ def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> Line
             continue
         state.apply(seq, op, source, words)
     return state
-
-
-def with_proposals(lines: Iterable[Line], proposals: Iterable[ViewRow]) -> list[Line]:
-    """The view a session's holder reads: the lines with her open session's proposals applied as the ops they
-    propose (each row's op is the proposed one), in log order."""
-    view = LiveLines(lines)
-    view.apply_rows(proposals)
-    return view.lines
 
 
 # The fields of a proposal a land copies (the words by digest, as the proposal had them).
@@ -249,20 +242,12 @@ def move_rows(
     return strike, add
 
 
-def source_after_edit(*, editor: bool, current: str) -> str:
-    """The editor's edit makes a line his correction; an agent's keeps its source."""
-    return DAD_CORRECTION if editor else current
-
-
-def sourceless_edit_source(*, by: str, editor: bool, current: str) -> str:
-    """The source of a file's edit row that names none, as the seed's format reads it: an edit by "dad" (or by the
-    editor) is his correction. This reads a field, it grants nothing: who may write the row is checked apart."""
-    return DAD_CORRECTION if editor or by == DAD else current
-
-
-def edit_source_allowed(*, current: str, given: str) -> bool:
-    """An edit keeps the line's source or makes it the editor's correction."""
-    return given in (current, DAD_CORRECTION)
+def source_after_edit(*, editor: bool, current: str, filed_by: str | None = None) -> str:
+    """The source of an edit that names none: the editor's makes the line his correction, an agent's keeps its source.
+    A file's row by "dad" (`filed_by`) is his correction too, as the seed's format reads it: this reads a field, it
+    grants nothing (who may write the row is checked apart). Given, an edit's source keeps the line's or is
+    DAD_CORRECTION."""
+    return DAD_CORRECTION if editor or filed_by == DAD else current
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,7 @@
-"""The row table's other questions: a session's rows, what a write reads under the notebook's lock, the writes' own
-questions, a session's proposals, a whole log checked or judged, a land's gates, the card's reads and Similar lines.
-
-Every module reads rows through here or view_reads.py (what views read); the fast path, the triggers, the
-privileges and the system check keep their own SQL, so a change of the table's shape or of an index is seen in two
-places. Each function returns the database's tuples as they come; the callers give them their meaning.
+"""The row table's other questions (what views read is view_reads.py's): a session's rows, a write's reads, a
+whole log checked or judged, a land's gates, the card's reads and Similar lines. Besides these two only the fast
+path, the triggers, the privileges and the system check name the table. Each function returns the database's tuples
+as they come; the callers give them their meaning.
 """
 
 import functools
@@ -16,19 +14,19 @@ from notebooks.log.rules import fold
 from notebooks.log.store.locks import LOCK_BY_TITLE
 from notebooks.log.store.view_reads import (
     EXPORT_COLUMNS,
+    EXPORT_NAMES,
+    WORDS_JOIN,
     Found,
     fetch_all,
     fetch_one,
     proposed_op_sql,
     redacted_why_sql,
+    streamed,
 )
 
 # ----- a session's rows --------------------------------------------------------------------------------------------
 
-SESSION_ROW_SQL = (
-    f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
-    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-)
+SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
 def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tuple[list[Found], int]:
@@ -97,17 +95,17 @@ def line_rows(notebook_id: int, n: int, session: int | None) -> list[Found]:
     """Line n's rows in log order as a write judges them: (seq, op, source, words), `session`'s proposals as the ops
     they propose (read your own writes)."""
     return fetch_all(
-        f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
         [session, notebook_id, n],
     )
 
 
-def top_number(notebook_id: int) -> int | None:
-    """The highest line number the notebook gave (None before its first row)."""
-    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+def top_number(notebook_id: int, upto: int | None = None) -> int | None:
+    """The highest line number the notebook gave (at or before row `upto`); None before its first row."""
+    if upto is None:
+        return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [notebook_id, upto])[0]
 
 
 def head_and_top_number(notebook_id: int) -> Found | None:
@@ -135,10 +133,8 @@ def add_state_sql(may_claim_sql: str, where: str) -> str:
 
 def add_state(title: str, may_claim_sql: str, actor_name: str, digests: tuple[str, str]) -> Found | None:
     """(notebook id, head seq, hash, at, highest number, redact seq, may claim) for an add to `title`, the notebook
-    locked; None when no notebook has that title.
-
-    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
-    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
+    locked; None when no notebook has that title. SQLite reads it all in one statement (BEGIN IMMEDIATE already
+    holds the write lock); PostgreSQL takes the notebook's lock first, so the head is read after any writer before it.
     """
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -168,20 +164,15 @@ def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
 
 def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
     """The line whose add restored line n (or, for `session`'s holder, whose proposed add does)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
-            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
-            [notebook_id, n],
+    # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
+    sql = "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s"
+    found = fetch_one(sql, [notebook_id, n])
+    if found is None and session is not None:
+        found = fetch_one(
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+            'AND "into" = %s AND session_id = %s',
+            [notebook_id, n, session],
         )
-        found = cursor.fetchone()
-        if found is None and session is not None:
-            cursor.execute(
-                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
-                'AND "into" = %s AND session_id = %s',
-                [notebook_id, n, session],
-            )
-            found = cursor.fetchone()
     return found[0] if found else None
 
 
@@ -241,46 +232,27 @@ def proposal_rows(notebook_id: int, session_id: int, after: int) -> list[Found]:
     """The session's proposals after seq `after` in log order: PROPOSAL_COLUMNS, words, salt, the redacted why."""
     columns = ", ".join(f'r."{c}"' for c in PROPOSAL_COLUMNS)
     return fetch_all(
-        f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
-        "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
         [notebook_id, after, session_id, fold.PROPOSE],
     )
 
 
-VERIFY_COLUMNS = (
-    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.body, w.salt"
-)
-
-
 def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
     """Every row of the notebook in log order with its words and salt, by column name, streamed from one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {VERIFY_COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s ORDER BY r.seq",
-            [notebook_id],
-        )
-        names = [c[0] for c in cursor.description]
-        while batch := cursor.fetchmany(5000):
-            for values in batch:
-                yield dict(zip(names, values, strict=True))
+    names = [*EXPORT_NAMES, "body"]
+    for values in streamed(f"{SESSION_ROW_SQL}WHERE r.notebook_id = %s ORDER BY r.seq", [notebook_id]):
+        yield dict(zip(names, values, strict=True))
 
 
 def rows_to_judge(notebook_id: int) -> Iterator[Found]:
     """Every row of the notebook in log order, as an import judges rows after them: (seq, op, n, source, at, digest,
     redacts, into, moved_notebook, moved_n, proposes, lands, session_id), streamed from one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
-            "session_id FROM notebooks_row "
-            "WHERE notebook_id = %s ORDER BY seq",
-            [notebook_id],
-        )
-        while batch := cursor.fetchmany(5000):
-            yield from batch
+    return streamed(
+        'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
+        "session_id FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+        [notebook_id],
+    )
 
 
 # The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
@@ -341,11 +313,6 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
 # ----- the card's reads (card/) ------------------------------------------------------------------------------------
 
 
-def top_number_at(notebook_id: int, seq: int) -> int | None:
-    """The highest line number given at or before row `seq`."""
-    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [notebook_id, seq])[0]
-
-
 def added_per_day(notebook_id: int, cut: int) -> list[Found]:
     """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source."""
     if connection.vendor == "postgresql":
@@ -365,23 +332,11 @@ def audit_page(
     """A page of rows across every notebook, newest first, filtered; with the total and the page shown (a page past
     the last shows the last). Each row: id, title, seq, op, n, words, source, by, why, how, into, at, was_at,
     was_by, moved_notebook, moved_n, notebook id, redacted why."""
-    where, params = ["1 = 1"], []
-    if notebook:
-        where.append("nb.title = %s")
-        params.append(notebook)
-    if by:
-        where.append('r."by" = %s')
-        params.append(by)
-    if op:
-        where.append("r.op = %s")
-        params.append(op)
-    if since is not None:
-        where.append("r.at >= %s")
-        params.append(since)
-    if until is not None:
-        where.append("r.at <= %s")
-        params.append(until)
-    condition = " AND ".join(where)
+    filters = {"nb.title = %s": notebook or None, 'r."by" = %s': by or None, "r.op = %s": op or None}
+    filters |= {"r.at >= %s": since, "r.at <= %s": until}
+    given = {sql: value for sql, value in filters.items() if value is not None}
+    condition = " AND ".join(["1 = 1", *given])
+    params = list(given.values())
     # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
     order = "r.seq DESC" if notebook else "r.id DESC"
     with connection.cursor() as cursor:
@@ -396,8 +351,7 @@ def audit_page(
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
             f"r.was_at, r.was_by, r.moved_notebook, r.moved_n, nb.id, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
-            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id {WORDS_JOIN} "
             f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
             [*params, per_page, (page - 1) * per_page],
         )

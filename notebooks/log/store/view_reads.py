@@ -1,9 +1,6 @@
-"""The rows a view reads: the row a view stands at, the view in SQL, snapshots and the rows after them, a line's
-rows for its history, and rows in log order as an export; with the pieces of statements other readers join in.
-
-Reads of the row table live here and in rows.py (the questions of writes, sessions, files, the card and Similar
-lines); each function returns the database's tuples as they come, the callers give them their meaning. The
-statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
+"""The rows a view reads (its cut, the view in SQL, snapshots, a line's history, an export), and the pieces of
+statements rows.py joins in. Each function returns the database's tuples as they come; the callers give them their
+meaning. The statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
 """
 
 from collections.abc import Iterator
@@ -28,14 +25,23 @@ def fetch_all(sql: str, params: Any = None) -> list[Found]:
         return cursor.fetchall()
 
 
+def streamed(sql: str, params: Any, batch: int = 5000) -> Iterator[Found]:
+    """The statement's rows, fetched `batch` at a time: a whole log never sits in memory."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while found := cursor.fetchmany(batch):
+            yield from found
+
+
 # ----- pieces of statements other readers join in ------------------------------------------------------------------
+
+# Row r's words, when it has any.
+WORDS_JOIN = "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> ''"
 
 
 def redacted_why_sql(r: str, w: str) -> str:
-    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted).
-
-    Looked up only when the words are missing, so a view of kept words pays nothing for it.
-    """
+    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted), looked up only
+    when the words are missing, so a view of kept words pays nothing for it."""
     return (
         f"CASE WHEN {w}.body IS NULL AND {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x "
         f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
@@ -216,10 +222,8 @@ def redaction_whys(notebook_id: int) -> dict[str, str]:
 
 HISTORY_COLUMNS = (
     'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-    f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
-    f"{redacted_why_sql('r', 'w')} "
-    "FROM notebooks_row r LEFT JOIN notebooks_words w "
-    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+    "r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
+    f"{redacted_why_sql('r', 'w')} FROM notebooks_row r {WORDS_JOIN} "
 )
 
 
@@ -228,17 +232,14 @@ def line_history_rows(notebook_id: int, n: int) -> tuple[list[Found], list[Found
     restored it and the strikes into it, each by its own partial index (row_restores_idx, row_struck_into_idx; an
     OR would scan the notebook). Columns: HISTORY_COLUMNS."""
     columns = HISTORY_COLUMNS
-    with connection.cursor() as cursor:
-        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
-        found = cursor.fetchall()
-        others = []
-        if found:
-            cursor.execute(
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
-                [notebook_id, n, notebook_id, n],
-            )
-            others = cursor.fetchall()
+    found = fetch_all(f"{columns}WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
+    if not found:
+        return found, []
+    others = fetch_all(
+        f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
+        f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
+        [notebook_id, n, notebook_id, n],
+    )
     return found, others
 
 
@@ -246,10 +247,8 @@ def words_rows_before(notebook_id: int, numbers: list[int], before: int) -> list
     """The add, edit and strike rows of these lines before row `before`, with their words:
     (n, seq, op, source, digest, body, redacted why)."""
     return fetch_all(
-        f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-        f"WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
+        f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
+        f"{WORDS_JOIN} WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
         "AND r.op IN ('add', 'edit', 'strike') AND r.seq < %s ORDER BY r.seq",
         [notebook_id, *numbers, before],
     )
@@ -267,16 +266,11 @@ EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.sp
 def export_rows(notebook_id: int, after: int, upto: int, limit: int | None = None) -> Iterator[Found]:
     """The rows in (after, upto], streamed from one query: EXPORT_COLUMNS, the redacted why, the words."""
     sql = (
-        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
     )
     params: list[Any] = [notebook_id, after, upto]
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(2000):
-            yield from batch
+    return streamed(sql, params, 2000)
