@@ -1,33 +1,24 @@
-"""What the log's rows mean, in one place. Pure: no Django, no I/O; every view, store and check calls it.
+"""What the log's rows mean, in one place (docs/file-format.md says it for a reader). Pure: no Django, no I/O.
 
-The rule of the log:
-- add makes line n, with its words and source; a number is given once, for good;
+- add makes line n with its words and source; a number is given once, for good;
 - edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
-- strike (retired or merged) takes the line out of view;
-- adopt keeps recovered words in the line's history only; redact removes words, which then read "[redacted: why]";
-- an add that `restores` m (kept in the row's `into`) is a new line like any add; it undoes m's retirement without
-  reusing m's number, so a reader that knows only add, edit and strike reads it right. m must have been added, be
-  retired, and never restored before; both lines' histories show the restore.
-- a merge is an add (the new line) and a strike of each merged line, how="merged", into the new line; its add row
-  says nothing more (the strikes name it), so a reader that knows only add and strike reads it right. The line's
-  history shows each line merged or retired into it (RETIRED_INTO) with the words that line had then.
-- a move takes a live line to another notebook as two rows written together (move_rows): in its notebook a strike,
-  how="moved", naming the notebook and line it went to (`moved_notebook`, `moved_n`; `into` stays empty, it names
-  lines of this notebook); in the other an add of the same words and source, by whoever moved it, naming where it
-  came from in the same two fields, with the words' author and time kept in `was_by` and `was_at`. A reader that
-  knows only add and strike reads both views right; each line's history shows the move.
-
-A session's change is pending until it lands: each row its holder writes is a proposal, op "propose", naming the op
-it proposes (add, edit, strike; a merge and a restore are proposals of those) with that op's fields. A proposal
-changes no view, line state or number count but one: a proposed add holds its number (given once, for good). Only
-its session's own reads and write checks see it, as the op it proposes (fold_view). A land appends a landed
-copy of each proposal in its order (landed_copies), a plain row naming the proposal in `lands`, at the land's own
-place in the log: a view cut before the land never shows it, and a frozen view never changes. An abandoned or
-discarded session's proposals stay in the log and never count. A reader that knows only add, edit and strike reads
-every view right.
-
-Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
-lines and may change only those; only the editor redacts and moves lines between notebooks.
+- strike (retired, merged or moved) takes the line out of view; adopt keeps recovered words in its history only;
+  redact removes words, which then read "[redacted: why]";
+- an add that `restores` m (kept in `into`) is a new line that undoes m's retirement without reusing its number:
+  m must have been added, be retired and never restored before; both lines' histories show the restore;
+- a merge is an add of the new line and a strike of each merged line, how="merged", into it (its history shows
+  each line merged or retired into it, RETIRED_INTO, with the words that line had then);
+- a move (move_rows) is a strike here, how="moved", and an add of the same words and source there, by whoever moved
+  it, each naming the other end in `moved_notebook` and `moved_n` (`into` names lines of its own notebook only);
+  the add keeps the words' author and time in `was_by` and `was_at`;
+- a session's row is a proposal, op "propose", naming the op it proposes (a merge and a restore propose those) with
+  that op's fields: it changes no view, line state or count, but a proposed add holds its number; only its
+  session's own reads and checks see it, as the op it proposes (fold_view). A land appends a landed copy of each
+  (landed_copies), naming it in `lands`, at the land's own place in the log, so a frozen view never changes; an
+  abandoned or discarded session's proposals never count.
+So a reader that knows only add, edit and strike reads every view right. Who may do what: the human editor may write
+any source and change any line; an agent writes and changes only seen or guessed lines; only the editor redacts and
+moves lines between notebooks.
 """
 
 from bisect import bisect_left
