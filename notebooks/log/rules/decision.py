@@ -88,8 +88,6 @@ class State:
 
 
 # ----- the refusals, each in a service's words and a file's ------------------------------------------------------
-
-
 def _said(door: Door, kind: type[NotebookError], service: str, filed: str, **details: Any) -> NotebookError:
     return kind(filed if door.file else service, **details)
 
@@ -164,8 +162,6 @@ OUTSIDE_SESSION_ROW = (
 
 
 # ----- the decision ----------------------------------------------------------------------------------------------
-
-
 def decide(
     state: State, row: dict[str, Any], *, editor: bool, door: Door = SERVICE, session: int | None = None
 ) -> dict[str, Any]:
@@ -379,8 +375,6 @@ _DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "reda
 
 
 # ----- the fold of the state the next decision sees ---------------------------------------------------------------
-
-
 def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
     """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
     get = row.get  # once: an import folds every row through here
@@ -452,8 +446,6 @@ def finish(state: State) -> None:
 
 
 # ----- the services' composite acts -------------------------------------------------------------------------------
-
-
 def decide_all(
     state: State, rows: Iterable[dict[str, Any]], *, editor: bool, door: Door = SERVICE
 ) -> list[dict[str, Any]]:

@@ -152,8 +152,6 @@ def landed_copies(proposals: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
 
 
 # ----- who may do what -------------------------------------------------------------------------------
-
-
 def check_may_write(*, name: str, editor: bool, source: str, verb: str = "write") -> None:
     """An agent writes only seen or guessed lines."""
     if not editor and source not in AGENT_SOURCES:

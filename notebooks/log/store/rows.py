@@ -25,7 +25,6 @@ from notebooks.log.store.view_reads import (
 )
 
 # ----- a session's rows --------------------------------------------------------------------------------------------
-
 SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
@@ -89,8 +88,6 @@ def brought_counts(session_ids: list[int]) -> list[Found]:
 
 
 # ----- what a write reads under the notebook's lock (locked_reads.py) ----------------------------------------------
-
-
 def line_rows(notebook_id: int, n: int, session: int | None) -> list[Found]:
     """Line n's rows in log order as a write judges them: (seq, op, source, words), `session`'s proposals as the ops
     they propose (read your own writes)."""
@@ -160,8 +157,6 @@ def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
 
 
 # ----- the writes' own questions (services, moves, redaction) ------------------------------------------------------
-
-
 def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
     """The line whose add restored line n (or, for `session`'s holder, whose proposed add does)."""
     # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
@@ -222,7 +217,6 @@ def first_line_keeping(notebook_id: int, digest: str) -> int | None:
 
 
 # ----- a session's proposals, a whole log checked or judged --------------------------------------------------------
-
 PROPOSAL_COLUMNS = (
     "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
 )  # fmt: skip
@@ -270,8 +264,6 @@ def analyze() -> None:
 
 
 # ----- a session's land gates and drift (sessions/) ----------------------------------------------------------------
-
-
 def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
     """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
     # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
@@ -311,8 +303,6 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
 
 
 # ----- the card's reads (card/) ------------------------------------------------------------------------------------
-
-
 def added_per_day(notebook_id: int, cut: int) -> list[Found]:
     """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source."""
     if connection.vendor == "postgresql":
@@ -385,8 +375,6 @@ def retired_rows(notebook_id: int, cut: int) -> list[Found]:
 
 
 # ----- Similar lines (similar/) ------------------------------------------------------------------------------------
-
-
 def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
     """(seq, n, hash) of the rows in [first, last]."""
     return fetch_all(

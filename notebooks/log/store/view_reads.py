@@ -34,7 +34,6 @@ def streamed(sql: str, params: Any, batch: int = 5000) -> Iterator[Found]:
 
 
 # ----- pieces of statements other readers join in ------------------------------------------------------------------
-
 # Row r's words, when it has any.
 WORDS_JOIN = "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> ''"
 
@@ -61,8 +60,6 @@ REDACTIONS = "(SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %(nb)s
 
 
 # ----- the row a view stands at ----------------------------------------------------------------------------------
-
-
 def row_at(notebook_id: int, seq: int) -> Found | None:
     """(seq, hash, at) of row `seq`."""
     return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
@@ -130,7 +127,6 @@ def redacted_digests(notebook_id: int) -> frozenset[str]:
 
 
 # ----- the view in SQL -------------------------------------------------------------------------------------------
-
 CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
 
 # The live lines at a cut, and the row they stand at, in one query: group each line's rows (an index-only scan of
@@ -178,7 +174,6 @@ def line_row(notebook_id: int, n: int, cut: int) -> Found | None:
 
 
 # ----- snapshots and the rows after them ---------------------------------------------------------------------------
-
 NEAREST_SQL = f"""
 SELECT s.seq, s.hash, s.at, s.redactions, s.lines, s.mac
 FROM notebooks_snapshot s
@@ -219,7 +214,6 @@ def redaction_whys(notebook_id: int) -> dict[str, str]:
 
 
 # ----- a line's rows -----------------------------------------------------------------------------------------------
-
 HISTORY_COLUMNS = (
     'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
     "r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
@@ -255,7 +249,6 @@ def words_rows_before(notebook_id: int, numbers: list[int], before: int) -> list
 
 
 # ----- rows in log order, as an export ---------------------------------------------------------------------------
-
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
     "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
