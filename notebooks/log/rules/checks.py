@@ -62,7 +62,6 @@ def check_text(value: Any, what: str, *, limit: int | None = None, required: boo
 
 
 def check_words(words: Any, what: str = "words") -> str:
-    """A line's words."""
     if not isinstance(words, str) or not words.strip():
         raise Invalid(f"The {what} are empty: a line needs words.")
     problem = problem_of_text(words, limit=max_words(), plural=True)
@@ -96,7 +95,6 @@ def is_number(n: Any) -> bool:
 
 
 def check_id(value: Any, what: str) -> int:
-    """A seq or a session id."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")
     return value

@@ -132,14 +132,12 @@ def _refuse_redacted(state: State, row: dict[str, Any], door: Door) -> None:
     for digest in (row.get("digest"), row.get("plain")):
         if digest and digest in redacted and row.get("words") is not None:
             where = redacted[digest]
-            raise _said(
-                door,
-                Redacted,
+            said = (
                 f"Those words were redacted from notebook {state.title!r} (redact row seq {where}); "
-                "they cannot be written into it again.",
-                f"these words were redacted on line {where}; they cannot be written again",
-                redact_seq=where,
+                "they cannot be written into it again."
             )
+            filed = f"these words were redacted on line {where}; they cannot be written again"
+            raise _said(door, Redacted, said, filed, redact_seq=where)
 
 
 # A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
@@ -401,13 +399,10 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         if n > state.top_n:
             state.top_n = n
     elif op == "edit" or op == "strike":
+        if op == "strike" and get("moved_notebook"):
+            state.moved[n] = (row["moved_notebook"], get("moved_n"))
         current = state.own_line(n, session) if proposed else state.line(n)
-        if op == "edit":
-            current.apply(seq, "edit", row["source"], get("words"))
-        else:
-            if get("moved_notebook"):
-                state.moved[n] = (row["moved_notebook"], get("moved_n"))
-            current.apply(seq, "strike", "", None)
+        current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
     elif op == "redact":
         state.redacted[row["redacts"]] = get("line_no") or seq
     elif op == PROPOSE:
@@ -419,11 +414,7 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         state.top_n = n
     digest = get("digest")
     if digest and op != "redact":
-        worded = state.worded.get(n)
-        if worded is None:
-            state.worded[n] = {digest}
-        else:
-            worded.add(digest)
+        state.worded.setdefault(n, set()).add(digest)
         if get("words") is None:
             state.absent.setdefault(digest, get("line_no") or seq)
         plain = get("plain")

@@ -160,6 +160,5 @@ def _remember(key: tuple[str, str, str], pk: int, top: Head, n: int) -> None:
 
 
 def forget() -> None:
-    """Drop every guess (a test's database rolled back, a command run anew)."""
     with _guesses_lock:
         _guesses.clear()

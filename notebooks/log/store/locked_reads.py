@@ -13,6 +13,7 @@ from notebooks.log.rules.errors import NotFound, Redacted
 from notebooks.log.rules.fold import LineState
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
+from notebooks.log.store.view_reads import fetch_one
 from notebooks.log.views.lines import Head
 from notebooks.log.views.queries import NO_ROWS
 from notebooks.log.views.selectors import get_notebook
@@ -34,9 +35,7 @@ AnyNotebook = Notebook | NotebookRef
 def locked_notebook(title: str) -> Notebook:
     """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
     UPDATE privilege). Plain SQL: compiling the ORM query cost more CPU than the rest of an add."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
-        found = cursor.fetchone()
+    found = fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
     if found is None:
         return get_notebook(title)  # raises NotFound, with a hint
     return lock_notebook(Notebook.from_db(connection.alias, ["id", "title"], found))  # the rest loads when read

@@ -40,7 +40,6 @@ def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tupl
 
 def session_rows(notebook_id: int, base: int, session_id: int, limit: int, after: int = 0) -> tuple[list[Found], int]:
     """A session's own rows after seq `after` (at most `limit`: EXPORT_COLUMNS and the words), and how many it has.
-
     Its rows all come after its base: a seek on (notebook, seq), where session_id has no index of its own."""
     where = "r.notebook_id = %s AND r.seq > %s AND r.session_id = %s"
     return _counted_rows(where, [notebook_id, base, session_id], limit, after)
@@ -172,7 +171,6 @@ def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
 
 
 def last_strike_moved(notebook_id: int, n: int) -> Found | None:
-    """(moved_notebook, moved_n) of line n's last strike."""
     return fetch_one(
         "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
         "ORDER BY seq DESC LIMIT 1",
@@ -191,7 +189,6 @@ def version_words(title: str, n: int, seq: int) -> Found | None:
 
 
 def last_worded(notebook_id: int, n: int) -> Found | None:
-    """(by, at, was_by, was_at, moved_notebook) of line n's last add or edit."""
     return fetch_one(
         'SELECT "by", at, was_by, was_at, moved_notebook FROM notebooks_row WHERE notebook_id = %s AND n = %s '
         "AND op IN ('add', 'edit') ORDER BY seq DESC LIMIT 1",
@@ -200,7 +197,6 @@ def last_worded(notebook_id: int, n: int) -> Found | None:
 
 
 def line_digests(notebook_id: int, n: int) -> list[Found]:
-    """(seq, op, digest) of line n's rows in log order."""
     return fetch_all(
         "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq", [notebook_id, n]
     )
@@ -275,7 +271,6 @@ def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
 
 
 def worded_sources(notebook_id: int, upto: int) -> list[Found]:
-    """(n, seq, source) of every add and edit up to row `upto`, in log order."""
     return fetch_all(
         "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
         "AND op IN ('add', 'edit') ORDER BY seq",
@@ -295,7 +290,6 @@ def changed_by_others(notebook_id: int, base: int, session_id: int) -> dict[int,
 
 
 def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
-    """How many rows in (after, upto] no session wrote."""
     return fetch_one(
         "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s AND session_id IS NULL",
         [notebook_id, after, upto],
@@ -349,7 +343,6 @@ def audit_page(
 
 
 def writers() -> list[str]:
-    """Every name that wrote a row."""
     return [name for (name,) in fetch_all('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')]
 
 
@@ -376,7 +369,6 @@ def retired_rows(notebook_id: int, cut: int) -> list[Found]:
 
 # ----- Similar lines (similar/) ------------------------------------------------------------------------------------
 def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
-    """(seq, n, hash) of the rows in [first, last]."""
     return fetch_all(
         "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
         [notebook_id, first, last],

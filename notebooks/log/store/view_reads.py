@@ -65,44 +65,35 @@ def row_at(notebook_id: int, seq: int) -> Found | None:
     return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
 
 
+def _last_row(columns: str, notebook_id: int, cut: int, until: float | None = None) -> Found | None:
+    """`columns` of the last row at or before seq `cut`, or time `until` (a seek on row_cut_idx)."""
+    where = "seq <= %(bound)s ORDER BY seq DESC" if until is None else "at <= %(bound)s ORDER BY at DESC, seq DESC"
+    return fetch_one(
+        f"SELECT {columns} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
+        {"nb": notebook_id, "bound": cut if until is None else until},
+    )
+
+
 def row_before(notebook_id: int, seq: int) -> Found | None:
     """(seq, hash, at) of the last row at or before seq."""
-    return fetch_one(
-        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq <= %s ORDER BY seq DESC LIMIT 1",
-        [notebook_id, seq],
-    )
+    return _last_row("seq, hash, at", notebook_id, seq)
 
 
 def row_by_time(notebook_id: int, until: float) -> Found | None:
-    """(seq, hash, at) of the last row recorded at or before `until` (a seek on row_cut_idx)."""
-    return fetch_one(
-        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND at <= %s "
-        "ORDER BY at DESC, seq DESC LIMIT 1",
-        [notebook_id, until],
-    )
+    """(seq, hash, at) of the last row recorded at or before `until`."""
+    return _last_row("seq, hash, at", notebook_id, 0, until)
 
 
 def row_and_redactions(notebook_id: int, cut: int, until: float | None) -> Found | None:
-    """(seq, hash, at, redactions): the last row at or before seq `cut` (or time `until`), and the count of redact
-    rows, in one query."""
-    where, bound = (
-        ("seq <= %(bound)s ORDER BY seq DESC", cut)
-        if until is None
-        else ("at <= %(bound)s ORDER BY at DESC, seq DESC", until)
-    )
-    return fetch_one(
-        f"SELECT seq, hash, at, {REDACTIONS} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
-        {"nb": notebook_id, "bound": bound},
-    )
+    """(seq, hash, at, redactions): the row a past view stands at and the count of redact rows, in one query."""
+    return _last_row(f"seq, hash, at, {REDACTIONS}", notebook_id, cut, until)
 
 
 def top_seq(notebook_id: int) -> int:
-    """The notebook's last seq (0 for none)."""
     return fetch_one("SELECT COALESCE(MAX(seq), 0) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
 
 
 def seq_hashes(notebook_id: int) -> dict[int, str]:
-    """Every row's hash, by seq."""
     return dict(fetch_all("SELECT seq, hash FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [notebook_id]))
 
 
