@@ -1,10 +1,8 @@
-"""The one decision: whether a row may be written. Every door asks it (the services; the importer row by row).
+"""The one decision: whether a row may be written, asked by every door (the services; the importer row by row).
 
-`decide(state, row, ...)` judges a row against the notebook as the rows so far leave it (`State`, built by the door
-from what it read) and returns the row to append, normalised, or raises the refusal with its stable code; `apply`
-folds the row into the state the next decision sees. A door (`Door`) may word a refusal its own way (a file's names
-the file's line), never change its code. Pure: no Django, no I/O (fold.py holds what rows mean; this, what may be
-written).
+`decide` judges a row against the notebook as the rows so far leave it (`State`, built by the door from what it
+read) and returns it normalised, or raises the refusal with its stable code; `apply` folds it into the state the next
+decision sees. A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O.
 """
 
 from collections.abc import Iterable, Sequence

@@ -234,8 +234,7 @@ def move_rows(
 def source_after_edit(*, editor: bool, current: str, filed_by: str | None = None) -> str:
     """The source of an edit that names none: the editor's makes the line his correction, an agent's keeps its source.
     A file's row by "dad" (`filed_by`) is his correction too, as the seed's format reads it: this reads a field, it
-    grants nothing (who may write the row is checked apart). Given, an edit's source keeps the line's or is
-    DAD_CORRECTION."""
+    grants nothing. An edit that names one keeps the line's or gives DAD_CORRECTION."""
     return DAD_CORRECTION if editor or filed_by == DAD else current
 
 

@@ -48,10 +48,6 @@ WORDS_COLUMNS = ("notebook_id", "digest", "body", "salt")
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
-def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
-    return f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
-
-
 # The row columns' types, for a binary COPY (psycopg writes each value as the server keeps it: no text to format
 # here nor to parse there).
 ROW_TYPES = (
@@ -60,11 +56,15 @@ ROW_TYPES = (
 )  # fmt: skip
 
 
-def _copy(cursor: Any, values: Iterable[tuple[Any, ...]]) -> None:
-    """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
-    to the server as they are made, and it files them meanwhile (on the other core)."""
-    with cursor.cursor.copy(_copy_sql("notebooks_row", ROW_COLUMNS) + " (FORMAT BINARY)") as copy:
-        copy.set_types(ROW_TYPES)
+def _copy(
+    cursor: Any, table: str, columns: tuple[str, ...], values: Iterable[tuple[Any, ...]], types: tuple[str, ...] = ()
+) -> None:
+    """PostgreSQL's COPY, for imports: about 10x a row-by-row INSERT; binary with the columns' `types`. `values` may
+    be a generator: rows go to the server as they are made, and it files them meanwhile (on the other core)."""
+    sql = f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
+    with cursor.cursor.copy(f"{sql} (FORMAT BINARY)" if types else sql) as copy:  # psycopg's cursor, under Django's
+        if types:
+            copy.set_types(types)
         write = copy.write_row
         for row in values:
             write(row)
@@ -77,11 +77,7 @@ def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]
     # comparing each kept row with the whole list (20 s for a 100k-row import).
     cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
     kept = {digest for (digest,) in cursor.fetchall()}
-    with cursor.cursor.copy(_copy_sql("notebooks_words", WORDS_COLUMNS)) as copy:
-        write = copy.write_row
-        for row in words:
-            if row[1] not in kept:
-                write(row)
+    _copy(cursor, "notebooks_words", WORDS_COLUMNS, (row for row in words if row[1] not in kept))
 
 
 @functools.cache
@@ -118,7 +114,7 @@ def append(
             # PostgreSQL: COPY from COPY_FROM rows, else one INSERT run over them (none for no rows)
             first = list(itertools.islice(rows, COPY_FROM)) if vendor == "postgresql" else rows
             if vendor == "postgresql" and len(first) == COPY_FROM:
-                _copy(cursor, itertools.chain(first, rows))
+                _copy(cursor, "notebooks_row", ROW_COLUMNS, itertools.chain(first, rows), ROW_TYPES)
             elif first:
                 cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), first)
             # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).

@@ -145,9 +145,8 @@ def _cursor(db: BaseDatabaseWrapper) -> _PreparedCursor:
 
 
 def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:
-    """The head an add just wrote, to guess from at the next add of this process (PostgreSQL only). Remembered
-    before the commit: an add after it in the same transaction continues from it, and if it is rolled back the
-    next guess is simply wrong."""
+    """The head an add just wrote, for this process's next add to guess from; remembered before the commit (an add
+    after it in the same transaction continues from it; if it is rolled back the next guess is simply wrong)."""
     if usable():
         _remember(_key(_db(), title), notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
 

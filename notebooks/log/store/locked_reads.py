@@ -5,15 +5,12 @@ import logging
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from django.db import connection
-
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.errors import NotFound, Redacted
 from notebooks.log.rules.fold import LineState
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
-from notebooks.log.store.view_reads import fetch_one
 from notebooks.log.views.lines import Head
 from notebooks.log.views.queries import NO_ROWS
 from notebooks.log.views.selectors import get_notebook
@@ -34,11 +31,8 @@ AnyNotebook = Notebook | NotebookRef
 
 def locked_notebook(title: str) -> Notebook:
     """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
-    UPDATE privilege). Plain SQL: compiling the ORM query cost more CPU than the rest of an add."""
-    found = fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
-    if found is None:
-        return get_notebook(title)  # raises NotFound, with a hint
-    return lock_notebook(Notebook.from_db(connection.alias, ["id", "title"], found))  # the rest loads when read
+    UPDATE privilege); NotFound, with a hint, when there is none."""
+    return lock_notebook(get_notebook(title))
 
 
 def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:

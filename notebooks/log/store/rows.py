@@ -129,9 +129,7 @@ def add_state_sql(may_claim_sql: str, where: str) -> str:
 
 def add_state(title: str, may_claim_sql: str, actor_name: str, digests: tuple[str, str]) -> Found | None:
     """(notebook id, head seq, hash, at, highest number, redact seq, may claim) for an add to `title`, the notebook
-    locked; None when no notebook has that title. SQLite reads it all in one statement (BEGIN IMMEDIATE already
-    holds the write lock); PostgreSQL takes the notebook's lock first, so the head is read after any writer before it.
-    """
+    locked (PostgreSQL: before the read, so the head is after any writer's); None when no notebook has that title."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(LOCK_BY_TITLE, (title,))
