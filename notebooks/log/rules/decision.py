@@ -229,7 +229,7 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
             name=by, editor=editor, source=source, verb="write" if door.file else "restore" if restores else "add"
         )
     if lands is not None:
-        _landed(state, row, door)
+        _landed(state, row)
     else:
         n = row.get("n")
         if n is None:  # the log gives the number
@@ -251,7 +251,7 @@ def _changed(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
         fold.check_may_move(name=row["by"], editor=editor)
     _may_change(row, editor, door, current, "edit" if op == "edit" else "retire")
     if row.get("lands") is not None:
-        _landed(state, row, door)
+        _landed(state, row)
     if not door.file:
         _stale(current, row.get("expected"))
     return current
@@ -360,7 +360,7 @@ def _propose(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
     _refuse_redacted(state, row, door)
 
 
-def _landed(state: State, row: dict[str, Any], door: Door) -> None:
+def _landed(state: State, row: dict[str, Any]) -> None:
     """A landed copy names an earlier proposal of the same op and line, not landed yet."""
     op, n, lands = row["op"], row["n"], row["lands"]
     if op not in PROPOSABLE or state.proposals.get(lands) != (op, n):

@@ -31,7 +31,7 @@ ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 5
 
 
 class RowWritten(NamedTuple):
-    """A row as _append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
+    """A row as append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
 
     seq: int
     op: str
