@@ -25,7 +25,7 @@ def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMa
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= top.seq:
             raise Invalid(f"Notebook {nb.title!r} has no change {seq!r} to mark as reviewed (its last is {top.seq}).")
         found = selectors.row_hash(nb, seq) if seq else ""
-        top_n = stored.top_number_at(nb.pk, seq)  # once per mark, so the card never scans for it
+        top_n = stored.top_number(nb.pk, seq)  # once per mark, so the card never scans for it
         return ReviewMark.objects.create(
             notebook=nb, by=by, seq=seq, hash=found or "", top_n=top_n or 0, at=time.time()
         )

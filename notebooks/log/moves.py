@@ -12,7 +12,7 @@ from notebooks.log.rules.checks import check_number, check_reason
 from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
-from notebooks.log.store.locked_reads import number_after, state_of, top_number
+from notebooks.log.store.locked_reads import state_of
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook
@@ -80,7 +80,8 @@ def move_many(
         ]  # fmt: skip
         decision.decide_all(state, strikes, editor=actor.editor)
         lines = [state.lines[x] for x in numbers]
-        first = number_after(there, top_number(there))
+        received = state_of(there, [], top=True)
+        first = decision.number_after(there.title, received.top_n)
         pairs = [
             fold.move_rows(
                 n=line.n, m=first + i, words=line.words, source=line.source, author=_author(here, line.n),
@@ -88,7 +89,7 @@ def move_many(
             )
             for i, line in enumerate(lines)
         ]  # fmt: skip
-        decision.decide_all(state_of(there, [], top=True), [add for _strike, add in pairs], editor=actor.editor)
+        decision.decide_all(received, [add for _strike, add in pairs], editor=actor.editor)
         added = append(there, [{**add, "session_id": claims[to]} for _strike, add in pairs])  # refuses redacted words
         struck = append(here, [{**strike, "session_id": claims[notebook]} for strike, _add in pairs])
     return [

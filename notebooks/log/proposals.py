@@ -41,7 +41,7 @@ def _refuse_broken(notebook: AnyNotebook, copies: list[dict[str, Any]]) -> None:
 
 
 def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[fold.ViewRow]:
-    """The session's proposals as the rows they propose (fold.with_proposals), words marked where redacted."""
+    """The session's proposals as the rows they propose (fold.fold_view), words marked where redacted."""
     rows: list[fold.ViewRow] = []
     for p in proposals(notebook, session_id, after=after):
         gone = (p["redacted_why"] or "") if p["words"] is None and p["digest"] else None
@@ -53,4 +53,4 @@ def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list
 def holder_view(lines: list[Line], notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[Line]:
     """The view the session's holder reads: `lines` with her session's proposals applied."""
     rows = view_rows(notebook, session_id, after=after)
-    return fold.with_proposals(lines, rows) if rows else lines
+    return fold.fold_view(rows, lines) if rows else lines

@@ -1,8 +1,5 @@
-"""Every check of what comes in, and every limit, named once: words, reasons, names, titles, numbers, times, sources
-and digests. Each door (web, API, CLI, MCP, import, vault appends) calls these; a refusal raises Invalid.
-
-`problem_of_text` gives the reason as a phrase, so a door that names its field or its file's line (the importer)
-says the same thing in its own words.
+"""Every check of what comes in, and every limit, named once; each door calls these, and a refusal raises Invalid.
+A `problem_of_…` gives the reason as a phrase, so a door that names its field or its file's line says it its way.
 """
 
 import math
@@ -65,7 +62,6 @@ def check_text(value: Any, what: str, *, limit: int | None = None, required: boo
 
 
 def check_words(words: Any, what: str = "words") -> str:
-    """A line's words."""
     if not isinstance(words, str) or not words.strip():
         raise Invalid(f"The {what} are empty: a line needs words.")
     problem = problem_of_text(words, limit=max_words(), plural=True)
@@ -99,7 +95,6 @@ def is_number(n: Any) -> bool:
 
 
 def check_id(value: Any, what: str) -> int:
-    """A seq or a session id."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")
     return value
@@ -190,20 +185,16 @@ def parse_when(value: "str | float | int | datetime") -> float:
     """ISO 8601 (naive means UTC) or epoch seconds, as epoch seconds."""
     if isinstance(value, datetime):
         dt = value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            raise Invalid(f"{value!r} is not a time")
-        return float(value)
     else:
-        text = str(value).strip()
+        text = value if isinstance(value, int | float) and not isinstance(value, bool) else str(value).strip()
         try:
             seconds = float(text)
         except ValueError:
-            pass
-        else:
-            if math.isfinite(seconds):
-                return seconds
+            seconds = None
+        if seconds is not None and not math.isfinite(seconds):
             raise Invalid(f"{value!r} is not a time")
+        if seconds is not None:
+            return seconds
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:

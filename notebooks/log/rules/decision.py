@@ -1,13 +1,8 @@
-"""The one decision: whether a row may be written. Every door asks it (the services for the card, the API, MCP and the
-CLI; the importer row by row for an import, a vault append, a sweep and verify's replay).
+"""The one decision: whether a row may be written, asked by every door (the services; the importer row by row).
 
-`decide(state, row, ...)` judges one proposed row against the notebook as the rows so far leave it (`State`) and
-returns the row to append, normalised (an edit's source filled in, a restore's words and `into`, a new line's
-number), or raises the refusal, a NotebookError with its stable code. `apply(state, row)` folds the row into the
-state, so the next decision sees it: the decision and the fold. A door builds the state from what it read (a
-service the lines it touches and the next number; the importer the rows before and the file's rows so far) and says
-what it is (`Door`): the door may phrase a refusal in its own words (a file's names the file's line), never change
-its code. Pure: no Django, no I/O (fold.py holds what rows mean; this, what may be written).
+`decide` judges a row against the notebook as the rows so far leave it (`State`, built by the door from what it
+read) and returns it normalised, or raises the refusal with its stable code; `apply` folds it into the state the next
+decision sees. A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O.
 """
 
 from collections.abc import Iterable, Sequence
@@ -21,49 +16,29 @@ from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, SOURCES, L
 RETIRED, MERGED, MOVED = "retired", "merged", "moved"
 
 
-class FileNotFound(NotFound, Invalid):
-    """A file's row names a line there is not: not found, and the file is bad input (an import's callers catch it)."""
-
-
-class FileForbidden(Forbidden, Invalid):
-    """A file's row its author may not write: forbidden, and the file is bad input."""
-
-
-class FileConflict(Conflict, Invalid):
-    """A file's row against the notebook as it stands: a conflict, and the file is bad input."""
-
-
-_IN_FILE = {NotFound: FileNotFound, Forbidden: FileForbidden, Conflict: FileConflict}
+# A file's refusal keeps its code and is an Invalid too: the file is bad input (an import's callers catch it).
+_IN_FILE = {kind: type(f"File{kind.__name__}", (kind, Invalid), {}) for kind in (NotFound, Forbidden, Conflict)}
 
 
 def in_file(exc: NotebookError, line_no: int) -> NotebookError:
     """The refusal of a file's row, naming the file's line, with the same code: still an Invalid (a bad file)."""
-    kind = next((k for base, k in _IN_FILE.items() if isinstance(exc, base)), None)
+    fallback = type(exc) if isinstance(exc, Invalid) else Invalid
+    kind = next((k for base, k in _IN_FILE.items() if isinstance(exc, base)), fallback)
     message = exc.message if exc.message.startswith(f"line {line_no}: ") else f"line {line_no}: {exc.message}"
     message = message if len(message) <= 1000 else message[:999] + "…"  # outside input, cut (checks.bounded)
-    if kind is None:
-        kind = type(exc) if isinstance(exc, Invalid) else Invalid
     return kind(message, line=line_no)  # a file names its line; what a service answers with, it does not
 
 
 @dataclass(frozen=True)
 class Door:
-    """Where a row comes from: what the decision judges and how a refusal is worded, never what a row means.
+    """Where a row comes from: what the decision judges and how a refusal is worded, never what a row means."""
 
-    `file`: a JSON Lines file's row (refusals in the file's words, which the importer prefixes with its line).
-    `appended`: after an existing notebook's head: an adopt names an existing line (the log gives numbers).
-    `outside`: a vault append: no redaction, no move (each writes through a door that does the rest of it).
-    `session_rows`: a proposal or a landed copy may come (an import's, a new file's; never an append's).
-    `authors`: who may change whose line is judged (an import brings history whole, its `by` claimed).
-    `editors`: the editor's names, which only a proven editor's adopt row may give as the words' author.
-    """
-
-    file: bool = False
-    appended: bool = False
-    outside: bool = False
-    session_rows: bool = True
-    authors: bool = True
-    editors: frozenset[str] = frozenset()
+    file: bool = False  # a JSON Lines file's row: refusals in the file's words (the importer adds its line)
+    appended: bool = False  # after an existing notebook's head: an adopt names an existing line
+    outside: bool = False  # a vault append: no redaction, no move (each has a door that does the rest of it)
+    session_rows: bool = True  # a proposal or a landed copy may come (an import's, a new file's; not an append's)
+    authors: bool = True  # who may change whose line is judged (an import brings history whole, `by` claimed)
+    editors: frozenset[str] = frozenset()  # the editor's names, which only a proven editor's adopt gives as `was_by`
 
 
 SERVICE = Door()  # the services: card, API, MCP, CLI
@@ -111,8 +86,6 @@ class State:
 
 
 # ----- the refusals, each in a service's words and a file's ------------------------------------------------------
-
-
 def _said(door: Door, kind: type[NotebookError], service: str, filed: str, **details: Any) -> NotebookError:
     return kind(filed if door.file else service, **details)
 
@@ -124,18 +97,9 @@ def _missing(state: State, door: Door, op: str, n: int) -> NotebookError:
 
 
 def _retired(door: Door, op: str, line: LineState) -> NotebookError:
-    filed = (
-        f"edit of line #{line.n}, which is retired"
-        if op == "edit"
-        else f"{op} of line #{line.n}, which is already retired"
-    )
-    return _said(
-        door,
-        Conflict,
-        f"Line #{line.n} is already retired; its history keeps its words.",
-        filed,
-        current_seq=line.last_seq,
-    )
+    filed = f"{op} of line #{line.n}, which is {'retired' if op == 'edit' else 'already retired'}"
+    service = f"Line #{line.n} is already retired; its history keeps its words."
+    return _said(door, Conflict, service, filed, current_seq=line.last_seq)
 
 
 def _stale(line: LineState, expected: int | None) -> None:
@@ -166,14 +130,12 @@ def _refuse_redacted(state: State, row: dict[str, Any], door: Door) -> None:
     for digest in (row.get("digest"), row.get("plain")):
         if digest and digest in redacted and row.get("words") is not None:
             where = redacted[digest]
-            raise _said(
-                door,
-                Redacted,
+            said = (
                 f"Those words were redacted from notebook {state.title!r} (redact row seq {where}); "
-                "they cannot be written into it again.",
-                f"these words were redacted on line {where}; they cannot be written again",
-                redact_seq=where,
+                "they cannot be written into it again."
             )
+            filed = f"these words were redacted on line {where}; they cannot be written again"
+            raise _said(door, Redacted, said, filed, redact_seq=where)
 
 
 # A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
@@ -196,8 +158,6 @@ OUTSIDE_SESSION_ROW = (
 
 
 # ----- the decision ----------------------------------------------------------------------------------------------
-
-
 def decide(
     state: State, row: dict[str, Any], *, editor: bool, door: Door = SERVICE, session: int | None = None
 ) -> dict[str, Any]:
@@ -269,7 +229,7 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
             name=by, editor=editor, source=source, verb="write" if door.file else "restore" if restores else "add"
         )
     if lands is not None:
-        _landed(state, row, door)
+        _landed(state, row)
     else:
         n = row.get("n")
         if n is None:  # the log gives the number
@@ -279,30 +239,35 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
     _refuse_redacted(state, row, door)
 
 
-def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
-    n = row["n"]
+def _changed(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> LineState:
+    """The live line an edit or a strike changes (in the holder's own view), once the writer may change it."""
+    n, op = row["n"], row["op"]
     current = state.own_line(n, session) if session is not None else state.line(n)
-    landing = row.get("lands") is not None and not door.file
-    if current is None:
-        raise _retired_since(row) if landing else _missing(state, door, "edit", n)
-    if not current.live:
-        raise _retired_since(row) if landing else _retired(door, "edit", current)
-    _may_change(row, editor, door, current, "edit")
+    if current is None or not current.live:
+        if row.get("lands") is not None and not door.file:
+            raise _retired_since(row)
+        raise _missing(state, door, op, n) if current is None else _retired(door, op, current)
+    if op == "strike" and row.get("how") == MOVED and door.authors and not door.file:
+        fold.check_may_move(name=row["by"], editor=editor)
+    _may_change(row, editor, door, current, "edit" if op == "edit" else "retire")
     if row.get("lands") is not None:
-        _landed(state, row, door)
+        _landed(state, row)
     if not door.file:
         _stale(current, row.get("expected"))
-        if row.get("lands") is None and row["words"] == current.words:
-            raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
+    return current
+
+
+def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
+    n = row["n"]
+    current = _changed(state, row, editor, door, session)
+    landing = row.get("lands") is not None and not door.file
+    if not door.file and row.get("lands") is None and row["words"] == current.words:
+        raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
     source = row.get("source")
     if source is None:
-        # A file's edit that names no source reads as the seed's format did: by "dad" it is his correction.
-        if door.file:
-            source = fold.sourceless_edit_source(by=row["by"], editor=editor, current=current.source)
-        else:
-            source = fold.source_after_edit(editor=editor, current=current.source)
-        row["source"] = source
-    elif not landing and not fold.edit_source_allowed(current=current.source, given=source):
+        filed_by = row["by"] if door.file else None
+        source = row["source"] = fold.source_after_edit(editor=editor, current=current.source, filed_by=filed_by)
+    elif not landing and source not in (current.source, fold.DAD_CORRECTION):
         raise Invalid(f"an edit keeps the line's source ({current.source}) or makes it dad_correction")
     if door.authors:
         fold.check_may_write(name=row["by"], editor=editor, source=source)
@@ -318,24 +283,9 @@ def _retired_since(row: dict[str, Any]) -> NotebookError:
 
 
 def _strike(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
-    n, into, how = row["n"], row.get("into"), row.get("how") or RETIRED
-    current = state.own_line(n, session) if session is not None else state.line(n)
-    if current is None:
-        if row.get("lands") is not None and not door.file:
-            raise _retired_since(row)
-        raise _missing(state, door, "strike", n)
-    if not current.live:
-        if row.get("lands") is not None and not door.file:
-            raise _retired_since(row)
-        raise _retired(door, "strike", current)
-    if how == MOVED and door.authors and not door.file:
-        fold.check_may_move(name=row["by"], editor=editor)
-    _may_change(row, editor, door, current, "retire")
-    if row.get("lands") is not None:
-        _landed(state, row, door)
-    if not door.file:
-        _stale(current, row.get("expected"))
-    if how == MOVED and not door.file and current.words is None:
+    n, into = row["n"], row.get("into")
+    current = _changed(state, row, editor, door, session)
+    if row.get("how") == MOVED and not door.file and current.words is None:
         raise Invalid(f"Line #{n}'s words were redacted; there are no words to move.")
     if into is not None:
         if into == n:
@@ -410,7 +360,7 @@ def _propose(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
     _refuse_redacted(state, row, door)
 
 
-def _landed(state: State, row: dict[str, Any], door: Door) -> None:
+def _landed(state: State, row: dict[str, Any]) -> None:
     """A landed copy names an earlier proposal of the same op and line, not landed yet."""
     op, n, lands = row["op"], row["n"], row["lands"]
     if op not in PROPOSABLE or state.proposals.get(lands) != (op, n):
@@ -421,8 +371,6 @@ _DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "reda
 
 
 # ----- the fold of the state the next decision sees ---------------------------------------------------------------
-
-
 def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
     """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
     get = row.get  # once: an import folds every row through here
@@ -449,13 +397,10 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         if n > state.top_n:
             state.top_n = n
     elif op == "edit" or op == "strike":
+        if op == "strike" and get("moved_notebook"):
+            state.moved[n] = (row["moved_notebook"], get("moved_n"))
         current = state.own_line(n, session) if proposed else state.line(n)
-        if op == "edit":
-            current.apply(seq, "edit", row["source"], get("words"))
-        else:
-            if get("moved_notebook"):
-                state.moved[n] = (row["moved_notebook"], get("moved_n"))
-            current.apply(seq, "strike", "", None)
+        current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
     elif op == "redact":
         state.redacted[row["redacts"]] = get("line_no") or seq
     elif op == PROPOSE:
@@ -467,11 +412,7 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         state.top_n = n
     digest = get("digest")
     if digest and op != "redact":
-        worded = state.worded.get(n)
-        if worded is None:
-            state.worded[n] = {digest}
-        else:
-            worded.add(digest)
+        state.worded.setdefault(n, set()).add(digest)
         if get("words") is None:
             state.absent.setdefault(digest, get("line_no") or seq)
         plain = get("plain")
@@ -494,8 +435,6 @@ def finish(state: State) -> None:
 
 
 # ----- the services' composite acts -------------------------------------------------------------------------------
-
-
 def decide_all(
     state: State, rows: Iterable[dict[str, Any]], *, editor: bool, door: Door = SERVICE
 ) -> list[dict[str, Any]]:

@@ -23,8 +23,7 @@ class NotebookError(Exception):
 
 
 class Invalid(NotebookError):
-    code = "invalid"
-    status = 400
+    """Bad input (the code and status every refusal has unless it says otherwise)."""
 
 
 class Unchanged(Invalid):

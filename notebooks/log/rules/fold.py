@@ -1,33 +1,24 @@
-"""What the log's rows mean, in one place. Pure: no Django, no I/O; every view, store and check calls it.
+"""What the log's rows mean, in one place (docs/file-format.md says it for a reader). Pure: no Django, no I/O.
 
-The rule of the log:
-- add makes line n, with its words and source; a number is given once, for good;
+- add makes line n with its words and source; a number is given once, for good;
 - edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
-- strike (retired or merged) takes the line out of view;
-- adopt keeps recovered words in the line's history only; redact removes words, which then read "[redacted: why]";
-- an add that `restores` m (kept in the row's `into`) is a new line like any add; it undoes m's retirement without
-  reusing m's number, so a reader that knows only add, edit and strike reads it right. m must have been added, be
-  retired, and never restored before; both lines' histories show the restore.
-- a merge is an add (the new line) and a strike of each merged line, how="merged", into the new line; its add row
-  says nothing more (the strikes name it), so a reader that knows only add and strike reads it right. The line's
-  history shows each line merged or retired into it (RETIRED_INTO) with the words that line had then.
-- a move takes a live line to another notebook as two rows written together (move_rows): in its notebook a strike,
-  how="moved", naming the notebook and line it went to (`moved_notebook`, `moved_n`; `into` stays empty, it names
-  lines of this notebook); in the other an add of the same words and source, by whoever moved it, naming where it
-  came from in the same two fields, with the words' author and time kept in `was_by` and `was_at`. A reader that
-  knows only add and strike reads both views right; each line's history shows the move.
-
-A session's change is pending until it lands: each row its holder writes is a proposal, op "propose", naming the op
-it proposes (add, edit, strike; a merge and a restore are proposals of those) with that op's fields. A proposal
-changes no view, line state or number count but one: a proposed add holds its number (given once, for good). Only
-its session's own reads and write checks see it, as the op it proposes (with_proposals). A land appends a landed
-copy of each proposal in its order (landed_copies), a plain row naming the proposal in `lands`, at the land's own
-place in the log: a view cut before the land never shows it, and a frozen view never changes. An abandoned or
-discarded session's proposals stay in the log and never count. A reader that knows only add, edit and strike reads
-every view right.
-
-Who may do what: the human editor may write any source and change any line; an agent writes only seen or guessed
-lines and may change only those; only the editor redacts and moves lines between notebooks.
+- strike (retired, merged or moved) takes the line out of view; adopt keeps recovered words in its history only;
+  redact removes words, which then read "[redacted: why]";
+- an add that `restores` m (kept in `into`) is a new line that undoes m's retirement without reusing its number:
+  m must have been added, be retired and never restored before; both lines' histories show the restore;
+- a merge is an add of the new line and a strike of each merged line, how="merged", into it (its history shows
+  each line merged or retired into it, RETIRED_INTO, with the words that line had then);
+- a move (move_rows) is a strike here, how="moved", and an add of the same words and source there, by whoever moved
+  it, each naming the other end in `moved_notebook` and `moved_n` (`into` names lines of its own notebook only);
+  the add keeps the words' author and time in `was_by` and `was_at`;
+- a session's row is a proposal, op "propose", naming the op it proposes (a merge and a restore propose those) with
+  that op's fields: it changes no view, line state or count, but a proposed add holds its number; only its
+  session's own reads and checks see it, as the op it proposes (fold_view). A land appends a landed copy of each
+  (landed_copies), naming it in `lands`, at the land's own place in the log, so a frozen view never changes; an
+  abandoned or discarded session's proposals never count.
+So a reader that knows only add, edit and strike reads every view right. Who may do what: the human editor may write
+any source and change any line; an agent writes and changes only seen or guessed lines; only the editor redacts and
+moves lines between notebooks.
 """
 
 from bisect import bisect_left
@@ -104,9 +95,10 @@ class LiveLines:
         return len(self.lines)
 
 
-def fold_view(rows: Iterable[ViewRow]) -> list[Line]:
-    """The live lines the rows leave, in number order."""
-    view = LiveLines()
+def fold_view(rows: Iterable[ViewRow], lines: Iterable[Line] = ()) -> list[Line]:
+    """The live lines the rows leave after `lines`, in number order: a session's holder reads the landed lines with
+    her open session's proposals folded after them, each row as the op it proposes."""
+    view = LiveLines(lines)
     view.apply_rows(rows)
     return view.lines
 
@@ -144,14 +136,6 @@ def line_state(n: int, rows: Iterable[tuple[int, str, str, str | None]]) -> Line
     return state
 
 
-def with_proposals(lines: Iterable[Line], proposals: Iterable[ViewRow]) -> list[Line]:
-    """The view a session's holder reads: the lines with her open session's proposals applied as the ops they
-    propose (each row's op is the proposed one), in log order."""
-    view = LiveLines(lines)
-    view.apply_rows(proposals)
-    return view.lines
-
-
 # The fields of a proposal a land copies (the words by digest, as the proposal had them).
 LANDED_FIELDS = ("n", "words", "digest", "salt", "source", "by", "why", "how", "into", "moved_notebook", "moved_n")
 
@@ -168,8 +152,6 @@ def landed_copies(proposals: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
 
 
 # ----- who may do what -------------------------------------------------------------------------------
-
-
 def check_may_write(*, name: str, editor: bool, source: str, verb: str = "write") -> None:
     """An agent writes only seen or guessed lines."""
     if not editor and source not in AGENT_SOURCES:
@@ -249,20 +231,11 @@ def move_rows(
     return strike, add
 
 
-def source_after_edit(*, editor: bool, current: str) -> str:
-    """The editor's edit makes a line his correction; an agent's keeps its source."""
-    return DAD_CORRECTION if editor else current
-
-
-def sourceless_edit_source(*, by: str, editor: bool, current: str) -> str:
-    """The source of a file's edit row that names none, as the seed's format reads it: an edit by "dad" (or by the
-    editor) is his correction. This reads a field, it grants nothing: who may write the row is checked apart."""
-    return DAD_CORRECTION if editor or by == DAD else current
-
-
-def edit_source_allowed(*, current: str, given: str) -> bool:
-    """An edit keeps the line's source or makes it the editor's correction."""
-    return given in (current, DAD_CORRECTION)
+def source_after_edit(*, editor: bool, current: str, filed_by: str | None = None) -> str:
+    """The source of an edit that names none: the editor's makes the line his correction, an agent's keeps its source.
+    A file's row by "dad" (`filed_by`) is his correction too, as the seed's format reads it: this reads a field, it
+    grants nothing. An edit that names one keeps the line's or gives DAD_CORRECTION."""
+    return DAD_CORRECTION if editor or filed_by == DAD else current
 
 
 @dataclass(frozen=True)

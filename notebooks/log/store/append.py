@@ -1,8 +1,5 @@
-"""Appending rows to a notebook's log: each row hashed into the chain after the head, its words stored once, the
-snapshots the rows reach made, and, once committed, the rows folded into this process's kept view.
-
-Every function here runs inside the caller's transaction (services.py, imports.py), through Django's cursor.
-"""
+"""Rows appended to a notebook's log, inside the caller's transaction: each hashed into the chain after the head,
+its words stored once, the snapshots they reach made, and once committed, folded into this process's kept view."""
 
 import functools
 import itertools
@@ -34,7 +31,7 @@ ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 5
 
 
 class RowWritten(NamedTuple):
-    """A row as _append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
+    """A row as append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
 
     seq: int
     op: str
@@ -51,10 +48,6 @@ WORDS_COLUMNS = ("notebook_id", "digest", "body", "salt")
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
-def _copy_sql(table: str, columns: tuple[str, ...]) -> str:
-    return f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
-
-
 # The row columns' types, for a binary COPY (psycopg writes each value as the server keeps it: no text to format
 # here nor to parse there).
 ROW_TYPES = (
@@ -63,12 +56,15 @@ ROW_TYPES = (
 )  # fmt: skip
 
 
-def _copy(cursor: Any, notebook: AnyNotebook, values: Iterable[tuple[Any, ...]]) -> None:
-    """PostgreSQL's COPY of rows, for imports: about 10x a row-by-row INSERT. `values` may be a generator: rows go
-    to the server as they are made, and it files them meanwhile (on the other core)."""
-    raw = cursor.cursor  # psycopg's own cursor under Django's wrapper
-    with raw.copy(_copy_sql("notebooks_row", ROW_COLUMNS) + " (FORMAT BINARY)") as copy:
-        copy.set_types(ROW_TYPES)
+def _copy(
+    cursor: Any, table: str, columns: tuple[str, ...], values: Iterable[tuple[Any, ...]], types: tuple[str, ...] = ()
+) -> None:
+    """PostgreSQL's COPY, for imports: about 10x a row-by-row INSERT; binary with the columns' `types`. `values` may
+    be a generator: rows go to the server as they are made, and it files them meanwhile (on the other core)."""
+    sql = f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
+    with cursor.cursor.copy(f"{sql} (FORMAT BINARY)" if types else sql) as copy:  # psycopg's cursor, under Django's
+        if types:
+            copy.set_types(types)
         write = copy.write_row
         for row in values:
             write(row)
@@ -81,12 +77,7 @@ def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]
     # comparing each kept row with the whole list (20 s for a 100k-row import).
     cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
     kept = {digest for (digest,) in cursor.fetchall()}
-    raw = cursor.cursor
-    with raw.copy(_copy_sql("notebooks_words", WORDS_COLUMNS)) as copy:
-        write = copy.write_row
-        for row in words:
-            if row[1] not in kept:
-                write(row)
+    _copy(cursor, "notebooks_words", WORDS_COLUMNS, (row for row in words if row[1] not in kept))
 
 
 @functools.cache
@@ -103,16 +94,13 @@ def append(
     redacted: Container[str] = frozenset(),
     redactions_checked: bool = False,
 ) -> list[RowWritten]:
-    """Chain and insert rows after the head. Rows without `at` are stamped now (never before the head).
+    """Chain and insert rows after the head; rows without `at` are stamped now (never before the head).
 
     A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
-    are never stored. `new_rows` may be a generator (an import's rows as they are read and checked): each row is
-    inserted as it comes, and `redacted` is read after the last, with the words. A refusal raised by the generator
-    or here leaves the caller's transaction to roll back what went in. `redactions_checked`: the caller has
-    already refused words a redact row names (an add).
-
-    One prepared INSERT run over all rows (executemany), or COPY on PostgreSQL from COPY_FROM rows: building a
-    model instance per row made a 100k-row import take 20 s, most of it in the ORM.
+    are never stored. `new_rows` may be a generator (an import's rows as they are read and checked), inserted as
+    they come: a refusal it raises leaves the caller's transaction to roll back what went in. `redactions_checked`:
+    the caller refused words a redact row names already (an add). One INSERT run over all rows, or COPY on
+    PostgreSQL: a model instance per row made a 100k-row import take 20 s, most of it in the ORM.
     """
     top = top or head(notebook)
     vendor = connection.vendor
@@ -122,34 +110,26 @@ def append(
     folder = snapshots.Folder(spacing=snapshots.IMPORT_SPACING) if top.seq == 0 else None
     rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
     try:
-        if vendor == "postgresql":
-            first = list(itertools.islice(rows, COPY_FROM))
-            if len(first) == COPY_FROM:
-                with connection.cursor() as cursor:
-                    _copy(cursor, notebook, itertools.chain(first, rows))
+        with connection.cursor() as cursor:
+            # PostgreSQL: COPY from COPY_FROM rows, else one INSERT run over them (none for no rows)
+            first = list(itertools.islice(rows, COPY_FROM)) if vendor == "postgresql" else rows
+            if vendor == "postgresql" and len(first) == COPY_FROM:
+                _copy(cursor, "notebooks_row", ROW_COLUMNS, itertools.chain(first, rows), ROW_TYPES)
             elif first:
-                with connection.cursor() as cursor:
-                    cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), first)
-        else:
-            with connection.cursor() as cursor:
-                cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), rows)
-        # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
-        new_words = sorted((notebook.pk, d, b, s) for d, (b, s) in words.items() if d not in redacted)
-        if new_words and top.seq and not redactions_checked:
-            # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
-            # none), whichever digest it named them by. Rows already in are rolled back with the caller's transaction.
-            # A salt the writer picked gives the words a digest of its own: this notebook's keyed digest is asked too.
-            other = [
-                digest for _, d, b, _ in new_words for digest in wordkeys.lookups(notebook.title, b) if digest != d
-            ]
-            gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *other])
-            if gone:
-                refuse_redacted(notebook, min(gone.values()))
-        if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:
-            with connection.cursor() as cursor:
+                cursor.executemany(_insert_sql("notebooks_row", ROW_COLUMNS), first)
+            # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
+            new_words = sorted((notebook.pk, d, b, s) for d, (b, s) in words.items() if d not in redacted)
+            if new_words and top.seq and not redactions_checked:
+                # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
+                # none), whichever digest it named them by; the rows in are rolled back with the caller's transaction.
+                # A salt the writer picked gives the words a digest of its own: the notebook's keyed one is asked too.
+                other = [d2 for _, d, b, _ in new_words for d2 in wordkeys.lookups(notebook.title, b) if d2 != d]
+                gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *other])
+                if gone:
+                    refuse_redacted(notebook, min(gone.values()))
+            if new_words and vendor == "postgresql" and len(new_words) >= COPY_FROM:
                 _copy_words(cursor, notebook, new_words)
-        elif new_words:
-            with connection.cursor() as cursor:
+            elif new_words:
                 cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), new_words)
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
@@ -237,10 +217,8 @@ def _chained(
             )
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
         if folder is not None:
-            if op == "redact" or (digest and body is None):
-                folder.words_missing = (
-                    True  # words gone: the snapshots are made from the log, with the redaction's mark
-                )
+            if op == "redact" or (digest and body is None):  # the snapshots are made from the log, with the mark
+                folder.words_missing = True
             folder.apply(seq, op, n, source, by, at, digest_hash, body, False)
         yield (
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,

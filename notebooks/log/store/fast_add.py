@@ -1,20 +1,13 @@
-"""An add in one message to PostgreSQL: the speed trick of the write path, kept here behind try_add/remember.
+"""An add in one message to PostgreSQL, behind try_add/remember: the speed trick of the write path.
 
-An add needs the head before it can hash its row (rowformat.py hashes in Python), and PostgreSQL must read that
-head after taking the notebook's lock. Done one after the other that is five round trips (lock, read, row, words,
-commit) besides BEGIN. Here the process guesses the head: the row its own last add wrote, remembered per notebook.
-It numbers and hashes the row on that guess and sends one prepared statement, a call of notebooks_add_row (a PL/pgSQL
-function, migration 0013), which takes the notebook's lock, reads the head, the next number and any redaction of the
-words, asks the write guard (guards.py) after the lock, and inserts the row and its words only if the row continues
-that head, no redaction names the words and the guard has nothing to say. The function only stores: every rule stays
-in fold.py and checks.py, the hash in rowformat.py.
-
-Outside a transaction the call is its own (an implicit transaction: BEGIN and COMMIT travel in the same message), so
-the add is one round trip. Inside the caller's transaction it is one statement of it, and the lock is held to its end.
-When the guess was wrong nothing is inserted: inside a transaction the state read under the lock (still held) goes to
-the general path; outside one the lock went with the call's commit, so the general path reads again. A wrong guess
-costs a round trip more, never a refusal, and the check on the server keeps the chain exact. What it pays for:
-bench/NOTES.md, `python -m bench --writes-only`.
+An add hashes its row after the head (rowformat.py), read under the notebook's lock: one step after the other, five
+round trips. Here the process guesses the head (the row its own last add wrote) and sends one prepared call of
+notebooks_add_row (PL/pgSQL, migration 0013), which takes the lock, reads the head, the next number, any redaction
+of the words and the write guard (guards.py), and inserts the row and its words only if it continues that head and
+nothing refuses it; every rule stays in fold.py and checks.py. Outside a transaction the call is its own (one round
+trip); inside one it is a statement of it, the lock held to its end. A wrong guess inserts nothing: inside a
+transaction the state read under the lock goes to the general path, outside one the general path reads again. It
+costs a round trip, never a refusal (bench/NOTES.md, `python -m bench --writes-only`).
 """
 
 import functools
@@ -47,8 +40,7 @@ GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing g
 ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:ADD_ROW_COLUMNS], "text", "bool", "varchar", "varchar")
 CALL = f"SELECT * FROM notebooks_add_row({', '.join(f'%s::{t}' for t in ARG_TYPES)})"
 # Integers sent with the type they are declared with, whatever their size: one prepared statement, not one per size.
-_TYPED = {"int4": Int4, "int8": Int8}
-_WRAP = tuple(_TYPED.get(t) for t in ARG_TYPES)
+_WRAP = tuple({"int4": Int4, "int8": Int8}.get(t) for t in ARG_TYPES)
 
 
 class _PreparedCursor(psycopg.Cursor):
@@ -87,15 +79,14 @@ def _ask_guard(guard: guards.WriteGuard) -> bool | None:
 
 # bench/NOTES.md: one writer 802 -> 1,311 adds/s (33% -> 51% of bare commits); tests/test_fast_path_agrees.py
 def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | AddState | None":
-    """The add of `fields` (an add row without its number) in one statement, if this process knows the head.
-
-    Returns the row written (committed, outside a transaction); or, inside a transaction when the guess was wrong,
-    the notebook locked with its state read (as add_state answers, refusals raised the same way); or None when not
-    tried or to be done again on the general path."""
+    """The add of `fields` (an add row without its number) in one statement, if this process knows the head: the row
+    written (committed, outside a transaction); inside one, when the guess was wrong, the notebook locked with its
+    state read (as add_state answers it); or None when not tried or to be done again on the general path."""
     if not usable():
         return None
     db = _db()
-    guess = _guesses.get(_key(db, title))
+    key = _key(db, title)
+    guess = _guesses.get(key)
     ask = _ask_guard(guards.current())
     if guess is None or ask is None:
         return None
@@ -109,36 +100,22 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
-    found = _call(
-        db,
-        title,
-        (
-            NOTEBOOK_LOCK_CLASS,
-            pk & LOCK_KEY_MASK,
-            pk,
-            title,
-            *values[1:ADD_ROW_COLUMNS],
-            fields["words"],
-            ask,
-            fields["salt"],
-            fields["plain"],
-        ),
-    )
+    args = (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:ADD_ROW_COLUMNS], fields["words"], ask)
+    found = _call(db, title, (*args, fields["salt"], fields["plain"]))
     if found is None:  # no notebook of that title (any more, in this database): the general path says so
-        _guesses.pop(_key(db, title), None)
+        _guesses.pop(key, None)
         return None
     seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if inserted:
         nb = NotebookRef(pk, title)
         appended(nb, top, [row], fold=True)
-        _remember(_key(db, title), nb, row)
+        _remember(key, pk, Head(row.seq, row.hash, row.at), row.n + 1)
         return row
     if alone:
         # Nothing committed and the lock gone with the call: the head it read is the next guess (the caller tries
         # again inside a transaction, where a wrong guess keeps the lock and goes on to the general path).
         if seq is not None:
-            with _guesses_lock:
-                _guesses[_key(db, title)] = (pk, Head(seq, hash_, at), (top_n or 0) + 1)
+            _remember(key, pk, Head(seq, hash_, at), (top_n or 0) + 1)
         return None
     return state_of_add(
         (pk, seq, hash_, at, top_n, redact_seq, may_claim), title, actor, (fields["digest"], fields["plain"])
@@ -168,24 +145,19 @@ def _cursor(db: BaseDatabaseWrapper) -> _PreparedCursor:
 
 
 def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:
-    """The head an add just wrote, to guess from at the next add of this process (PostgreSQL only). Remembered
-    before the commit: an add after it in the same transaction continues from it, and if it is rolled back the
-    next guess is simply wrong."""
+    """The head an add just wrote, for this process's next add to guess from; remembered before the commit (an add
+    after it in the same transaction continues from it; if it is rolled back the next guess is simply wrong)."""
     if usable():
-        _remember(_key(_db(), title), notebook, row)
+        _remember(_key(_db(), title), notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
 
 
-def _remember(key: tuple[str, str, str], notebook: AnyNotebook, row: RowWritten) -> None:
+def _remember(key: tuple[str, str, str], pk: int, top: Head, n: int) -> None:
     with _guesses_lock:
         if len(_guesses) >= GUESSES_KEPT:
             _guesses.clear()
-        _guesses[key] = (notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
+        _guesses[key] = (pk, top, n)
 
 
-def forget(title: str | None = None) -> None:
-    """Drop the guess for one notebook, or every guess."""
+def forget() -> None:
     with _guesses_lock:
-        if title is None:
-            _guesses.clear()
-        else:
-            _guesses.pop(_key(_db(), title), None)
+        _guesses.clear()

@@ -1,10 +1,7 @@
-"""Work a caller above joins to a write's own transaction, set here for one call and done by the service itself.
-
-A session's take, checkpoint, land and abandon run git around their transaction, so no caller may wrap them in an
-outer one (no git runs while a database write transaction is open). A caller that must store something with the
-write's rows (an idempotency key and its answer, agents/idempotency.py) sets it with `joining`; the service calls
-`join(result)` as the last step inside its transaction. What joins may raise: the transaction then rolls back with
-the rows. Without a caller's work `join` does nothing.
+"""Work a caller above joins to a write's own transaction: a session's take, checkpoint, land and abandon run git
+around theirs, so no caller may wrap them in an outer one. A caller that must store something with the rows (an
+idempotency key and its answer) sets it with `joining`; the service calls `join(result)` last inside its
+transaction, which rolls back with the rows if the work raises.
 """
 
 from collections.abc import Callable, Iterator

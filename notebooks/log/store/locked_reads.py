@@ -5,8 +5,6 @@ import logging
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from django.db import connection
-
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.errors import NotFound, Redacted
@@ -33,13 +31,8 @@ AnyNotebook = Notebook | NotebookRef
 
 def locked_notebook(title: str) -> Notebook:
     """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
-    UPDATE privilege). Plain SQL: compiling the ORM query cost more CPU than the rest of an add."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
-        found = cursor.fetchone()
-    if found is None:
-        return get_notebook(title)  # raises NotFound, with a hint
-    return lock_notebook(Notebook.from_db(connection.alias, ["id", "title"], found))  # the rest loads when read
+    UPDATE privilege); NotFound, with a hint, when there is none."""
+    return lock_notebook(get_notebook(title))
 
 
 def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
@@ -56,42 +49,18 @@ def line_or_none(notebook: AnyNotebook, n: int, *, session: int | None = None) -
     return fold.line_state(n, stored.line_rows(notebook.pk, n, session))
 
 
-def top_number(notebook: AnyNotebook) -> int:
-    """The highest number the notebook gave. Numbers are given once, for good: adopted rows of a dropped line hold
-    their number too."""
-    top = stored.top_number(notebook.pk)
-    return top or 0
-
-
 def state_of(
     notebook: AnyNotebook, numbers: Iterable[int], *, session: int | None = None, top: bool = False
 ) -> decision.State:
     """What a service's decision reads (decision.py): the lines it concerns, as the writer's session sees them, and
-    (`top`) the highest number given."""
+    (`top`) the highest number given (adopted rows of a dropped line hold theirs too)."""
     lines = {n: line for n in dict.fromkeys(numbers) if (line := line_or_none(notebook, n, session=session))}
-    return decision.State(title=notebook.title, lines=lines, top_n=top_number(notebook) if top else 0)
-
-
-def number_after(notebook: AnyNotebook, top: int | None) -> int:
-    """The number a new line takes after the highest given (decision.number_after: refused when none is left)."""
-    return decision.number_after(notebook.title, top)
-
-
-def head_and_top_number(notebook: Notebook) -> tuple[Head, int | None]:
-    """The head and the highest line number given, in one query (an add needs both)."""
-    found = stored.head_and_top_number(notebook.pk)
-    if found is None:
-        return NO_ROWS, None
-    return Head(*found[:3]), found[3]
+    return decision.State(title=notebook.title, lines=lines, top_n=(stored.top_number(notebook.pk) or 0) if top else 0)
 
 
 def add_state(title: str, actor: Actor, digests: tuple[str, str]) -> tuple[AnyNotebook, Head, int, int | None]:
     """The notebook, locked, its head and next number and the write's session, for an add of words with `digests`
-    (keyed, and plain: what a redaction from before keyed digests named them by).
-
-    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
-    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
-    """
+    (keyed, and plain: what a redaction from before keyed digests named them by), read by stored.add_state."""
     found = stored.add_state(title, guards.current().may_claim_sql, actor.name, digests)
     return state_of_add(found, title, actor, digests)
 
@@ -104,7 +73,8 @@ def state_of_add(
         # No notebook of that title: every write's refusals, in their order (a session held elsewhere, NotFound).
         claim = guards.current().claim(title=title, actor=actor)
         nb = locked_notebook(title)  # raises NotFound, unless it was created meanwhile (then the general path goes on)
-        top, top_n = head_and_top_number(nb)
+        found = stored.head_and_top_number(nb.pk)  # one query: an add needs both
+        top, top_n = (NO_ROWS, None) if found is None else (Head(*found[:3]), found[3])
         gone = redacted_digests_of(nb, digests)
         return nb, top, _numbered(nb, actor, top_n, gone, digests), claim
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found

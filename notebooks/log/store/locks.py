@@ -1,8 +1,6 @@
-"""One lock per notebook, held until the transaction ends: every writer of a notebook's log takes it first.
-
-PostgreSQL: an advisory lock, because SELECT … FOR UPDATE needs UPDATE privilege and the app's role has only
-SELECT and INSERT on the log (docs/POSTGRES.md). SQLite: nothing to do, its IMMEDIATE transactions already
-serialise writers.
+"""One lock per notebook, held until the transaction ends: every writer of a notebook's log takes it first. On
+PostgreSQL an advisory lock (FOR UPDATE needs UPDATE privilege, which the app's role lacks on the log:
+docs/POSTGRES.md); SQLite's IMMEDIATE transactions already serialise writers.
 """
 
 from django.db import connection

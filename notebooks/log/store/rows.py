@@ -1,9 +1,7 @@
-"""The row table's other questions: a session's rows, what a write reads under the notebook's lock, the writes' own
-questions, a session's proposals, a whole log checked or judged, a land's gates, the card's reads and Similar lines.
-
-Every module reads rows through here or view_reads.py (what views read); the fast path, the triggers, the
-privileges and the system check keep their own SQL, so a change of the table's shape or of an index is seen in two
-places. Each function returns the database's tuples as they come; the callers give them their meaning.
+"""The row table's other questions (what views read is view_reads.py's): a session's rows, a write's reads, a
+whole log checked or judged, a land's gates, the card's reads and Similar lines. Besides these two only the fast
+path, the triggers, the privileges and the system check name the table. Each function returns the database's tuples
+as they come; the callers give them their meaning.
 """
 
 import functools
@@ -16,19 +14,18 @@ from notebooks.log.rules import fold
 from notebooks.log.store.locks import LOCK_BY_TITLE
 from notebooks.log.store.view_reads import (
     EXPORT_COLUMNS,
+    EXPORT_NAMES,
+    WORDS_JOIN,
     Found,
     fetch_all,
     fetch_one,
     proposed_op_sql,
     redacted_why_sql,
+    streamed,
 )
 
 # ----- a session's rows --------------------------------------------------------------------------------------------
-
-SESSION_ROW_SQL = (
-    f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r LEFT JOIN notebooks_words w "
-    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-)
+SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
 def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tuple[list[Found], int]:
@@ -43,7 +40,6 @@ def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tupl
 
 def session_rows(notebook_id: int, base: int, session_id: int, limit: int, after: int = 0) -> tuple[list[Found], int]:
     """A session's own rows after seq `after` (at most `limit`: EXPORT_COLUMNS and the words), and how many it has.
-
     Its rows all come after its base: a seek on (notebook, seq), where session_id has no index of its own."""
     where = "r.notebook_id = %s AND r.seq > %s AND r.session_id = %s"
     return _counted_rows(where, [notebook_id, base, session_id], limit, after)
@@ -91,23 +87,21 @@ def brought_counts(session_ids: list[int]) -> list[Found]:
 
 
 # ----- what a write reads under the notebook's lock (locked_reads.py) ----------------------------------------------
-
-
 def line_rows(notebook_id: int, n: int, session: int | None) -> list[Found]:
     """Line n's rows in log order as a write judges them: (seq, op, source, words), `session`'s proposals as the ops
     they propose (read your own writes)."""
     return fetch_all(
-        f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT r.seq, {proposed_op_sql('r', of_session=True)}, r.source, w.body FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq",
         [session, notebook_id, n],
     )
 
 
-def top_number(notebook_id: int) -> int | None:
-    """The highest line number the notebook gave (None before its first row)."""
-    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+def top_number(notebook_id: int, upto: int | None = None) -> int | None:
+    """The highest line number the notebook gave (at or before row `upto`); None before its first row."""
+    if upto is None:
+        return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
+    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [notebook_id, upto])[0]
 
 
 def head_and_top_number(notebook_id: int) -> Found | None:
@@ -135,11 +129,7 @@ def add_state_sql(may_claim_sql: str, where: str) -> str:
 
 def add_state(title: str, may_claim_sql: str, actor_name: str, digests: tuple[str, str]) -> Found | None:
     """(notebook id, head seq, hash, at, highest number, redact seq, may claim) for an add to `title`, the notebook
-    locked; None when no notebook has that title.
-
-    SQLite reads it all in one statement (BEGIN IMMEDIATE already holds the write lock); PostgreSQL takes the
-    notebook's lock first (locks.LOCK_BY_TITLE), then reads, so the head is read after any writer before it.
-    """
+    locked (PostgreSQL: before the read, so the head is after any writer's); None when no notebook has that title."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(LOCK_BY_TITLE, (title,))
@@ -164,29 +154,21 @@ def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
 
 
 # ----- the writes' own questions (services, moves, redaction) ------------------------------------------------------
-
-
 def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
     """The line whose add restored line n (or, for `session`'s holder, whose proposed add does)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
-            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s",
-            [notebook_id, n],
+    # Not MIN(n): SQLite would then walk every add of the notebook by number, not row_restores_idx.
+    sql = "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'add' AND \"into\" = %s"
+    found = fetch_one(sql, [notebook_id, n])
+    if found is None and session is not None:
+        found = fetch_one(
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+            'AND "into" = %s AND session_id = %s',
+            [notebook_id, n, session],
         )
-        found = cursor.fetchone()
-        if found is None and session is not None:
-            cursor.execute(
-                "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
-                'AND "into" = %s AND session_id = %s',
-                [notebook_id, n, session],
-            )
-            found = cursor.fetchone()
     return found[0] if found else None
 
 
 def last_strike_moved(notebook_id: int, n: int) -> Found | None:
-    """(moved_notebook, moved_n) of line n's last strike."""
     return fetch_one(
         "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
         "ORDER BY seq DESC LIMIT 1",
@@ -205,7 +187,6 @@ def version_words(title: str, n: int, seq: int) -> Found | None:
 
 
 def last_worded(notebook_id: int, n: int) -> Found | None:
-    """(by, at, was_by, was_at, moved_notebook) of line n's last add or edit."""
     return fetch_one(
         'SELECT "by", at, was_by, was_at, moved_notebook FROM notebooks_row WHERE notebook_id = %s AND n = %s '
         "AND op IN ('add', 'edit') ORDER BY seq DESC LIMIT 1",
@@ -214,7 +195,6 @@ def last_worded(notebook_id: int, n: int) -> Found | None:
 
 
 def line_digests(notebook_id: int, n: int) -> list[Found]:
-    """(seq, op, digest) of line n's rows in log order."""
     return fetch_all(
         "SELECT seq, op, digest FROM notebooks_row WHERE notebook_id = %s AND n = %s ORDER BY seq", [notebook_id, n]
     )
@@ -231,7 +211,6 @@ def first_line_keeping(notebook_id: int, digest: str) -> int | None:
 
 
 # ----- a session's proposals, a whole log checked or judged --------------------------------------------------------
-
 PROPOSAL_COLUMNS = (
     "seq", "op", "proposes", "n", "digest", "source", "by", "why", "how", "into", "at", "moved_notebook", "moved_n",
 )  # fmt: skip
@@ -241,46 +220,27 @@ def proposal_rows(notebook_id: int, session_id: int, after: int) -> list[Found]:
     """The session's proposals after seq `after` in log order: PROPOSAL_COLUMNS, words, salt, the redacted why."""
     columns = ", ".join(f'r."{c}"' for c in PROPOSAL_COLUMNS)
     return fetch_all(
-        f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
-        "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
         [notebook_id, after, session_id, fold.PROPOSE],
     )
 
 
-VERIFY_COLUMNS = (
-    'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
-    "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.body, w.salt"
-)
-
-
 def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
     """Every row of the notebook in log order with its words and salt, by column name, streamed from one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {VERIFY_COLUMNS} FROM notebooks_row r LEFT JOIN notebooks_words w "
-            "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-            "WHERE r.notebook_id = %s ORDER BY r.seq",
-            [notebook_id],
-        )
-        names = [c[0] for c in cursor.description]
-        while batch := cursor.fetchmany(5000):
-            for values in batch:
-                yield dict(zip(names, values, strict=True))
+    names = [*EXPORT_NAMES, "body"]
+    for values in streamed(f"{SESSION_ROW_SQL}WHERE r.notebook_id = %s ORDER BY r.seq", [notebook_id]):
+        yield dict(zip(names, values, strict=True))
 
 
 def rows_to_judge(notebook_id: int) -> Iterator[Found]:
     """Every row of the notebook in log order, as an import judges rows after them: (seq, op, n, source, at, digest,
     redacts, into, moved_notebook, moved_n, proposes, lands, session_id), streamed from one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
-            "session_id FROM notebooks_row "
-            "WHERE notebook_id = %s ORDER BY seq",
-            [notebook_id],
-        )
-        while batch := cursor.fetchmany(5000):
-            yield from batch
+    return streamed(
+        'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
+        "session_id FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+        [notebook_id],
+    )
 
 
 # The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
@@ -298,8 +258,6 @@ def analyze() -> None:
 
 
 # ----- a session's land gates and drift (sessions/) ----------------------------------------------------------------
-
-
 def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
     """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
     # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
@@ -311,7 +269,6 @@ def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
 
 
 def worded_sources(notebook_id: int, upto: int) -> list[Found]:
-    """(n, seq, source) of every add and edit up to row `upto`, in log order."""
     return fetch_all(
         "SELECT n, seq, source FROM notebooks_row WHERE notebook_id = %s AND seq <= %s "
         "AND op IN ('add', 'edit') ORDER BY seq",
@@ -331,7 +288,6 @@ def changed_by_others(notebook_id: int, base: int, session_id: int) -> dict[int,
 
 
 def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
-    """How many rows in (after, upto] no session wrote."""
     return fetch_one(
         "SELECT COUNT(*) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND seq <= %s AND session_id IS NULL",
         [notebook_id, after, upto],
@@ -339,13 +295,6 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
 
 
 # ----- the card's reads (card/) ------------------------------------------------------------------------------------
-
-
-def top_number_at(notebook_id: int, seq: int) -> int | None:
-    """The highest line number given at or before row `seq`."""
-    return fetch_one("SELECT MAX(n) FROM notebooks_row WHERE notebook_id = %s AND seq <= %s", [notebook_id, seq])[0]
-
-
 def added_per_day(notebook_id: int, cut: int) -> list[Found]:
     """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source."""
     if connection.vendor == "postgresql":
@@ -365,23 +314,11 @@ def audit_page(
     """A page of rows across every notebook, newest first, filtered; with the total and the page shown (a page past
     the last shows the last). Each row: id, title, seq, op, n, words, source, by, why, how, into, at, was_at,
     was_by, moved_notebook, moved_n, notebook id, redacted why."""
-    where, params = ["1 = 1"], []
-    if notebook:
-        where.append("nb.title = %s")
-        params.append(notebook)
-    if by:
-        where.append('r."by" = %s')
-        params.append(by)
-    if op:
-        where.append("r.op = %s")
-        params.append(op)
-    if since is not None:
-        where.append("r.at >= %s")
-        params.append(since)
-    if until is not None:
-        where.append("r.at <= %s")
-        params.append(until)
-    condition = " AND ".join(where)
+    filters = {"nb.title = %s": notebook or None, 'r."by" = %s': by or None, "r.op = %s": op or None}
+    filters |= {"r.at >= %s": since, "r.at <= %s": until}
+    given = {sql: value for sql, value in filters.items() if value is not None}
+    condition = " AND ".join(["1 = 1", *given])
+    params = list(given.values())
     # One notebook's rows come in seq order: its (notebook, seq) index gives a page without sorting all of them.
     order = "r.seq DESC" if notebook else "r.id DESC"
     with connection.cursor() as cursor:
@@ -396,8 +333,7 @@ def audit_page(
         cursor.execute(
             'SELECT r.id, nb.title, r.seq, r.op, r.n, w.body, r.source, r."by", r.why, r.how, r."into", r.at, '
             f"r.was_at, r.was_by, r.moved_notebook, r.moved_n, nb.id, {redacted_why_sql('r', 'w')} "
-            "FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
-            "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+            f"FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id {WORDS_JOIN} "
             f"WHERE {condition} ORDER BY {order} LIMIT %s OFFSET %s",
             [*params, per_page, (page - 1) * per_page],
         )
@@ -405,7 +341,6 @@ def audit_page(
 
 
 def writers() -> list[str]:
-    """Every name that wrote a row."""
     return [name for (name,) in fetch_all('SELECT DISTINCT "by" FROM notebooks_row ORDER BY "by"')]
 
 
@@ -431,10 +366,7 @@ def retired_rows(notebook_id: int, cut: int) -> list[Found]:
 
 
 # ----- Similar lines (similar/) ------------------------------------------------------------------------------------
-
-
 def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
-    """(seq, n, hash) of the rows in [first, last]."""
     return fetch_all(
         "SELECT seq, n, hash FROM notebooks_row WHERE notebook_id = %s AND seq >= %s AND seq <= %s",
         [notebook_id, first, last],

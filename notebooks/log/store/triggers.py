@@ -84,10 +84,9 @@ def expected_triggers(vendor: str, tables: "tuple[str, ...] | set[str]" = PROTEC
 def install(connection: BaseDatabaseWrapper = default_connection, *, gate_redactions: bool = False) -> None:
     """Drop and create every trigger; safe to run any number of times.
 
-    SQLite: the words' DELETE trigger that lets redacted words go names notebooks_row, and SQLite refuses to
-    rename a rebuilt table while any trigger names a table that is briefly missing. So that gated trigger is
-    put in only after migrate (post_migrate passes gate_redactions) and taken out before it (pre_migrate:
-    ungate); in between, words refuse every delete.
+    SQLite refuses to rename a rebuilt table while a trigger names a table briefly missing, and the words' DELETE
+    trigger that lets redacted words go names notebooks_row: so it is put in only after migrate (post_migrate passes
+    gate_redactions) and taken out before (pre_migrate: ungate); in between, words refuse every delete.
     """
     # An early migration runs before later tables exist; the post_migrate pass covers them.
     existing = set(connection.introspection.table_names())
@@ -98,14 +97,10 @@ def install(connection: BaseDatabaseWrapper = default_connection, *, gate_redact
         with connection.cursor() as cursor:
             columns = connection.introspection.get_table_description(cursor, "notebooks_row")
         redaction = any(c.name == "redacts" for c in columns)
-    statements: list[str] = []
     if connection.vendor == "postgresql":
-        statements += [PG_FUNCTION, PG_WORDS_FUNCTION]
-        for table in tables:
-            statements += _postgres_sql(table, redaction)
+        statements = [PG_FUNCTION, PG_WORDS_FUNCTION, *(sql for t in tables for sql in _postgres_sql(t, redaction))]
     elif connection.vendor == "sqlite":
-        for table in tables:
-            statements += _sqlite_sql(table, redaction and gate_redactions)
+        statements = [sql for t in tables for sql in _sqlite_sql(t, redaction and gate_redactions)]
     else:
         raise NotImplementedError(
             f"append-only triggers are written for SQLite and PostgreSQL, not {connection.vendor}"

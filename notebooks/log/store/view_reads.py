@@ -1,9 +1,6 @@
-"""The rows a view reads: the row a view stands at, the view in SQL, snapshots and the rows after them, a line's
-rows for its history, and rows in log order as an export; with the pieces of statements other readers join in.
-
-Reads of the row table live here and in rows.py (the questions of writes, sessions, files, the card and Similar
-lines); each function returns the database's tuples as they come, the callers give them their meaning. The
-statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
+"""The rows a view reads (its cut, the view in SQL, snapshots, a line's history, an export), and the pieces of
+statements rows.py joins in. Each function returns the database's tuples as they come; the callers give them their
+meaning. The statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
 """
 
 from collections.abc import Iterator
@@ -28,14 +25,22 @@ def fetch_all(sql: str, params: Any = None) -> list[Found]:
         return cursor.fetchall()
 
 
+def streamed(sql: str, params: Any, batch: int = 5000) -> Iterator[Found]:
+    """The statement's rows, fetched `batch` at a time: a whole log never sits in memory."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while found := cursor.fetchmany(batch):
+            yield from found
+
+
 # ----- pieces of statements other readers join in ------------------------------------------------------------------
+# Row r's words, when it has any.
+WORDS_JOIN = "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> ''"
 
 
 def redacted_why_sql(r: str, w: str) -> str:
-    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted).
-
-    Looked up only when the words are missing, so a view of kept words pays nothing for it.
-    """
+    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted), looked up only
+    when the words are missing, so a view of kept words pays nothing for it."""
     return (
         f"CASE WHEN {w}.body IS NULL AND {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x "
         f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
@@ -55,51 +60,40 @@ REDACTIONS = "(SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %(nb)s
 
 
 # ----- the row a view stands at ----------------------------------------------------------------------------------
-
-
 def row_at(notebook_id: int, seq: int) -> Found | None:
     """(seq, hash, at) of row `seq`."""
     return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
 
 
+def _last_row(columns: str, notebook_id: int, cut: int, until: float | None = None) -> Found | None:
+    """`columns` of the last row at or before seq `cut`, or time `until` (a seek on row_cut_idx)."""
+    where = "seq <= %(bound)s ORDER BY seq DESC" if until is None else "at <= %(bound)s ORDER BY at DESC, seq DESC"
+    return fetch_one(
+        f"SELECT {columns} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
+        {"nb": notebook_id, "bound": cut if until is None else until},
+    )
+
+
 def row_before(notebook_id: int, seq: int) -> Found | None:
     """(seq, hash, at) of the last row at or before seq."""
-    return fetch_one(
-        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq <= %s ORDER BY seq DESC LIMIT 1",
-        [notebook_id, seq],
-    )
+    return _last_row("seq, hash, at", notebook_id, seq)
 
 
 def row_by_time(notebook_id: int, until: float) -> Found | None:
-    """(seq, hash, at) of the last row recorded at or before `until` (a seek on row_cut_idx)."""
-    return fetch_one(
-        "SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND at <= %s "
-        "ORDER BY at DESC, seq DESC LIMIT 1",
-        [notebook_id, until],
-    )
+    """(seq, hash, at) of the last row recorded at or before `until`."""
+    return _last_row("seq, hash, at", notebook_id, 0, until)
 
 
 def row_and_redactions(notebook_id: int, cut: int, until: float | None) -> Found | None:
-    """(seq, hash, at, redactions): the last row at or before seq `cut` (or time `until`), and the count of redact
-    rows, in one query."""
-    where, bound = (
-        ("seq <= %(bound)s ORDER BY seq DESC", cut)
-        if until is None
-        else ("at <= %(bound)s ORDER BY at DESC, seq DESC", until)
-    )
-    return fetch_one(
-        f"SELECT seq, hash, at, {REDACTIONS} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
-        {"nb": notebook_id, "bound": bound},
-    )
+    """(seq, hash, at, redactions): the row a past view stands at and the count of redact rows, in one query."""
+    return _last_row(f"seq, hash, at, {REDACTIONS}", notebook_id, cut, until)
 
 
 def top_seq(notebook_id: int) -> int:
-    """The notebook's last seq (0 for none)."""
     return fetch_one("SELECT COALESCE(MAX(seq), 0) FROM notebooks_row WHERE notebook_id = %s", [notebook_id])[0]
 
 
 def seq_hashes(notebook_id: int) -> dict[int, str]:
-    """Every row's hash, by seq."""
     return dict(fetch_all("SELECT seq, hash FROM notebooks_row WHERE notebook_id = %s ORDER BY seq", [notebook_id]))
 
 
@@ -124,7 +118,6 @@ def redacted_digests(notebook_id: int) -> frozenset[str]:
 
 
 # ----- the view in SQL -------------------------------------------------------------------------------------------
-
 CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
 
 # The live lines at a cut, and the row they stand at, in one query: group each line's rows (an index-only scan of
@@ -172,7 +165,6 @@ def line_row(notebook_id: int, n: int, cut: int) -> Found | None:
 
 
 # ----- snapshots and the rows after them ---------------------------------------------------------------------------
-
 NEAREST_SQL = f"""
 SELECT s.seq, s.hash, s.at, s.redactions, s.lines, s.mac
 FROM notebooks_snapshot s
@@ -213,13 +205,10 @@ def redaction_whys(notebook_id: int) -> dict[str, str]:
 
 
 # ----- a line's rows -----------------------------------------------------------------------------------------------
-
 HISTORY_COLUMNS = (
     'SELECT r.n, r.seq, r.op, w.body, r.source, r."by", r.at, r.why, r.how, r."into", r.was_at, r.was_by, '
-    f"r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
-    f"{redacted_why_sql('r', 'w')} "
-    "FROM notebooks_row r LEFT JOIN notebooks_words w "
-    "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+    "r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.session_id, r.lands, r.claimed_at, "
+    f"{redacted_why_sql('r', 'w')} FROM notebooks_row r {WORDS_JOIN} "
 )
 
 
@@ -228,17 +217,14 @@ def line_history_rows(notebook_id: int, n: int) -> tuple[list[Found], list[Found
     restored it and the strikes into it, each by its own partial index (row_restores_idx, row_struck_into_idx; an
     OR would scan the notebook). Columns: HISTORY_COLUMNS."""
     columns = HISTORY_COLUMNS
-    with connection.cursor() as cursor:
-        cursor.execute(columns + "WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
-        found = cursor.fetchall()
-        others = []
-        if found:
-            cursor.execute(
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
-                f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
-                [notebook_id, n, notebook_id, n],
-            )
-            others = cursor.fetchall()
+    found = fetch_all(f"{columns}WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
+    if not found:
+        return found, []
+    others = fetch_all(
+        f"{columns}WHERE r.notebook_id = %s AND r.op = 'add' AND r.\"into\" = %s UNION ALL "
+        f"{columns}WHERE r.notebook_id = %s AND r.op = 'strike' AND r.\"into\" = %s",
+        [notebook_id, n, notebook_id, n],
+    )
     return found, others
 
 
@@ -246,17 +232,14 @@ def words_rows_before(notebook_id: int, numbers: list[int], before: int) -> list
     """The add, edit and strike rows of these lines before row `before`, with their words:
     (n, seq, op, source, digest, body, redacted why)."""
     return fetch_all(
-        f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
-        f"WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
+        f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
+        f"{WORDS_JOIN} WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
         "AND r.op IN ('add', 'edit', 'strike') AND r.seq < %s ORDER BY r.seq",
         [notebook_id, *numbers, before],
     )
 
 
 # ----- rows in log order, as an export ---------------------------------------------------------------------------
-
 EXPORT_COLUMNS = (
     'r.seq, r.op, r.n, r.digest, r.source, r."by", r.why, r.how, r."into", r.at, r.was_at, r.was_by, '
     "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
@@ -267,16 +250,11 @@ EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.sp
 def export_rows(notebook_id: int, after: int, upto: int, limit: int | None = None) -> Iterator[Found]:
     """The rows in (after, upto], streamed from one query: EXPORT_COLUMNS, the redacted why, the words."""
     sql = (
-        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body "
-        "FROM notebooks_row r LEFT JOIN notebooks_words w "
-        "ON w.notebook_id = r.notebook_id AND w.digest = r.digest AND r.digest <> '' "
+        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
         "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
     )
     params: list[Any] = [notebook_id, after, upto]
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(2000):
-            yield from batch
+    return streamed(sql, params, 2000)
