@@ -20,40 +20,20 @@ from dataclasses import dataclass
 from notebooks.models import Session
 
 
-def _no_base(title: str) -> str:
-    return ""
-
-
-def _no_check(session: Session, rows: Sequence[int]) -> None:
-    return None
-
-
-def _nothing_after_checkpoint(session: Session, note: str) -> None:
-    return None
-
-
-def _nothing_after_land(session: Session, summary: str, rows: Sequence[int]) -> None:
-    return None
-
-
-def _nothing_after_abandon(session: Session, why: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class SessionHooks:
     # Held around a take's, a land's and an abandon's own steps, taken before any database lock.
     lock: Callable[[], AbstractContextManager[object]] = nullcontext
     # The base the new session stores (its vault_base), before the take's transaction.
-    base_for_take: Callable[[str], str] = _no_base
+    base_for_take: Callable[[str], str] = lambda title: ""
     # Before the land's transaction, with the session's rows as read then: raises Conflict to refuse the land.
-    check_land: Callable[[Session, Sequence[int]], None] = _no_check
+    check_land: Callable[[Session, Sequence[int]], None] = lambda session, rows: None
     # After the checkpoint's transaction has committed.
-    after_checkpoint: Callable[[Session, str], object] = _nothing_after_checkpoint
+    after_checkpoint: Callable[[Session, str], object] = lambda session, note: None
     # After the land's transaction has committed, with the summary and the rows the land event counted.
-    land_in_git: Callable[[Session, str, Sequence[int]], object] = _nothing_after_land
+    land_in_git: Callable[[Session, str, Sequence[int]], object] = lambda session, summary, rows: None
     # After the abandon's transaction has committed.
-    after_abandon: Callable[[Session, str], object] = _nothing_after_abandon
+    after_abandon: Callable[[Session, str], object] = lambda session, why: None
 
 
 NO_HOOKS = SessionHooks()
