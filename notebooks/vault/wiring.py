@@ -1,11 +1,6 @@
-"""The vault's side of take, checkpoint, land and abandon: the hooks sessions call (notebooks/sessions/hooks.py),
-registered at start-up (AppConfig.ready) when a vault is configured (NOTEBOOK_VAULT_ENABLED), else none is.
-
-A session object needs: pk, notebook.title, actor, plan, and vault_base (the base_sha stored at take); a session
-taken without a vault has none, and its hooks do nothing. The lock is taken before the database's own locks, as
-a sweep takes it, so the watcher and a session never wait on each other in opposite orders. Nothing here runs
-inside a database transaction: sessions call check_land before the land's and the others after theirs commit.
-"""
+"""The hooks sessions call (notebooks/sessions/hooks.py, in its order) when a vault is configured. A session taken
+without a vault has no vault_base, and its hooks do nothing. The vault's lock is taken before the database's own
+locks, as a sweep takes it, so the watcher and a session never wait on each other in opposite orders."""
 
 import logging
 from collections.abc import Iterator, Sequence
