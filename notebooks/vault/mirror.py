@@ -1,6 +1,6 @@
 """The vault: a git repository holding every notebook as its file. A sweep brings each file to exactly its
-notebook's rows, imports outside appends, refuses anything else (kept as evidence, the file restored), and
-commits what changed outside the claimed files."""
+notebook's rows, imports outside appends, refuses anything else (kept as evidence on a side branch, the file restored
+from the log, an alarm raised), and commits what changed outside the claimed files."""
 
 import fcntl
 import os
@@ -15,11 +15,12 @@ from stat import S_ISREG
 from django.conf import settings
 
 from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.checks import bounded, shown
 from notebooks.log.rules.errors import NotebookError
 from notebooks.log.views import selectors, snapshots
 from notebooks.models import TITLE_PATTERN, Notebook
 
-from . import history, late
+from . import alarms, history, late
 from .claims import claimed_titles
 from .fileformat import (
     REDACT_ROW,
@@ -31,9 +32,8 @@ from .fileformat import (
     rows_kept,
     split_lines,
 )
-from .git import Git, Person, blob_id
+from .git import Git, blob_id
 from .landing import repair_lands
-from .refusing import Refusing
 from .results import FileResult, SweepResult, row_count
 from .state import (
     RACY_NS,
@@ -53,7 +53,7 @@ LOCK_FILE = "notebooks-vault.lock"
 _HELD = threading.local()  # vault roots whose lock this thread holds, with its depth
 
 
-class Vault(Refusing):
+class Vault:
     """A directory that is a git repository holding `<title>.jsonl` for every notebook."""
 
     def __init__(self, root: "Path | str | None" = None) -> None:
@@ -61,8 +61,6 @@ class Vault(Refusing):
         self.git = Git(self.root)
         self._partials: dict[str, str] = {}  # title → the file's blob when its last line was unfinished
         self._read_stat: dict[str, tuple[int, int, int] | None] = {}  # title → the file's stat when it was read
-
-    # ----- the directory and its bookkeeping ------------------------------------------------------
 
     def ensure(self) -> "Vault":
         if not self.git.exists():
@@ -118,8 +116,6 @@ class Vault(Refusing):
             (titles.add(title) if re.fullmatch(TITLE_PATTERN, title) else ignored.append(entry.name))
         return titles, sorted(ignored)
 
-    # ----- one sweep ------------------------------------------------------------------------------
-
     def sweep(
         self, *, claimed: "set[str] | frozenset[str] | None" = None, by_default: str | None = None
     ) -> SweepResult:
@@ -147,8 +143,8 @@ class Vault(Refusing):
             for title in sorted(set(heads) | on_disk)
         ]
         self.save_state(state)
-        commit = self.commit_pending(
-            state, exclude=frozenset(claimed), results=results, subject=subject, trailers=trailers
+        commit = history.commit_pending(
+            self.git, self.root, state, exclude=frozenset(claimed), results=results, subject=subject, trailers=trailers
         )
         return SweepResult(
             files=results,
@@ -308,8 +304,6 @@ class Vault(Refusing):
         )
         return self._refuse(result, nb, state, found, "rewritten", message, repair=repair)
 
-    # ----- writing files ----------------------------------------------------------------------------
-
     def _track(self, state: dict[str, Tracked], title: str, nb: Notebook | None, content: bytes) -> None:
         stat = os.lstat(self.path(title))
         rows = content.count(b"\n")  # every file the vault leaves ends each row with a newline
@@ -341,26 +335,62 @@ class Vault(Refusing):
         if link is not None:
             late.drain(self.root / ".git", self.root, SUFFIX)
 
-    # ----- committing ------------------------------------------------------------------------------
-
-    def pending(self, state: dict[str, Tracked], *, exclude: frozenset[str] = frozenset()) -> dict[str, bytes]:
-        """Files whose content is not what HEAD holds, outside `exclude`, as the bytes the sweep checked."""
-        return history.pending(self.git, self.root, state, exclude=exclude)
-
-    def commit_pending(
+    def _refuse(
         self,
+        result: FileResult,
+        nb: Notebook | None,
         state: dict[str, Tracked],
+        found: bytes | None,
+        problem: str,
+        message: str,
         *,
-        exclude: frozenset[str],
-        results: list[FileResult] | None = None,
-        subject: str | None = None,
-        trailers: dict[str, str] | None = None,
-        author: Person | None = None,
-    ) -> str | None:
-        return history.commit_pending(
-            self.git, self.root, state, exclude=exclude, results=results, subject=subject, trailers=trailers,
-            author=author,
-        )  # fmt: skip
+        repair: bool = True,
+    ) -> FileResult:
+        """Never import it: keep the file as found on a side branch, restore it from the log, raise the alarm."""
+        message = bounded(message, alarms.MAX_MESSAGE)
+        result.problem, result.message = problem, message
+        if not repair:
+            return result
+        ref, sha = history.keep_evidence(self.git, result.title, found, problem, message)
+        result.evidence_ref, result.evidence_sha = ref, sha
+        if nb is not None:
+            self._write(self.path(result.title), canonical_bytes(nb), state, result.title, nb)
+        else:
+            self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
+            state.pop(result.title, None)
+        self._partials.pop(result.title, None)
+        alarms.record_vault_alarm(
+            title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
+        )
+        return result
+
+    def _refuse_special(
+        self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
+    ) -> FileResult:
+        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
+        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
+        path = self.path(result.title)
+        if kind == "a directory":
+            result.waiting = f"{result.file} is a directory, not a file: move it away"
+            return result
+        try:
+            target = f" (pointing to {shown(os.readlink(path), 200)})" if kind == "a symbolic link" else ""
+        except OSError:
+            target = ""
+        result.problem = "not_a_file"
+        result.message = (
+            f"{result.file} was {kind}{target}, not a regular file: the vault reads no link or special file. "
+            "Nothing of it was read or committed; it was removed and the file written again from the log."
+        )
+        path.unlink(missing_ok=True)  # the entry: a link's target is untouched
+        self._read_stat.pop(result.title, None)
+        self._partials.pop(result.title, None)
+        if nb is not None:
+            self._write(path, canonical_bytes(nb), state, result.title, nb)
+        else:
+            state.pop(result.title, None)
+        alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
+        return result
 
 
 class _Moved(Exception):
@@ -372,6 +402,4 @@ def nb_of(title: str) -> Notebook | None:
 
 
 def _hash_of_row(nb: Notebook | None, rows: int) -> str:
-    if nb is None or rows == 0:
-        return rowformat.GENESIS
-    return selectors.row_hash(nb, rows) or rowformat.GENESIS
+    return (selectors.row_hash(nb, rows) if nb is not None and rows else None) or rowformat.GENESIS
