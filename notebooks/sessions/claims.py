@@ -85,14 +85,9 @@ CLAIM_SQL = (
 
 
 def claim_for_write(*, title: str, actor: Actor) -> int | None:
-    """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
-
-    An actor's open session owns its writes: a write under any other title is refused (the seed's bug of lines
-    written under a heading, each into a notebook of its own). Another agent's write to a claimed notebook is
-    refused; the editor's stays allowed and is recorded as drift at land. A session whose lease ran out
-    (leases.py) holds nothing: its holder's writes are refused as lapsed until it takes a new session or abandons
-    that one, and its notebook is free to others. A write of the holder's renews the lease.
-    """
+    """The session a write by `actor` under `title` belongs to, or None. Refused: a holder's write under another
+    title, or after her lease ran out (until she takes a new session or abandons that one); another agent's write to
+    a claimed notebook (the editor's is drift at land). A write of the holder's renews the lease."""
     # One plain query answers both questions: it runs inside every write, where compiling two ORM queries with
     # subqueries cost more CPU than the write itself. The actor's latest session is its own (landed, abandoned,
     # lapsed or open); any other is read only while it may still hold the title.

@@ -46,8 +46,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
     hooks = session_hooks.current()
     with hooks.lock():
         _undecided(s)
-        if leases.has_lapsed(s):
-            leases.lapse(s, by=actor.name)  # recorded first, if no one has yet: the log says it lapsed, then landed
+        leases.lapse(s, by=actor.name)  # if it lapsed, recorded first: the log says it lapsed, then landed
         hooks.check_land(s, [row[0] for row in own_rows(s)])  # the vault's final gate on the file: may refuse
         with transaction.atomic():
             nb = lock_for_sessions(s.notebook)

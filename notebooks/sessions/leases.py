@@ -45,10 +45,6 @@ def in_kinds(kinds: tuple[str, ...]) -> str:
     return "(" + ", ".join(f"'{kind}'" for kind in kinds) + ")"
 
 
-def start(session: Session) -> None:
-    SessionLease.objects.create(session=session, renewed_at=now())
-
-
 def renewed_at(session: Session) -> float:
     """When the holder last called; a session taken before leases existed counts from its take."""
     try:
@@ -112,14 +108,6 @@ def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
         holder=actor,
         lapsed_at=at,
     )
-
-
-def has_lapsed(session: Session) -> bool:
-    """Whether the session is lapsed: a lapse event recorded, or its lease run out while it was open."""
-    kinds = set(SessionEvent.objects.filter(session=session, kind__in=ENDED).values_list("kind", flat=True))
-    if EventKind.LAPSE in kinds:
-        return True
-    return not kinds and expired(renewed_at(session))
 
 
 def lapse(session: Session, *, by: str) -> bool:

@@ -16,7 +16,7 @@ from notebooks.log.store import joined
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
-from notebooks.models import EventKind, Notebook, Session, SessionEvent
+from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases
 from notebooks.sessions.claims import open_session_of, open_session_on
@@ -134,7 +134,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
                 at=leases.now(),
                 vault_base=vault_base,
             )
-            leases.start(session)
+            SessionLease.objects.create(session=session, renewed_at=leases.now())
             pending = stored.count_outside_sessions(nb.pk, accounted, top)
             if pending:
                 note = "pending rows written outside any session, recorded before base was fixed"
@@ -162,13 +162,9 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
 
 
 def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
-    """The session's rows since base become one semantic change; others' rows are recorded apart as drift.
-
-    A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons,
-    records them (a `refuse` event: Dad may land or discard the session on /sessions/) and leaves the session
-    open. Every gate is checked before the transaction (the hooks' too: the vault's final gate) and the database's
-    again inside it; the hooks' git work runs after the commit, outside any transaction.
-    """
+    """The session's rows since base become one semantic change, others' rows drift apart; none make a no-op. A
+    failed gate refuses, its reasons recorded as a `refuse` event for Dad (/sessions/), and leaves the session open.
+    The gates are checked before the transaction (the hooks' too) and the database's again inside it."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)

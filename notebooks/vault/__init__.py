@@ -1,9 +1,5 @@
-"""The vault: every notebook mirrored as its append-only JSONL file in a git repository.
-
-Vault(path).sweep()            one sweep: outside appends imported, new rows written, one commit
-watch(interval=...)            sweeps until stopped
-vault_take / vault_checkpoint / vault_land / vault_abandon   the sessions' side in git
-"""
+"""The vault: every notebook mirrored as its append-only JSONL file in a git repository (Vault(path).sweep(), watch,
+and the sessions' side in git: vault_take, vault_checkpoint, vault_land, vault_abandon)."""
 
 from .claims import claimed_titles
 from .fileformat import canonical_bytes

@@ -31,10 +31,8 @@ def canonical_bytes(notebook: Notebook) -> bytes:
 
 
 def split_lines(data: bytes) -> tuple[list[bytes], bytes | None]:
-    """Complete lines, and an unfinished last line (no newline yet) when there is one.
-
-    Only b"\\n" ends a line: JSON may carry U+2028 unescaped, which str.splitlines would split on.
-    """
+    """Complete lines, and an unfinished last line (no newline yet) when there is one. Only b"\\n" ends a line:
+    JSON may carry U+2028 unescaped, which str.splitlines would split on."""
     if not data:
         return [], None
     parts = data.split(b"\n")

@@ -86,11 +86,8 @@ def land_commits(
     after_lapse: bool = False,
 ) -> Landed | None:
     """The land's commits on the branch, from the log as it is now; with check_only, every check and no commit.
-
-    Raises Conflict or Invalid when the land cannot be made as one semantic commit. A session that lapsed
-    (`after_lapse`) held nothing since, so the sweep may have committed its rows as automatic history: its land is
-    then a semantic commit of no change, which names them.
-    """
+    Raises Conflict or Invalid when the land cannot be one semantic commit. A lapsed session's rows the sweep may have
+    committed as automatic history: its land is then a semantic commit of no change, which names them."""
     title = nb.title
     name = title + SUFFIX
     at_base = git.file_at(base, name) or b""
@@ -169,11 +166,8 @@ def land_commits(
 
 
 def repair_lands(git: Git, git_dir: Path) -> list[str]:
-    """The semantic commits of lands the database holds and git does not, made now; their shas.
-
-    A land's git step runs after its transaction has committed; when git failed there, the land stands and this
-    (run by every sweep, before it commits anything else) makes the commit the land would have made.
-    """
+    """The semantic commits of lands the database holds and git does not (git failed after the land's transaction),
+    made now by every sweep before it commits anything else; their shas."""
     made = []
     for event in session_selectors.lands_after(read_lands_checked(git_dir)):
         s = event.session

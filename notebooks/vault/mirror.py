@@ -75,12 +75,8 @@ class Vault:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """One sweep, take, checkpoint or land at a time, across processes (the watcher and the web).
-
-        Re-entrant within a thread, so sessions can hold it around a whole land (check, transaction, commits) and
-        call take or land inside: the order is always the vault's lock, then the database's, as in a sweep, so the
-        two cannot deadlock.
-        """
+        """One sweep, take, checkpoint or land at a time, across processes; re-entrant within a thread, so sessions
+        hold it around a whole land. The vault's lock is always taken before the database's: the two cannot deadlock."""
         self.ensure()
         held = _HELD.__dict__.setdefault("roots", {})
         if held.get(self.root):
@@ -137,9 +133,7 @@ class Vault:
         heads = selectors.heads()
         on_disk, ignored = self.file_titles()
         results = [
-            self.reconcile(
-                title, state, by_default=by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY, head=heads.get(title)
-            )
+            self.reconcile(title, state, by_default=by_default, head=heads.get(title))
             for title in sorted(set(heads) | on_disk)
         ]
         self.save_state(state)
@@ -160,12 +154,13 @@ class Vault:
         title: str,
         state: dict[str, Tracked],
         *,
-        by_default: str,
+        by_default: str | None = None,
         head: "selectors.Head | None" = None,
         repair: bool = True,
     ) -> FileResult:
         """One file against its notebook. With repair=False a file that is not an append is only reported."""
         result = FileResult(title)
+        by_default = by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY
         try:
             return self._reconcile(result, state, by_default=by_default, head=head, repair=repair)
         except _Moved:
@@ -225,7 +220,7 @@ class Vault:
                 )
             if nb is None:
                 return result
-            self._write(path, canonical_bytes(nb), state, title, nb)
+            self._write(state, title, nb)
             result.appended = selectors.head(nb).seq
             return result
 
@@ -281,14 +276,14 @@ class Vault:
                     return self._refuse(result, nb, state, found, "refused_append", message, repair=repair)
                 nb = appended.notebook
                 result.imported, result.imported_by = appended.seqs, appended.by
-                self._write(path, canonical_bytes(nb), state, title, nb)
+                self._write(state, title, nb)
                 return result
             if nb is None:
                 return result  # an empty file with no notebook: nothing to mirror yet
             missing = db_lines[k:]
             result.appended = len(missing) - already
             if len(file_lines) > k or (found and not found.endswith(b"\n")) or redacted:
-                self._write(path, canonical_bytes(nb), state, title, nb)  # blank lines, no last newline, or redacted
+                self._write(state, title, nb)  # blank lines, no last newline, or redacted
             elif missing:
                 added = b"".join(line + b"\n" for line in missing)
                 append_bytes(path, added)
@@ -318,7 +313,9 @@ class Vault:
             redactions=content.count(REDACT_ROW),  # in what was written: a redaction since is not counted
         )
 
-    def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
+    def _write(self, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
+        """The file as the log gives it, in place of one the sweep read unless it changed since."""
+        content, path = canonical_bytes(nb), self.path(title)
         read = self._read_stat.get(title)
         if title in self._read_stat and stat_key(stat_or_none(path)) != read:
             raise _Moved  # an outside writer reached the file after it was read: never replace what was not judged
@@ -353,12 +350,7 @@ class Vault:
             return result
         ref, sha = history.keep_evidence(self.git, result.title, found, problem, message)
         result.evidence_ref, result.evidence_sha = ref, sha
-        if nb is not None:
-            self._write(self.path(result.title), canonical_bytes(nb), state, result.title, nb)
-        else:
-            self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
-            state.pop(result.title, None)
-        self._partials.pop(result.title, None)
+        self._restore(result, nb, state)
         alarms.record_vault_alarm(
             title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
         )
@@ -384,13 +376,17 @@ class Vault:
         )
         path.unlink(missing_ok=True)  # the entry: a link's target is untouched
         self._read_stat.pop(result.title, None)
-        self._partials.pop(result.title, None)
-        if nb is not None:
-            self._write(path, canonical_bytes(nb), state, result.title, nb)
-        else:
-            state.pop(result.title, None)
+        self._restore(result, nb, state)
         alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
         return result
+
+    def _restore(self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked]) -> None:
+        if nb is not None:
+            self._write(state, result.title, nb)
+        else:
+            self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
+            state.pop(result.title, None)
+        self._partials.pop(result.title, None)
 
 
 class _Moved(Exception):

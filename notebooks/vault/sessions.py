@@ -49,13 +49,7 @@ def vault_checkpoint(title: str, *, session_id: "str | int", base_sha: str, note
         base = base_commit(v.git, base_sha)
         state = v.load_state()
         # Rows the log holds are written first; a file that is not an append is kept exactly as found.
-        checked = v.reconcile(
-            title,
-            state,
-            by_default=settings.NOTEBOOK_VAULT_DEFAULT_BY,
-            head=selectors.heads().get(title),
-            repair=False,
-        )
+        checked = v.reconcile(title, state, head=selectors.heads().get(title), repair=False)
         v.save_state(state)
         found = read_bytes_or_none(v.path(title))  # the sweep above replaced any link or special file
         ref = CHECKPOINT_PREFIX + safe_ref_part(str(session_id))
@@ -77,11 +71,8 @@ def vault_checkpoint(title: str, *, session_id: "str | int", base_sha: str, note
 def vault_land(
     title: str, *, actor: str, plan: str, summary: str, session_id: "str | int", base_sha: str, seqs: Sequence[int]
 ) -> Landed:
-    """Drift first as ordinary commits, then the session's rows as one semantic commit by its actor.
-
-    The final gate: the claimed file at base_sha must be a byte-for-byte prefix of the file as found and
-    of the file being landed. No rows of the session: a no-op (no semantic commit, never an empty one).
-    """
+    """Drift first as ordinary commits, then the session's rows as one semantic commit by its actor (none: a no-op),
+    once the claimed file at base_sha is a byte-for-byte prefix of the file as found and of the file being landed."""
     with Vault().lock():
         done, swept = vault_land_check(title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs)
         if done is not None:
@@ -158,7 +149,7 @@ def vault_land_commit(
         assert landed is not None  # not a check_only call
         # The land appended its landed copies after the check swept the file: the file takes them now.
         state = v.load_state()
-        v.reconcile(title, state, by_default=settings.NOTEBOOK_VAULT_DEFAULT_BY)
+        v.reconcile(title, state)
         v.save_state(state)
         return landed
 

@@ -1,10 +1,6 @@
-"""The watcher: a sweep every few seconds until stopped. A failed sweep is reported and the next one runs.
-
-One watcher sweeps a vault at a time: each holds the vault's watcher lock (a flock in its .git) while it runs, and a
-second watcher of the same directory (another instance of the app, a restart overlapping the old process) stands by
-until the lock is free. Sweeps were already serialised by the vault's own lock, so two would be safe, but each would
-also commit the other's drift and double the work; a standby takes over within one interval when the first stops.
-"""
+"""The watcher: a sweep every few seconds until stopped; a failed sweep is reported and the next one runs. One
+watcher sweeps a vault at a time (a flock in its .git): two would be safe, but each would commit the other's drift;
+a second stands by and takes over within one interval when the first stops."""
 
 import fcntl
 import threading
