@@ -149,13 +149,8 @@ def recent(
     `actor`, on `notebook`, in `state`, older than session `before`, when given; with `brought`, each landed one with
     what it brought (one query for them all)."""
     views = []
-    found = _with_events().order_by("-pk")
-    if actor is not None:
-        found = found.filter(actor=actor)
-    if notebook is not None:
-        found = found.filter(notebook__title=notebook)
-    if before is not None:
-        found = found.filter(pk__lt=before)
+    given = {"actor": actor, "notebook__title": notebook, "pk__lt": before}
+    found = _with_events().order_by("-pk").filter(**{k: v for k, v in given.items() if v is not None})
     for s in found[: limit if state is None else None]:
         view = view_of(s, list(s.events.all()))
         if state is not None and view.state != state:

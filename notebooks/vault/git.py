@@ -159,9 +159,6 @@ class Git:
         sha = self.ls_tree(commit).get(path)
         return None if sha is None else self.blob(sha)
 
-    def write_blob(self, data: bytes) -> str:
-        return self.text("hash-object", "-w", "--no-filters", "--stdin", input=data)
-
     def make_tree(self, entries: dict[str, str]) -> str:
         if not entries:
             return EMPTY_TREE
@@ -171,18 +168,15 @@ class Git:
         )
         return self.text("mktree", "-z", input=listing)
 
-    def tree_of(self, commit: str) -> str:
-        return self.text("rev-parse", f"{commit}^{{tree}}")
-
     def commit_tree(self, tree: str, parents: list[str], message: str, author: Person | None = None) -> str:
         args = ["commit-tree", tree]
         for parent in parents:
             args += ["-p", parent]
         return self.text(*args, input=message.encode("utf-8"), author=author)
 
-    def update_ref(self, ref: str, new: str, old: str | None, reason: str = "vault") -> None:
+    def update_ref(self, ref: str, new: str, old: str | None) -> None:
         # With old given, git refuses the move unless the ref still points there: no lost update.
-        args = ["update-ref", "-m", reason, ref, new]
+        args = ["update-ref", "-m", "vault", ref, new]
         if old is not None:
             args.append(old)
         self.run(*args)
@@ -212,9 +206,9 @@ class Git:
             if data is None:
                 entries.pop(path, None)
             else:
-                entries[path] = self.write_blob(data)
+                entries[path] = self.text("hash-object", "-w", "--no-filters", "--stdin", input=data)
         tree = self.make_tree(entries)
-        if tree == self.tree_of(parent) and not allow_empty:
+        if tree == self.text("rev-parse", f"{parent}^{{tree}}") and not allow_empty:
             return None
         sha = self.commit_tree(tree, [parent], message, author)
         if ref is not None:

@@ -28,7 +28,7 @@ from .fileformat import (
     canonical_bytes,
     canonical_lines,
     imported_already,
-    is_json_object,
+    json_object,
     rows_kept,
     split_lines,
 )
@@ -226,7 +226,7 @@ class Vault:
 
         db_lines = canonical_lines(nb, after=trusted_rows)
         file_lines, partial = split_lines(found[trusted_bytes:])
-        if partial is not None and is_json_object(partial):
+        if partial is not None and json_object(partial) is not None:
             file_lines, partial = [*file_lines, partial], None  # a writer that leaves off the last newline
         gone = selectors.redacted_digests(nb) if nb is not None else frozenset()
         k, redacted = rows_kept(file_lines, db_lines, gone)  # rows the log redacted since are written again below
