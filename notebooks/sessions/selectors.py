@@ -120,7 +120,6 @@ def _with_events() -> Any:
 
 
 def describe(session: Session, *, rows: bool = False, limit: int = 200, after: int = 0) -> SessionView:
-    """A session with its events and, with `rows`, up to `limit` of its change and of its drift rows after `after`."""
     return _with_rows(view_of(session, list(session.events.order_by("seq"))), limit if rows else 0, after)
 
 

@@ -48,7 +48,8 @@ def landed_already(git: Git, base: str, session_id: "str | int", actor: str) -> 
         sha, author, body = record.strip("\n").split("\x00", 2)
         trailers = dict(line.split(": ", 1) for line in body.strip().split("\n\n")[-1].splitlines() if ": " in line)
         if trailers.get("Session") == str(session_id) and "Rows" in trailers and author == Person.actor(actor).name:
-            rows = [int(x) for part in trailers["Rows"].split(", ") for x in _expand(part)]
+            spans = [part.partition("-") for part in trailers["Rows"].split(", ")]  # "41-43, 45"
+            rows = [seq for first, _, last in spans for seq in range(int(first), int(last or first) + 1)]
             return Landed(sha.strip(), (), tuple(rows))
     return None
 
@@ -185,11 +186,6 @@ def repair_lands(git: Git, git_dir: Path) -> list[str]:
                 made += [landed.semantic] if landed and landed.semantic else []
         write_lands_checked(git_dir, event.pk)
     return made
-
-
-def _expand(part: str) -> range:
-    first, _, last = part.partition("-")
-    return range(int(first), int(last or first) + 1)
 
 
 def _check_rows(seqs: object, base_rows: int, top: int, by_of: dict[int, str], actor: str) -> list[int]:

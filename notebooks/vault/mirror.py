@@ -54,8 +54,6 @@ _HELD = threading.local()  # vault roots whose lock this thread holds, with its 
 
 
 class Vault:
-    """A directory that is a git repository holding `<title>.jsonl` for every notebook."""
-
     def __init__(self, root: "Path | str | None" = None) -> None:
         self.root = Path(root or settings.NOTEBOOK_VAULT).resolve()
         self.git = Git(self.root)
@@ -115,7 +113,6 @@ class Vault:
     def sweep(
         self, *, claimed: "set[str] | frozenset[str] | None" = None, by_default: str | None = None
     ) -> SweepResult:
-        """Bring every file to its notebook's rows and commit what changed outside the claimed files."""
         with self.lock():
             return self.sweep_locked(claimed=claimed_titles() if claimed is None else claimed, by_default=by_default)
 

@@ -40,7 +40,6 @@ class SweepResult:
         return [f for f in self.files if f.problem]
 
     def report(self) -> list[str]:
-        """One line per thing that happened, for the command line."""
         out = [f"committed the missed land {sha[:12]}" for sha in self.repaired]
         for f in self.files:
             if f.imported:

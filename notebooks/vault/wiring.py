@@ -44,7 +44,6 @@ def unavailable(refused: str, then: str) -> Iterator[None]:
 
 @contextmanager
 def session_lock() -> Iterator[None]:
-    """The vault's lock, held around a take's, a land's or an abandon's own steps."""
     with ExitStack() as held:
         with unavailable("Refused", "Nothing was done"):  # only taking the lock: what runs under it is not ours
             held.enter_context(Vault().lock())
@@ -123,7 +122,6 @@ HOOKS = hooks.SessionHooks(
 
 
 def install() -> None:
-    """Register the vault's hooks when a vault is configured, and no hooks when it is not."""
     hooks.register(HOOKS if vault_enabled() else hooks.NO_HOOKS)
 
 
