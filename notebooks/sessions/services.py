@@ -88,12 +88,6 @@ def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = F
         leases.renew(session.pk, renewed)
 
 
-def _accounted(notebook: Notebook) -> int:
-    """The head up to which the notebook's rows are accounted for: where its last session closed or lapsed."""
-    top = SessionEvent.objects.filter(session__notebook=notebook, kind__in=leases.ENDED).aggregate(top=Max("head"))
-    return top["top"] or 0
-
-
 def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
@@ -124,7 +118,8 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
                     notebook=mine.notebook.title,
                 )
             top = head(nb).seq
-            accounted = _accounted(nb)
+            ended = SessionEvent.objects.filter(session__notebook=nb, kind__in=leases.ENDED)
+            accounted = ended.aggregate(top=Max("head"))["top"] or 0  # where its last session closed or lapsed
             session = Session.objects.create(
                 notebook=nb,
                 actor=actor.name,

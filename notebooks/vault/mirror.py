@@ -137,14 +137,7 @@ class Vault:
         commit = history.commit_pending(
             self.git, self.root, state, exclude=frozenset(claimed), results=results, subject=subject, trailers=trailers
         )
-        return SweepResult(
-            files=results,
-            commit=commit,
-            head=self.git.head(),
-            claimed=frozenset(claimed),
-            ignored=ignored,
-            repaired=repaired,
-        )
+        return SweepResult(results, commit, self.git.head(), frozenset(claimed), ignored, repaired)
 
     def reconcile(
         self,
@@ -157,9 +150,8 @@ class Vault:
     ) -> FileResult:
         """One file against its notebook. With repair=False a file that is not an append is only reported."""
         result = FileResult(title)
-        by_default = by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY
         try:
-            return self._reconcile(result, state, by_default=by_default, head=head, repair=repair)
+            return self._reconcile(result, state, by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY, head, repair)
         except _Moved:
             result.waiting = "the file changed while it was being swept"
             return result
@@ -167,13 +159,7 @@ class Vault:
             self._read_stat.pop(title, None)
 
     def _reconcile(
-        self,
-        result: FileResult,
-        state: dict[str, Tracked],
-        *,
-        by_default: str,
-        head: "selectors.Head | None",
-        repair: bool,
+        self, result: FileResult, state: dict[str, Tracked], by_default: str, head: selectors.Head | None, repair: bool
     ) -> FileResult:
         title = result.title
         path = self.path(title)
