@@ -57,8 +57,8 @@ def lapses_at(session: Session) -> float:
     return renewed_at(session) + ttl()
 
 
-def expired(renewed: float, at: float | None = None) -> bool:
-    return (now() if at is None else at) >= renewed + ttl()
+def expired(renewed: float) -> bool:
+    return now() >= renewed + ttl()
 
 
 def retry_after(session: Session) -> int:

@@ -72,23 +72,15 @@ class SessionView:
         return out
 
 
-def state_of(events: list[SessionEvent]) -> str:
-    """open, landed, no-op, abandoned or lapsed: a land or an abandon decides, else a lapse event. A session open by
-    its events whose lease has run out is lapsed too: see view_of."""
-    for e in events:
-        if e.kind == EventKind.LAND:
-            return "no-op" if e.result == "no-op" else "landed"
-        if e.kind == EventKind.ABANDON:
-            return "abandoned"
-    return "lapsed" if any(e.kind == EventKind.LAPSE for e in events) else "open"
-
-
 def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
-    """The session's state from its events and its lease, and when it lapsed if it did."""
-    state = state_of(events)
+    """The session's state: landed, no-op or abandoned (its land or abandon decides), lapsed (a lapse event, or its
+    lease run out while open) or open; and when it lapsed if it did."""
+    closing = next((e for e in events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
     lapse = next((e for e in events if e.kind == EventKind.LAPSE), None)
-    lapsed_at = lapse.at if lapse is not None else None
-    if state == "open" and leases.expired(leases.renewed_at(session)):
+    state, lapsed_at = ("lapsed", lapse.at) if lapse is not None else ("open", None)
+    if closing is not None:
+        state = "abandoned" if closing.kind == EventKind.ABANDON else "no-op" if closing.result == "no-op" else "landed"
+    elif state == "open" and leases.expired(leases.renewed_at(session)):
         state, lapsed_at = "lapsed", leases.lapses_at(session)
     return SessionView(session=session, events=events, state=state, lapsed_at=lapsed_at)
 
