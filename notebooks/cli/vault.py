@@ -20,7 +20,7 @@ from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
-from notebooks.vault.fileformat import is_json_object
+from notebooks.vault.fileformat import json_object
 from notebooks.vault.state import append_bytes, read_bytes_or_none
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
@@ -146,7 +146,7 @@ def append(cmd: BaseCommand, o: dict) -> None:
     if not lines:
         raise CommandError("no rows on stdin: nothing appended", returncode=2)
     for k, line in enumerate(lines, 1):
-        if not is_json_object(line):
+        if json_object(line) is None:
             raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
     if o["key_id"] is not None:
         lines = _signed(lines, title=title, key_id=o["key_id"], o=o)

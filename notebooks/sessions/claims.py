@@ -17,15 +17,14 @@ from notebooks.sessions import leases
 CLOSING = (EventKind.LAND, EventKind.ABANDON)
 
 
-def _ended() -> Exists:
-    return Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=leases.ENDED))
-
-
 def open_sessions() -> Any:
     """Sessions that hold their notebook, as a queryset: no land, abandon or lapse event, and the lease not run out."""
     alive_after = leases.now() - leases.ttl()
     return (
-        Session.objects.alias(ended=_ended(), renewed=Coalesce("lease__renewed_at", "at"))
+        Session.objects.alias(
+            ended=Exists(SessionEvent.objects.filter(session=OuterRef("pk"), kind__in=leases.ENDED)),
+            renewed=Coalesce("lease__renewed_at", "at"),
+        )
         .filter(ended=False, renewed__gt=alive_after)
         .select_related("notebook", "lease")
     )
@@ -41,7 +40,7 @@ MAY_HOLD_SQL = (
 
 
 def may_hold(actor_name: str, title: str) -> bool:
-    """False when the actor holds no session on the notebook titled `title`; True when she may (check it)."""
+    """False when the actor holds no session on the notebook titled `title`; True when she may (ask open_session_of)."""
     with connection.cursor() as cursor:
         cursor.execute(MAY_HOLD_SQL, [title, actor_name])
         return cursor.fetchone() is not None
@@ -65,38 +64,30 @@ def is_open(session: Session) -> bool:
 MAY_CLAIM_SQL = (
     "EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = %s OR s.notebook_id = nb.id) AND NOT EXISTS "
     "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
-    "(" + ", ".join(f"'{kind}'" for kind in CLOSING) + ")))"
+    f"{leases.in_kinds(CLOSING)}))"
 )
-
-
-def _kinds(kinds: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{kind}'" for kind in kinds) + ")"
 
 
 # Each row: id, actor, title, when its lease was renewed, whether a land or an abandon ended it, whether it lapsed.
 CLAIM_SQL = (
     "SELECT s.id, s.actor, n.title, COALESCE(l.renewed_at, s.at), "
     "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
-    f"{_kinds(CLOSING)}) THEN 1 ELSE 0 END, "
+    f"{leases.in_kinds(CLOSING)}) THEN 1 ELSE 0 END, "
     "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind = "
     f"'{EventKind.LAPSE.value}') THEN 1 ELSE 0 END "
     "FROM notebooks_session s JOIN notebooks_notebook n ON n.id = s.notebook_id "
     "LEFT JOIN notebooks_sessionlease l ON l.session_id = s.id "
     "WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m WHERE m.actor = %s) OR (n.title = %s AND NOT EXISTS "
-    f"(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN {_kinds(leases.ENDED)})) "
+    "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
+    f"{leases.in_kinds(leases.ENDED)})) "
     "ORDER BY s.id"
 )
 
 
 def claim_for_write(*, title: str, actor: Actor) -> int | None:
-    """The session a write by `actor` under `title` belongs to, or None; refuses what an open session forbids.
-
-    An actor's open session owns its writes: a write under any other title is refused (the seed's bug of lines
-    written under a heading, each into a notebook of its own). Another agent's write to a claimed notebook is
-    refused; the editor's stays allowed and is recorded as drift at land. A session whose lease ran out
-    (leases.py) holds nothing: its holder's writes are refused as lapsed until it takes a new session or abandons
-    that one, and its notebook is free to others. A write of the holder's renews the lease.
-    """
+    """The session a write by `actor` under `title` belongs to, or None. Refused: a holder's write under another
+    title, or after her lease ran out (until she takes a new session or abandons that one); another agent's write to
+    a claimed notebook (the editor's is drift at land). A write of the holder's renews the lease."""
     # One plain query answers both questions: it runs inside every write, where compiling two ORM queries with
     # subqueries cost more CPU than the write itself. The actor's latest session is its own (landed, abandoned,
     # lapsed or open); any other is read only while it may still hold the title.

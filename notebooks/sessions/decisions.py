@@ -1,11 +1,6 @@
-"""Dad decides a session on /sessions/: he lands it as his approval or discards it, each with his reason.
-
-He may decide any session not landed or abandoned: open (its agent still at work), refused by the land gates (open,
-with a `refuse` event), or lapsed. His land is the agent's land (the same events, the same hooks: with a vault it
-commits to git) but the gates do not block it: their reasons are recorded beside it as a `refuse` event with result
-`overruled`, and the land event names him (`by`) and his reason (`note`). A discard is an abandon by him with his
-reason. A session's rows are proposals until it lands (fold.py): his land appends their landed copies, and a
-discard leaves them in the log, never counting.
+"""Dad decides a session not landed or abandoned (open, refused by the gates, or lapsed) on /sessions/, with his
+reason: his land is the agent's (the same events and hooks) but the gates do not block it, their reasons recorded
+beside it as a `refuse` event with result `overruled`; a discard is an abandon by him, its proposals never counting.
 """
 
 from django.db import transaction
@@ -17,17 +12,9 @@ from notebooks.log.views.selectors import head
 from notebooks.models import EventKind, Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases
-from notebooks.sessions.events import record, record_drift
 from notebooks.sessions.gates import gates, own_rows
 from notebooks.sessions.selectors import approval_summary, get_session, own_seqs
-from notebooks.sessions.services import (
-    Abandoned,
-    Landed,
-    abandon,
-    land_proposals,
-    lock_for_sessions,
-    record_refusal,
-)
+from notebooks.sessions.services import Abandoned, Landed, abandon, lock_for_sessions, record_land, record_refusal
 
 DECIDED = {EventKind.LAND: "landed", EventKind.ABANDON: "abandoned"}
 
@@ -59,8 +46,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
     hooks = session_hooks.current()
     with hooks.lock():
         _undecided(s)
-        if leases.has_lapsed(s):
-            leases.lapse(s, by=actor.name)  # recorded first, if no one has yet: the log says it lapsed, then landed
+        leases.lapse(s, by=actor.name)  # if it lapsed, recorded first: the log says it lapsed, then landed
         hooks.check_land(s, [row[0] for row in own_rows(s)])  # the vault's final gate on the file: may refuse
         with transaction.atomic():
             nb = lock_for_sessions(s.notebook)
@@ -70,12 +56,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
             reasons = gates(s, own, top)
             if reasons:
                 record_refusal(s, by=actor.name, reasons=reasons, result="overruled")
-            lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
-            drift = record_drift(s, nb, top, by=actor.name, after=lapse.head if lapse else None)
-            top = land_proposals(s, nb, top)  # refuses a copy that would break the rules: nothing is written
-            result = "landed" if own else "no-op"
-            record(s, EventKind.LAND, by=actor.name, head_seq=top, note=reason, result=result, rows=len(own))
-            landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+            landed = record_land(s, nb, top, own, by=actor.name, note=reason)
         hooks.land_in_git(s, approval_summary(actor.name, reason), own_seqs(s))  # with the landed copies
     return landed
 

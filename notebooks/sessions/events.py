@@ -18,15 +18,12 @@ def record(
     )
 
 
-def count_drift(notebook: Notebook, after: int, upto: int) -> int:
-    return stored.count_outside_sessions(notebook.pk, after, upto)
-
-
-def record_drift(s: Session, nb: Notebook, top: int, *, by: str, after: int | None = None) -> int:
-    """How many rows others wrote while the session was open (after its base, or `after` when a lapse already
-    recorded those before it), recorded as its drift event when there are any."""
-    since = s.base if after is None else after
-    drift = count_drift(nb, since, top)
+def record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
+    """How many rows others wrote while the session was open (after its base, or after its lapse, which recorded
+    those before it), recorded as its drift event when there are any."""
+    lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
+    since = s.base if lapse is None else lapse.head
+    drift = stored.count_outside_sessions(nb.pk, since, top)
     if drift:
         record(
             s, EventKind.DRIFT, by=by, head_seq=top, after=since, rows=drift,

@@ -31,7 +31,7 @@ def _source_before(history: list[tuple[int, str]], seq: int) -> str:
 
 
 def gates(session: Session, own: list[tuple], top: int) -> list[str]:
-    """Why the session may not land, compared with its original base (a checkpoint never moves it)."""
+    """Why the session may not land; none when it may."""
     reasons: list[str] = []
     for seq, op, n, _how, _into, why in own:
         if op == "strike" and not (why or "").strip():

@@ -5,12 +5,13 @@ The order sessions keep, so no git, subprocess or file I/O runs while a database
 
     take:       with lock(): base = base_for_take(title); then the transaction (the session stores base)
     checkpoint: the transaction; then after_checkpoint(session, note)
-    land:       with lock(): the database's gates, read; check_land(session, rows) (may refuse);
-                then the transaction (gates read again, drift, the land event); then land_in_git(session, ...)
+    land:       with lock(): the database's gates, read; check_land(session, rows) (raises Conflict to refuse);
+                then the transaction (gates read again, drift, the land event); then land_in_git(session, summary,
+                the rows the land event counted)
     abandon:    with lock(): the transaction; then after_abandon(session, why)
 
-A hook that runs after the transaction cannot undo it: it must not raise for its own failures, and must leave
-what it could not do for a later repair.
+The lock is taken before any database lock. A hook that runs after the transaction cannot undo it: it must not raise
+for its own failures, and must leave what it could not do for a later repair.
 """
 
 from collections.abc import Callable, Sequence
@@ -20,40 +21,14 @@ from dataclasses import dataclass
 from notebooks.models import Session
 
 
-def _no_base(title: str) -> str:
-    return ""
-
-
-def _no_check(session: Session, rows: Sequence[int]) -> None:
-    return None
-
-
-def _nothing_after_checkpoint(session: Session, note: str) -> None:
-    return None
-
-
-def _nothing_after_land(session: Session, summary: str, rows: Sequence[int]) -> None:
-    return None
-
-
-def _nothing_after_abandon(session: Session, why: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class SessionHooks:
-    # Held around a take's, a land's and an abandon's own steps, taken before any database lock.
     lock: Callable[[], AbstractContextManager[object]] = nullcontext
-    # The base the new session stores (its vault_base), before the take's transaction.
-    base_for_take: Callable[[str], str] = _no_base
-    # Before the land's transaction, with the session's rows as read then: raises Conflict to refuse the land.
-    check_land: Callable[[Session, Sequence[int]], None] = _no_check
-    # After the checkpoint's transaction has committed.
-    after_checkpoint: Callable[[Session, str], object] = _nothing_after_checkpoint
-    # After the land's transaction has committed, with the summary and the rows the land event counted.
-    land_in_git: Callable[[Session, str, Sequence[int]], object] = _nothing_after_land
-    # After the abandon's transaction has committed.
-    after_abandon: Callable[[Session, str], object] = _nothing_after_abandon
+    base_for_take: Callable[[str], str] = lambda title: ""
+    check_land: Callable[[Session, Sequence[int]], None] = lambda session, rows: None
+    after_checkpoint: Callable[[Session, str], object] = lambda session, note: None
+    land_in_git: Callable[[Session, str, Sequence[int]], object] = lambda session, summary, rows: None
+    after_abandon: Callable[[Session, str], object] = lambda session, why: None
 
 
 NO_HOOKS = SessionHooks()

@@ -1,9 +1,7 @@
-"""Leases: a session lapses after NOTEBOOK_SESSION_TTL seconds without a call of its holder (a write, a checkpoint,
-a read of its own), and its notebook is free again. Any call of the holder renews the lease, at most once every few
-seconds (one UPDATE, often none). Lapse is decided lazily, when someone looks (a take, a write guard, the sessions
-page, the vault's sweep); it is recorded as a `lapse` event dated when the lease ran out. A lapsed session's land,
-checkpoint and writes answer 409 `lapsed`; its rows stay in the log as they are; it may still be abandoned.
-"""
+"""Leases: a session lapses after NOTEBOOK_SESSION_TTL seconds without a call of its holder, and its notebook is free
+again. Lapse is decided lazily, when someone looks (a take, a write guard, the sessions page, the vault's sweep), and
+recorded as a `lapse` event dated when the lease ran out. A lapsed session's land, checkpoint and writes answer 409
+`lapsed`; it may still be abandoned."""
 
 import math
 import time
@@ -42,9 +40,9 @@ def renew_step() -> float:
     return min(5.0, ttl() / 10)
 
 
-def start(session: Session) -> None:
-    """The new session's lease, renewed at its take (in the take's transaction)."""
-    SessionLease.objects.create(session=session, renewed_at=now())
+def in_kinds(kinds: tuple[str, ...]) -> str:
+    """SQL's list of event kinds, for `e.kind IN ...`."""
+    return "(" + ", ".join(f"'{kind}'" for kind in kinds) + ")"
 
 
 def renewed_at(session: Session) -> float:
@@ -59,8 +57,8 @@ def lapses_at(session: Session) -> float:
     return renewed_at(session) + ttl()
 
 
-def expired(renewed: float, at: float | None = None) -> bool:
-    return (now() if at is None else at) >= renewed + ttl()
+def expired(renewed: float) -> bool:
+    return now() >= renewed + ttl()
 
 
 def retry_after(session: Session) -> int:
@@ -69,8 +67,8 @@ def retry_after(session: Session) -> int:
 
 
 def renew(session_id: int, renewed: float) -> None:
-    """A call of the holder of an open session, whose lease was renewed at `renewed`: renew it unless that was just
-    now. The caller has checked that the lease has not run out."""
+    """Renew the lease of an open session last renewed at `renewed`, unless that was just now; the caller has checked
+    that it has not run out."""
     at = now()
     if at - renewed >= renew_step() and not SessionLease.objects.filter(session_id=session_id).update(renewed_at=at):
         SessionLease.objects.create(session_id=session_id, renewed_at=at)  # a session taken before leases
@@ -79,7 +77,7 @@ def renew(session_id: int, renewed: float) -> None:
 RENEW_SQL = (
     "UPDATE notebooks_sessionlease SET renewed_at = %s WHERE renewed_at < %s AND renewed_at > %s AND session_id IN "
     "(SELECT s.id FROM notebooks_session s WHERE s.actor = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
-    "WHERE e.session_id = s.id AND e.kind IN (" + ", ".join(f"'{kind}'" for kind in ENDED) + ")))"
+    f"WHERE e.session_id = s.id AND e.kind IN {in_kinds(ENDED)}))"
 )
 
 
@@ -99,12 +97,8 @@ def forget() -> None:
     _tried.clear()
 
 
-def refuse(session: Session, verb: str) -> None:
-    """Raise Lapsed for a session whose lease has run out (recorded or not): its holder may not `verb` it."""
-    raise refusal(session.pk, session.actor, renewed_at(session), verb)
-
-
 def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
+    """The Lapsed a session whose lease has run out (recorded or not) answers when its holder would `verb` it."""
     at = renewed + ttl()
     return Lapsed(
         f"Session #{session_id} lapsed at {_when(at)}: no call of {actor}'s for {ttl():g} s "
@@ -114,14 +108,6 @@ def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
         holder=actor,
         lapsed_at=at,
     )
-
-
-def has_lapsed(session: Session) -> bool:
-    """Whether the session is lapsed: a lapse event recorded, or its lease run out while it was open."""
-    kinds = set(SessionEvent.objects.filter(session=session, kind__in=ENDED).values_list("kind", flat=True))
-    if EventKind.LAPSE in kinds:
-        return True
-    return not kinds and expired(renewed_at(session))
 
 
 def lapse(session: Session, *, by: str) -> bool:
@@ -146,8 +132,8 @@ def lapse(session: Session, *, by: str) -> bool:
 
 
 def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = None) -> list[int]:
-    """Record the lapse of every open session whose lease has run out (of one notebook's or one actor's, if given);
-    the ids of those recorded."""
+    """The ids of the open sessions whose lease has run out (of one notebook's or one actor's, if given), each lapse
+    recorded."""
     found = (
         Session.objects.select_related("notebook", "lease")
         .annotate(renewed=Coalesce("lease__renewed_at", "at"))

@@ -21,11 +21,9 @@ def own_session(nb: Notebook, reader: "Actor | str | None") -> Session | None:
 
 
 def holder_lines(nb: Notebook, lines: list[Line], own: Session) -> list[Line]:
-    """The live lines `lines` with the session's proposals applied."""
     return proposals.holder_view(lines, nb, own.pk, after=own.base)
 
 
 def holder_turn(nb: Notebook, own: Session) -> str:
-    """The turn of the live view with the session's proposals applied."""
     read = selectors.pinned_view(nb)
     return selectors.turn_text(nb, holder_lines(nb, read.lines, own), selectors.head_at(nb))

@@ -15,6 +15,7 @@ from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
 _NAMES = viewed.EXPORT_NAMES
+EVENT_FIELDS = ("seq", "kind", "by", "at", "head", "after", "note", "result", "rows")  # an event as answered
 
 
 @dataclass
@@ -61,20 +62,7 @@ class SessionView:
             "at": s.at,
             "state": self.state,
             "lapsed_at": self.lapsed_at,
-            "events": [
-                {
-                    "seq": e.seq,
-                    "kind": e.kind,
-                    "by": e.by,
-                    "at": e.at,
-                    "head": e.head,
-                    "after": e.after,
-                    "note": e.note,
-                    "result": e.result,
-                    "rows": e.rows,
-                }
-                for e in self.events
-            ],
+            "events": [{name: getattr(e, name) for name in EVENT_FIELDS} for e in self.events],
             "change_rows": self.change_total,
             "drift_rows": self.drift_total,
         }
@@ -84,23 +72,15 @@ class SessionView:
         return out
 
 
-def state_of(events: list[SessionEvent]) -> str:
-    """open, landed, no-op, abandoned or lapsed: a land or an abandon decides, else a lapse event. A session open by
-    its events whose lease has run out is lapsed too: see view_of."""
-    for e in events:
-        if e.kind == EventKind.LAND:
-            return "no-op" if e.result == "no-op" else "landed"
-        if e.kind == EventKind.ABANDON:
-            return "abandoned"
-    return "lapsed" if any(e.kind == EventKind.LAPSE for e in events) else "open"
-
-
 def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
-    """The session's state from its events and its lease, and when it lapsed if it did."""
-    state = state_of(events)
+    """The session's state: landed, no-op or abandoned (its land or abandon decides), lapsed (a lapse event, or its
+    lease run out while open) or open; and when it lapsed if it did."""
+    closing = next((e for e in events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
     lapse = next((e for e in events if e.kind == EventKind.LAPSE), None)
-    lapsed_at = lapse.at if lapse is not None else None
-    if state == "open" and leases.expired(leases.renewed_at(session)):
+    state, lapsed_at = ("lapsed", lapse.at) if lapse is not None else ("open", None)
+    if closing is not None:
+        state = "abandoned" if closing.kind == EventKind.ABANDON else "no-op" if closing.result == "no-op" else "landed"
+    elif state == "open" and leases.expired(leases.renewed_at(session)):
         state, lapsed_at = "lapsed", leases.lapses_at(session)
     return SessionView(session=session, events=events, state=state, lapsed_at=lapsed_at)
 
@@ -115,14 +95,14 @@ def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[
     return _export(stored.session_rows(session.notebook_id, session.base, session.pk, limit, after))
 
 
-def drift_of(
-    session: Session, events: list[SessionEvent], limit: int = 200, after: int = 0
-) -> tuple[list[dict[str, Any]], int]:
-    """Rows by others that the session's drift events recorded, in log order."""
-    ranges = [(e.after or 0, e.head) for e in events if e.kind == EventKind.DRIFT]
-    if not ranges:
-        return [], 0
-    return _export(stored.rows_by_others(session.notebook_id, ranges, limit, after))
+def _with_rows(view: SessionView, limit: int, after: int = 0) -> SessionView:
+    """The view with its change and its drift (the rows by others its drift events recorded): up to `limit` of each,
+    after `after`, in log order."""
+    view.change, view.change_total = change_of(view.session, limit, after)
+    ranges = [(e.after or 0, e.head) for e in view.events if e.kind == EventKind.DRIFT]
+    if ranges:
+        view.drift, view.drift_total = _export(stored.rows_by_others(view.session.notebook_id, ranges, limit, after))
+    return view
 
 
 def _with_events() -> Any:
@@ -132,12 +112,7 @@ def _with_events() -> Any:
 
 
 def describe(session: Session, *, rows: bool = False, limit: int = 200, after: int = 0) -> SessionView:
-    """A session with its events and, with `rows`, up to `limit` of its change and of its drift rows after `after`."""
-    events = list(session.events.order_by("seq"))
-    out = view_of(session, events)
-    out.change, out.change_total = change_of(session, limit if rows else 0, after)
-    out.drift, out.drift_total = drift_of(session, events, limit if rows else 0, after)
-    return out
+    return _with_rows(view_of(session, list(session.events.order_by("seq"))), limit if rows else 0, after)
 
 
 def get_session(session_id: Any, *, with_events: bool = True) -> Session:
@@ -165,21 +140,13 @@ def recent(
     `actor`, on `notebook`, in `state`, older than session `before`, when given; with `brought`, each landed one with
     what it brought (one query for them all)."""
     views = []
-    found = _with_events().order_by("-pk")
-    if actor is not None:
-        found = found.filter(actor=actor)
-    if notebook is not None:
-        found = found.filter(notebook__title=notebook)
-    if before is not None:
-        found = found.filter(pk__lt=before)
+    given = {"actor": actor, "notebook__title": notebook, "pk__lt": before}
+    found = _with_events().order_by("-pk").filter(**{k: v for k, v in given.items() if v is not None})
     for s in found[: limit if state is None else None]:
-        events = list(s.events.all())
-        view = view_of(s, events)
+        view = view_of(s, list(s.events.all()))
         if state is not None and view.state != state:
             continue
-        view.change, view.change_total = change_of(s, row_limit if rows else 0)
-        view.drift, view.drift_total = drift_of(s, events, row_limit if rows else 0)
-        views.append(view)
+        views.append(_with_rows(view, row_limit if rows else 0))
         if len(views) >= limit:
             break
     if brought:
@@ -191,10 +158,9 @@ def recent(
 
 def own_seqs(session: Session) -> list[int]:
     """The seqs of the session's own rows, in order: its semantic change, its proposals and their landed copies."""
-    found = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, session=session)
-    own = list(found.order_by("seq").values_list("seq", flat=True))
-    landed = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base, lands__in=own) if own else None
-    return sorted(own + list(landed.values_list("seq", flat=True))) if landed is not None else own
+    since = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base)
+    own = list(since.filter(session=session).order_by("seq").values_list("seq", flat=True))
+    return sorted(own + list(since.filter(lands__in=own).values_list("seq", flat=True))) if own else own
 
 
 def approval_summary(by: str, reason: str) -> str:
@@ -218,13 +184,10 @@ def lands_after(event_id: int) -> list[SessionEvent]:
     return list(found.select_related("session__notebook").order_by("pk"))
 
 
-# ----- what a landed session brought: the evidence that she is learning, run by run ----------------------------
-
-
 @dataclass(frozen=True)
 class Brought:
-    """What one landed session brought: the new lines it added, by source, and how many lines that stood before it
-    (added at or before its base) it changed (edited, retired, merged or restored)."""
+    """What one landed session brought (the evidence that she is learning, run by run): the new lines it added, by
+    source, and how many lines that stood before it (added at or before its base) it changed."""
 
     session: int
     seen: int = 0
@@ -239,7 +202,7 @@ class Brought:
 
     @property
     def total_added(self) -> int:
-        return self.seen + self.guessed + self.dad + self.dad_correction
+        return sum(self.added.values())
 
 
 BROUGHT_KINDS = frozenset({*SOURCES, "changed"})

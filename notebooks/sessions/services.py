@@ -1,10 +1,6 @@
-"""Take/land sessions, after the second seed document. Writes, keyword-only, each one transaction.
-
-take records pending drift first, then fixes base = the notebook's head; checkpoint is recovery evidence and moves
-nothing; land puts the session's rows in one semantic change and others' rows apart as drift, after final gates that
-compare with the original base, never a checkpoint. Sessions and their events are append-only (triggers.py): a
-session's state is read from its events.
-"""
+"""Take/land sessions: writes, keyword-only, each one transaction. A checkpoint moves nothing: the land's gates
+compare with the take's base. Sessions and their events are append-only (triggers.py): a session's state is read from
+its events."""
 
 from dataclasses import dataclass
 
@@ -17,13 +13,14 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules.checks import check_text
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.store import joined
+from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
-from notebooks.models import EventKind, Notebook, Session, SessionEvent
+from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases
 from notebooks.sessions.claims import open_session_of, open_session_on
-from notebooks.sessions.events import count_drift, record, record_drift
+from notebooks.sessions.events import record, record_drift
 from notebooks.sessions.gates import gates, own_rows
 from notebooks.sessions.selectors import get_session, own_seqs
 
@@ -65,9 +62,6 @@ class Abandoned:
     drift: int
 
 
-# ----- checks ------------------------------------------------------------------------------------
-
-
 def lock_for_sessions(notebook: Notebook) -> Notebook:
     if connection.vendor == "postgresql":
         # One lock for every take: "one open session per notebook and per actor" cannot race.
@@ -94,18 +88,6 @@ def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = F
         leases.renew(session.pk, renewed)
 
 
-_event = record
-
-
-def _accounted(notebook: Notebook) -> int:
-    """The head up to which the notebook's rows are accounted for: where its last session closed or lapsed."""
-    top = SessionEvent.objects.filter(session__notebook=notebook, kind__in=leases.ENDED).aggregate(top=Max("head"))
-    return top["top"] or 0
-
-
-# ----- the verbs ---------------------------------------------------------------------------------
-
-
 def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
@@ -114,43 +96,47 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     with hooks.lock():
         get_notebook(notebook)
         vault_base = hooks.base_for_take(notebook)  # before the transaction: git never runs inside one
-        return _take(notebook=notebook, plan=plan, actor=actor, vault_base=vault_base)
-
-
-def _take(*, notebook: str, plan: str, actor: Actor, vault_base: str) -> Taken:
-    with transaction.atomic():
-        nb = lock_for_sessions(get_notebook(notebook))
-        leases.lapse_due(by=actor.name, notebook_id=nb.pk, actor=actor.name)  # what lapsed frees this take's way
-        holder = open_session_on(nb)
-        if holder is not None:
-            wait = leases.retry_after(holder)
-            raise Conflict(
-                f"Notebook {nb.title!r} is already claimed by {holder.actor} (session #{holder.pk}); "
-                f"it is free again once that session lands or is abandoned, or in {wait} s if it lapses "
-                "(no call of its holder's for NOTEBOOK_SESSION_TTL seconds).",
-                holder=holder.actor,
-                session=holder.pk,
-            ).retrying_after(wait)
-        mine = open_session_of(actor.name)
-        if mine is not None:
-            raise Conflict(
-                f"{actor.name} already holds session #{mine.pk} on {mine.notebook.title!r}; land or abandon it first.",
-                session=mine.pk,
-                notebook=mine.notebook.title,
+        with transaction.atomic():
+            nb = lock_for_sessions(get_notebook(notebook))
+            leases.lapse_due(by=actor.name, notebook_id=nb.pk, actor=actor.name)  # what lapsed frees this take's way
+            holder = open_session_on(nb)
+            if holder is not None:
+                wait = leases.retry_after(holder)
+                raise Conflict(
+                    f"Notebook {nb.title!r} is already claimed by {holder.actor} (session #{holder.pk}); "
+                    f"it is free again once that session lands or is abandoned, or in {wait} s if it lapses "
+                    "(no call of its holder's for NOTEBOOK_SESSION_TTL seconds).",
+                    holder=holder.actor,
+                    session=holder.pk,
+                ).retrying_after(wait)
+            mine = open_session_of(actor.name)
+            if mine is not None:
+                raise Conflict(
+                    f"{actor.name} already holds session #{mine.pk} on {mine.notebook.title!r}; land or abandon it "
+                    "first.",
+                    session=mine.pk,
+                    notebook=mine.notebook.title,
+                )
+            top = head(nb).seq
+            ended = SessionEvent.objects.filter(session__notebook=nb, kind__in=leases.ENDED)
+            accounted = ended.aggregate(top=Max("head"))["top"] or 0  # where its last session closed or lapsed
+            session = Session.objects.create(
+                notebook=nb,
+                actor=actor.name,
+                role=actor.role,
+                plan=plan,
+                base=top,
+                at=leases.now(),
+                vault_base=vault_base,
             )
-        top = head(nb).seq
-        accounted = _accounted(nb)
-        session = Session.objects.create(
-            notebook=nb, actor=actor.name, role=actor.role, plan=plan, base=top, at=leases.now(), vault_base=vault_base
-        )
-        leases.start(session)
-        pending = count_drift(nb, accounted, top)
-        if pending:
-            note = "pending rows written outside any session, recorded before base was fixed"
-            _event(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
-        _event(session, EventKind.TAKE, by=actor.name, head_seq=top, note=plan)
-        taken = Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
-        joined.join(taken)  # a caller's idempotency key is stored with the session, or neither
+            SessionLease.objects.create(session=session, renewed_at=leases.now())
+            pending = stored.count_outside_sessions(nb.pk, accounted, top)
+            if pending:
+                note = "pending rows written outside any session, recorded before base was fixed"
+                record(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
+            record(session, EventKind.TAKE, by=actor.name, head_seq=top, note=plan)
+            taken = Taken(id=session.pk, notebook=nb.title, base=top, drift=pending)
+            joined.join(taken)  # a caller's idempotency key is stored with the session, or neither
     return taken
 
 
@@ -163,7 +149,7 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
         nb = lock_for_sessions(s.notebook)
         _open_for(s, actor, "checkpoint")
         top = head(nb).seq
-        _event(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
+        record(s, EventKind.CHECKPOINT, by=actor.name, head_seq=top, note=note)
         done = Checkpointed(id=s.pk, base=s.base, head=top)
         joined.join(done)
     session_hooks.current().after_checkpoint(s, note)  # after the commit: the checkpoint stands whatever git does
@@ -171,13 +157,9 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
 
 
 def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
-    """The session's rows since base become one semantic change; others' rows are recorded apart as drift.
-
-    A session that wrote nothing lands as a no-op, with no empty change. A failed gate refuses with its reasons,
-    records them (a `refuse` event: Dad may land or discard the session on /sessions/) and leaves the session
-    open. Every gate is checked before the transaction (the hooks' too: the vault's final gate) and the database's
-    again inside it; the hooks' git work runs after the commit, outside any transaction.
-    """
+    """The session's rows since base become one semantic change, others' rows drift apart; none make a no-op. A
+    failed gate refuses, its reasons recorded as a `refuse` event for Dad (/sessions/), and leaves the session open.
+    The gates are checked before the transaction (the hooks' too) and the database's again inside it."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
@@ -189,12 +171,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
             with transaction.atomic():
                 nb = lock_for_sessions(s.notebook)
                 top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
-                drift = record_drift(s, nb, top, by=actor.name)
-                top = land_proposals(s, nb, top)
-                result = "landed" if own else "no-op"
-                note = summary or ""
-                _event(s, EventKind.LAND, by=actor.name, head_seq=top, note=note, result=result, rows=len(own))
-                landed = Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
+                landed = record_land(s, nb, top, own, by=actor.name, note=summary or "")
                 joined.join(landed)
         except GateRefused as refused:
             record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
@@ -204,11 +181,15 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     return landed
 
 
-def land_proposals(s: Session, nb: Notebook, top: int) -> int:
-    """The landed copies of the session's proposals, appended at the land's place in the log (fold.py); the head
-    after them, which the land event records (so the next take counts them as no one's drift)."""
-    copies = proposals.land(nb, s.pk, after=s.base)
-    return copies[-1].seq if copies else top
+def record_land(s: Session, nb: Notebook, top: int, own: list[tuple], *, by: str, note: str) -> Landed:
+    """Drift recorded apart, the landed copies of the session's proposals (fold.py), then the land event at the head
+    after them (so the next take counts them as no one's drift)."""
+    drift = record_drift(s, nb, top, by=by)
+    copies = proposals.land(nb, s.pk, after=s.base)  # refuses a copy that would break the rules: nothing is written
+    top = copies[-1].seq if copies else top
+    result = "landed" if own else "no-op"
+    record(s, EventKind.LAND, by=by, head_seq=top, note=note, result=result, rows=len(own))
+    return Landed(id=s.pk, result=result, base=s.base, head=top, rows=len(own), drift=drift)
 
 
 def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, list[tuple]]:
@@ -237,7 +218,7 @@ def record_refusal(s: Session, *, by: str, reasons: list[str], result: str = "")
         last = SessionEvent.objects.filter(session=s).order_by("-seq").first()
         if last is not None and last.kind == EventKind.REFUSE and last.note == note and last.result == result:
             return
-        _event(s, EventKind.REFUSE, by=by, head_seq=head(nb).seq, note=note, result=result, rows=len(own_rows(s)))
+        record(s, EventKind.REFUSE, by=by, head_seq=head(nb).seq, note=note, result=result, rows=len(own_rows(s)))
 
 
 def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
@@ -252,10 +233,9 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
             nb = lock_for_sessions(s.notebook)
             _open_for(s, actor, "abandon", editor_may=True, lapsed_may=True)  # a lapsed session may be abandoned
             top = head(nb).seq
-            lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
-            drift = record_drift(s, nb, top, by=actor.name, after=lapse.head if lapse else None)
+            drift = record_drift(s, nb, top, by=actor.name)
             own = len(own_rows(s))
-            _event(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
+            record(s, EventKind.ABANDON, by=actor.name, head_seq=top, note=why, rows=own)
             done = Abandoned(id=s.pk, head=top, rows=own, drift=drift)
             joined.join(done)
         hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does

@@ -64,7 +64,6 @@ class Alarm:
 
 
 def vault_alarms(*, include_acknowledged: bool = False, limit: int = 50) -> list[Alarm]:
-    """The vault's alarms, newest first: files it refused, kept as evidence and restored."""
     where = "" if include_acknowledged else "WHERE k.id IS NULL"
     with connection.cursor() as cursor:
         cursor.execute(

@@ -8,7 +8,6 @@ from notebooks.sessions.claims import open_sessions
 
 
 def claimed_titles() -> frozenset[str]:
-    """The titles claimed now, from the function settings.NOTEBOOK_VAULT_CLAIMS names."""
     return frozenset(import_string(settings.NOTEBOOK_VAULT_CLAIMS)())
 
 

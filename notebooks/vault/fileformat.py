@@ -1,7 +1,5 @@
-"""A notebook's file in the vault: its export's lines, one JSON row each, and how two such files compare.
-
-The rows are rowformat's: a merge is an add of the new line and a strike of each merged line into it, so a merge
-that kept her words (an add by dad, source seen) reads back, and imports back, as the same view and hash chain."""
+"""A notebook's file in the vault: its export's lines, one JSON row each (rowformat's, so it reads back and imports
+back as the same view and hash chain), and how two such files compare."""
 
 import json
 from collections.abc import Container
@@ -31,10 +29,8 @@ def canonical_bytes(notebook: Notebook) -> bytes:
 
 
 def split_lines(data: bytes) -> tuple[list[bytes], bytes | None]:
-    """Complete lines, and an unfinished last line (no newline yet) when there is one.
-
-    Only b"\\n" ends a line: JSON may carry U+2028 unescaped, which str.splitlines would split on.
-    """
+    """Complete lines, and an unfinished last line (no newline yet) when there is one. Only b"\\n" ends a line:
+    JSON may carry U+2028 unescaped, which str.splitlines would split on."""
     if not data:
         return [], None
     parts = data.split(b"\n")
@@ -42,11 +38,13 @@ def split_lines(data: bytes) -> tuple[list[bytes], bytes | None]:
     return parts, (last or None)
 
 
-def is_json_object(line: bytes) -> bool:
+def json_object(line: bytes) -> dict | None:
+    """The line's JSON object; None when it is not one."""
     try:
-        return isinstance(json.loads(line), dict)
+        found = json.loads(line)
     except (ValueError, RecursionError):
-        return False
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def rows_kept(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple[int, list[int]]:
@@ -66,11 +64,8 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
     digest, not the words), only the words (and their salt) differ, and a redact row of the log (`gone`) names
     the digest of the words `was` held: the keyed one `now` names, or the plain one `now` withholds."""
-    try:
-        before, after = json.loads(was), json.loads(now)
-    except (ValueError, RecursionError):
-        return False
-    if not isinstance(before, dict) or not isinstance(after, dict) or after.get("redacted") is not True:
+    before, after = json_object(was), json_object(now)
+    if before is None or after is None or after.get("redacted") is not True:
         return False
     differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     differ -= {"redacted", "digest", "salt"}
@@ -91,11 +86,8 @@ def imported_already(outside: list[bytes], tail: list[bytes]) -> int:
     from it (IGNORED: its place, and who it is by, which the importer proves rather than reads)."""
     count, at = 0, 0
     for raw in outside:
-        try:
-            mine = json.loads(raw)
-        except ValueError:
-            break
-        if not isinstance(mine, dict):
+        mine = json_object(raw)
+        if mine is None:
             break
         while at < len(tail) and not _gives_same(mine, tail[at]):
             at += 1
@@ -106,22 +98,16 @@ def imported_already(outside: list[bytes], tail: list[bytes]) -> int:
 
 
 def _gives_same(mine: dict, logged: bytes) -> bool:
-    try:
-        theirs = json.loads(logged)
-    except ValueError:
+    theirs = json_object(logged)
+    if theirs is None:
         return False
-    if isinstance(theirs, dict) and "claimed_at" in theirs:  # the log gave the row its time; the writer's is kept
+    if "claimed_at" in theirs:  # the log gave the row its time; the writer's is kept
         theirs = {**theirs, "at": theirs["claimed_at"]}
     return all(theirs.get(k) == v for k, v in mine.items() if k not in IGNORED)
 
 
 def seq_and_author(line: bytes) -> tuple[int | None, str]:
     """A row's seq (None when it has none) and its `by` ("" when none), from its line."""
-    try:
-        obj = json.loads(line)
-    except ValueError:
-        return None, ""
-    if not isinstance(obj, dict):
-        return None, ""
+    obj = json_object(line) or {}
     seq = obj.get("seq")
     return (seq if isinstance(seq, int) else None), str(obj.get("by") or "")

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from notebooks.log.rules.errors import NotebookError
 
-VAULT_NAME = "notebooks vault"
-VAULT_EMAIL = "vault@notebooks.invalid"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
@@ -21,17 +19,13 @@ class GitError(NotebookError):
     status = 500
 
 
-# Whole seconds a take or land refused while the vault could not be used waits before it is sent again.
-UNAVAILABLE_RETRY_AFTER = 5
-
-
 class VaultUnavailable(NotebookError):
     """A take or land refused whole because the vault could not be used (git failing, its directory unwritable):
     nothing was done, and the same call may succeed once git works again (503, Retry-After)."""
 
     code = "vault_unavailable"
     status = 503
-    retry_after = UNAVAILABLE_RETRY_AFTER
+    retry_after = 5  # whole seconds before the same call is sent again
 
 
 @dataclass(frozen=True)
@@ -48,7 +42,7 @@ class Person:
         return cls(clean, f"{local}@notebooks.invalid")
 
 
-VAULT = Person(VAULT_NAME, VAULT_EMAIL)
+VAULT = Person("notebooks vault", "vault@notebooks.invalid")
 
 
 def blob_id(data: bytes) -> str:
@@ -67,8 +61,6 @@ class Git:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
-    # ----- running git ----------------------------------------------------------------------------
-
     def _env(self, author: Person | None = None) -> dict[str, str]:
         # Inherited GIT_* variables (a hook, another repository's GIT_DIR) must not redirect us.
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -85,18 +77,9 @@ class Git:
         return env
 
     def run(self, *args: str, input: bytes | None = None, author: Person | None = None, check: bool = True) -> bytes:
-        command = [
-            "git",
-            "-c",
-            f"user.name={VAULT.name}",
-            "-c",
-            f"user.email={VAULT.email}",
-            "-c",
-            "core.autocrlf=false",
-            "-c",
-            "commit.gpgsign=false",
-            *args,
-        ]  # and never safe.directory: git's own check on who owns the repository stays on
+        # Never safe.directory: git's own check on who owns the repository stays on.
+        config = (f"user.name={VAULT.name}", f"user.email={VAULT.email}", "core.autocrlf=false", "commit.gpgsign=false")
+        command = ["git", *(part for setting in config for part in ("-c", setting)), *args]
         self.check_owner()
         try:
             done = subprocess.run(
@@ -111,8 +94,6 @@ class Git:
 
     def text(self, *args: str, **kwargs: object) -> str:
         return self.run(*args, **kwargs).decode("utf-8").strip()  # type: ignore[arg-type]
-
-    # ----- the repository -------------------------------------------------------------------------
 
     def check_owner(self) -> None:
         """Refuse a repository this process's user does not own: a .git planted by another user runs its hooks and
@@ -178,9 +159,6 @@ class Git:
         sha = self.ls_tree(commit).get(path)
         return None if sha is None else self.blob(sha)
 
-    def write_blob(self, data: bytes) -> str:
-        return self.text("hash-object", "-w", "--no-filters", "--stdin", input=data)
-
     def make_tree(self, entries: dict[str, str]) -> str:
         if not entries:
             return EMPTY_TREE
@@ -190,18 +168,15 @@ class Git:
         )
         return self.text("mktree", "-z", input=listing)
 
-    def tree_of(self, commit: str) -> str:
-        return self.text("rev-parse", f"{commit}^{{tree}}")
-
     def commit_tree(self, tree: str, parents: list[str], message: str, author: Person | None = None) -> str:
         args = ["commit-tree", tree]
         for parent in parents:
             args += ["-p", parent]
         return self.text(*args, input=message.encode("utf-8"), author=author)
 
-    def update_ref(self, ref: str, new: str, old: str | None, reason: str = "vault") -> None:
+    def update_ref(self, ref: str, new: str, old: str | None) -> None:
         # With old given, git refuses the move unless the ref still points there: no lost update.
-        args = ["update-ref", "-m", reason, ref, new]
+        args = ["update-ref", "-m", "vault", ref, new]
         if old is not None:
             args.append(old)
         self.run(*args)
@@ -214,8 +189,6 @@ class Git:
         """Keep the real index at HEAD so `git status` in the vault shows only what is not committed."""
         self.run("reset", "-q")
 
-    # ----- a commit of a few files on top of a commit ---------------------------------------------
-
     def commit_files(
         self,
         *,
@@ -226,18 +199,16 @@ class Git:
         ref: str | None = None,
         allow_empty: bool = False,
     ) -> str | None:
-        """Commit `parent`'s tree with `files` replaced (None removes one). None when nothing changes.
-
-        With `ref`, the ref moves from `parent` to the new commit (refused if it moved meanwhile).
-        """
+        """Commit `parent`'s tree with `files` replaced (None removes one); None when nothing changes. With `ref`, the
+        ref moves from `parent` to the new commit (refused if it moved meanwhile)."""
         entries = self.ls_tree(parent)
         for path, data in files.items():
             if data is None:
                 entries.pop(path, None)
             else:
-                entries[path] = self.write_blob(data)
+                entries[path] = self.text("hash-object", "-w", "--no-filters", "--stdin", input=data)
         tree = self.make_tree(entries)
-        if tree == self.tree_of(parent) and not allow_empty:
+        if tree == self.text("rev-parse", f"{parent}^{{tree}}") and not allow_empty:
             return None
         sha = self.commit_tree(tree, [parent], message, author)
         if ref is not None:

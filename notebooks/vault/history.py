@@ -7,32 +7,11 @@ from pathlib import Path
 from notebooks.log.rules.checks import MAX_NAME, shown
 
 from .fileformat import SUFFIX, seq_and_author, split_lines
-from .git import Git, Person, blob_id, safe_ref_part
+from .git import Git, blob_id, safe_ref_part
 from .results import FileResult, ranges, rows_named
 from .state import NotRegular, Tracked, read_bytes_or_none
 
 EVIDENCE_PREFIX = "refs/heads/evidence/"
-
-
-def pending(
-    git: Git, root: Path, state: dict[str, Tracked], *, exclude: frozenset[str] = frozenset()
-) -> dict[str, bytes]:
-    """Files whose content is not what HEAD holds, outside `exclude`, as the bytes the sweep checked."""
-    tree = git.ls_tree(git.head())
-    out = {}
-    for title, tracked in state.items():
-        name = title + SUFFIX
-        if title in exclude or tree.get(name) == tracked.blob:
-            continue
-        try:
-            data = read_bytes_or_none(root / name)
-        except NotRegular:
-            continue  # replaced by a link since the sweep judged it: the next sweep refuses it
-        if data is None:
-            continue
-        if blob_id(data) == tracked.blob:  # changed since the check: the next sweep judges it
-            out[name] = data
-    return out
 
 
 def commit_pending(
@@ -44,15 +23,26 @@ def commit_pending(
     results: list[FileResult] | None = None,
     subject: str | None = None,
     trailers: dict[str, str] | None = None,
-    author: Person | None = None,
 ) -> str | None:
-    """One commit of the pending files on the branch, or None when nothing is pending."""
-    files = pending(git, root, state, exclude=exclude)
+    """One commit on the branch of the files whose content is not what HEAD holds, outside `exclude`, as the bytes
+    the sweep checked; None when there are none."""
+    head = git.head()
+    tree = git.ls_tree(head)
+    files = {}
+    for title, tracked in state.items():
+        name = title + SUFFIX
+        if title in exclude or tree.get(name) == tracked.blob:
+            continue
+        try:
+            data = read_bytes_or_none(root / name)
+        except NotRegular:
+            continue  # replaced by a link since the sweep judged it: the next sweep refuses it
+        if data is not None and blob_id(data) == tracked.blob:  # else changed since the check: the next sweep judges it
+            files[name] = data
     if not files:
         return None
-    head = git.head()
     message = drift_message(git, head, files, results or [], subject=subject, trailers=trailers)
-    sha = git.commit_files(parent=head, files=dict(files), message=message, author=author, ref=git.branch_ref())
+    sha = git.commit_files(parent=head, files=files, message=message, ref=git.branch_ref())
     git.sync_index()
     return sha
 

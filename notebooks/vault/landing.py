@@ -48,7 +48,8 @@ def landed_already(git: Git, base: str, session_id: "str | int", actor: str) -> 
         sha, author, body = record.strip("\n").split("\x00", 2)
         trailers = dict(line.split(": ", 1) for line in body.strip().split("\n\n")[-1].splitlines() if ": " in line)
         if trailers.get("Session") == str(session_id) and "Rows" in trailers and author == Person.actor(actor).name:
-            rows = [int(x) for part in trailers["Rows"].split(", ") for x in _expand(part)]
+            spans = [part.partition("-") for part in trailers["Rows"].split(", ")]  # "41-43, 45"
+            rows = [seq for first, _, last in spans for seq in range(int(first), int(last or first) + 1)]
             return Landed(sha.strip(), (), tuple(rows))
     return None
 
@@ -86,11 +87,8 @@ def land_commits(
     after_lapse: bool = False,
 ) -> Landed | None:
     """The land's commits on the branch, from the log as it is now; with check_only, every check and no commit.
-
-    Raises Conflict or Invalid when the land cannot be made as one semantic commit. A session that lapsed
-    (`after_lapse`) held nothing since, so the sweep may have committed its rows as automatic history: its land is
-    then a semantic commit of no change, which names them.
-    """
+    Raises Conflict or Invalid when the land cannot be one semantic commit. A lapsed session's rows the sweep may have
+    committed as automatic history: its land is then a semantic commit of no change, which names them."""
     title = nb.title
     name = title + SUFFIX
     at_base = git.file_at(base, name) or b""
@@ -119,69 +117,58 @@ def land_commits(
     if check_only:
         return None
 
-    def upto(n: int) -> bytes:
-        return b"".join(line + b"\n" for line in lines[:n])
-
-    def drift_commit(parent: str, n: int, subject: str) -> str | None:
-        files = {name: upto(n)}
-        message = drift_message(git, parent, files, [], subject=subject, trailers={"Session": str(session_id)})
-        return git.commit_files(parent=parent, files=files, message=message, ref=branch)
-
     drift: list[str] = []
+
+    def drift_commit(parent: str, n: int, subject: str, results: Sequence[FileResult] = ()) -> str:
+        """The file's first `n` rows as drift on `parent`; the branch's head after it."""
+        files = {name: b"".join(line + b"\n" for line in lines[:n])}
+        trailers = {"Session": str(session_id)}
+        message = drift_message(git, parent, files, list(results), subject=subject, trailers=trailers)
+        sha = git.commit_files(parent=parent, files=files, message=message, ref=branch)
+        drift.extend([sha] if sha else [])
+        return sha or parent
+
     if redacted:  # words redacted in the log since HEAD was written leave it first, as drift of their own
-        files = {name: upto(head_rows)}
         subject = f"vault: words redacted in {title} while session {session_id} held it"
-        message = drift_message(
-            git, head, files, [FileResult(title, redacted=tuple(redacted))], subject=subject,
-            trailers={"Session": str(session_id)},
-        )  # fmt: skip
-        head = git.commit_files(parent=head, files=files, message=message, ref=branch)
-        drift.append(head)
-
-    if not rows:
-        sha = drift_commit(head, len(lines), f"vault: drift in {title} while session {session_id} held it")
-        drift += [sha] if sha else []
-        git.sync_index()
-        return Landed(None, tuple(drift), ())
-
-    if committed:
-        message = _semantic_message(title, plan, summary, session_id, base, rows, [], by_of, committed=True)
+        head = drift_commit(head, head_rows, subject, [FileResult(title, redacted=tuple(redacted))])
+    semantic, end = None, -1  # the semantic commit, and the rows it holds
+    tail = f"vault: drift in {title} while session {session_id} held it"
+    if rows:
+        if not committed and head_rows < rows[0] - 1:
+            head = drift_commit(head, rows[0] - 1, f"vault: drift in {title} before session {session_id}'s rows")
+        end = max(head_rows, rows[-1])
+        parts = [shown_lines(plan) or f"Session {session_id} on {title}"]
+        if summary.strip():
+            parts.append(shown_lines(summary))
+        if committed:
+            parts.append(
+                "The session lapsed and its rows were committed as automatic history since: this land names them."
+            )
+        trailers = [f"Notebook: {title}", f"Session: {session_id}", f"Base: {base}", f"Rows: {ranges(rows)}"]
+        # Rows of others between the session's first and last row cannot be cut out of an append-only file.
+        others = [] if committed else [s for s in range(max(head_rows, rows[0] - 1) + 1, end + 1) if s not in rows]
+        if others:
+            trailers.append("Others: " + ", ".join(f"{s} by {shown(by_of[s], MAX_NAME) or 'nobody'}" for s in others))
         semantic = git.commit_files(
-            parent=head, files={name: upto(max(head_rows, rows[-1]))}, message=message, author=Person.actor(actor),
-            ref=branch, allow_empty=True,
-        )  # fmt: skip
-        assert semantic is not None  # allow_empty
-        if len(lines) > max(head_rows, rows[-1]):
-            sha = drift_commit(semantic, len(lines), f"vault: drift in {title} after session {session_id}'s land")
-            drift += [sha] if sha else []
-        git.sync_index()
-        return Landed(semantic, tuple(drift), tuple(rows))
-
-    first, last = rows[0], rows[-1]
-    if head_rows < first - 1:
-        sha = drift_commit(head, first - 1, f"vault: drift in {title} before session {session_id}'s rows")
-        if sha:
-            drift.append(sha)
-            head = sha
-    others = [s for s in range(max(head_rows, first - 1) + 1, last + 1) if s not in set(rows)]
-    message = _semantic_message(title, plan, summary, session_id, base, rows, others, by_of)
-    semantic = git.commit_files(
-        parent=head, files={name: upto(last)}, message=message, author=Person.actor(actor), ref=branch
-    )
-    assert semantic is not None  # the rows after head_rows change the file
-    if len(lines) > last:
-        sha = drift_commit(semantic, len(lines), f"vault: drift in {title} after session {session_id}'s rows")
-        drift += [sha] if sha else []
+            parent=head,
+            files={name: b"".join(line + b"\n" for line in lines[:end])},
+            message="\n\n".join([*parts, "\n".join(trailers)]) + "\n",
+            author=Person.actor(actor),
+            ref=branch,
+            allow_empty=committed,
+        )
+        assert semantic is not None  # allow_empty, or the rows after head_rows change the file
+        head = semantic
+        tail = f"vault: drift in {title} after session {session_id}'s " + ("land" if committed else "rows")
+    if len(lines) > end:
+        drift_commit(head, len(lines), tail)
     git.sync_index()
     return Landed(semantic, tuple(drift), tuple(rows))
 
 
 def repair_lands(git: Git, git_dir: Path) -> list[str]:
-    """The semantic commits of lands the database holds and git does not, made now; their shas.
-
-    A land's git step runs after its transaction has committed; when git failed there, the land stands and this
-    (run by every sweep, before it commits anything else) makes the commit the land would have made.
-    """
+    """The semantic commits of lands the database holds and git does not (git failed after the land's transaction),
+    made now by every sweep before it commits anything else; their shas."""
     made = []
     for event in session_selectors.lands_after(read_lands_checked(git_dir)):
         s = event.session
@@ -201,11 +188,6 @@ def repair_lands(git: Git, git_dir: Path) -> list[str]:
     return made
 
 
-def _expand(part: str) -> range:
-    first, _, last = part.partition("-")
-    return range(int(first), int(last or first) + 1)
-
-
 def _check_rows(seqs: object, base_rows: int, top: int, by_of: dict[int, str], actor: str) -> list[int]:
     if not isinstance(seqs, list | tuple) or any(isinstance(s, bool) or not isinstance(s, int) for s in seqs):
         raise Invalid("The session's rows are a list of seqs.")
@@ -216,27 +198,3 @@ def _check_rows(seqs: object, base_rows: int, top: int, by_of: dict[int, str], a
         if by_of[seq] != actor:
             raise Invalid(f"Row {seq} is by {by_of[seq] or 'nobody'}, not by the session's actor {actor}.")
     return rows
-
-
-def _semantic_message(
-    title: str,
-    plan: str,
-    summary: str,
-    session_id: "str | int",
-    base: str,
-    rows: list[int],
-    others: list[int],
-    by_of: dict[int, str],
-    committed: bool = False,
-) -> str:
-    parts = [shown_lines(plan) or f"Session {session_id} on {title}"]
-    if summary.strip():
-        parts.append(shown_lines(summary))
-    if committed:
-        parts.append("The session lapsed and its rows were committed as automatic history since: this land names them.")
-    trailers = [f"Notebook: {title}", f"Session: {session_id}", f"Base: {base}", f"Rows: {ranges(rows)}"]
-    if others:
-        # Rows of others between the session's first and last row cannot be cut out of an append-only file.
-        trailers.append("Others: " + ", ".join(f"{s} by {shown(by_of[s], MAX_NAME) or 'nobody'}" for s in others))
-    parts.append("\n".join(trailers))
-    return "\n\n".join(parts) + "\n"

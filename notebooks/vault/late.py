@@ -1,12 +1,7 @@
-"""Rows appended to a file the vault is replacing are never lost.
-
-Before a sweep replaces a file (to give imported rows their seq and hash, to restore it, or to write a redaction),
-it links the old file under .git/notebooks-vault-retired/ with the offset it had read up to. A writer that ignores
-the vault's lock and appends to the old file (between the sweep's read and the replace, or through a handle opened
-before the replace) writes to that inode; every sweep, under the lock, appends whatever whole lines grew past the
-offset to the live file, where the sweep judges them as any outside append. A link goes once its file has had no
-write for GRACE_NS.
-"""
+"""Rows appended to a file the vault is replacing are never lost: before the replace, the old file is linked under
+.git/notebooks-vault-retired/ with the offset the sweep read up to, and every sweep appends the whole lines that grew
+past it (a writer ignoring the lock, or holding the old file open) to the live file, where they are judged as any
+outside append. A link goes once its file has had no write for GRACE_NS."""
 
 import os
 import time

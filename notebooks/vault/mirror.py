@@ -1,6 +1,6 @@
 """The vault: a git repository holding every notebook as its file. A sweep brings each file to exactly its
-notebook's rows, imports outside appends, refuses anything else (kept as evidence, the file restored), and
-commits what changed outside the claimed files."""
+notebook's rows, imports outside appends, refuses anything else (kept as evidence on a side branch, the file restored
+from the log, an alarm raised), and commits what changed outside the claimed files."""
 
 import fcntl
 import os
@@ -15,11 +15,12 @@ from stat import S_ISREG
 from django.conf import settings
 
 from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.checks import bounded, shown
 from notebooks.log.rules.errors import NotebookError
 from notebooks.log.views import selectors, snapshots
 from notebooks.models import TITLE_PATTERN, Notebook
 
-from . import history, late
+from . import alarms, history, late
 from .claims import claimed_titles
 from .fileformat import (
     REDACT_ROW,
@@ -27,13 +28,12 @@ from .fileformat import (
     canonical_bytes,
     canonical_lines,
     imported_already,
-    is_json_object,
+    json_object,
     rows_kept,
     split_lines,
 )
-from .git import Git, Person, blob_id
+from .git import Git, blob_id
 from .landing import repair_lands
-from .refusing import Refusing
 from .results import FileResult, SweepResult, row_count
 from .state import (
     RACY_NS,
@@ -53,16 +53,12 @@ LOCK_FILE = "notebooks-vault.lock"
 _HELD = threading.local()  # vault roots whose lock this thread holds, with its depth
 
 
-class Vault(Refusing):
-    """A directory that is a git repository holding `<title>.jsonl` for every notebook."""
-
+class Vault:
     def __init__(self, root: "Path | str | None" = None) -> None:
         self.root = Path(root or settings.NOTEBOOK_VAULT).resolve()
         self.git = Git(self.root)
         self._partials: dict[str, str] = {}  # title → the file's blob when its last line was unfinished
         self._read_stat: dict[str, tuple[int, int, int] | None] = {}  # title → the file's stat when it was read
-
-    # ----- the directory and its bookkeeping ------------------------------------------------------
 
     def ensure(self) -> "Vault":
         if not self.git.exists():
@@ -77,12 +73,8 @@ class Vault(Refusing):
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """One sweep, take, checkpoint or land at a time, across processes (the watcher and the web).
-
-        Re-entrant within a thread, so sessions can hold it around a whole land (check, transaction, commits) and
-        call take or land inside: the order is always the vault's lock, then the database's, as in a sweep, so the
-        two cannot deadlock.
-        """
+        """One sweep, take, checkpoint or land at a time, across processes; re-entrant within a thread, so sessions
+        hold it around a whole land. The vault's lock is always taken before the database's: the two cannot deadlock."""
         self.ensure()
         held = _HELD.__dict__.setdefault("roots", {})
         if held.get(self.root):
@@ -118,12 +110,9 @@ class Vault(Refusing):
             (titles.add(title) if re.fullmatch(TITLE_PATTERN, title) else ignored.append(entry.name))
         return titles, sorted(ignored)
 
-    # ----- one sweep ------------------------------------------------------------------------------
-
     def sweep(
         self, *, claimed: "set[str] | frozenset[str] | None" = None, by_default: str | None = None
     ) -> SweepResult:
-        """Bring every file to its notebook's rows and commit what changed outside the claimed files."""
         with self.lock():
             return self.sweep_locked(claimed=claimed_titles() if claimed is None else claimed, by_default=by_default)
 
@@ -141,37 +130,28 @@ class Vault(Refusing):
         heads = selectors.heads()
         on_disk, ignored = self.file_titles()
         results = [
-            self.reconcile(
-                title, state, by_default=by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY, head=heads.get(title)
-            )
+            self.reconcile(title, state, by_default=by_default, head=heads.get(title))
             for title in sorted(set(heads) | on_disk)
         ]
         self.save_state(state)
-        commit = self.commit_pending(
-            state, exclude=frozenset(claimed), results=results, subject=subject, trailers=trailers
+        commit = history.commit_pending(
+            self.git, self.root, state, exclude=frozenset(claimed), results=results, subject=subject, trailers=trailers
         )
-        return SweepResult(
-            files=results,
-            commit=commit,
-            head=self.git.head(),
-            claimed=frozenset(claimed),
-            ignored=ignored,
-            repaired=repaired,
-        )
+        return SweepResult(results, commit, self.git.head(), frozenset(claimed), ignored, repaired)
 
     def reconcile(
         self,
         title: str,
         state: dict[str, Tracked],
         *,
-        by_default: str,
+        by_default: str | None = None,
         head: "selectors.Head | None" = None,
         repair: bool = True,
     ) -> FileResult:
         """One file against its notebook. With repair=False a file that is not an append is only reported."""
         result = FileResult(title)
         try:
-            return self._reconcile(result, state, by_default=by_default, head=head, repair=repair)
+            return self._reconcile(result, state, by_default or settings.NOTEBOOK_VAULT_DEFAULT_BY, head, repair)
         except _Moved:
             result.waiting = "the file changed while it was being swept"
             return result
@@ -179,13 +159,7 @@ class Vault(Refusing):
             self._read_stat.pop(title, None)
 
     def _reconcile(
-        self,
-        result: FileResult,
-        state: dict[str, Tracked],
-        *,
-        by_default: str,
-        head: "selectors.Head | None",
-        repair: bool,
+        self, result: FileResult, state: dict[str, Tracked], by_default: str, head: selectors.Head | None, repair: bool
     ) -> FileResult:
         title = result.title
         path = self.path(title)
@@ -229,13 +203,13 @@ class Vault(Refusing):
                 )
             if nb is None:
                 return result
-            self._write(path, canonical_bytes(nb), state, title, nb)
+            self._write(state, title, nb)
             result.appended = selectors.head(nb).seq
             return result
 
         db_lines = canonical_lines(nb, after=trusted_rows)
         file_lines, partial = split_lines(found[trusted_bytes:])
-        if partial is not None and is_json_object(partial):
+        if partial is not None and json_object(partial) is not None:
             file_lines, partial = [*file_lines, partial], None  # a writer that leaves off the last newline
         gone = selectors.redacted_digests(nb) if nb is not None else frozenset()
         k, redacted = rows_kept(file_lines, db_lines, gone)  # rows the log redacted since are written again below
@@ -285,14 +259,14 @@ class Vault(Refusing):
                     return self._refuse(result, nb, state, found, "refused_append", message, repair=repair)
                 nb = appended.notebook
                 result.imported, result.imported_by = appended.seqs, appended.by
-                self._write(path, canonical_bytes(nb), state, title, nb)
+                self._write(state, title, nb)
                 return result
             if nb is None:
                 return result  # an empty file with no notebook: nothing to mirror yet
             missing = db_lines[k:]
             result.appended = len(missing) - already
             if len(file_lines) > k or (found and not found.endswith(b"\n")) or redacted:
-                self._write(path, canonical_bytes(nb), state, title, nb)  # blank lines, no last newline, or redacted
+                self._write(state, title, nb)  # blank lines, no last newline, or redacted
             elif missing:
                 added = b"".join(line + b"\n" for line in missing)
                 append_bytes(path, added)
@@ -308,8 +282,6 @@ class Vault(Refusing):
         )
         return self._refuse(result, nb, state, found, "rewritten", message, repair=repair)
 
-    # ----- writing files ----------------------------------------------------------------------------
-
     def _track(self, state: dict[str, Tracked], title: str, nb: Notebook | None, content: bytes) -> None:
         stat = os.lstat(self.path(title))
         rows = content.count(b"\n")  # every file the vault leaves ends each row with a newline
@@ -324,7 +296,9 @@ class Vault(Refusing):
             redactions=content.count(REDACT_ROW),  # in what was written: a redaction since is not counted
         )
 
-    def _write(self, path: Path, content: bytes, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
+    def _write(self, state: dict[str, Tracked], title: str, nb: Notebook) -> None:
+        """The file as the log gives it, in place of one the sweep read unless it changed since."""
+        content, path = canonical_bytes(nb), self.path(title)
         read = self._read_stat.get(title)
         if title in self._read_stat and stat_key(stat_or_none(path)) != read:
             raise _Moved  # an outside writer reached the file after it was read: never replace what was not judged
@@ -341,26 +315,61 @@ class Vault(Refusing):
         if link is not None:
             late.drain(self.root / ".git", self.root, SUFFIX)
 
-    # ----- committing ------------------------------------------------------------------------------
-
-    def pending(self, state: dict[str, Tracked], *, exclude: frozenset[str] = frozenset()) -> dict[str, bytes]:
-        """Files whose content is not what HEAD holds, outside `exclude`, as the bytes the sweep checked."""
-        return history.pending(self.git, self.root, state, exclude=exclude)
-
-    def commit_pending(
+    def _refuse(
         self,
+        result: FileResult,
+        nb: Notebook | None,
         state: dict[str, Tracked],
+        found: bytes | None,
+        problem: str,
+        message: str,
         *,
-        exclude: frozenset[str],
-        results: list[FileResult] | None = None,
-        subject: str | None = None,
-        trailers: dict[str, str] | None = None,
-        author: Person | None = None,
-    ) -> str | None:
-        return history.commit_pending(
-            self.git, self.root, state, exclude=exclude, results=results, subject=subject, trailers=trailers,
-            author=author,
-        )  # fmt: skip
+        repair: bool = True,
+    ) -> FileResult:
+        """Never import it: keep the file as found on a side branch, restore it from the log, raise the alarm."""
+        message = bounded(message, alarms.MAX_MESSAGE)
+        result.problem, result.message = problem, message
+        if not repair:
+            return result
+        ref, sha = history.keep_evidence(self.git, result.title, found, problem, message)
+        result.evidence_ref, result.evidence_sha = ref, sha
+        self._restore(result, nb, state)
+        alarms.record_vault_alarm(
+            title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
+        )
+        return result
+
+    def _refuse_special(
+        self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
+    ) -> FileResult:
+        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
+        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
+        path = self.path(result.title)
+        if kind == "a directory":
+            result.waiting = f"{result.file} is a directory, not a file: move it away"
+            return result
+        try:
+            target = f" (pointing to {shown(os.readlink(path), 200)})" if kind == "a symbolic link" else ""
+        except OSError:
+            target = ""
+        result.problem = "not_a_file"
+        result.message = (
+            f"{result.file} was {kind}{target}, not a regular file: the vault reads no link or special file. "
+            "Nothing of it was read or committed; it was removed and the file written again from the log."
+        )
+        path.unlink(missing_ok=True)  # the entry: a link's target is untouched
+        self._read_stat.pop(result.title, None)
+        self._restore(result, nb, state)
+        alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
+        return result
+
+    def _restore(self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked]) -> None:
+        if nb is not None:
+            self._write(state, result.title, nb)
+        else:
+            self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
+            state.pop(result.title, None)
+        self._partials.pop(result.title, None)
 
 
 class _Moved(Exception):
@@ -372,6 +381,4 @@ def nb_of(title: str) -> Notebook | None:
 
 
 def _hash_of_row(nb: Notebook | None, rows: int) -> str:
-    if nb is None or rows == 0:
-        return rowformat.GENESIS
-    return selectors.row_hash(nb, rows) or rowformat.GENESIS
+    return (selectors.row_hash(nb, rows) if nb is not None and rows else None) or rowformat.GENESIS

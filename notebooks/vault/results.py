@@ -1,6 +1,7 @@
 """What a sweep did to each file, and the words its report and commit messages use for rows."""
 
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from notebooks.log.rules.checks import shown
 
@@ -39,7 +40,6 @@ class SweepResult:
         return [f for f in self.files if f.problem]
 
     def report(self) -> list[str]:
-        """One line per thing that happened, for the command line."""
         out = [f"committed the missed land {sha[:12]}" for sha in self.repaired]
         for f in self.files:
             if f.imported:
@@ -68,13 +68,5 @@ def row_count(n: int) -> str:
 
 def ranges(seqs: "tuple[int, ...] | list[int]") -> str:
     """41, 42, 43, 45 → '41-43, 45'."""
-    parts: list[str] = []
-    items = sorted(seqs)
-    i = 0
-    while i < len(items):
-        j = i
-        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
-            j += 1
-        parts.append(str(items[i]) if i == j else f"{items[i]}-{items[j]}")
-        i = j + 1
-    return ", ".join(parts)
+    runs = [[s for _, s in run] for _, run in groupby(enumerate(sorted(seqs)), lambda at: at[1] - at[0])]
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)

@@ -1,10 +1,6 @@
-"""Take, checkpoint and land in git, as the take/land seed designs them, for a session on one notebook.
-
-The sessions code calls these with what it knows (title, session id, actor, plan, summary, its rows);
-they keep the git side: take records pending drift and returns the base, checkpoint keeps recovery
-evidence on a side ref, land commits drift apart from the one semantic commit. The watcher learns what
-is claimed from claims.claimed_titles().
-"""
+"""A session's take, checkpoint, land and abandon in git, called with what sessions know (title, session id, actor,
+plan, summary, its rows): take commits pending drift and returns the base, checkpoint keeps recovery evidence on a
+side ref, land commits drift apart from the one semantic commit."""
 
 from collections.abc import Sequence
 
@@ -14,6 +10,7 @@ from notebooks.log.rules.checks import shown, shown_lines
 from notebooks.log.rules.errors import Conflict
 from notebooks.log.views import selectors
 
+from . import history
 from .claims import claimed_titles
 from .fileformat import SUFFIX
 from .git import safe_ref_part
@@ -29,10 +26,10 @@ def vault_enabled() -> bool:
     return bool(settings.NOTEBOOK_VAULT_ENABLED)
 
 
-def vault_take(title: str, *, session_id: "str | int | None" = None, vault: Vault | None = None) -> str:
+def vault_take(title: str, *, session_id: "str | int | None" = None) -> str:
     """Sweep, commit pending drift as an ordinary commit, and return that head: the session's base_sha."""
     selectors.get_notebook(title)
-    v = vault or Vault()
+    v = Vault()
     with v.lock():
         trailers = {"Before-Take": title} | ({"Session": str(session_id)} if session_id is not None else {})
         v.sweep_locked(
@@ -43,29 +40,18 @@ def vault_take(title: str, *, session_id: "str | int | None" = None, vault: Vaul
         return v.git.head()
 
 
-def vault_checkpoint(
-    title: str, *, session_id: "str | int", base_sha: str, note: str = "", vault: Vault | None = None
-) -> str:
-    """A recovery commit of the claimed file as it stands, on refs/checkpoints/<session>. Moves nothing else.
-
-    It is evidence, not a new base: land compares with base_sha, never with a checkpoint.
-    """
+def vault_checkpoint(title: str, *, session_id: "str | int", base_sha: str, note: str = "") -> str:
+    """A recovery commit of the claimed file as it stands, on refs/checkpoints/<session>: evidence, not a new base
+    (land compares with base_sha, never with a checkpoint). Moves nothing else."""
     selectors.get_notebook(title)
-    v = vault or Vault()
+    v = Vault()
     with v.lock():
         base = base_commit(v.git, base_sha)
         state = v.load_state()
         # Rows the log holds are written first; a file that is not an append is kept exactly as found.
-        checked = v.reconcile(
-            title,
-            state,
-            by_default=settings.NOTEBOOK_VAULT_DEFAULT_BY,
-            head=selectors.heads().get(title),
-            repair=False,
-        )
+        checked = v.reconcile(title, state, head=selectors.heads().get(title), repair=False)
         v.save_state(state)
-        path = v.path(title)
-        found = read_bytes_or_none(path)  # the sweep above replaced any link or special file
+        found = read_bytes_or_none(v.path(title))  # the sweep above replaced any link or special file
         ref = CHECKPOINT_PREFIX + safe_ref_part(str(session_id))
         warning = f"\n\nWARNING: {checked.message}" if checked.problem else ""
         message = (
@@ -83,75 +69,38 @@ def vault_checkpoint(
 
 
 def vault_land(
-    title: str,
-    *,
-    actor: str,
-    plan: str,
-    summary: str,
-    session_id: "str | int",
-    base_sha: str,
-    seqs: Sequence[int],
-    vault: Vault | None = None,
+    title: str, *, actor: str, plan: str, summary: str, session_id: "str | int", base_sha: str, seqs: Sequence[int]
 ) -> Landed:
-    """Drift first as ordinary commits, then the session's rows as one semantic commit by its actor.
-
-    The final gate: the claimed file at base_sha must be a byte-for-byte prefix of the file as found and
-    of the file being landed. No rows of the session: a no-op (no semantic commit, never an empty one).
-    """
-    v = vault or Vault()
-    with v.lock():
-        done, swept = _land_check(v, title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs)
+    """Drift first as ordinary commits, then the session's rows as one semantic commit by its actor (none: a no-op),
+    once the claimed file at base_sha is a byte-for-byte prefix of the file as found and of the file being landed."""
+    with Vault().lock():
+        done, swept = vault_land_check(title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs)
         if done is not None:
             return done
         landed = vault_land_commit(
-            title, actor=actor, plan=plan, summary=summary, session_id=session_id, base_sha=base_sha, seqs=seqs, vault=v
+            title, actor=actor, plan=plan, summary=summary, session_id=session_id, base_sha=base_sha, seqs=seqs
         )
         return Landed(landed.semantic, (*swept, *landed.drift), landed.rows)
 
 
 def vault_land_check(
-    title: str,
-    *,
-    actor: str,
-    session_id: "str | int",
-    base_sha: str,
-    seqs: Sequence[int],
-    vault: Vault | None = None,
-    after_lapse: bool = False,
-) -> Landed | None:
+    title: str, *, actor: str, session_id: "str | int", base_sha: str, seqs: Sequence[int], after_lapse: bool = False
+) -> tuple[Landed | None, tuple[str, ...]]:
     """Everything that may refuse a land, before the database's land: the final gate on the file as found, and
     the drift before the land swept and committed. Raises Conflict or Invalid to refuse; returns the Landed when
-    git holds this land already (a retry), else None."""
-    v = vault or Vault()
-    with v.lock():
-        return _land_check(
-            v, title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs, after_lapse=after_lapse
-        )[0]
-
-
-def _land_check(
-    v: Vault,
-    title: str,
-    *,
-    actor: str,
-    session_id: "str | int",
-    base_sha: str,
-    seqs: Sequence[int],
-    after_lapse: bool = False,
-) -> tuple[Landed | None, tuple[str, ...]]:
-    """vault_land_check's answer, and the drift commit its sweep made (if any)."""
+    git holds this land already (a retry), and the drift commit its sweep made (if any)."""
     nb = selectors.get_notebook(title)
     name = title + SUFFIX
+    v = Vault()
     with v.lock():
         base = base_commit(v.git, base_sha)
         done = landed_already(v.git, base, session_id, actor)
         if done is not None:
             return done, ()  # a retry after the database's side failed: git already holds the land
         at_base = v.git.file_at(base, name) or b""
-        path = v.path(title)
         gone = selectors.redacted_digests(nb)
         try:
-            found = read_bytes_or_none(path) or b""
+            found = read_bytes_or_none(v.path(title)) or b""
         except NotRegular as exc:
             raise Conflict(f"Land refused: {exc}. Run `notebook vault sync` to write the file again.") from None
         gate(at_base, found, name, base, "the file as found", gone)
@@ -182,15 +131,12 @@ def vault_land_commit(
     session_id: "str | int",
     base_sha: str,
     seqs: Sequence[int],
-    vault: Vault | None = None,
     after_lapse: bool = False,
 ) -> Landed:
-    """The land's commits, from the log: what vault_land_check let through, once the database's land stands.
-
-    It reads no file: the file was judged by the check, and the log is what the land commits.
-    """
+    """The land's commits, from the log: what vault_land_check let through, once the database's land stands. It
+    reads no file: the file was judged by the check, and the log is what the land commits."""
     nb = selectors.get_notebook(title)
-    v = vault or Vault()
+    v = Vault()
     with v.lock():
         base = base_commit(v.git, base_sha)
         done = landed_already(v.git, base, session_id, actor)
@@ -203,23 +149,24 @@ def vault_land_commit(
         assert landed is not None  # not a check_only call
         # The land appended its landed copies after the check swept the file: the file takes them now.
         state = v.load_state()
-        v.reconcile(title, state, by_default=settings.NOTEBOOK_VAULT_DEFAULT_BY)
+        v.reconcile(title, state)
         v.save_state(state)
         return landed
 
 
-def vault_abandon(title: str, *, session_id: "str | int", why: str = "", vault: Vault | None = None) -> "str | None":
+def vault_abandon(title: str, *, session_id: "str | int", why: str = "") -> "str | None":
     """The claim ends without a land: other drift first, then the claimed file's change as ordinary drift."""
     selectors.get_notebook(title)
-    v = vault or Vault()
+    v = Vault()
     with v.lock():
         v.sweep_locked(claimed=claimed_titles() | {title})
         state = v.load_state()
-        others = frozenset(state) - {title}
         trailers = {"Session": str(session_id), "Abandoned": shown(" ".join(why.split())) or "(no reason given)"}
-        return v.commit_pending(
+        return history.commit_pending(
+            v.git,
+            v.root,
             state,
-            exclude=others,
+            exclude=frozenset(state) - {title},
             subject=f"vault: drift in {title}, left by abandoned session {session_id}",
             trailers=trailers,
         )

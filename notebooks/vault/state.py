@@ -66,7 +66,6 @@ def write_lands_checked(git_dir: Path, event_id: int) -> None:
 
 
 def stat_or_none(path: Path) -> "os.stat_result | None":
-    """The entry's own stat (a link is not followed), or None when there is none."""
     try:
         return os.lstat(path)
     except FileNotFoundError:

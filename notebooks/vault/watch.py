@@ -1,15 +1,10 @@
-"""The watcher: a sweep every few seconds until stopped. A failed sweep is reported and the next one runs.
-
-One watcher sweeps a vault at a time: each holds the vault's watcher lock (a flock in its .git) while it runs, and a
-second watcher of the same directory (another instance of the app, a restart overlapping the old process) stands by
-until the lock is free. Sweeps were already serialised by the vault's own lock, so two would be safe, but each would
-also commit the other's drift and double the work; a standby takes over within one interval when the first stops.
-"""
+"""The watcher: a sweep every few seconds until stopped; a failed sweep is reported and the next one runs. One
+watcher sweeps a vault at a time (a flock in its .git): two would be safe, but each would commit the other's drift;
+a second stands by and takes over within one interval when the first stops."""
 
 import fcntl
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from django.db import DatabaseError, close_old_connections, connection
 
@@ -20,9 +15,19 @@ from .mirror import SweepResult, Vault
 WATCHER_LOCK = "notebooks-vault-watcher.lock"
 
 
-@contextmanager
-def watcher_lock(vault: Vault, stop: threading.Event, interval: float, on_wait: Callable[[], None]) -> Iterator[bool]:
-    """Yields True once this process holds the vault's watcher lock, or False if `stop` was set while waiting."""
+def watch(
+    *,
+    vault: Vault,
+    interval: float,
+    sweeps: int | None,
+    stop: threading.Event,
+    on_sweep: Callable[[SweepResult], None],
+    on_error: Callable[[Exception], None],
+    on_standby: Callable[[], None],
+    on_lead: Callable[[], None],
+) -> int:
+    """Sweep until `stop` is set (or `sweeps` have run), once this process holds the vault's watcher lock (until
+    then `on_standby`, once; then `on_lead`). Returns how many sweeps ran."""
     vault.ensure()
     with open(vault.root / ".git" / WATCHER_LOCK, "a+b") as handle:
         waited = False
@@ -32,45 +37,23 @@ def watcher_lock(vault: Vault, stop: threading.Event, interval: float, on_wait: 
                 break
             except BlockingIOError:
                 if not waited:
-                    on_wait()
+                    on_standby()
                     waited = True
                 if stop.wait(max(interval, 0.1)):
-                    yield False
-                    return
+                    return 0
         try:
-            yield True
+            on_lead()
+            done = 0
+            while not stop.is_set() and (sweeps is None or done < sweeps):
+                if not connection.in_atomic_block:
+                    close_old_connections()  # a long-running process must not hold a dead connection
+                try:
+                    on_sweep(vault.sweep())
+                except (NotebookError, OSError, DatabaseError) as exc:
+                    on_error(exc)
+                done += 1
+                if sweeps is None or done < sweeps:
+                    stop.wait(interval)
+            return done
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def watch(
-    *,
-    vault: Vault | None = None,
-    interval: float = 2.0,
-    sweeps: int | None = None,
-    stop: threading.Event | None = None,
-    on_sweep: Callable[[SweepResult], None] = lambda result: None,
-    on_error: Callable[[Exception], None] = lambda exc: None,
-    on_standby: Callable[[], None] = lambda: None,
-    on_lead: Callable[[], None] = lambda: None,
-) -> int:
-    """Sweep until `stop` is set (or `sweeps` have run), once no other watcher sweeps this vault. Returns how many
-    sweeps ran. `on_standby` is called when another watcher holds the vault, `on_lead` when this one takes it."""
-    v = vault or Vault()
-    stop = stop or threading.Event()
-    done = 0
-    with watcher_lock(v, stop, interval, on_standby) as held:
-        if not held:
-            return 0
-        on_lead()
-        while not stop.is_set() and (sweeps is None or done < sweeps):
-            if not connection.in_atomic_block:
-                close_old_connections()  # a long-running process must not hold a dead connection
-            try:
-                on_sweep(v.sweep())
-            except (NotebookError, OSError, DatabaseError) as exc:
-                on_error(exc)
-            done += 1
-            if sweeps is None or done < sweeps:
-                stop.wait(interval)
-    return done

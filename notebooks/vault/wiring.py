@@ -1,11 +1,6 @@
-"""The vault's side of take, checkpoint, land and abandon: the hooks sessions call (notebooks/sessions/hooks.py),
-registered at start-up (AppConfig.ready) when a vault is configured (NOTEBOOK_VAULT_ENABLED), else none is.
-
-A session object needs: pk, notebook.title, actor, plan, and vault_base (the base_sha stored at take); a session
-taken without a vault has none, and its hooks do nothing. The lock is taken before the database's own locks, as
-a sweep takes it, so the watcher and a session never wait on each other in opposite orders. Nothing here runs
-inside a database transaction: sessions call check_land before the land's and the others after theirs commit.
-"""
+"""The hooks sessions call (notebooks/sessions/hooks.py, in its order) when a vault is configured. A session taken
+without a vault has no vault_base, and its hooks do nothing. The vault's lock is taken before the database's own
+locks, as a sweep takes it, so the watcher and a session never wait on each other in opposite orders."""
 
 import logging
 from collections.abc import Iterator, Sequence
@@ -49,7 +44,6 @@ def unavailable(refused: str, then: str) -> Iterator[None]:
 
 @contextmanager
 def session_lock() -> Iterator[None]:
-    """The vault's lock, held around a take's, a land's or an abandon's own steps."""
     with ExitStack() as held:
         with unavailable("Refused", "Nothing was done"):  # only taking the lock: what runs under it is not ours
             held.enter_context(Vault().lock())
@@ -128,7 +122,6 @@ HOOKS = hooks.SessionHooks(
 
 
 def install() -> None:
-    """Register the vault's hooks when a vault is configured, and no hooks when it is not."""
     hooks.register(HOOKS if vault_enabled() else hooks.NO_HOOKS)
 
 

@@ -320,18 +320,18 @@ def test_sync_takes_the_vault_directory_as_an_option(db, zelda, tmp_path):
 
 
 def test_a_file_that_changes_while_it_is_swept_is_left_for_the_next_sweep(vault, zelda, monkeypatch):
-    import notebooks.vault.refusing as refusing  # the refusal restores the file from canonical_bytes
+    import notebooks.vault.mirror as mirror  # the refusal restores the file from canonical_bytes
 
     vault.sweep(claimed=set())
     append_to(vault, "zelda", "{a bad line")
     late = outside(n=9, text="written late", source="seen")
-    real = refusing.canonical_bytes
+    real = mirror.canonical_bytes
 
     def a_writer_strikes_meanwhile(nb):  # noqa: ANN001, ANN202 - between the sweep's read and its restore
         append_to(vault, "zelda", late)
         return real(nb)
 
-    monkeypatch.setattr(refusing, "canonical_bytes", a_writer_strikes_meanwhile)
+    monkeypatch.setattr(mirror, "canonical_bytes", a_writer_strikes_meanwhile)
     result = vault.sweep(claimed=set())
     assert result.files[0].waiting == "the file changed while it was being swept"
     assert late.encode() in file_bytes(vault)  # not replaced under the writer
