@@ -12,6 +12,7 @@ from django.conf import settings
 
 from notebooks.log.rules.checks import shown, shown_lines
 from notebooks.log.rules.errors import Conflict
+from notebooks.log.store import view_reads
 from notebooks.log.views import selectors
 
 from .claims import claimed_titles
@@ -149,7 +150,7 @@ def _land_check(
             return done, ()  # a retry after the database's side failed: git already holds the land
         at_base = v.git.file_at(base, name) or b""
         path = v.path(title)
-        gone = selectors.redacted_digests(nb)
+        gone = view_reads.redacted_digests(nb.pk)
         try:
             found = read_bytes_or_none(path) or b""
         except NotRegular as exc:

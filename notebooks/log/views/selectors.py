@@ -1,7 +1,5 @@
-"""Reads of the log: the live view and a past one, a line, its history, the turn, heads and the export.
-
-Views come from the kept views (kept.py), checked against the log on every read; everything else is one SQL query.
-"""
+"""Reads of the log: views (from kept.py, checked against the log on every read), a line, its history, the turn,
+heads and the export (each one SQL query)."""
 
 import difflib
 import re
@@ -117,12 +115,8 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
-    """Every row of line n (history.py): adopted rows first by their own time, then the line's rows in log order.
-
-    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so are another
-    line's add that restored it (fold.RESTORED) and each other line's strike into it, merged or retired
-    (fold.RETIRED_INTO, with the words that line had when it was struck).
-    """
+    """Every row of line n (history.py), and another line's add that restored it (fold.RESTORED) and each other
+    line's strike into it (fold.RETIRED_INTO, with the words that line had when it was struck)."""
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     found, others = viewed.line_history_rows(notebook.pk, n)
@@ -135,7 +129,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     proposed = {row[1]: (p, s, landed) for row in found for p, s, landed in [row[-5:-2]] if p or landed is not None}
     claimed = {row[1]: row[-2] for row in found if row[-2] is not None}  # an outside writer's own time (rowformat)
     for row_n, seq, op, body, source, by, at, why, how, into, *rest, _there, _m, _p, _s, _l, _c, gone in sorted(
-        found + others, key=_seq
+        found + others, key=lambda row: row[1]
     ):
         words, redacted = words_or_mark(body, gone)
         if row_n != n and op == "add":  # another line's add that restored this one: the new line's number in `into`
@@ -145,10 +139,6 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
             words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
     return history_fold.history(rows, n, moved, proposed, claimed)
-
-
-def _seq(row: tuple) -> int:
-    return row[1]
 
 
 class Said(NamedTuple):
@@ -197,16 +187,12 @@ def turn(notebook: Notebook, *, until: float | None = None) -> str:
 
 def _kept_turn(notebook: Notebook, view: kept.KeptView) -> str:
     if view.turn is None:
-        view.turn = _turn_text(notebook, view.lines, view.head)
+        view.turn = turn_text(notebook, view.lines, view.head)
     return view.turn
 
 
 def turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
-    """The turn of these lines (a holder's own view: answers.turn), standing at `top`."""
-    return _turn_text(notebook, live, top)
-
-
-def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
+    """The turn of these lines (also a holder's own view: answers.turn), standing at `top`."""
     lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
@@ -239,13 +225,10 @@ def turn_words(text: str) -> str:
     return "".join(out)
 
 
-EXPORT_NAMES = viewed.EXPORT_NAMES
-
-
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
     for values in viewed.export_rows(notebook.pk, after, upto, limit):
-        row = dict(zip(EXPORT_NAMES, values[:-2], strict=True))
+        row = dict(zip(viewed.EXPORT_NAMES, values[:-2], strict=True))
         yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
 
 
@@ -253,9 +236,6 @@ def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
     """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield rowformat.dumps(row)
-
-
-# ----- every notebook -----------------------------------------------------------------------------
 
 
 class NotebookHead(NamedTuple):
@@ -281,18 +261,3 @@ def row_hash(notebook: Notebook, seq: int) -> str | None:
     """The hash of row `seq`, or None when the notebook has no such row."""
     found = row_at(notebook, seq)
     return found.hash if found.seq else None
-
-
-def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Line]:
-    """The lines of one source and/or holding every word of the search (case-insensitive)."""
-    words = q.casefold().split()
-    return [
-        line
-        for line in lines
-        if (not source or line.source == source) and all(w in line.text.casefold() for w in words)
-    ]
-
-
-def redacted_digests(notebook: Notebook) -> frozenset[str]:
-    """The digests of every word the notebook's redact rows removed."""
-    return viewed.redacted_digests(notebook.pk)

@@ -1,14 +1,8 @@
-"""Snapshots of the live view, kept so that a first read (after a start, or of a past cut) folds only the rows
-after the nearest one instead of the whole log.
+"""Snapshots of the live view, so that a first read (after a start, or of a past cut) folds only the rows after
+the nearest one. All of a notebook's snapshots hold at most about two lines per row of its log (SPACING).
 
-A snapshot stands at a row whose seq is a multiple of EVERY, once the rows since the previous snapshot are at
-least half the lines it held: a first read folds at most that many rows past one, and all of a notebook's
-snapshots together hold at most about two lines per row of its log. An import, which writes them all at once,
-makes half as many, and one at its last row.
-
-A reader uses one only while that row still carries the hash the snapshot names, the notebook's count of redact
-rows is still the one it was made with, and its MAC, keyed by SECRET_KEY, matches its content: the log stays the
-only source of truth, and a snapshot that fails a check is passed over, never trusted.
+A reader uses one only while its row still carries the hash it names, the notebook's count of redact rows is the
+one it was made with, and its MAC (keyed by SECRET_KEY) matches: one that fails a check is passed over.
 """
 
 import gc
@@ -26,8 +20,6 @@ from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
-
-
 SPACING = 2  # a snapshot of L lines is followed by the next after L / SPACING rows (or EVERY, if more)
 IMPORT_SPACING = 1  # an import makes half as many (it writes them all at once), and one at its last row
 
@@ -48,9 +40,6 @@ def quiet_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-# ----- folding rows into a view and its snapshots -----------------------------------------------------------------
 
 
 class Folder:
@@ -102,8 +91,6 @@ class Folder:
         return self.live.copy()
 
 
-# ----- reading and writing them ---------------------------------------------------------------------------------
-
 TRIES = 3  # snapshots tried before folding from the whole log (after a SECRET_KEY change every one fails)
 
 
@@ -133,17 +120,12 @@ def last(notebook_id: int) -> tuple[int, int]:
     return found or (0, 0)
 
 
-def count_redactions(notebook_id: int) -> int:
-    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
-    return viewed.count_redactions(notebook_id)
-
-
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
     """Write snapshots; one already standing at the same row is kept. Returns how many were given."""
     if not made:
         return 0
     if redactions is None:
-        redactions = count_redactions(notebook_id)
+        redactions = viewed.count_redactions(notebook_id)
     values = []
     for top, lines in made:
         blob = encode(lines)
@@ -177,15 +159,13 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
         for seq, op, n, source, by, at, row_prev, row_hash, digest, body in chunk:
             if seq != expect or row_prev != prev_hash:
                 raise ValueError(f"row {seq} does not follow row {expect - 1} in the chain")
+            redacted = False
             if body is None and digest and op in ("add", "edit"):
                 if whys is None:  # words gone: the reason of the redaction that removed them (the first one)
                     whys = viewed.redaction_whys(notebook_id)
-                why = whys.get(digest)
-                if why is not None:
-                    yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
-                    expect, prev_hash = seq + 1, row_hash
-                    continue
-            yield seq, op, n, source, by, at, row_hash, body, False
+                if (why := whys.get(digest)) is not None:
+                    body, redacted = rowformat.redacted_text(why), True
+            yield seq, op, n, source, by, at, row_hash, body, redacted
             expect, prev_hash = seq + 1, row_hash
 
 
@@ -226,7 +206,7 @@ def problems(notebook_id: int) -> list[str]:
     hashes = viewed.seq_hashes(notebook_id)
     if not taken:
         return []
-    redactions = count_redactions(notebook_id)
+    redactions = viewed.count_redactions(notebook_id)
     found: list[str] = []
     folder = Folder(makes_snapshots=False)
     rows = rows_after(notebook_id, 0, max(hashes, default=0), rowformat.GENESIS)
