@@ -1,30 +1,6 @@
-"""The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines.
-
-The interchange format is the seed's: add {op, n, text, source, at}, edit {op, n, to, by, why, at},
-strike {op, n, how, into, by, why, at}, with at in epoch seconds. Extra fields ride along: an add that restores a
-retired line names it in `restores` (the row's `into` column, hashed as `into`), so older readers see a plain add.
-A merge is rows of these kinds only: an add of the new line (by whoever merged, with the source fold.merge_source
-gave it, e.g. by dad, source seen when he kept her words) and a strike of each merged line, how "merged", into the
-new line. The add says nothing of the merge: the strikes' `into` already do, and a field more would be hashed.
-A line moved to another notebook is a strike here, how "moved", naming the notebook and line it went to
-(`moved_to`, `moved_to_n`), and an add there naming where it came from (`moved_from`, `moved_from_n`) with the
-words' author and time (`was_by`, `was_at`). Both pairs are the row's `moved_notebook` and `moved_n` columns,
-hashed under those names only when set, so an older reader sees a plain strike and a plain add.
-Words written since keyed digests (2026-12-01) have a keyed digest, "k" and 63 hex digits: the sha256 of a salt and
-the words, the salt a server-keyed HMAC of the notebook and the words (log/identity/wordkeys.py), kept beside the
-words and deleted with them. An export gives the salt with the words (`salt`), so a reader binds them to the digest;
-once the words are redacted only the digest is left, and no guess can be checked against it. Older words have the plain
-sha256 of the words; once they are redacted that digest is withheld (no `digest`, no `redacts`), since any guess
-could be checked against it, and a checker takes such a row's hash as given.
-A session's change is pending until it lands (fold.py): each of its rows is a proposal, op "propose", naming the op
-it proposes in `proposes` (add, edit or strike) with that op's other fields as usual, its words under
-`proposed_text` (an add's) or `proposed_to` (an edit's), never `text` or `to`. A land appends a landed copy of each,
-a plain add, edit or strike naming the proposal's seq in `lands`. Both are hashed only when set, so older rows keep
-their hashes; a reader that knows only add, edit and strike skips every proposal and reads the landed view.
-The log keeps time: a row appended to an existing notebook from outside (a vault file) takes the server's time as
-`at`, never before the head; the time its writer gave is kept in `claimed_at`, hashed only when set, shown in history
-and never used by a view. A file that starts a notebook keeps its rows' own times (and any `claimed_at` they carry).
-"""
+"""The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines, as
+docs/file-format.md says (every field added since the seed's add, edit and strike is hashed only when set, so older
+rows keep their hashes and older readers their view)."""
 
 import hashlib
 import json
@@ -52,7 +28,7 @@ def redacted_text(why: str) -> str:
 
 
 def digest_of(words: str) -> str:
-    """The plain sha256 of words: the digest of words written before keyed digests (rowformat docstring)."""
+    """The plain sha256 of words: the digest of words written before keyed digests."""
     return hashlib.sha256(words.encode("utf-8")).hexdigest()
 
 
@@ -79,13 +55,8 @@ _string = json.encoder.encode_basestring  # the encoder's own escaping of a stri
 
 
 def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """Hash of a row: its canonical content (words by digest only) chained to the previous row.
-
-    The canonical content is HASHED_FIELDS as one JSON object with sorted keys, as json.dumps(..., sort_keys=True,
-    separators=(",", ":"), ensure_ascii=False) writes it. The usual row (whole numbers, finite times, text) is
-    written here with json's own string escaper, at half the cost of the encoder (a 100k-row import hashes every
-    row); anything else goes through the encoder (_encoded_row_hash), which defines the bytes.
-    """
+    """Hash of a row: its canonical content (HASHED_FIELDS, words by digest only, as one JSON object with sorted
+    keys, separators "," and ":", not ASCII-escaped) chained to the previous row."""
     get = fields.get
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
@@ -99,7 +70,10 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each."""
+    """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each.
+
+    The usual row (whole numbers, finite times, text) is written here with json's own string escaper, at half the
+    cost of the encoder; anything else goes through the encoder, which defines the bytes."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)
@@ -136,46 +110,16 @@ def hash_of(
             pass
         else:
             return hashlib.sha256((prev_hash + text).encode("utf-8")).hexdigest()
-    fields = {
-        "at": at, "by": by, "digest": digest, "how": how, "into": into, "n": n, "op": op, "redacts": redacts,
-        "seq": seq, "source": source, "was_at": was_at, "was_by": was_by, "why": why,
-        "moved_notebook": moved_notebook, "moved_n": moved_n, "proposes": proposes, "lands": lands,
-        "claimed_at": claimed_at,
-    }  # fmt: skip
-    return _encoded_row_hash(prev_hash, fields)
-
-
-def _encoded_row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """row_hash by the JSON encoder: the dict is written in sorted key order and encoded by one kept encoder."""
-    get = fields.get
-    was_at = get("was_at")
-    content = {
-        "at": float(get("at")),
-        "by": get("by") or "",
-        "digest": get("digest") or "",
-        "how": get("how") or "",
-        "into": get("into"),
-        "n": get("n"),
-        "op": get("op"),
-        "seq": get("seq"),
-        "source": get("source") or "",
-        "was_at": None if was_at is None else float(was_at),
-        "was_by": get("was_by") or "",
-        "why": get("why") or "",
-    }
-    redacts = get("redacts")
-    if redacts:  # hashed only when set, so rows from before redaction keep their hashes
-        content["redacts"] = redacts
-    if get("moved_notebook"):  # hashed only when set, so rows from before moves keep their hashes
-        content.update(moved_n=get("moved_n"), moved_notebook=get("moved_notebook"))
-    if get("proposes"):  # hashed only when set, so rows from before proposals keep their hashes
-        content["proposes"] = get("proposes")
-    if get("lands") is not None:
-        content["lands"] = get("lands")
-    if get("claimed_at") is not None:  # hashed only when set, so rows from before the log kept time keep their hashes
-        content["claimed_at"] = float(get("claimed_at"))
-    content = dict(sorted(content.items()))  # in sorted key order, as the fast path writes it
-    return hashlib.sha256((prev_hash + _ENCODE(content)).encode("utf-8")).hexdigest()
+    texts = {"by": by, "digest": digest, "how": how, "source": source, "was_by": was_by, "why": why}
+    content = {"at": at, "into": into, "n": n, "op": op, "seq": seq, "was_at": was_at}
+    content.update((key, value or "") for key, value in texts.items())
+    # Each field added since the seed's is hashed only when set, so the rows from before it keep their hashes.
+    added = {"redacts": redacts or None, "proposes": proposes or None, "lands": lands, "claimed_at": claimed_at}
+    content.update((key, value) for key, value in added.items() if value is not None)
+    if moved_notebook:
+        content.update(moved_n=moved_n, moved_notebook=moved_notebook)
+    encoded = _ENCODE(dict(sorted(content.items())))  # in sorted key order, as the fast path writes it
+    return hashlib.sha256((prev_hash + encoded).encode("utf-8")).hexdigest()
 
 
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
@@ -184,7 +128,7 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     Words with a keyed digest are exported with it and their salt (`digest`, `salt`): a reader binds the two.
     Redacted words are exported as "[redacted: why]" with the words' keyed digest beside them, so the row's hash
     still checks when the file is imported again; a plain digest (older words) is withheld, as is a redact row's
-    `redacts` naming one: any guess of the words could be checked against it (rowformat docstring).
+    `redacts` naming one: any guess of the words could be checked against it.
     """
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}

@@ -1,13 +1,8 @@
-"""Checks that a notebook's log is what its writers wrote: contiguous seqs, an unbroken hash chain,
-words that match their digests (or were redacted by a redact row), times that never go backwards nor run past
-this server's clock, and rows that obey the notebook's rules when replayed (numbers given once, edits of live lines…).
+"""Checks that a notebook's log is what its writers wrote, which is how a change made behind the triggers' back is
+found (they stop mistakes, not the database's owner). A chain rewritten from the changed row onwards is consistent
+again: only a head hash pinned earlier (`pinned`) catches that."""
 
-Triggers stop mistakes, not the database's owner: these checks are how a change made behind the triggers'
-back is found. A chain rewritten from the changed row onwards is consistent again; a reader catches that by
-comparing the head hash it pinned earlier (`pinned`).
-"""
-
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from notebooks.log.files import importing, rowformat
@@ -19,16 +14,9 @@ from notebooks.models import Notebook
 
 
 def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool = True) -> list[str]:
-    """Every problem found in the notebook's log, as sentences; an empty list means it verifies.
-
-    `pinned` is a head hash a reader saw earlier: the chain must still hold a row with that hash.
-    With `rules`, the rows are also replayed through the importer's checks.
-    """
-    return check_rows(notebook.title, _stored_rows(notebook), pinned=pinned, rules=rules)
-
-
-def _stored_rows(notebook: Notebook) -> Iterator[dict[str, Any]]:
-    return stored.rows_to_verify(notebook.pk)
+    """Every problem found in the notebook's log, as sentences (none: it verifies); with `rules`, the rows are
+    also replayed through the importer's checks."""
+    return check_rows(notebook.title, stored.rows_to_verify(notebook.pk), pinned=pinned, rules=rules)
 
 
 def check_rows(

@@ -1,4 +1,4 @@
-"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (rowformat docstring).
+"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (docs/file-format.md).
 
 Keyed, so the digest it makes cannot be guessed once the salt is deleted with the words; deterministic, so the same
 words in one notebook get the same digest: they are stored once, one redaction takes every copy, and the refusal of
