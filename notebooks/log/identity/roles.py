@@ -6,12 +6,10 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from notebooks.log.rules.checks import check_name, is_storable
-from notebooks.log.rules.fold import AGENT_SOURCES
+from notebooks.log.rules.checks import check_name
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"
-__all__ = ["AGENT_SOURCES", "EDITOR_GROUP", "Actor", "actor_named", "as_actor", "check_name", "is_storable"]
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,8 @@
 """The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (docs/file-format.md).
 
 Keyed, so the digest it makes cannot be guessed once the salt is deleted with the words; deterministic, so the same
-words in one notebook get the same digest: they are stored once, one redaction takes every copy, and the refusal of
-redacted words written again finds them, all by digest as before. Per notebook, so equal digests in two notebooks
-say nothing of their words.
+words in one notebook are stored once and one redaction takes every copy; per notebook, so equal digests in two
+notebooks say nothing of their words.
 """
 
 import hashlib
@@ -28,38 +27,27 @@ def server_secret() -> bytes:
     return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks words", hashlib.sha256).digest()
 
 
-def _keyed_for(title: str) -> "hmac.HMAC":
-    """The HMAC every salt of the notebook `title` starts from: the secret and the title, keyed once."""
-    return hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
-
-
-def _salt(started: "hmac.HMAC", words: str) -> str:
-    mac = started.copy()
-    mac.update(words.encode("utf-8"))
-    return mac.hexdigest()[:32]
-
-
-def salt_of(title: str, words: str) -> str:
-    """The salt of these words in the notebook `title`: 32 hex digits."""
-    return _salt(_keyed_for(title), words)
-
-
-def keyed(title: str, words: str) -> tuple[str, str]:
-    """The salt and keyed digest of these words in the notebook `title`."""
-    salt = salt_of(title, words)
-    return salt, rowformat.salted_digest(salt, words)
-
-
 def keyer(title: str) -> Callable[[str], tuple[str, str]]:
-    """keyed for many words of one notebook (an import, an append): the secret read and the HMAC keyed once."""
-    # Reading the settings and keying the HMAC once, not per row: about 5% of a 100,000-row import (bench/NOTES.md).
-    started = _keyed_for(title)
+    """keyed for many words of one notebook (an import, an append): the secret read and the HMAC keyed once, not per
+    row (about 5% of a 100,000-row import, bench/NOTES.md)."""
+    started = hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
 
     def keyed_here(words: str) -> tuple[str, str]:
-        salt = _salt(started, words)
+        mac = started.copy()
+        mac.update(words.encode("utf-8"))
+        salt = mac.hexdigest()[:32]
         return salt, rowformat.salted_digest(salt, words)
 
     return keyed_here
+
+
+def keyed(title: str, words: str) -> tuple[str, str]:
+    """The salt (32 hex digits) and keyed digest of these words in the notebook `title`."""
+    return keyer(title)(words)
+
+
+def salt_of(title: str, words: str) -> str:
+    return keyed(title, words)[0]
 
 
 def lookups(title: str, words: str) -> tuple[str, str]:
