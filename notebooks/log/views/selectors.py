@@ -20,16 +20,7 @@ from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
 from notebooks.log.views.lines import Head, Line
-from notebooks.log.views.queries import (
-    ALL,
-    NO_ROWS,
-    cut_for,
-    head,
-    line_by_sql,
-    row_at,
-    row_by_time,
-    words_or_mark,
-)
+from notebooks.log.views.queries import ALL, NO_ROWS, cut_for, head, line_by_sql, row_at, row_by_time, words_or_mark
 from notebooks.models import Notebook
 
 TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
@@ -59,9 +50,7 @@ def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
     """The live lines in number order; with `until`, exactly as the log stood at that time."""
-    if until is None:
-        return kept.live(notebook)[0]
-    return kept.past(notebook, until=until).live.copy()
+    return pinned_view(notebook, until=until).lines
 
 
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
@@ -179,16 +168,14 @@ def merge_source(notebook: Notebook, numbers: list[int], text: str, *, editor: b
 
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
-    """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
-    if until is None:
-        return kept.with_live(notebook, lambda live: _kept_turn(notebook, live))
-    return _kept_turn(notebook, kept.past(notebook, until=until))
+    """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged (kept with its view)."""
 
+    def kept_turn(view: kept.KeptView) -> str:
+        if view.turn is None:
+            view.turn = turn_text(notebook, view.lines, view.head)
+        return view.turn
 
-def _kept_turn(notebook: Notebook, view: kept.KeptView) -> str:
-    if view.turn is None:
-        view.turn = turn_text(notebook, view.lines, view.head)
-    return view.turn
+    return kept.with_live(notebook, kept_turn) if until is None else kept_turn(kept.past(notebook, until=until))
 
 
 def turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
@@ -245,7 +232,7 @@ class NotebookHead(NamedTuple):
 
 
 def notebook_heads() -> list[NotebookHead]:
-    """Every notebook with its head, by title, in one query."""
+    """By title, in one query."""
     return [
         NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
         for nb_id, title, seq, hash, at in viewed.notebook_heads()
@@ -253,7 +240,6 @@ def notebook_heads() -> list[NotebookHead]:
 
 
 def heads() -> dict[str, Head]:
-    """Every notebook's head, by title."""
     return {found.title: found.head for found in notebook_heads()}
 
 
