@@ -123,13 +123,8 @@ def hash_of(
 
 
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
-    """One row as its JSON Lines object, in the seed's field order with our extras after.
-
-    Words with a keyed digest are exported with it and their salt (`digest`, `salt`): a reader binds the two.
-    Redacted words are exported as "[redacted: why]" with the words' keyed digest beside them, so the row's hash
-    still checks when the file is imported again; a plain digest (older words) is withheld, as is a redact row's
-    `redacts` naming one: any guess of the words could be checked against it.
-    """
+    """One row as its JSON Lines object, in the seed's field order with our extras after. Redacted words read
+    "[redacted: why]" beside their keyed digest, so the hash still checks on import; a plain digest is withheld."""
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}
     if redacted_why is not None:
@@ -158,7 +153,6 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
 
 
 def _fields(op: str, row: dict[str, Any], words: str | None) -> dict[str, Any]:
-    """The fields of a row of this op after op and n, in the seed's order with our extras after."""
     out: dict[str, Any] = {}
     if op == "add":
         out.update(text=words, source=row["source"], by=row["by"], why=row["why"])

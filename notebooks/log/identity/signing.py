@@ -1,10 +1,5 @@
-"""Signed rows: what proves which outside writer wrote a vault row. Pure Python, no Django, no I/O.
-
-A signed row carries two fields more, `kid` (the writer's key id) and `mac`: the HMAC-SHA256, keyed with the
-writer's secret, of the notebook's title and the row's canonical bytes (every field but `kid` and `mac`, as one JSON
-object with sorted keys, separators "," and ":", not ASCII-escaped, in UTF-8). The title is in it so a row signed
-for one notebook proves nothing in another's file. Older readers ignore the two fields. docs/vault.md, "Writer keys".
-"""
+"""Signed rows: what proves which outside writer wrote a vault row, as docs/vault.md ("Writer keys") defines it:
+`kid` and `mac`, the HMAC of the notebook's title and the row's canonical bytes. Pure Python, no Django, no I/O."""
 
 import hashlib
 import hmac
@@ -22,11 +17,11 @@ SECRET = re.compile(r"nbw_[A-Za-z0-9_-]{43}")
 
 
 class NotCanonical(ValueError):
-    """A row that has no canonical bytes: a number JSON cannot write (NaN, infinity) or text that is not UTF-8."""
+    """A row with no canonical bytes: a number JSON cannot write (NaN, infinity) or text that is not UTF-8."""
 
 
 def canonical_bytes(row: dict[str, Any]) -> bytes:
-    """The row's fields but `kid` and `mac`, as the HMAC reads them; the file's key order and spacing do not count."""
+    """Every field but `kid` and `mac`, sorted: the file's key order and spacing do not count."""
     fields = {k: v for k, v in row.items() if k not in (KID, MAC)}
     try:
         text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -36,7 +31,7 @@ def canonical_bytes(row: dict[str, Any]) -> bytes:
 
 
 def message(notebook: str, row: dict[str, Any]) -> bytes:
-    """What a row's mac is the HMAC of: the context, the notebook's title, a NUL, the canonical bytes."""
+    """What a row's mac is the HMAC of (the title in it: a row signed for one notebook proves nothing elsewhere)."""
     return CONTEXT + notebook.encode("utf-8") + b"\x00" + canonical_bytes(row)
 
 

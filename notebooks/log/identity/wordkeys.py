@@ -1,9 +1,6 @@
 """The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (docs/file-format.md).
-
-Keyed, so the digest it makes cannot be guessed once the salt is deleted with the words; deterministic, so the same
-words in one notebook are stored once and one redaction takes every copy; per notebook, so equal digests in two
-notebooks say nothing of their words.
-"""
+Keyed, so the digest cannot be guessed once the salt is deleted with the words; deterministic, so one redaction
+takes every copy; per notebook, so equal digests in two notebooks say nothing of their words."""
 
 import hashlib
 import hmac
@@ -17,10 +14,8 @@ CONTEXT = b"notebooks words salt\x00"
 
 
 def server_secret() -> bytes:
-    """NOTEBOOK_WORDS_SECRET, or a secret derived from SECRET_KEY (so it is not the very key Django signs with).
-
-    Changing it never breaks a digest (the salt is stored); words written after the change are stored again once and
-    a redaction from before it no longer refuses them (docs/RELIABILITY.md)."""
+    """NOTEBOOK_WORDS_SECRET, or one derived from SECRET_KEY. Changing it breaks no digest (the salt is stored),
+    but a redaction from before it no longer refuses the same words written again (docs/RELIABILITY.md)."""
     configured = getattr(settings, "NOTEBOOK_WORDS_SECRET", "")
     if configured:
         return configured.encode("utf-8")

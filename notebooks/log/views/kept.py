@@ -1,10 +1,6 @@
-"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query.
-
-Every read of the live view reads the row the kept view stands at and any after it: the view is used only while
-that row keeps its hash (which chains every row before it), the new rows folded in once each links to the one
-before; else it is computed again from the log. A past view is kept under the seq of its row, while that row keeps
-its hash and no redaction came since.
-"""
+"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query: the kept view is used
+while the row it stands at keeps its hash (which chains every row before it), the rows after it folded in; else it is
+computed again. A past view is kept under the seq of its row, until a redaction."""
 
 import threading
 from collections.abc import Callable, Sequence
@@ -68,7 +64,6 @@ _views: LRU[KeptView] = LRU(most=lambda: VIEWS_KEPT, weigh=lambda view: len(view
 
 
 def forget() -> None:
-    """Drop every kept view (the next read of each computes it again from the log)."""
     _views.clear()
 
 
@@ -112,7 +107,6 @@ def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
 
 
 def live(notebook: Notebook) -> tuple[list[Line], Head]:
-    """The live lines and the head they stand at."""
     return with_live(notebook, lambda view: (view.live.copy(), view.head))
 
 

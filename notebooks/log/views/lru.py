@@ -1,10 +1,5 @@
-"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes): least recently
-used first out, within a count and a total weight that are summed again on every keep, since a kept value grows
-(a view folds rows in, a notebook's fragments fill). The newest value is always kept, however heavy.
-
-Not functools.lru_cache or cachetools: both weigh a value once, when it is put, and refuse one heavier than the
-bound; these bounds are on memory that grows after the put.
-"""
+"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes), least recently used
+first out. Not functools.lru_cache or cachetools: they weigh a value once, when it is put, and a kept value grows."""
 
 import threading
 from collections import OrderedDict
@@ -24,8 +19,8 @@ def notebook_key(notebook: Notebook) -> tuple[str, str, int]:
 
 
 class LRU(Generic[V]):
-    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight; thread-safe. The
-    bounds are read on each keep, so a setting (or a test) may change them."""
+    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight (read again on each keep,
+    so a setting may change them), the newest kept however heavy; thread-safe."""
 
     def __init__(
         self,
@@ -39,7 +34,7 @@ class LRU(Generic[V]):
         self._most, self._weigh, self._heaviest = most, weigh, heaviest
 
     def get(self, key: Hashable) -> V | None:
-        """The value kept under `key`, now the most recently used, or None."""
+        """The value, now the most recently used, or None."""
         with self._lock:
             value = self._kept.get(key)
             if value is not None:
@@ -47,7 +42,7 @@ class LRU(Generic[V]):
         return value
 
     def keep(self, key: Hashable, make: Callable[[V | None], V]) -> V:
-        """Keep `make(the value kept now, or None)` under `key`, as the most recently used, in one step."""
+        """Keep `make(the value kept now, or None)`, as the most recently used, in one step."""
         with self._lock:
             value = self._kept[key] = make(self._kept.get(key))
             self._kept.move_to_end(key)

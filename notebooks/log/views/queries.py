@@ -1,6 +1,5 @@
-"""The views as the log computes them: heads and cuts, the SQL forms of the fold (their statements in
-store/view_reads.py, property-tested against fold.py), and a view folded forward from the nearest snapshot. Each read
-is one SQL query or a fixed few."""
+"""The views as the log computes them: heads and cuts, the SQL forms of the fold (store/view_reads.py, property-tested
+against fold.py), and a view folded forward from the nearest snapshot."""
 
 from itertools import islice
 
@@ -22,15 +21,11 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
     return body, False
 
 
-# ----- rows a view stands at ---------------------------------------------------------------------------
-
-
 def _head(found: tuple | None) -> Head:
     return Head(*found) if found else NO_ROWS
 
 
 def head(notebook: Notebook) -> Head:
-    """The notebook's last row: its seq, hash and time."""
     return row_before(notebook, ALL)
 
 
@@ -58,9 +53,6 @@ def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tup
     of redact rows, in one query."""
     found = viewed.row_and_redactions(notebook.pk, cut, until)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
-
-
-# ----- the view in SQL (store/rows.VIEW_SQL and LINE_SQL) ------------------------------------------------------
 
 
 def _line(n: int, body: str | None, gone: str | None, source: str, by: str, at: float, seq: int) -> Line:
@@ -98,5 +90,5 @@ def computed_view(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]
                 if after:
                     last = after[-1]
                     top = Head(last[0], last[6], last[5])
-                return folder.view(), top
+                return folder.live.copy(), top
         return view_by_sql(notebook, cut)

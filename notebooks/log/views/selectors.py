@@ -160,8 +160,7 @@ def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[
 
 def merge_source(notebook: Notebook, numbers: list[int], text: str, *, editor: bool = True) -> fold.MergeSource:
     """The source a merge of these live lines into these words would give (fold.merge_source), read before it is
-    written: "this stays Pippa's seen line" or "this becomes Dad's correction". Lines not live are left out (the
-    merge itself would refuse them)."""
+    written; lines not live are left out (the merge itself would refuse them)."""
     lines = [live_line(notebook, x) for x in numbers if is_number(x)]
     said = [(x.n, x.source, None if x.redacted else x.text) for x in lines if x is not None]
     return fold.merge_source(editor=editor, lines=said, text=text)
@@ -196,11 +195,8 @@ _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts
 
 
 def turn_words(text: str) -> str:
-    """A line's words as the turn shows them: nothing in them can read as another line, the header or the footer.
-
-    Every line break (\\n, \\r, U+2028, …) becomes a marked continuation; other control and format characters
-    (escape codes, bidirectional overrides) are shown as escapes; a `[#` is escaped. The card shows words as written.
-    """
+    """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer: a line
+    break becomes a marked continuation, other control and format characters escapes, a `[#` is escaped."""
     if text.isprintable() and "[" not in text:
         return text  # the usual line, at once
     out = []
@@ -220,7 +216,6 @@ def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | No
 
 
 def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
-    """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield rowformat.dumps(row)
 

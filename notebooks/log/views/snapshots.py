@@ -1,9 +1,5 @@
-"""Snapshots of the live view, so that a first read (after a start, or of a past cut) folds only the rows after
-the nearest one. All of a notebook's snapshots hold at most about two lines per row of its log (SPACING).
-
-A reader uses one only while its row still carries the hash it names, the notebook's count of redact rows is the
-one it was made with, and its MAC (keyed by SECRET_KEY) matches: one that fails a check is passed over.
-"""
+"""Snapshots of the live view, so that a first read folds only the rows after the nearest one. A reader uses one only
+while its row keeps the hash it names, the count of redact rows is the one it was made with and its MAC matches."""
 
 import gc
 from collections.abc import Iterable, Iterator
@@ -75,20 +71,16 @@ class Folder:
         if not self.makes_snapshots:
             return
         if due(seq, self.last_seq, self.last_live, self.spacing):
-            self.made.append((Head(seq, hash_, at), self.view()))
+            self.made.append((Head(seq, hash_, at), self.live.copy()))
             self.last_seq, self.last_live = seq, len(self.live)
         else:
             self.last = (seq, hash_, at)
 
     def finish(self) -> None:
-        """A snapshot at the last row applied too, unless one stands there: the first read after an import starts
-        from it."""
+        """A snapshot at the last row applied too, unless one stands there: an import's first read starts from it."""
         if self.last is not None and self.last[0] > self.last_seq:
-            self.made.append((Head(*self.last), self.view()))
+            self.made.append((Head(*self.last), self.live.copy()))
             self.last_seq, self.last_live = self.last[0], len(self.live)
-
-    def view(self) -> list[Line]:
-        return self.live.copy()
 
 
 TRIES = 3  # snapshots tried before folding from the whole log (after a SECRET_KEY change every one fails)
@@ -174,11 +166,7 @@ def catch_up(notebook_id: int, head_seq: int) -> int:
     last_seq, last_live = last(notebook_id)
     if not any(due(s, last_seq, last_live) for s in range(last_seq + EVERY - last_seq % EVERY, head_seq + 1, EVERY)):
         return 0
-    start = nearest(notebook_id, head_seq)
-    if start is None:
-        top, lines = Head(0, rowformat.GENESIS, 0.0), []
-    else:
-        top, lines = start
+    top, lines = nearest(notebook_id, head_seq) or (Head(0, rowformat.GENESIS, 0.0), [])
     folder = Folder(lines, seq=top.seq, last_seq=max(top.seq, last_seq), last_live=last_live)
     folder.feed(rows_after(notebook_id, top.seq, head_seq, top.hash))
     return store(notebook_id, folder.made)
@@ -188,9 +176,8 @@ def rebuild(notebook_id: int) -> int:
     """Delete the notebook's snapshots and make them again from the log (after a redaction, or on request)."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM notebooks_snapshot WHERE notebook_id = %s", [notebook_id])
-    head_seq = viewed.top_seq(notebook_id)
     folder = Folder()
-    folder.feed(rows_after(notebook_id, 0, head_seq, rowformat.GENESIS))
+    folder.feed(rows_after(notebook_id, 0, viewed.top_seq(notebook_id), rowformat.GENESIS))
     return store(notebook_id, folder.made)
 
 
@@ -223,7 +210,7 @@ def problems(notebook_id: int) -> list[str]:
                 found.append(f"{where}: made before a redaction (readers pass it over)")
                 continue
             folder.feed(_upto(rows, folder, seq))
-            if decode(blob) != folder.view():
+            if decode(blob) != folder.live.copy():
                 found.append(f"{where}: its lines differ from the log's view at that row")
     return found
 
