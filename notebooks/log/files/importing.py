@@ -64,16 +64,13 @@ def checked_rows(
     keyed: Callable[[str], tuple[str, str]] | None = None,
     session_of: Callable[[str, bool, int], int | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """parse, a row at a time: each row is judged against `state` by the one decision (decision.py) and folded into
-    it before it is given, so an import writes rows while it reads the file; the file's last check (words marked
-    redacted that no redact row names) can refuse it after every row was given.
+    """parse, a row at a time, each judged by the one decision (decision.py) and folded into `state` before it is
+    given, so an import writes rows while it reads the file (the file's last check may refuse it after its last row).
 
-    `start`: the file's line number of the first line given (a refusal names it). `latest`: the latest time a row
-    may carry. `attribute`: whom each row (the object, the `by` it claims, its line) is by and whether as the editor,
-    in place of the claim and `is_editor` (an outside row's author is proven, not read). `keyed`: the salt and keyed
-    digest of words (wordkeys.keyer), for rows that give no hash. `session_of`: the open session a row of (by,
-    editor, line) belongs to, whose proposal it then is. Rows after a notebook's head (`door.appended`) take the
-    log's time, theirs kept as `claimed_at`."""
+    `start`: the file's line number of the first line given. `attribute`: whom a row (the object, the `by` it claims,
+    its line) is by and whether as the editor, in place of the claim and `is_editor`. `keyed`: wordkeys.keyer's, for
+    rows that give no hash. `session_of`: the open session a row of (by, editor, line) belongs to, whose proposal it
+    then is. Rows after a notebook's head (`door.appended`) take the log's time, theirs kept as `claimed_at`."""
     latest = min(latest, MAX_TIME)
     log_time = door.appended
     decide, fold_in = decision.decide, decision.apply
@@ -157,9 +154,8 @@ def _source(obj: dict, line_no: int, *, required: bool = True) -> str:
 
 
 def _words(obj: dict, fields: dict[str, Any], key: str, line_no: int, limit: int, keyed: Any) -> None:
-    """A row's words, digest and salt; no words for words redacted before export ("digest" beside "[redacted: why]").
-    Words with a salt have its keyed digest; words without one the plain digest the file's hash took, or, in a row
-    without a hash, a keyed one from `keyed` (when given), the plain one kept beside it."""
+    """A row's words, digest and salt (no words: redacted before export). Words without a salt have the plain digest
+    the file's hash took or, in a row without a hash, a keyed one from `keyed`, the plain one kept beside it."""
     if "digest" in obj and "salt" not in obj:
         fields.update(words=None, digest=digest_of(obj, "digest", line_no), salt=None)
         return

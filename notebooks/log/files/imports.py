@@ -74,9 +74,7 @@ def import_notebook(
                 _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
             except Invalid as exc:
                 raise Invalid(f"{adopt_name}: {exc.message}") from None
-            adopted = _adoptions(state, backup, backup_name=adopt_name)
-            for row in adopted:
-                row["by"] = by
+            adopted = _adoptions(state, backup, backup_name=adopt_name, by=by)
             if adopted:
                 last = written[-1] if written else None
                 append(nb, adopted, Head(last.seq, last.hash, last.at) if last else top, redacted=state.redacted)
@@ -98,10 +96,8 @@ class Appended:
 
 
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
-    """Rows an outside writer appended to a notebook's file, continuing the log from its head, each checked as an
-    import checks it. Whom a row is by is proven, never read from it (outside.py), and no row may redact. A refusal
-    names the file's line (`first_line`: the first given). A title with no notebook yet starts one, recorded as
-    started by `by_default` (the operator's setting, never a row's claim)."""
+    """Rows an outside writer appended to a notebook's file, each checked as an import checks it, whom it is by proven
+    (outside.py). A title with no notebook yet starts one, started by `by_default` (the operator's, never a row's)."""
     try:
         title_validator(notebook)
     except ValidationError as exc:
@@ -174,9 +170,8 @@ class _Claims:
 
 
 def _own_salt(fields: dict[str, Any], title: str) -> None:
-    """A row appended to a notebook's file has the notebook's own salt of its words (wordkeys.py), or none (the server
-    keys the words): a salt of the writer's choosing, or copied from a row whose words stay served, would let a guess
-    of these words be checked against their digest once they are redacted."""
+    """A row appended to a notebook's file has the notebook's own salt of its words, or none: any other salt would let
+    a guess of these words be checked against their digest once they are redacted."""
     salt, words = fields.get("salt"), fields.get("words")
     if salt and words is not None and salt != wordkeys.salt_of(title, words):
         raise Invalid(
@@ -219,7 +214,7 @@ def import_state(notebook: Notebook) -> decision.State:
     return state
 
 
-def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: str) -> list[dict[str, Any]]:
+def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: str, by: str) -> list[dict[str, Any]]:
     """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
     out: list[dict[str, Any]] = []
     redacted = backup.redacted.keys() | rewrite.redacted
@@ -232,6 +227,6 @@ def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: 
             if words is None or not {text["digest"], rowformat.digest_of(words)}.isdisjoint(redacted):
                 continue  # redacted words stay gone, by either digest they may have had
             why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
-            was = {"was_at": text["at"], "was_by": text["by"]}
+            was = {"was_at": text["at"], "was_by": text["by"], "by": by}
             out.append({"op": "adopt", "n": n, "words": words, "source": text["source"], "why": why, **was})
     return out

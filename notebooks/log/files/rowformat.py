@@ -19,12 +19,10 @@ PROPOSE = "propose"  # a session's pending row (fold.py)
 # The field a proposal's words ride under, by the op it proposes: never "text" or "to", which older readers take.
 PROPOSED_WORDS_FIELD = {"add": "proposed_text", "edit": "proposed_to"}
 
-REDACTED_MARK = "[redacted: {why}]"
-
 
 def redacted_text(why: str) -> str:
     """What view, history, turn and export show in place of redacted words."""
-    return REDACTED_MARK.format(why=why)
+    return f"[redacted: {why}]"
 
 
 def digest_of(words: str) -> str:
@@ -70,10 +68,9 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash of the fields one by one, in sorted order: an import hashes every row, without a dict for each.
-
-    The usual row (whole numbers, finite times, text) is written here with json's own string escaper, at half the
-    cost of the encoder; anything else goes through the encoder, which defines the bytes."""
+    """row_hash of the fields one by one, without a dict for each row of an import: the usual row (whole numbers,
+    finite times, text) written with json's own string escaper, at half the encoder's cost; anything else by the
+    encoder, which defines the bytes."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)

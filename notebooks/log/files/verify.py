@@ -13,10 +13,9 @@ from notebooks.log.store import rows as stored
 from notebooks.models import Notebook
 
 
-def verify_chain(notebook: Notebook, *, pinned: str | None = None, rules: bool = True) -> list[str]:
-    """Every problem found in the notebook's log, as sentences (none: it verifies); with `rules`, the rows are
-    also replayed through the importer's checks."""
-    return check_rows(notebook.title, stored.rows_to_verify(notebook.pk), pinned=pinned, rules=rules)
+def verify_chain(notebook: Notebook, *, pinned: str | None = None) -> list[str]:
+    """Every problem found in the notebook's log, as sentences (none: it verifies), its rows replayed too."""
+    return check_rows(notebook.title, stored.rows_to_verify(notebook.pk), pinned=pinned)
 
 
 def check_rows(
