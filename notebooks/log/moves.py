@@ -71,14 +71,13 @@ def move_many(
             for x in numbers
         ]  # fmt: skip
         decision.decide_all(state, strikes, editor=actor.editor)
-        lines = [state.lines[x] for x in numbers]
         first = number_after(there, top_number(there))
         pairs = [
             fold.move_rows(
                 n=line.n, m=first + i, words=line.words, source=line.source, author=_author(here, line.n),
                 by=actor.name, why=why, here=here.title, there=there.title,
             )
-            for i, line in enumerate(lines)
+            for i, line in enumerate(state.lines[x] for x in numbers)
         ]  # fmt: skip
         decision.decide_all(state_of(there, [], top=True), [add for _strike, add in pairs], editor=actor.editor)
         added = append(there, [{**add, "session_id": claims[to]} for _strike, add in pairs])  # refuses redacted words

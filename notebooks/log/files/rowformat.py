@@ -150,26 +150,23 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
 
 
 def _fields(op: str, row: dict[str, Any], words: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if op == "add":
-        out.update(text=words, source=row["source"], by=row["by"], why=row["why"])
-        if row.get("into") is not None:  # a restore: kept in the row's `into` (hashed there), named for readers
-            out["restores"] = row["into"]
-        if row.get("moved_notebook"):  # moved here from another notebook, with the words' author and time
-            out.update(moved_from=row["moved_notebook"], moved_from_n=row["moved_n"])
-            out.update(was_by=row["was_by"], was_at=row["was_at"])
-    elif op == "edit":
-        out.update(to=words, source=row["source"], by=row["by"], why=row["why"])
-    elif op == "strike":
-        out.update(how=row["how"], into=row["into"], by=row["by"], why=row["why"])
+    """A row's fields after op and n, in the seed's order with our extras after."""
+    said = {"by": row["by"], "why": row["why"]}
+    if op == "strike":
+        out = {"how": row["how"], "into": row["into"], **said}
         if row.get("moved_notebook"):  # moved to another notebook
             out.update(moved_to=row["moved_notebook"], moved_to_n=row["moved_n"])
-    elif op == "adopt":
-        out.update(was=words, source=row["source"], by=row["by"], why=row["why"])
+        return out
+    if op == "redact":
+        return {"redacts": row["redacts"] if is_keyed(row["redacts"]) else None, **said}
+    out = {WORDS_FIELD[op]: words, "source": row["source"], **said}  # add, edit or adopt
+    if op == "adopt":
         out.update(was_at=row["was_at"], was_by=row["was_by"])
-    elif op == "redact":
-        redacts = row["redacts"]
-        out.update(redacts=redacts if is_keyed(redacts) else None, by=row["by"], why=row["why"])
+    if op == "add" and row.get("into") is not None:  # a restore: kept in the row's `into` (hashed there)
+        out["restores"] = row["into"]
+    if op == "add" and row.get("moved_notebook"):  # moved here from another notebook, with the words' author and time
+        out.update(moved_from=row["moved_notebook"], moved_from_n=row["moved_n"])
+        out.update(was_by=row["was_by"], was_at=row["was_at"])
     return out
 
 

@@ -120,12 +120,9 @@ def history(
             )
         )
     merged = tuple(e.from_n for e in entries if e.op == RETIRED_INTO and e.how == "merged" and e.from_n is not None)
-    if merged:
-        i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
-        if i is not None:
-            entries[i] = replace(entries[i], merged_from=merged)
+    added = next((e.seq for e in entries if e.op == "add" and not e.adopted), None)  # the line's own add
     for i, e in enumerate(entries):
-        found: dict[str, Any] = {}
+        found: dict[str, Any] = {"merged_from": merged} if merged and e.seq == added else {}
         if (landed := (proposed or {}).get(e.seq)) and landed[2] is not None and not e.adopted and e.op != PROPOSE:
             found["lands"] = landed[2]
         if claimed and e.seq in claimed:

@@ -29,10 +29,6 @@ def head(notebook: Notebook) -> Head:
     return row_before(notebook, ALL)
 
 
-def row_at(notebook: Notebook, seq: int) -> Head:
-    return _head(viewed.row_at(notebook.pk, seq))
-
-
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
     return _head(viewed.row_before(notebook.pk, seq))

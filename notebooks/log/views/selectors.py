@@ -20,7 +20,7 @@ from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
 from notebooks.log.views.lines import Head, Line
-from notebooks.log.views.queries import ALL, NO_ROWS, cut_for, head, line_by_sql, row_at, row_by_time, words_or_mark
+from notebooks.log.views.queries import ALL, NO_ROWS, cut_for, head, line_by_sql, row_by_time, words_or_mark
 from notebooks.models import Notebook
 
 TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
@@ -240,5 +240,5 @@ def heads() -> dict[str, Head]:
 
 def row_hash(notebook: Notebook, seq: int) -> str | None:
     """The hash of row `seq`, or None when the notebook has no such row."""
-    found = row_at(notebook, seq)
-    return found.hash if found.seq else None
+    found = viewed.row_at(notebook.pk, seq)  # (seq, hash, at)
+    return found[1] if found else None

@@ -102,16 +102,6 @@ def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
     return None
 
 
-def last(notebook_id: int) -> tuple[int, int]:
-    """The seq and line count of the notebook's last snapshot ((0, 0) for none), checked or not: it only paces."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
-        )
-        found = cursor.fetchone()
-    return found or (0, 0)
-
-
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
     """Write snapshots; one already standing at the same row is kept. Returns how many were given."""
     if not made:
@@ -163,7 +153,11 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
 
 def catch_up(notebook_id: int, head_seq: int) -> int:
     """Make the snapshots due up to row `head_seq` (inside the write that reached it). Returns how many."""
-    last_seq, last_live = last(notebook_id)
+    with connection.cursor() as cursor:  # the last snapshot's seq and lines, checked or not: it only paces
+        cursor.execute(
+            "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
+        )
+        last_seq, last_live = cursor.fetchone() or (0, 0)
     if not any(due(s, last_seq, last_live) for s in range(last_seq + EVERY - last_seq % EVERY, head_seq + 1, EVERY)):
         return 0
     top, lines = nearest(notebook_id, head_seq) or (Head(0, rowformat.GENESIS, 0.0), [])
