@@ -31,9 +31,8 @@ class MovedLine:
 
 
 def move(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> MovedLine:
-    """Live line n of `notebook` as a new line of `to`, with the same words, source and author: the human editor's,
-    with a reason. An open session's guard judges both notebooks (the editor's write to another's claimed notebook
-    is allowed and counted as drift at land)."""
+    """Live line n of `notebook` as a new line of `to` with the same words, source and author: the human editor's, with
+    a reason (an open session's guard judges both notebooks)."""
     check_number(n)
     (moved,) = move_many(notebook=notebook, numbers=[n], to=to, by=by, why=why, expected={n: expected})
     return moved

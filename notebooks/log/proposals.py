@@ -12,17 +12,14 @@ from notebooks.log.views.queries import words_or_mark
 
 
 def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
-    """The session's proposals in log order, each with its words and salt (None once redacted) and the reason of
-    the redaction that removed its words (None unless one did)."""
+    """The session's proposals in log order, with their words and salt and the reason of a redaction that took them."""
     names = (*stored.PROPOSAL_COLUMNS, "words", "salt", "redacted_why")
     return [dict(zip(names, row, strict=True)) for row in stored.proposal_rows(notebook.pk, session_id, after)]
 
 
 def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:
-    """Append the landed copy of each of the session's proposals, in their order, at the head (the caller holds
-    the notebook's lock, in its transaction). A copy of redacted words carries their digest only. Each obeys the
-    rules at the land (decision.py): the line it edits or retires, and a strike's `into`, are live then (another
-    writer may have retired them since the proposal)."""
+    """Append the landed copy of each of the session's proposals, in order, at the head (the caller holds the lock).
+    Each obeys the rules at the land (decision.py): the line it edits or retires, and a strike's `into`, are live."""
     copies = fold.landed_copies(proposals(notebook, session_id, after=after))
     numbers = [n for copy in copies if copy["op"] != "add" for n in (copy["n"], copy.get("into")) if n is not None]
     state = state_of(notebook, numbers)
@@ -32,8 +29,7 @@ def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowW
 
 
 def holder_view(lines: list[Line], notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[Line]:
-    """The view the session's holder reads: `lines` with her session's proposals applied (fold.with_proposals),
-    words marked where redacted."""
+    """`lines` with the session's proposals applied (fold.with_proposals): the view its holder reads."""
     rows: list[fold.ViewRow] = []
     for p in proposals(notebook, session_id, after=after):
         gone = (p["redacted_why"] or "") if p["words"] is None and p["digest"] else None

@@ -24,9 +24,8 @@ logger = logging.getLogger(__name__)
 def redact(
     *, notebook: str, n: int, by: "Actor | str", why: str, seq: int | None = None, digest: str | None = None
 ) -> Written:
-    """The human editor's, with a reason: the words of row `seq` of line n, or those with `digest`, or else the
-    line's current words. Every row that carried them then reads "[redacted: why]"; the chain, hashing only the
-    digest, still verifies."""
+    """The human editor's, with a reason: the words of row `seq` of line n, or those with `digest`, or else the line's
+    current words. Every row that carried them reads "[redacted: why]"; the chain, hashing only digests, verifies."""
     actor = as_actor(by)
     decision.precheck({"op": "redact", "by": actor.name}, editor=actor.editor)  # before any read
     check_number(n)

@@ -34,8 +34,7 @@ class Written:
 
 
 def lock_for_write(title: str, actor: Actor) -> tuple[Notebook, dict[str, Any]]:
-    """The notebook locked, after the session guard's claim (which refuses a write an open session forbids), and
-    the session field its rows carry."""
+    """The session guard's claim (which refuses what an open session forbids), then the notebook, locked."""
     claim = {"session_id": guards.current().claim(title=title, actor=actor)}
     return locked_notebook(title), claim
 
@@ -162,9 +161,8 @@ def retire_into(
     why: str,
     expected: dict[int, int] | None = None,
 ) -> Written:
-    """Keep line `into` and retire each of `numbers` into it (strike rows, how="retired", into=it), for one reason,
-    all or nothing: a contradicting pair, one kept. `expected` maps a line to the seq of its last row as the writer
-    read it (a stale one refuses them all). Returns the kept line and the strikes' seqs."""
+    """Keep line `into` and retire each of `numbers` into it, for one reason, all or nothing (a contradicting pair, one
+    kept). `expected` maps a line to the seq of its last row as the writer read it (a stale one refuses them all)."""
     actor = as_actor(by)
     check_reason(why)
     numbers = distinct_numbers(numbers, "Name at least one line to retire into the kept one.")
@@ -186,10 +184,8 @@ def retire_into(
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
-    """One new line saying what several said; each old line is struck, merged into it. All or nothing.
-
-    Without `source`, the new line's is fold.merge_source's: the editor's merge that keeps one line's words unchanged
-    keeps that line's source; his own new words are his correction."""
+    """One new line saying what several said, each old line struck into it, all or nothing. Without `source`, the new
+    line's is fold.merge_source's (the editor keeping one line's words keeps its source; his own words are his)."""
     actor = as_actor(by)
     check_words(text)
     check_reason(why)

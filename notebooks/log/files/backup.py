@@ -1,5 +1,4 @@
-"""Online backups: SQLite's backup API (a consistent copy while writers go on), pg_dump on PostgreSQL; a restore
-is docs/RELIABILITY.md's "Backup and restore"."""
+"""Online backups: SQLite's backup API (a consistent copy while writers go on), pg_dump on PostgreSQL."""
 
 import os
 import shutil

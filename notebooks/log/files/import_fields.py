@@ -19,8 +19,7 @@ _scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two re
 
 
 def loads(raw: str) -> Any:
-    """json.loads(raw): the scanner straight away for a line that is one JSON value; json.loads for the rest
-    (leading white space, bytes, and every malformed line, so a refusal says what json.loads says)."""
+    """json.loads(raw), the scanner at once for a line that is one JSON value (a refusal says what json.loads says)."""
     try:
         obj, end = _scan(raw, 0)
     except (StopIteration, ValueError, TypeError):
@@ -101,8 +100,7 @@ def number_of(obj: dict, key: str, line_no: int, *, required: bool = True) -> in
 
 
 def time_of(obj: dict, key: str, line_no: int, *, required: bool = True, latest: float = MAX_TIME) -> float | None:
-    """A time the row carries, no later than `latest` (at most MAX_TIME): a row from the future is a poisoned
-    clock, and every row stamped after it would be dated later still."""
+    """A time no later than `latest` (at most MAX_TIME): a row from the future is a poisoned clock."""
     value = obj.get(key)
     if type(value) is float and 0 <= value <= latest:  # the usual value, passed at once
         return value

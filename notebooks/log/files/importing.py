@@ -1,6 +1,5 @@
-"""Reading JSON Lines into rows: each line parsed (JSON, each field's type and limits: import_fields.py) and handed
-to the one decision (decision.py), which judges it against the notebook as it stands before anything is written; a
-refusal names the file's line number. No database access here."""
+"""Reading JSON Lines into rows: each line parsed (import_fields.py) and judged by the one decision (decision.py)
+before anything is written; a refusal names the file's line number. No database access here."""
 
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -40,8 +39,7 @@ APPENDED_HASH = (
 def parse(
     lines: Iterable[str], *, state: decision.State | None = None, **options: Any
 ) -> tuple[list[dict[str, Any]], decision.State]:
-    """Check rows against the state (checked_rows, with these `options`) and return them as fields for the log,
-    with the state after them."""
+    """checked_rows (with these `options`) as a list, with the state after them."""
     state = state or decision.State()
     return list(checked_rows(lines, state=state, **options)), state
 

@@ -153,8 +153,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
 
 
 class _Claims:
-    """The session each author's rows belong to, asked once per author: the same session rules as every other
-    write (a claimed notebook, a holder elsewhere), a refusal naming the file's line."""
+    """The session each author's rows belong to (the write guard's claim; a refusal names the line), asked once."""
 
     def __init__(self, title: str) -> None:
         self.title = title

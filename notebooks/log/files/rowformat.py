@@ -1,6 +1,5 @@
-"""The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines, as
-docs/file-format.md says (every field added since the seed's add, edit and strike is hashed only when set, so older
-rows keep their hashes and older readers their view)."""
+"""The row format: how a row is hashed into its notebook's chain and how it reads as JSON Lines (docs/file-format.md:
+every field added since the seed's is hashed only when set, so older rows keep their hashes and readers their view)."""
 
 import hashlib
 import json
@@ -68,9 +67,8 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash of the fields one by one, without a dict for each row of an import: the usual row (whole numbers,
-    finite times, text) written with json's own string escaper, at half the encoder's cost; anything else by the
-    encoder, which defines the bytes."""
+    """row_hash of the fields one by one, without a dict for each row of an import: the usual row written with json's
+    own string escaper, at half the encoder's cost; anything else by the encoder, which defines the bytes."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)

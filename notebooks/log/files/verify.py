@@ -1,6 +1,5 @@
-"""Checks that a notebook's log is what its writers wrote, which is how a change made behind the triggers' back is
-found (they stop mistakes, not the database's owner). A chain rewritten from the changed row onwards is consistent
-again: only a head hash pinned earlier (`pinned`) catches that."""
+"""Checks that a notebook's log is what its writers wrote: how a change behind the triggers' back is found. A chain
+rewritten from the changed row onwards is consistent again: only a head hash pinned earlier (`pinned`) catches that."""
 
 from collections.abc import Iterable
 from typing import Any

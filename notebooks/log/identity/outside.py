@@ -1,6 +1,5 @@
-"""Whom an outside row is by: proven by a writer key (writer_keys.py, signing.py), never read from the row; an
-unproven row is the outside agent's, or refused, as NOTEBOOK_VAULT_UNPROVEN says (docs/vault.md, "Outside writers").
-"""
+"""Whom an outside row is by: proven by a writer key (writer_keys.py), never read from the row; an unproven row is
+the outside agent's, or refused, as NOTEBOOK_VAULT_UNPROVEN says (docs/vault.md, "Outside writers")."""
 
 from typing import Any
 
@@ -48,8 +47,7 @@ class Authors:
         return name, writer.actor.editor
 
     def record(self, notebook: Notebook, written: list[tuple[int, int]]) -> None:
-        """Keep each proven row's key and mac beside the row it became (file line, seq), in the append's
-        transaction (the caller's); the unique mac is the last word on a replay."""
+        """Keep each proven row's key and mac beside the row it became (file line, seq): a unique mac stops a replay."""
         proofs = [
             RowProof(notebook=notebook, seq=seq, key_id=self._proofs[line][0], mac=self._proofs[line][1])
             for line, seq in written

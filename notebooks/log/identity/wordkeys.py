@@ -23,8 +23,7 @@ def server_secret() -> bytes:
 
 
 def keyer(title: str) -> Callable[[str], tuple[str, str]]:
-    """keyed for many words of one notebook (an import, an append): the secret read and the HMAC keyed once, not per
-    row (about 5% of a 100,000-row import, bench/NOTES.md)."""
+    """keyed for many words of one notebook: the HMAC keyed once, not per row (5% of a 100,000-row import)."""
     started = hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
 
     def keyed_here(words: str) -> tuple[str, str]:

@@ -1,6 +1,5 @@
-"""Writer keys: issued and revoked like API tokens, for the outside writers of vault rows (signing.py). Nothing
-secret is stored: a key's secret is derived when needed from the server's secret and the key's random salt, so
-neither the database nor the server's secret alone gives one."""
+"""Writer keys, issued and revoked like API tokens, for the outside writers of vault rows (signing.py). No secret is
+stored: a key's is derived from the server's secret and the key's salt, so neither alone gives one."""
 
 import base64
 import hashlib

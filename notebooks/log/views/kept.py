@@ -68,15 +68,13 @@ def forget() -> None:
 
 
 def forget_notebook(notebook: Notebook) -> None:
-    """Drop the notebook's kept views, live and past, and the turn texts they hold (after a redaction: they may
-    hold the words it removed, and a later read would only replace them)."""
+    """Drop the notebook's kept views, live and past, and their turn texts (a redaction's words may be in them)."""
     key = notebook_key(notebook)
     _views.drop(lambda found: found[:3] == key)
 
 
 def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
-    """Rows just committed after `top` (append.RowWritten) folded into the notebook's kept live view, if it stands at
-    `top`. The next read still checks the row the view stands at against the log."""
+    """Rows just committed after `top` folded into the kept live view, if it stands at `top` (reads still check it)."""
     view = _views.get(notebook_key(notebook))
     if view is None or not written:
         return

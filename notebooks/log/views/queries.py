@@ -45,8 +45,7 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
 
 
 def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
-    """The row a past view stands at (the last at or before seq `cut`, or time `until`) and the notebook's count
-    of redact rows, in one query."""
+    """The row a past view stands at (at or before seq `cut`, or time `until`) and the count of redact rows."""
     found = viewed.row_and_redactions(notebook.pk, cut, until)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
 

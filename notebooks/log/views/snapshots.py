@@ -176,8 +176,7 @@ def rebuild(notebook_id: int) -> int:
 
 
 def problems(notebook_id: int) -> list[str]:
-    """Every snapshot readers would pass over or, worse, that says something else than the log: one pass that
-    folds the whole log and compares each snapshot with the fold at its row."""
+    """Every snapshot readers would pass over or that says other than the log, in one fold of the whole log."""
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT seq, "hash", redactions, lines, mac FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq',

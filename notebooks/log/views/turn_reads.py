@@ -20,8 +20,7 @@ UPSERT = (
 
 
 def note_turn_read(notebook: Notebook, by: "Actor | str", *, now: float | None = None) -> bool:
-    """Whether it wrote that `by` read the turn. Never fails the read it follows: a database that refuses the write
-    (read-only replica, full disk) is ignored."""
+    """Whether it wrote that `by` read the turn; never fails the read (a database that refuses the write is ignored)."""
     at = time.time() if now is None else now
     with _lock:
         if at - _written.get(notebook.pk, float("-inf")) < EVERY:
