@@ -2,7 +2,7 @@
 fold.py's; this is its projection for one line)."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from notebooks.log.files.rowformat import redacted_text
@@ -38,14 +38,9 @@ class Entry:
     claimed_at: float | None = None  # a row appended from outside: the time its writer gave (`at` is the log's)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq, "op": self.op, "text": self.text, "source": self.source, "by": self.by, "at": self.at,
-            "why": self.why, "how": self.how, "into": self.into, "adopted": self.adopted, "was_at": self.was_at,
-            "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
-            "moved_to": self.moved_to and self.moved_to.as_dict(),
-            "moved_from": self.moved_from and self.moved_from.as_dict(),
-            "proposes": self.proposes, "session": self.session, "lands": self.lands, "claimed_at": self.claimed_at,
-        }  # fmt: skip
+        """The shape the API documents: every field but redacts, redacted and puts_back."""
+        shown = {k: v for k, v in asdict(self).items() if k not in ("redacts", "redacted", "puts_back")}
+        return {**shown, "merged_from": list(self.merged_from)}
 
 
 @dataclass(frozen=True)
@@ -54,9 +49,6 @@ class Moved:
 
     notebook: str
     n: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"notebook": self.notebook, "n": self.n}
 
 
 # A row of one line as history reads it: (seq, op, words, source, by, at, why, how, into, was_at, was_by, redacts,
