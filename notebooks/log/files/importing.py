@@ -128,9 +128,8 @@ def checked_rows(
             raise decision.in_file(exc, line_no) from None
         fold_in(state, fields, session)
         if keep_texts and op in ("add", "edit"):
-            words, digest, source = fields["words"], fields["digest"], fields["source"]
-            text = {"words": words, "digest": digest, "source": source, "by": by, "at": at, "why": why}
-            state.texts.setdefault(n, []).append(text)
+            text = {key: fields[key] for key in ("words", "digest", "source")}
+            state.texts.setdefault(n, []).append({**text, "by": by, "at": at, "why": why})
         if "seq" in obj and obj["seq"] != state.seq:
             raise fail(line_no, f"'seq' is {quoted(obj['seq'])} but this row is number {state.seq} in the log")
         count += 1

@@ -95,6 +95,4 @@ def _for_replay(row: dict) -> dict:
         out["digest"] = row["digest"]  # withheld from exports when plain; the replay is this server's own
     if row["op"] == "redact":
         out["redacts"] = row["redacts"]
-    out.pop("seq", None)
-    out.pop("hash", None)
-    return out
+    return {key: value for key, value in out.items() if key not in ("seq", "hash")}

@@ -33,7 +33,6 @@ def user_is_editor(user) -> bool:  # noqa: ANN001 - any auth user
 
 
 def editor_names() -> set[str]:
-    """The names of every active user holding the editor role, in one query."""
     codename = EDITOR_PERMISSION.split(".", 1)[1]
     editors = (
         get_user_model()

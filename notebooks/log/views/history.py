@@ -45,8 +45,6 @@ class Entry:
 
 @dataclass(frozen=True)
 class Moved:
-    """The other end of a move: a notebook's title and a line of it."""
-
     notebook: str
     n: int
 

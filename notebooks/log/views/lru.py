@@ -1,6 +1,7 @@
 """What a process keeps in memory per notebook (views, the card's fragments, similarity indexes), least recently used
 first out. Not functools.lru_cache or cachetools: they weigh a value once, when it is put, and a kept value grows."""
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, ItemsView, ValuesView
@@ -25,9 +26,9 @@ class LRU(Generic[V]):
     def __init__(
         self,
         *,
-        most: Callable[[], int] | None = None,
-        weigh: Callable[[V], int] | None = None,
-        heaviest: Callable[[], int] | None = None,
+        most: Callable[[], int] = lambda: sys.maxsize,
+        weigh: Callable[[V], int] = lambda _value: 0,
+        heaviest: Callable[[], int] = lambda: 0,
     ) -> None:
         self._kept: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
@@ -50,16 +51,13 @@ class LRU(Generic[V]):
         return value
 
     def _drop_oldest(self) -> None:
-        kept, weigh = self._kept, self._weigh
-        most = self._most() if self._most else None
-        heaviest = self._heaviest() if self._heaviest else 0
-        weight = sum(weigh(v) for v in kept.values()) if weigh else 0
-        while len(kept) > 1 and ((most is not None and len(kept) > most) or weight > heaviest):
+        kept, weigh, most, heaviest = self._kept, self._weigh, self._most(), self._heaviest()
+        weight = sum(map(weigh, kept.values()))
+        while len(kept) > 1 and (len(kept) > most or weight > heaviest):
             _, dropped = kept.popitem(last=False)
-            weight -= weigh(dropped) if weigh else 0
+            weight -= weigh(dropped)
 
     def drop(self, wanted: Callable[[Hashable], bool]) -> None:
-        """Drop every value whose key is `wanted`."""
         with self._lock:
             for key in [k for k in self._kept if wanted(k)]:
                 del self._kept[key]

@@ -82,8 +82,6 @@ def computed_view(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]
                 after = None  # the chain is broken after the snapshot: the log decides, through VIEW_SQL
             if after is not None and len(after) <= FORWARD_MAX:
                 folder.feed(after)
-                if after:
-                    last = after[-1]
-                    top = Head(last[0], last[6], last[5])
-                return folder.live.copy(), top
+                last = after[-1] if after else None
+                return folder.live.copy(), Head(last[0], last[6], last[5]) if last else top
         return view_by_sql(notebook, cut)

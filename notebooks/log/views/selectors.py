@@ -239,6 +239,5 @@ def heads() -> dict[str, Head]:
 
 
 def row_hash(notebook: Notebook, seq: int) -> str | None:
-    """The hash of row `seq`, or None when the notebook has no such row."""
     found = viewed.row_at(notebook.pk, seq)  # (seq, hash, at)
     return found[1] if found else None

@@ -42,5 +42,4 @@ def forget() -> None:
 
 
 def last_reads() -> dict[int, TurnRead]:
-    """Every notebook's last turn read, by notebook id."""
     return {r.notebook_id: r for r in TurnRead.objects.all()}
