@@ -16,8 +16,8 @@ from django.dispatch import receiver
 from django.utils.safestring import SafeString
 
 from notebooks.log.redaction import words_redacted
+from notebooks.log.store.view_reads import count_redactions
 from notebooks.log.views.lru import LRU, notebook_key
-from notebooks.log.views.snapshots import count_redactions
 from notebooks.models import Notebook
 
 FRAGMENTS_KEPT = 20_000  # about 1 kB each: a 1,000-line card for an editor, a reader and a few frozen views, twice

@@ -1,6 +1,5 @@
-"""Moving a line to another notebook: a strike in its notebook and an add in the other (fold.move_rows), written in
-one transaction under both notebooks' locks, taken in a fixed order (by id) so two moves never wait on each other.
-"""
+"""Moving a line to another notebook: a strike here and an add there (fold.move_rows), in one transaction under
+both notebooks' locks, taken in a fixed order (by id) so two moves never wait on each other."""
 
 from dataclasses import dataclass
 
@@ -10,6 +9,7 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import check_number, check_reason
 from notebooks.log.rules.errors import Invalid
+from notebooks.log.services import distinct_numbers
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locked_reads import state_of
@@ -31,12 +31,8 @@ class MovedLine:
 
 
 def move(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> MovedLine:
-    """Move live line n of `notebook` to notebook `to`, as a new line there with the same words, source and author.
-
-    The human editor only, with a reason. Refused, with nothing written: the same notebook, a notebook or line that
-    does not exist, a retired line, redacted words, words redacted from `to`, a line changed since the mover read it
-    at seq `expected`, and whatever an open session forbids a write to either notebook (sessions' write guard: the
-    editor's writes to another's claimed notebook are allowed and counted as drift at land)."""
+    """Live line n of `notebook` as a new line of `to` with the same words, source and author: the human editor's, with
+    a reason (an open session's guard judges both notebooks)."""
     check_number(n)
     (moved,) = move_many(notebook=notebook, numbers=[n], to=to, by=by, why=why, expected={n: expected})
     return moved
@@ -51,17 +47,12 @@ def move_many(
     why: str,
     expected: dict[int, int | None] | None = None,
 ) -> list[MovedLine]:
-    """Move several live lines to notebook `to` for one reason, all or nothing, each as move() moves one: they become
-    the next numbers there, in the order given. `expected` maps a line to the seq of its last row as the writer read
-    it (a stale one refuses them all)."""
+    """Several lines moved as move() moves one, all or nothing, as the next numbers there in the order given.
+    `expected` maps a line to the seq of its last row as the writer read it (a stale one refuses them all)."""
     actor = as_actor(by)
     decision.precheck({"op": "strike", "how": "moved", "by": actor.name}, editor=actor.editor)  # before any read
     check_reason(why)
-    if not isinstance(numbers, list | tuple) or not numbers:
-        raise Invalid("Name at least one line to move.")
-    numbers = [check_number(x) for x in numbers]
-    if len(set(numbers)) != len(numbers):
-        raise Invalid("Name each line once.")
+    numbers = distinct_numbers(numbers, "Name at least one line to move.")
     if not isinstance(to, str) or not to:
         raise Invalid("Name the notebook to move the lines to.")
     if to == notebook:
@@ -79,7 +70,6 @@ def move_many(
             for x in numbers
         ]  # fmt: skip
         decision.decide_all(state, strikes, editor=actor.editor)
-        lines = [state.lines[x] for x in numbers]
         received = state_of(there, [], top=True)
         first = decision.number_after(there.title, received.top_n)
         pairs = [
@@ -87,7 +77,7 @@ def move_many(
                 n=line.n, m=first + i, words=line.words, source=line.source, author=_author(here, line.n),
                 by=actor.name, why=why, here=here.title, there=there.title,
             )
-            for i, line in enumerate(lines)
+            for i, line in enumerate(state.lines[x] for x in numbers)
         ]  # fmt: skip
         decision.decide_all(received, [add for _strike, add in pairs], editor=actor.editor)
         added = append(there, [{**add, "session_id": claims[to]} for _strike, add in pairs])  # refuses redacted words

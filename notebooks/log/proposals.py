@@ -10,47 +10,29 @@ from notebooks.log.store.locked_reads import AnyNotebook, state_of
 from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import words_or_mark
 
-_COLUMNS = stored.PROPOSAL_COLUMNS
-
 
 def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
-    """The session's proposals in log order, each with its words and salt (None once redacted) and the reason of
-    the redaction that removed its words (None unless one did)."""
-    found = stored.proposal_rows(notebook.pk, session_id, after)
-    return [
-        {**dict(zip(_COLUMNS, row[:-3], strict=True)), "words": row[-3], "salt": row[-2], "redacted_why": row[-1]}
-        for row in found
-    ]
+    """The session's proposals in log order, with their words and salt and the reason of a redaction that took them."""
+    names = (*stored.PROPOSAL_COLUMNS, "words", "salt", "redacted_why")
+    return [dict(zip(names, row, strict=True)) for row in stored.proposal_rows(notebook.pk, session_id, after)]
 
 
 def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:
-    """Append the landed copy of each of the session's proposals, in their order, at the head (the caller holds
-    the notebook's lock, in its transaction). A copy of redacted words carries their digest only."""
+    """Append the landed copy of each of the session's proposals, in order, at the head (the caller holds the lock).
+    Each obeys the rules at the land (decision.py): the line it edits or retires, and a strike's `into`, are live."""
     copies = fold.landed_copies(proposals(notebook, session_id, after=after))
-    _refuse_broken(notebook, copies)
-    return append(notebook, copies) if copies else []
-
-
-def _refuse_broken(notebook: AnyNotebook, copies: list[dict[str, Any]]) -> None:
-    """A landed copy obeys the rules at the land (decision.py): the line it edits or retires, and the line a strike
-    names in `into`, are live then (another writer may have retired them since the proposal)."""
     numbers = [n for copy in copies if copy["op"] != "add" for n in (copy["n"], copy.get("into")) if n is not None]
     state = state_of(notebook, numbers)
     state.proposals = {copy["lands"]: (copy["op"], copy["n"]) for copy in copies}
     decision.decide_all(state, [dict(copy) for copy in copies], editor=False, door=decision.JUDGED)
+    return append(notebook, copies) if copies else []
 
 
-def view_rows(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[fold.ViewRow]:
-    """The session's proposals as the rows they propose (fold.fold_view), words marked where redacted."""
+def holder_view(lines: list[Line], notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[Line]:
+    """`lines` with the session's proposals applied (fold.fold_view): the view its holder reads."""
     rows: list[fold.ViewRow] = []
     for p in proposals(notebook, session_id, after=after):
         gone = (p["redacted_why"] or "") if p["words"] is None and p["digest"] else None
         text, redacted = words_or_mark(p["words"], gone)
         rows.append((p["seq"], p["proposes"], p["n"], p["source"], p["by"], p["at"], "", text, redacted))
-    return rows
-
-
-def holder_view(lines: list[Line], notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[Line]:
-    """The view the session's holder reads: `lines` with her session's proposals applied."""
-    rows = view_rows(notebook, session_id, after=after)
     return fold.fold_view(rows, lines) if rows else lines

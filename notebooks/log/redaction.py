@@ -1,8 +1,5 @@
-"""Redaction: words removed from the database for good, by the human editor, with a reason (one transaction).
-
-The row says which words (their digest); the words' table loses them in the same transaction; every copy a process
-keeps in memory, and PostgreSQL's dead rows, lose them once it commits.
-"""
+"""Redaction: words removed from the database for good, in the transaction of the redact row naming their digest;
+every copy a process keeps in memory, and PostgreSQL's dead rows, lose them once it commits."""
 
 import logging
 
@@ -11,13 +8,13 @@ from django.dispatch import Signal
 
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor
-from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules import decision, fold
 from notebooks.log.rules.checks import check_number, check_reason
 from notebooks.log.rules.errors import Invalid
-from notebooks.log.services import Written
+from notebooks.log.services import Written, lock_for_write
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
-from notebooks.log.store.locked_reads import locked_notebook, redacted_digests_of
+from notebooks.log.store.locked_reads import redacted_digests_of
 from notebooks.log.views import kept, snapshots
 from notebooks.models import Notebook
 
@@ -25,21 +22,10 @@ logger = logging.getLogger(__name__)
 
 
 def redact(
-    *,
-    notebook: str,
-    n: int,
-    by: "Actor | str",
-    why: str,
-    seq: int | None = None,
-    digest: str | None = None,
+    *, notebook: str, n: int, by: "Actor | str", why: str, seq: int | None = None, digest: str | None = None
 ) -> Written:
-    """Remove words from the database for good: the human editor only, with a reason.
-
-    The target is the row `seq` of line n, or the words with `digest`, or else the line's current words. A redact
-    row naming the words' digest is appended and the words are deleted in the same transaction; every row that
-    carried them (same notebook, same words) then reads "[redacted: why]", and the hash chain still verifies
-    because rows hash only the digest.
-    """
+    """The human editor's, with a reason: the words of row `seq` of line n, or those with `digest`, or else the line's
+    current words. Every row that carried them reads "[redacted: why]"; the chain, hashing only digests, verifies."""
     actor = as_actor(by)
     decision.precheck({"op": "redact", "by": actor.name}, editor=actor.editor)  # before any read
     check_number(n)
@@ -47,8 +33,7 @@ def redact(
     if seq is not None and digest is not None:
         raise Invalid("Name the words to redact by seq or by digest, not both.")
     with transaction.atomic():
-        claim = {"session_id": guards.current().claim(title=notebook, actor=actor)}
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         found = stored.line_digests(nb.pk, n)
         digests = {s: d for s, _op, d in found if d}
         state = decision.State(title=nb.title, worded={n: set(digests.values())} if found else {})
@@ -62,13 +47,10 @@ def redact(
                 raise Invalid(f"Line #{n} has no words of its own to redact; name an adopted row by its seq.")
             target = digests[taken]
         state.redacted = redacted_digests_of(nb, [target]) if target else {}
-        row = {"op": "redact", "n": n, "redacts": target, "by": actor.name, "why": why, **claim}
-        decision.decide(state, row, editor=actor.editor)
+        fields = {"op": "redact", "by": actor.name, "why": why, **claim}
+        decision.decide(state, {**fields, "n": n, "redacts": target}, editor=actor.editor)
         targets = [(n, target), *_other_copies(nb, target)]
-        redact_rows = [
-            {"op": "redact", "n": m, "redacts": d, "by": actor.name, "why": why, **claim} for m, d in targets
-        ]
-        row, *_ = append(nb, redact_rows)
+        row, *_ = append(nb, [{**fields, "n": m, "redacts": d} for m, d in targets])
         with connection.cursor() as cursor:
             # The words' DELETE trigger allows exactly this: words named by a redact row of their notebook.
             for _m, d in targets:
@@ -76,7 +58,10 @@ def redact(
         snapshots.rebuild(nb.pk)  # they held the words too: made again, with the redaction's mark
 
         def forget_words() -> None:  # a function, not a lambda: Django's robust on_commit logs its __qualname__
-            _after_redaction(nb)
+            kept.forget_notebook(nb)  # and the layers above that keep words drop theirs (words_redacted)
+            words_redacted.send(sender=Notebook, notebook=nb)
+            if connection.vendor == "postgresql":
+                vacuum_words()  # PostgreSQL's dead rows hold them too
 
         transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
     return Written(n=n, seqs=(row.seq,))
@@ -88,15 +73,9 @@ def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT body FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook.pk, target])
         found = cursor.fetchone()
-        if found is None:
-            return []
-        others = [d for d in wordkeys.lookups(notebook.title, found[0]) if d != target]
-        copies = []
-        for digest in others:
-            line = stored.first_line_keeping(notebook.pk, digest)
-            if line is not None:
-                copies.append((line, digest))
-    return copies
+    others = [d for d in wordkeys.lookups(notebook.title, found[0]) if d != target] if found else []
+    firsts = [(stored.first_line_keeping(notebook.pk, d), d) for d in others]
+    return [(line, d) for line, d in firsts if line is not None]
 
 
 # Sent once a redaction commits (notebook=): a layer above that keeps the words in memory (the card's rendered
@@ -104,23 +83,12 @@ def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
 words_redacted = Signal()
 
 
-def _after_redaction(notebook: Notebook) -> None:
-    """Once a redaction commits: no copy of the words left in this process's memory, nor in PostgreSQL's dead rows."""
-    kept.forget_notebook(notebook)
-    words_redacted.send(sender=Notebook, notebook=notebook)
-    if connection.vendor == "postgresql":
-        vacuum_words()
-
-
 VACUUMED = "notebooks_words, notebooks_snapshot"  # the tables whose deleted rows held the words
 
 
 def vacuum_words() -> bool:
-    """VACUUM the tables a redaction deleted words from, so their dead rows no longer hold them (PostgreSQL).
-
-    Outside any transaction (VACUUM cannot run in one). A role that does not own the tables (the app's, see
-    docs/POSTGRES.md) may not: logged, never raised, and autovacuum or the owner's VACUUM does it later.
-    Returns whether it ran."""
+    """Whether the words' tables were vacuumed (outside any transaction, PostgreSQL). A role that does not own them
+    (the app's, docs/POSTGRES.md) may not: logged, never raised; autovacuum or the owner's VACUUM does it later."""
     if connection.in_atomic_block:
         logger.warning("The words' tables were not vacuumed after a redaction: a transaction is still open.")
         return False

@@ -1,10 +1,6 @@
-"""Every write to a notebook's lines. Each public function is one transaction (it composes with an outer one);
-redaction.py and moves.py write theirs; nothing else writes rows but imports.py.
+"""Every write to a notebook's lines (redaction.py, moves.py and imports.py write the others), keyword-only, one
+transaction each (composing with an outer one); a refusal is a NotebookError, with nothing written."""
 
-All functions are keyword-only. A refusal raises a NotebookError subclass with nothing written.
-"""
-
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,16 +16,9 @@ from notebooks.log.rules.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.store import fast_add
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import RowWritten, append
-from notebooks.log.store.locked_reads import (
-    AnyNotebook,
-    add_state,
-    locked_notebook,
-    state_of,
-)
+from notebooks.log.store.locked_reads import add_state, locked_notebook, state_of
 from notebooks.log.views import snapshots
 from notebooks.models import Notebook, title_validator
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,14 +33,20 @@ class Written:
         return self.seqs[-1]
 
 
-def _session_fields(title: str, actor: Actor) -> dict[str, Any]:
-    """The session the write's rows belong to (guards.py); refuses a write an open session forbids."""
-    return {"session_id": guards.current().claim(title=title, actor=actor)}
+def lock_for_write(title: str, actor: Actor) -> tuple[Notebook, dict[str, Any]]:
+    """The session guard's claim (which refuses what an open session forbids), then the notebook, locked."""
+    claim = {"session_id": guards.current().claim(title=title, actor=actor)}
+    return locked_notebook(title), claim
 
 
-def _decided(actor: Actor, rows: list[dict[str, Any]], state: decision.State) -> list[dict[str, Any]]:
-    """The rows as the one decision gives them (decision.py), or its refusal: nothing is written."""
-    return decision.decide_all(state, rows, editor=actor.editor)
+def distinct_numbers(numbers: Any, empty: str, twice: str = "Name each line once.") -> list[int]:
+    """The line numbers a write names, each checked; refused when none, or one twice."""
+    if not isinstance(numbers, list | tuple) or not numbers:
+        raise Invalid(empty)
+    numbers = [check_number(x) for x in numbers]
+    if len(set(numbers)) != len(numbers):
+        raise Invalid(twice)
+    return numbers
 
 
 def create_notebook(*, title: str, by: str) -> Notebook:
@@ -91,7 +86,6 @@ def _refuse_lookalike(title: str) -> None:
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
-    """A new line, with the next number. Returns its number and seq."""
     actor = as_actor(by)
     check_words(text)
     check_reason(why)
@@ -122,11 +116,10 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, [check_number(n)], session=claim["session_id"])
         fields = {"op": "edit", "n": n, "words": to, "by": actor.name, "why": why, "expected": expected, **claim}
-        (row,) = append(nb, _decided(actor, [fields], state))
+        (row,) = append(nb, decision.decide_all(state, [fields], editor=actor.editor))
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -137,13 +130,12 @@ def retire(
     actor = as_actor(by)
     check_reason(why)
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         if into is not None:
             check_number(into, "'into' line number")
         state = state_of(nb, [check_number(n), *([] if into is None else [into])], session=claim["session_id"])
         fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
-        (row,) = append(nb, _decided(actor, [{**fields, "expected": expected}], state))
+        (row,) = append(nb, decision.decide_all(state, [{**fields, "expected": expected}], editor=actor.editor))
     return Written(n=n, seqs=(row.seq,))
 
 
@@ -151,17 +143,12 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     """Retire several lines for one reason, all or nothing: if one may not be retired, nothing is written."""
     actor = as_actor(by)
     check_reason(why)
-    if not isinstance(numbers, list | tuple) or not numbers:
-        raise Invalid("Select at least one line to retire.")
-    numbers = [check_number(x) for x in numbers]
-    if len(set(numbers)) != len(numbers):
-        raise Invalid("Name each line once.")
+    numbers = distinct_numbers(numbers, "Select at least one line to retire.")
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, numbers, session=claim["session_id"])
         fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
-        written = append(nb, _decided(actor, fields, state))
+        written = append(nb, decision.decide_all(state, fields, editor=actor.editor))
     return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
 
 
@@ -174,24 +161,18 @@ def retire_into(
     why: str,
     expected: dict[int, int] | None = None,
 ) -> Written:
-    """Keep line `into` and retire each of `numbers` into it (strike rows, how="retired", into=it), for one reason,
-    all or nothing: a contradicting pair, one kept. `expected` maps a line to the seq of its last row as the writer
-    read it (a stale one refuses them all). Returns the kept line and the strikes' seqs."""
+    """Keep line `into` and retire each of `numbers` into it, for one reason, all or nothing (a contradicting pair, one
+    kept). `expected` maps a line to the seq of its last row as the writer read it (a stale one refuses them all)."""
     actor = as_actor(by)
     check_reason(why)
-    if not isinstance(numbers, list | tuple) or not numbers:
-        raise Invalid("Name at least one line to retire into the kept one.")
-    numbers = [check_number(x) for x in numbers]
-    if len(set(numbers)) != len(numbers):
-        raise Invalid("Name each line once.")
+    numbers = distinct_numbers(numbers, "Name at least one line to retire into the kept one.")
     check_number(into, "'into' line number")
     if into in numbers:
         raise Invalid(f"Line #{into} is the one kept; it cannot be retired into itself.")
     if expected is not None and not isinstance(expected, dict):
         raise Invalid("'expected' maps each line to the seq of its last row as you read it.")
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, [into, *numbers], session=claim["session_id"])
         rows = decision.retire_into_rows(
             state, numbers=numbers, into=into, by=actor.name, editor=actor.editor, why=why, expected=expected, **claim
@@ -203,21 +184,17 @@ def retire_into(
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
-    """One new line saying what several said; each old line is struck, merged into it. All or nothing.
-
-    Without `source`, the new line's is fold.merge_source's: the editor's merge that keeps one line's words unchanged
-    keeps that line's source; his own new words are his correction."""
+    """One new line saying what several said, each old line struck into it, all or nothing. Without `source`, the new
+    line's is fold.merge_source's (the editor keeping one line's words keeps its source; his own words are his)."""
     actor = as_actor(by)
     check_words(text)
     check_reason(why)
+    two = "A merge needs at least two different lines."
     if not isinstance(numbers, list | tuple) or len(set(numbers)) < 2:
-        raise Invalid("A merge needs at least two different lines.")
-    numbers = [check_number(x) for x in numbers]
-    if len(set(numbers)) != len(numbers):
-        raise Invalid("A merge names each line once.")
+        raise Invalid(two)
+    numbers = distinct_numbers(numbers, two, "A merge names each line once.")
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, numbers, session=claim["session_id"], top=True)
         rows = decision.merge_rows(
             state, numbers=numbers, words=text, source=source, by=actor.name, editor=actor.editor, why=why, **claim
@@ -233,27 +210,16 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
     check_reason(why)
     check_number(n)
     with transaction.atomic():
-        claim = _session_fields(notebook, actor)
-        nb = locked_notebook(notebook)
+        nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, [n], session=claim["session_id"], top=True)
-        if (restored := restored_as(nb, n, claim["session_id"])) is not None:
-            state.restored[n] = restored
-        if (moved := moved_to(nb, n)) is not None:
-            state.moved[n] = moved
-        (fields,) = _decided(actor, [{"op": "add", "restores": n, "by": actor.name, "why": why, **claim}], state)
+        if (restored := stored.restoring_line(nb.pk, n, claim["session_id"])) is not None:
+            state.restored[n] = restored  # or, for the session's holder, one of her proposals does
+        if (moved := stored.last_strike_moved(nb.pk, n)) and moved[0] is not None:
+            state.moved[n] = (moved[0], moved[1])  # its last strike moved it to that notebook's line
+        fields = {"op": "add", "restores": n, "by": actor.name, "why": why, **claim}
+        (fields,) = decision.decide_all(state, [fields], editor=actor.editor)
         (row,) = append(nb, [fields])
     return Written(n=fields["n"], seqs=(row.seq,))
-
-
-def restored_as(notebook: AnyNotebook, n: int, session: int | None = None) -> int | None:
-    """The line that restored line n, if one did (or, for `session`'s holder, one of her proposals does)."""
-    return stored.restoring_line(notebook.pk, n, session)
-
-
-def moved_to(notebook: AnyNotebook, n: int) -> tuple[str, int] | None:
-    """Where line n's last strike moved it (the other notebook's title and line), if it was a move."""
-    found = stored.last_strike_moved(notebook.pk, n)
-    return (found[0], found[1]) if found and found[0] is not None else None
 
 
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from notebooks.log.rules.checks import MAX_NAME, shown, shown_lines
 from notebooks.log.rules.errors import Conflict, Invalid
-from notebooks.log.views import selectors
+from notebooks.log.store import view_reads
 from notebooks.models import Notebook
 from notebooks.sessions import selectors as session_selectors
 
@@ -93,7 +93,7 @@ def land_commits(
     name = title + SUFFIX
     at_base = git.file_at(base, name) or b""
     content = canonical_bytes(nb)
-    gone = selectors.redacted_digests(nb)  # read after the content: a redaction since is in both or in neither
+    gone = view_reads.redacted_digests(nb.pk)  # read after the content: a redaction since is in both or in neither
     gate(at_base, content, name, base, "the file being landed", gone)
 
     lines, _ = split_lines(content)

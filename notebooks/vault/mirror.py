@@ -17,7 +17,8 @@ from django.conf import settings
 from notebooks.log.files import imports, rowformat
 from notebooks.log.rules.checks import bounded, shown
 from notebooks.log.rules.errors import NotebookError
-from notebooks.log.views import selectors, snapshots
+from notebooks.log.store import view_reads
+from notebooks.log.views import selectors
 from notebooks.models import TITLE_PATTERN, Notebook
 
 from . import alarms, history, late
@@ -192,7 +193,7 @@ class Vault:
             and len(found) >= tracked.size
             and blob_id(found[: tracked.size]) == tracked.blob
             and (selectors.row_hash(nb, tracked.rows) if tracked.rows else rowformat.GENESIS) == tracked.hash
-            and tracked.redactions == snapshots.count_redactions(nb.pk)  # else rows it wrote may hold words now gone
+            and tracked.redactions == view_reads.count_redactions(nb.pk)  # else rows it wrote may hold words now gone
         ):
             trusted_rows, trusted_bytes, written = tracked.rows, tracked.size, 0
 
@@ -211,7 +212,7 @@ class Vault:
         file_lines, partial = split_lines(found[trusted_bytes:])
         if partial is not None and json_object(partial) is not None:
             file_lines, partial = [*file_lines, partial], None  # a writer that leaves off the last newline
-        gone = selectors.redacted_digests(nb) if nb is not None else frozenset()
+        gone = view_reads.redacted_digests(nb.pk) if nb is not None else frozenset()
         k, redacted = rows_kept(file_lines, db_lines, gone)  # rows the log redacted since are written again below
         line_no = trusted_rows + k + 1  # the file's line number where the two part
 

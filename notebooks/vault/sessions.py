@@ -8,6 +8,7 @@ from django.conf import settings
 
 from notebooks.log.rules.checks import shown, shown_lines
 from notebooks.log.rules.errors import Conflict
+from notebooks.log.store import view_reads
 from notebooks.log.views import selectors
 
 from . import history
@@ -98,7 +99,7 @@ def vault_land_check(
         if done is not None:
             return done, ()  # a retry after the database's side failed: git already holds the land
         at_base = v.git.file_at(base, name) or b""
-        gone = selectors.redacted_digests(nb)
+        gone = view_reads.redacted_digests(nb.pk)
         try:
             found = read_bytes_or_none(v.path(title)) or b""
         except NotRegular as exc:

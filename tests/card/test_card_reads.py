@@ -26,14 +26,6 @@ def test_live_line_reads_as_of_a_cut(lines):
     assert selectors.live_line(lines, 2, cut=3).text == "always attack first"
 
 
-def test_filter_lines_by_source_and_every_search_word(lines):
-    every = selectors.view(lines)
-    assert [x.n for x in selectors.filter_lines(every, source="seen")] == [1]
-    assert [x.n for x in selectors.filter_lines(every, q="THE second")] == [1]
-    assert [x.n for x in selectors.filter_lines(every, q="the")] == [1, 3]
-    assert selectors.filter_lines(every, source="dad", q="swing") == []
-
-
 def test_notebook_summaries_count_live_lines_by_source_from_the_kept_views(lines):
     services.create_notebook(title="tetris", by="test")
     services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="r")

@@ -1,8 +1,4 @@
-"""Online backups: SQLite's backup API (a consistent copy while writers go on), pg_dump on PostgreSQL.
-
-A restore is a copy back (SQLite) or psql into a fresh database (PostgreSQL), then `notebook verify`:
-see docs/RELIABILITY.md, "Backup and restore".
-"""
+"""Online backups: SQLite's backup API (a consistent copy while writers go on), pg_dump on PostgreSQL."""
 
 import os
 import shutil

@@ -6,16 +6,8 @@ import re
 from typing import Any
 
 from notebooks.log.files import rowformat
-from notebooks.log.rules.checks import (
-    MAX_NAME,
-    MAX_NUMBER,
-    MAX_TIME,
-    bounded,
-    problem_of_future,
-    problem_of_name,
-    problem_of_text,
-    shown,
-)
+from notebooks.log.rules import checks
+from notebooks.log.rules.checks import MAX_NAME, MAX_NUMBER, MAX_TIME
 from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
@@ -27,8 +19,7 @@ _scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two re
 
 
 def loads(raw: str) -> Any:
-    """json.loads(raw): the scanner straight away for a line that is one JSON value; json.loads for the rest
-    (leading white space, bytes, and every malformed line, so a refusal says what json.loads says)."""
+    """json.loads(raw), the scanner at once for a line that is one JSON value (a refusal says what json.loads says)."""
     try:
         obj, end = _scan(raw, 0)
     except (StopIteration, ValueError, TypeError):
@@ -39,12 +30,12 @@ def loads(raw: str) -> Any:
 
 
 def fail(line_no: int, message: str) -> Invalid:
-    return Invalid(bounded(f"line {line_no}: {message}"), line=line_no)
+    return Invalid(checks.bounded(f"line {line_no}: {message}"), line=line_no)
 
 
 def quoted(value: Any) -> str:
     """A row's value as a refusal quotes it: its repr, cut (a 2 MB op must not make a 2 MB alarm)."""
-    return shown(repr(value))
+    return checks.shown(repr(value))
 
 
 def text_of(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> str:
@@ -57,7 +48,7 @@ def text_of(obj: dict, key: str, line_no: int, *, required: bool, limit: int) ->
         if required:
             raise fail(line_no, f"'{key}' is missing or empty")
         return ""
-    problem = problem_of_text(value, limit=limit, required=required)
+    problem = checks.problem_of_text(value, limit=limit, required=required)
     if problem:
         raise fail(line_no, f"'{key}' {problem}")
     return value
@@ -75,7 +66,7 @@ def name_of(obj: dict, key: str, line_no: int, *, required: bool) -> str:
         return ""
     if not isinstance(value, str):
         raise fail(line_no, f"'{key}' must be text, not {type(value).__name__}")
-    problem = problem_of_name(value)
+    problem = checks.problem_of_name(value)
     if problem:
         raise fail(line_no, f"'{key}' {problem}")
     return value
@@ -109,8 +100,7 @@ def number_of(obj: dict, key: str, line_no: int, *, required: bool = True) -> in
 
 
 def time_of(obj: dict, key: str, line_no: int, *, required: bool = True, latest: float = MAX_TIME) -> float | None:
-    """A time the row carries, no later than `latest` (at most MAX_TIME): a row from the future is a poisoned
-    clock, and every row stamped after it would be dated later still."""
+    """A time no later than `latest` (at most MAX_TIME): a row from the future is a poisoned clock."""
     value = obj.get(key)
     if type(value) is float and 0 <= value <= latest:  # the usual value, passed at once
         return value
@@ -118,7 +108,7 @@ def time_of(obj: dict, key: str, line_no: int, *, required: bool = True, latest:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
         raise fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {quoted(value)}")
-    problem = problem_of_future(value, latest)
+    problem = checks.problem_of_future(value, latest)
     if problem:
         raise fail(line_no, f"'{key}' {problem}")
     return float(value)

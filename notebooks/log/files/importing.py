@@ -1,6 +1,5 @@
-"""Reading JSON Lines into rows: each line parsed (JSON, each field's type and limits: import_fields.py) and handed
-to the one decision (decision.py), which judges it against the notebook as it stands before anything is written; a
-refusal names the file's line number. No database access here."""
+"""Reading JSON Lines into rows: each line parsed (import_fields.py) and judged by the one decision (decision.py)
+before anything is written; a refusal names the file's line number. No database access here."""
 
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -37,48 +36,18 @@ APPENDED_HASH = (
 )
 
 
-ImportState = decision.State  # the importer's name for the state the decision judges a row against
-
-
-def words_of(
-    obj: dict, key: str, line_no: int, limit: int, keyed: Callable[[str], tuple[str, str]] | None
-) -> tuple[str | None, str | None, str | None, str | None]:
-    """A row's words, digest, salt and plain digest (when keyed here), or (None, digest, None, None) for words
-    redacted before export ("digest" beside "[redacted: why]"). Words with a salt have its keyed digest; words
-    without one the plain digest the file's hash took, or, in a row without a hash, a keyed one from `keyed` (when
-    given)."""
-    if "digest" in obj and "salt" not in obj:
-        return None, digest_of(obj, "digest", line_no), None, None
-    words = text_of(obj, key, line_no, required=True, limit=limit)
-    salt = obj.get("salt")
-    if salt is not None and (not isinstance(salt, str) or not 0 < len(salt) <= 64 or not set(salt) <= HEX):
-        raise fail(line_no, f"'salt' must be hex digits, not {quoted(salt)}")
-    digest = rowformat.words_digest(words, salt)  # once, here: the log keeps it (append.py)
-    if "digest" in obj and obj["digest"] != digest:
-        raise fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
-    plain = None
-    if salt is None and keyed is not None and "hash" not in obj:
-        plain = digest
-        salt, digest = keyed(words)  # a redact row of the file may name the plain one
-    return words, digest, salt, plain
-
-
 def parse(
-    lines: Iterable[str], *, state: ImportState | None = None, **options: Any
-) -> tuple[list[dict[str, Any]], ImportState]:
-    """Check rows against the state and return them as fields for the log, with the state after them.
-
-    `options` are checked_rows' (limits, is_editor, progress, `start`: the file's line number of the first line
-    given, so a refusal names the line in the file; `keep_texts=False` skips keeping every text of every line).
-    """
-    state = state or ImportState()
+    lines: Iterable[str], *, state: decision.State | None = None, **options: Any
+) -> tuple[list[dict[str, Any]], decision.State]:
+    """checked_rows (with these `options`) as a list, with the state after them."""
+    state = state or decision.State()
     return list(checked_rows(lines, state=state, **options)), state
 
 
 def checked_rows(
     lines: Iterable[str],
     *,
-    state: ImportState,
+    state: decision.State,
     door: decision.Door = decision.IMPORT,
     default_by: str = "unknown",
     is_editor: Callable[[str], bool] = lambda name: False,
@@ -93,20 +62,13 @@ def checked_rows(
     keyed: Callable[[str], tuple[str, str]] | None = None,
     session_of: Callable[[str, bool, int], int | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """parse, a row at a time: each row is read, then judged against `state` by the one decision (decision.py) and
-    folded into it, before it is given, so an import can write rows while it reads the file. The file's last check
-    (words marked redacted that no redact row names) runs after its last row: a refusal can come after every row was
-    given.
+    """parse, a row at a time, each judged by the one decision (decision.py) and folded into `state` before it is
+    given, so an import writes rows while it reads the file (the file's last check may refuse it after its last row).
 
-    `door`: where the rows come from (decision.Door: a file that starts a notebook, or rows appended after its head,
-    from outside). `latest`: the latest time a row may carry (checks.latest_time(); the caller reads the clock).
-    `attribute`: when given, whom each row is by and whether as the editor, from the row as parsed (the JSON object,
-    the `by` it claims, its file line), in place of the claim and `is_editor`: an outside row's author is proven, not
-    read. `keyed`: the salt and keyed digest of words in the notebook (wordkeys.keyed), for rows that give no hash.
-    `session_of`: when given, the open session a row of (by, editor, file line) belongs to, or None (the write
-    guard's claim): such a row is her proposal, judged against her session's view (`state.pending`). Rows after an
-    existing notebook's head (`door.appended`) take the log's time (append.py stamps it), the time they give kept as
-    `claimed_at`."""
+    `start`: the file's line number of the first line given. `attribute`: whom a row (the object, the `by` it claims,
+    its line) is by and whether as the editor, in place of the claim and `is_editor`. `keyed`: wordkeys.keyer's, for
+    rows that give no hash. `session_of`: the open session a row of (by, editor, line) belongs to, whose proposal it
+    then is. Rows after a notebook's head (`door.appended`) take the log's time, theirs kept as `claimed_at`."""
     latest = min(latest, MAX_TIME)
     log_time = door.appended
     decide, fold_in = decision.decide, decision.apply
@@ -155,7 +117,7 @@ def checked_rows(
             fields["session_id"] = session  # append() writes its add, edit or strike as a proposal (fold.py)
         if "lands" in obj:
             fields["lands"] = number_of(obj, "lands", line_no, required=False)
-        _READ[kind](obj, fields, line_no, max_words, latest, keyed)
+        _READ[op](obj, fields, line_no, max_words, latest, keyed)
         if "hash" in obj:
             if not isinstance(obj["hash"], str):
                 raise fail(line_no, "'hash' must be a string")
@@ -166,9 +128,8 @@ def checked_rows(
             raise decision.in_file(exc, line_no) from None
         fold_in(state, fields, session)
         if keep_texts and op in ("add", "edit"):
-            words, digest, source = fields["words"], fields["digest"], fields["source"]
-            text = {"words": words, "digest": digest, "source": source, "by": by, "at": at, "why": why}
-            state.texts.setdefault(n, []).append(text)
+            text = {key: fields[key] for key in ("words", "digest", "source")}
+            state.texts.setdefault(n, []).append({**text, "by": by, "at": at, "why": why})
         if "seq" in obj and obj["seq"] != state.seq:
             raise fail(line_no, f"'seq' is {quoted(obj['seq'])} but this row is number {state.seq} in the log")
         count += 1
@@ -176,8 +137,7 @@ def checked_rows(
     decision.finish(state)
 
 
-# ----- each op's own fields, read and checked for type and limits (what may be written: decision.py) ------------
-
+# Each op's own fields, read and checked for type and limits (what may be written: decision.py).
 Reader = Callable[[dict, dict[str, Any], int, int, float, "Callable[[str], tuple[str, str]] | None"], None]
 
 
@@ -191,15 +151,25 @@ def _source(obj: dict, line_no: int, *, required: bool = True) -> str:
 
 
 def _words(obj: dict, fields: dict[str, Any], key: str, line_no: int, limit: int, keyed: Any) -> None:
-    words, digest, salt, plain = words_of(obj, key, line_no, limit, keyed)
+    """A row's words, digest and salt (no words: redacted before export). Words without a salt have the plain digest
+    the file's hash took or, in a row without a hash, a keyed one from `keyed`, the plain one kept beside it."""
+    if "digest" in obj and "salt" not in obj:
+        fields.update(words=None, digest=digest_of(obj, "digest", line_no), salt=None)
+        return
+    words = text_of(obj, key, line_no, required=True, limit=limit)
+    salt = obj.get("salt")
+    if salt is not None and (not isinstance(salt, str) or not 0 < len(salt) <= 64 or not set(salt) <= HEX):
+        raise fail(line_no, f"'salt' must be hex digits, not {quoted(salt)}")
+    digest = rowformat.words_digest(words, salt)  # once, here: the log keeps it (append.py)
+    if "digest" in obj and obj["digest"] != digest:
+        raise fail(line_no, "'hash' does not match the row's content: its words are not the ones its digest covers")
+    if salt is None and keyed is not None and "hash" not in obj:
+        fields["plain"] = digest  # a redact row of the file may name the plain one
+        salt, digest = keyed(words)
     fields.update(words=words, digest=digest, salt=salt)
-    if plain is not None:
-        fields["plain"] = plain
 
 
 def _read_add(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
-    if fields["op"] == PROPOSE:
-        return _read_proposal(obj, fields, line_no, limit, latest, keyed)
     fields["source"] = _source(obj, line_no)
     _words(obj, fields, "text", line_no, limit, keyed)
     restores = number_of(obj, "restores", line_no, required=False)
@@ -217,8 +187,6 @@ def _read_add(obj: dict, fields: dict[str, Any], line_no: int, limit: int, lates
 
 
 def _read_edit(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
-    if fields["op"] == PROPOSE:
-        return _read_proposal(obj, fields, line_no, limit, latest, keyed)
     if "text" in obj:
         raise fail(line_no, "an edit's words ride under 'to', never 'text'")
     _words(obj, fields, "to", line_no, limit, keyed)
@@ -230,8 +198,6 @@ def _read_edit(obj: dict, fields: dict[str, Any], line_no: int, limit: int, late
 
 
 def _read_strike(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
-    if fields["op"] == PROPOSE:
-        return _read_proposal(obj, fields, line_no, limit, latest, keyed)
     how = obj.get("how") or RETIRED
     if not isinstance(how, str) or how not in HOWS:
         raise fail(line_no, f"unknown how {quoted(how)}: use retired, merged or moved")
@@ -284,4 +250,5 @@ _READ: dict[str, Reader] = {
     "strike": _read_strike,
     "redact": _read_redact,
     "adopt": _read_adopt,
+    PROPOSE: _read_proposal,
 }

@@ -1,7 +1,5 @@
-"""Rows from outside: a JSON Lines file imported as a new notebook, and rows an outside writer appended to a
-notebook's vault file. Each is all or nothing, read row by row (importing.py) and each row judged by the one decision
-(decision.py) against the notebook as it stands.
-"""
+"""Rows from outside, all or nothing: a JSON Lines file imported as a new notebook, and rows an outside writer
+appended to a notebook's vault file, each judged by the one decision (importing.py, decision.py)."""
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -43,11 +41,8 @@ def import_notebook(
     adopt_name: str = "backup",
     progress: Callable[[int], None] | None = None,
 ) -> Imported:
-    """A new notebook from JSON Lines, all or nothing. `adopt_from` recovers a hand rewrite's lost words.
-
-    The rows are written as they are read and checked, inside the transaction (PostgreSQL files them on the
-    other core meanwhile): the notebook is taken first, and a refusal of any line rolls every row back.
-    """
+    """A new notebook from JSON Lines; `adopt_from` recovers a hand rewrite's lost words. The rows are written as
+    they are read and checked (PostgreSQL files them on the other core meanwhile); a refusal rolls them all back."""
     limits = {
         "max_words": settings.NOTEBOOK_MAX_WORDS,
         "max_reason": settings.NOTEBOOK_MAX_REASON,
@@ -79,9 +74,7 @@ def import_notebook(
                 _, backup = importing.parse(adopt_from, is_editor=is_editor, **limits)
             except Invalid as exc:
                 raise Invalid(f"{adopt_name}: {exc.message}") from None
-            adopted = _adoptions(state, backup, backup_name=adopt_name)
-            for row in adopted:
-                row["by"] = by
+            adopted = _adoptions(state, backup, backup_name=adopt_name, by=by)
             if adopted:
                 last = written[-1] if written else None
                 append(nb, adopted, Head(last.seq, last.hash, last.at) if last else top, redacted=state.redacted)
@@ -103,16 +96,8 @@ class Appended:
 
 
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
-    """Rows an outside writer appended to a notebook's file, continuing the log from its head. All or nothing.
-
-    Each row is checked as an import checks it, against the notebook as the database holds it. Whom a row is by is
-    proven, never read from it (outside.py): a row signed with a live writer key is by the key's actor (its `by`,
-    when given, must name them); an unproven row is the outside agent's, with an agent's rights, or refused, as
-    NOTEBOOK_VAULT_UNPROVEN says. An agent's row may write and change only seen or guessed lines, as through every
-    other door; no row may redact, nor carry a time later than now plus the clock allowance. A refusal names the
-    line of the file (`first_line` is the file's line number of the first line given). A title with no notebook
-    yet starts one, recorded as started by `by_default` (the operator's setting, never a row's claim).
-    """
+    """Rows an outside writer appended to a notebook's file, each checked as an import checks it, whom it is by proven
+    (outside.py). A title with no notebook yet starts one, started by `by_default` (the operator's, never a row's)."""
     try:
         title_validator(notebook)
     except ValidationError as exc:
@@ -168,8 +153,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
 
 
 class _Claims:
-    """The session each author's rows belong to, asked once per author: the same session rules as every other
-    write (a claimed notebook, a holder elsewhere), a refusal naming the file's line."""
+    """The session each author's rows belong to (the write guard's claim; a refusal names the line), asked once."""
 
     def __init__(self, title: str) -> None:
         self.title = title
@@ -185,9 +169,8 @@ class _Claims:
 
 
 def _own_salt(fields: dict[str, Any], title: str) -> None:
-    """A row appended to a notebook's file has the notebook's own salt of its words (wordkeys.py), or none (the server
-    keys the words): a salt of the writer's choosing, or copied from a row whose words stay served, would let a guess
-    of these words be checked against their digest once they are redacted."""
+    """A row appended to a notebook's file has the notebook's own salt of its words, or none: any other salt would let
+    a guess of these words be checked against their digest once they are redacted."""
     salt, words = fields.get("salt"), fields.get("words")
     if salt and words is not None and salt != wordkeys.salt_of(title, words):
         raise Invalid(
@@ -230,31 +213,19 @@ def import_state(notebook: Notebook) -> decision.State:
     return state
 
 
-def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: str) -> list[dict[str, Any]]:
+def _adoptions(rewrite: decision.State, backup: decision.State, *, backup_name: str, by: str) -> list[dict[str, Any]]:
     """Adopted rows for every backup line the rewrite changed or dropped: the backup's words, as history."""
     out: list[dict[str, Any]] = []
+    redacted = backup.redacted.keys() | rewrite.redacted
     for n in sorted(backup.lines):
-        old = backup.lines[n]
         new = rewrite.lines.get(n)
-        if new is not None and new.words == old.words:
+        if new is not None and new.words == backup.lines[n].words:
             continue
         for text in backup.texts.get(n, ()):
-            redacted = backup.redacted.keys() | rewrite.redacted  # by either digest the words may have had
-            gone = text["words"] is None or not {text["digest"], rowformat.digest_of(text["words"])}.isdisjoint(
-                redacted
-            )
-            if gone:
-                continue  # redacted words stay gone
+            words = text["words"]
+            if words is None or not {text["digest"], rowformat.digest_of(words)}.isdisjoint(redacted):
+                continue  # redacted words stay gone, by either digest they may have had
             why = f"recovered from {backup_name}" + (f": {text['why']}" if text["why"] else "")
-            out.append(
-                {
-                    "op": "adopt",
-                    "n": n,
-                    "words": text["words"],
-                    "source": text["source"],
-                    "why": why,
-                    "was_at": text["at"],
-                    "was_by": text["by"],
-                }
-            )
+            was = {"was_at": text["at"], "was_by": text["by"], "by": by}
+            out.append({"op": "adopt", "n": n, "words": words, "source": text["source"], "why": why, **was})
     return out

@@ -1,10 +1,5 @@
-"""Whom an outside row is by: proven by a writer key (writer_keys.py, signing.py), never read from the row.
-
-A row signed with a live key is by the key's actor, as the editor only while that actor's user holds the role; its
-`by`, when given, must name that actor. A mac proves one row once: a signed row appended again (in the same batch or
-after the log took it) is refused. An unproven row is by the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT) with an
-agent's rights, or refused, as NOTEBOOK_VAULT_UNPROVEN says. docs/vault.md, "Outside writers".
-"""
+"""Whom an outside row is by: proven by a writer key (writer_keys.py), never read from the row; an unproven row is
+the outside agent's, or refused, as NOTEBOOK_VAULT_UNPROVEN says (docs/vault.md, "Outside writers")."""
 
 from typing import Any
 
@@ -21,12 +16,12 @@ class Authors:
         self.notebook = notebook
         self.policy, self.agent = writer_keys.unproven_policy()
         self._prove = writer_keys.prover(notebook=notebook)
-        self._editors: dict[int, bool] = {}
         self._proofs: dict[int, tuple[str, str]] = {}  # file line -> (key id, mac)
         self._macs: dict[str, int] = {}  # mac -> the file line that used it in this batch
 
     def attribute(self, obj: dict[str, Any], claimed: str, line_no: int) -> tuple[str, bool]:
-        """(whom the row is by, as the editor or not), for importing.checked_rows; a refusal names the line."""
+        """(whom the row is by, as the editor or not), for importing.checked_rows: the key's actor, as the editor
+        only while that actor's user holds the role; a row's `by` must name them, and a mac proves one row once."""
         writer, why = self._prove(obj)
         if writer is None:
             if self.policy == "refuse":
@@ -36,7 +31,6 @@ class Authors:
                         "(NOTEBOOK_VAULT_UNPROVEN=refuse): sign it with a writer key (notebook key sign)"
                     )
                 )
-            self._editors[line_no] = False
             return self.agent, False
         name = writer.actor.name
         if claimed and claimed != name:
@@ -50,15 +44,10 @@ class Authors:
             raise Conflict(f"line {line_no}: this signed row is in the log already; a mac proves one row, once")
         self._macs[mac] = line_no
         self._proofs[line_no] = (writer.key_id, mac)
-        self._editors[line_no] = writer.actor.editor
         return name, writer.actor.editor
 
-    def editor(self, line_no: int) -> bool:
-        return self._editors.get(line_no, False)
-
     def record(self, notebook: Notebook, written: list[tuple[int, int]]) -> None:
-        """Keep each proven row's key and mac beside the row it became (file line, seq), in the append's
-        transaction (the caller's); the unique mac is the last word on a replay."""
+        """Keep each proven row's key and mac beside the row it became (file line, seq): a unique mac stops a replay."""
         proofs = [
             RowProof(notebook=notebook, seq=seq, key_id=self._proofs[line][0], mac=self._proofs[line][1])
             for line, seq in written

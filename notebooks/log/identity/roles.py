@@ -6,12 +6,10 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from notebooks.log.rules.checks import check_name, is_storable
-from notebooks.log.rules.fold import AGENT_SOURCES
+from notebooks.log.rules.checks import check_name
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"
-__all__ = ["AGENT_SOURCES", "EDITOR_GROUP", "Actor", "actor_named", "as_actor", "check_name", "is_storable"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,6 @@ def user_is_editor(user) -> bool:  # noqa: ANN001 - any auth user
 
 
 def editor_names() -> set[str]:
-    """The names of every active user holding the editor role, in one query."""
     codename = EDITOR_PERMISSION.split(".", 1)[1]
     editors = (
         get_user_model()

@@ -1,17 +1,11 @@
-"""Signed rows: what proves which outside writer wrote a vault row. Pure Python, no Django, no I/O.
-
-A signed row carries two fields more, `kid` (the writer's key id) and `mac`: the HMAC-SHA256, keyed with the
-writer's secret, of the notebook's title and the row's canonical bytes (every field but `kid` and `mac`, as one JSON
-object with sorted keys, separators "," and ":", not ASCII-escaped, in UTF-8). The title is in it so a row signed
-for one notebook proves nothing in another's file. Older readers ignore the two fields. docs/vault.md, "Writer keys".
-"""
+"""Signed rows: what proves which outside writer wrote a vault row, as docs/vault.md ("Writer keys") defines it:
+`kid` and `mac`, the HMAC of the notebook's title and the row's canonical bytes. Pure Python, no Django, no I/O."""
 
 import hashlib
 import hmac
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 KID = "kid"
@@ -23,23 +17,11 @@ SECRET = re.compile(r"nbw_[A-Za-z0-9_-]{43}")
 
 
 class NotCanonical(ValueError):
-    """A row that has no canonical bytes: a number JSON cannot write (NaN, infinity) or text that is not UTF-8."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What verify found: the key id a row proves, or why it proves nothing."""
-
-    key_id: str | None = None
-    reason: str = ""
-
-    @property
-    def proven(self) -> bool:
-        return self.key_id is not None
+    """A row with no canonical bytes: a number JSON cannot write (NaN, infinity) or text that is not UTF-8."""
 
 
 def canonical_bytes(row: dict[str, Any]) -> bytes:
-    """The row's fields but `kid` and `mac`, as the HMAC reads them; the file's key order and spacing do not count."""
+    """Every field but `kid` and `mac`, sorted: the file's key order and spacing do not count."""
     fields = {k: v for k, v in row.items() if k not in (KID, MAC)}
     try:
         text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -49,7 +31,7 @@ def canonical_bytes(row: dict[str, Any]) -> bytes:
 
 
 def message(notebook: str, row: dict[str, Any]) -> bytes:
-    """What a row's mac is the HMAC of: the context, the notebook's title, a NUL, the canonical bytes."""
+    """What a row's mac is the HMAC of (the title in it: a row signed for one notebook proves nothing elsewhere)."""
     return CONTEXT + notebook.encode("utf-8") + b"\x00" + canonical_bytes(row)
 
 
@@ -67,23 +49,23 @@ def sign(row: dict[str, Any], key_id: str, secret: str, *, notebook: str) -> dic
     return {**fields, KID: key_id, MAC: mac_of(fields, notebook=notebook, secret=secret)}
 
 
-def verify(row: dict[str, Any], *, notebook: str, secret_for: Callable[[str], str | None]) -> Verdict:
-    """The key id whose secret made the row's mac, or the reason it proves nothing. `secret_for` gives a key id's
-    secret, None for a key that does not exist; whether the key is still live is the caller's to judge."""
+def verify(row: dict[str, Any], *, notebook: str, secret_for: Callable[[str], str | None]) -> tuple[str | None, str]:
+    """(the key id whose secret made the row's mac, "") or (None, the reason it proves nothing). `secret_for` gives a
+    key id's secret, None for a key that does not exist; whether the key is still live is the caller's to judge."""
     key_id, mac = row.get(KID), row.get(MAC)
     if key_id is None and mac is None:
-        return Verdict(reason="the row is not signed (no kid, no mac)")
+        return None, "the row is not signed (no kid, no mac)"
     if not isinstance(key_id, str) or not KEY_ID.fullmatch(key_id):
-        return Verdict(reason="the row's kid is not a writer key id")
+        return None, "the row's kid is not a writer key id"
     if not isinstance(mac, str) or not MAC_PATTERN.fullmatch(mac):
-        return Verdict(reason=f"the row names key {key_id} but its mac is not 64 lowercase hex digits")
+        return None, f"the row names key {key_id} but its mac is not 64 lowercase hex digits"
     secret = secret_for(key_id)
     if secret is None:
-        return Verdict(reason=f"no writer key {key_id} was ever issued")
+        return None, f"no writer key {key_id} was ever issued"
     try:
         expected = mac_of(row, notebook=notebook, secret=secret)
     except NotCanonical as exc:
-        return Verdict(reason=str(exc))
+        return None, str(exc)
     if not hmac.compare_digest(expected, mac):
-        return Verdict(reason=f"the row's mac does not match key {key_id} (changed since it was signed, or not by it)")
-    return Verdict(key_id=key_id)
+        return None, f"the row's mac does not match key {key_id} (changed since it was signed, or not by it)"
+    return key_id, ""

@@ -1,10 +1,6 @@
-"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (rowformat docstring).
-
-Keyed, so the digest it makes cannot be guessed once the salt is deleted with the words; deterministic, so the same
-words in one notebook get the same digest: they are stored once, one redaction takes every copy, and the refusal of
-redacted words written again finds them, all by digest as before. Per notebook, so equal digests in two notebooks
-say nothing of their words.
-"""
+"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (docs/file-format.md).
+Keyed, so the digest cannot be guessed once the salt is deleted with the words; deterministic, so one redaction
+takes every copy; per notebook, so equal digests in two notebooks say nothing of their words."""
 
 import hashlib
 import hmac
@@ -18,48 +14,34 @@ CONTEXT = b"notebooks words salt\x00"
 
 
 def server_secret() -> bytes:
-    """NOTEBOOK_WORDS_SECRET, or a secret derived from SECRET_KEY (so it is not the very key Django signs with).
-
-    Changing it never breaks a digest (the salt is stored); words written after the change are stored again once and
-    a redaction from before it no longer refuses them (docs/RELIABILITY.md)."""
+    """NOTEBOOK_WORDS_SECRET, or one derived from SECRET_KEY. Changing it breaks no digest (the salt is stored),
+    but a redaction from before it no longer refuses the same words written again (docs/RELIABILITY.md)."""
     configured = getattr(settings, "NOTEBOOK_WORDS_SECRET", "")
     if configured:
         return configured.encode("utf-8")
     return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks words", hashlib.sha256).digest()
 
 
-def _keyed_for(title: str) -> "hmac.HMAC":
-    """The HMAC every salt of the notebook `title` starts from: the secret and the title, keyed once."""
-    return hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
-
-
-def _salt(started: "hmac.HMAC", words: str) -> str:
-    mac = started.copy()
-    mac.update(words.encode("utf-8"))
-    return mac.hexdigest()[:32]
-
-
-def salt_of(title: str, words: str) -> str:
-    """The salt of these words in the notebook `title`: 32 hex digits."""
-    return _salt(_keyed_for(title), words)
-
-
-def keyed(title: str, words: str) -> tuple[str, str]:
-    """The salt and keyed digest of these words in the notebook `title`."""
-    salt = salt_of(title, words)
-    return salt, rowformat.salted_digest(salt, words)
-
-
 def keyer(title: str) -> Callable[[str], tuple[str, str]]:
-    """keyed for many words of one notebook (an import, an append): the secret read and the HMAC keyed once."""
-    # Reading the settings and keying the HMAC once, not per row: about 5% of a 100,000-row import (bench/NOTES.md).
-    started = _keyed_for(title)
+    """keyed for many words of one notebook: the HMAC keyed once, not per row (5% of a 100,000-row import)."""
+    started = hmac.new(server_secret(), CONTEXT + title.encode("utf-8") + b"\x00", hashlib.sha256)
 
     def keyed_here(words: str) -> tuple[str, str]:
-        salt = _salt(started, words)
+        mac = started.copy()
+        mac.update(words.encode("utf-8"))
+        salt = mac.hexdigest()[:32]
         return salt, rowformat.salted_digest(salt, words)
 
     return keyed_here
+
+
+def keyed(title: str, words: str) -> tuple[str, str]:
+    """The salt (32 hex digits) and keyed digest of these words in the notebook `title`."""
+    return keyer(title)(words)
+
+
+def salt_of(title: str, words: str) -> str:
+    return keyed(title, words)[0]
 
 
 def lookups(title: str, words: str) -> tuple[str, str]:

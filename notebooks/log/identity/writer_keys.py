@@ -1,10 +1,5 @@
-"""Writer keys: issued and revoked like API tokens, for the outside writers of vault rows (log/identity/signing.py).
-
-Nothing secret is stored. A writer's secret is derived when needed: the HMAC-SHA256, keyed with the server's secret
-(NOTEBOOK_WRITER_KEY_SECRET, or one derived from Django's SECRET_KEY), of the key id and the row's random salt.
-A copy of the database alone gives no secret; the server's secret alone gives none without the salts.
-Writes are keyword-only, each under transaction.atomic().
-"""
+"""Writer keys, issued and revoked like API tokens, for the outside writers of vault rows (signing.py). No secret is
+stored: a key's is derived from the server's secret and the key's salt, so neither alone gives one."""
 
 import base64
 import hashlib
@@ -44,9 +39,6 @@ class Writer:
     actor: Actor
 
 
-# ----- the server's secret and each key's -------------------------------------------------------------------
-
-
 def server_secret() -> bytes:
     """NOTEBOOK_WRITER_KEY_SECRET, or a secret derived from SECRET_KEY (so it is not the very key Django signs with)."""
     configured = settings.NOTEBOOK_WRITER_KEY_SECRET
@@ -63,9 +55,6 @@ def secret_of(key: WriterKey) -> str:
     return SECRET_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-# ----- services ------------------------------------------------------------------------------------------------
-
-
 def issue(*, actor: str, editor: bool = False, by: str = "cli") -> Issued:
     """A new key for an actor. An editor's key needs the editor's role recorded for that actor now."""
     check_name(actor)
@@ -78,13 +67,8 @@ def issue(*, actor: str, editor: bool = False, by: str = "cli") -> Issued:
     for _ in range(5):  # a key id is 40 random bits: a collision is rare, and the unique index catches it
         try:
             with transaction.atomic():
-                key = WriterKey.objects.create(
-                    key_id="wk" + secrets.token_hex(5),
-                    actor=actor,
-                    editor=editor,
-                    salt=secrets.token_hex(16),
-                    created_by=by,
-                )
+                key_id, salt = "wk" + secrets.token_hex(5), secrets.token_hex(16)
+                key = WriterKey.objects.create(key_id=key_id, actor=actor, editor=editor, salt=salt, created_by=by)
         except IntegrityError:
             continue
         return Issued(key=key, secret=secret_of(key))
@@ -104,9 +88,6 @@ def revoke(*, key_id: str, by: str = "cli", why: str = "") -> WriterKey:
         key.revoked_at, key.revoked_by, key.revoked_why = timezone.now(), by, why
         key.save(update_fields=["revoked_at", "revoked_by", "revoked_why"])
     return key
-
-
-# ----- selectors -----------------------------------------------------------------------------------------------
 
 
 def keys(*, actor: str | None = None, live_only: bool = False) -> list[WriterKey]:
@@ -143,13 +124,13 @@ def prover(*, notebook: str) -> Callable[[dict[str, Any]], tuple[Writer | None, 
         return None if key is None else secret_of(key)
 
     def prove(row: dict[str, Any]) -> tuple[Writer | None, str]:
-        verdict = signing.verify(row, notebook=notebook, secret_for=secret_for)
-        if not verdict.proven:
-            return None, verdict.reason
-        if verdict.key_id not in writers:
-            writers[verdict.key_id] = actor_for(verdict.key_id)
-        writer = writers[verdict.key_id]
-        return (None, f"writer key {verdict.key_id} is revoked") if writer is None else (writer, "")
+        key_id, why = signing.verify(row, notebook=notebook, secret_for=secret_for)
+        if key_id is None:
+            return None, why
+        if key_id not in writers:
+            writers[key_id] = actor_for(key_id)
+        writer = writers[key_id]
+        return (None, f"writer key {key_id} is revoked") if writer is None else (writer, "")
 
     return prove
 

@@ -2,7 +2,7 @@
 fold.py's; this is its projection for one line)."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from notebooks.log.files.rowformat import redacted_text
@@ -38,25 +38,15 @@ class Entry:
     claimed_at: float | None = None  # a row appended from outside: the time its writer gave (`at` is the log's)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq, "op": self.op, "text": self.text, "source": self.source, "by": self.by, "at": self.at,
-            "why": self.why, "how": self.how, "into": self.into, "adopted": self.adopted, "was_at": self.was_at,
-            "was_by": self.was_by, "from_n": self.from_n, "merged_from": list(self.merged_from),
-            "moved_to": self.moved_to and self.moved_to.as_dict(),
-            "moved_from": self.moved_from and self.moved_from.as_dict(),
-            "proposes": self.proposes, "session": self.session, "lands": self.lands, "claimed_at": self.claimed_at,
-        }  # fmt: skip
+        """The shape the API documents: every field but redacts, redacted and puts_back."""
+        shown = {k: v for k, v in asdict(self).items() if k not in ("redacts", "redacted", "puts_back")}
+        return {**shown, "merged_from": list(self.merged_from)}
 
 
 @dataclass(frozen=True)
 class Moved:
-    """The other end of a move: a notebook's title and a line of it."""
-
     notebook: str
     n: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"notebook": self.notebook, "n": self.n}
 
 
 # A row of one line as history reads it: (seq, op, words, source, by, at, why, how, into, was_at, was_by, redacts,
@@ -74,19 +64,11 @@ def history(
     claimed: Mapping[int, float] | None = None,
 ) -> list[Entry]:
     """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
-    words the line had after it. A redact row's text is its own mark, "[redacted: why]".
-
-    An add with `into` set restores that line (restored from #into). A row of op RESTORED is another line's add that
-    restored this one: its words are what was brought back and its `into` the new line's number. A row of op
-    RETIRED_INTO is another line's strike into this one (line n): its `into` is that other line's number (its entry's
-    `from_n`; the entry's `into` is n), its words and source what that line had when it was struck, its how, by, why
-    and at the strike's. The add of a line names the lines merged into it (`merged_from`). An edit back to words an
-    earlier row of the line gave it names that row (`puts_back`). `moved` maps the seq of a row of the line that
-    moved it (a strike how="moved", or an add naming where it came from) to the other notebook and line: the
-    strike's entry names where it went (`moved_to`), the add's where it came from (`moved_from`). `proposed` maps the
-    seq of a proposal or a landed copy to (the op proposed, the session, the proposal a copy lands): a proposal's
-    entry carries the words it proposes and changes the words the line has after it in no entry; it never counts.
-    `claimed` maps the seq of a row appended from outside to the time its writer gave (its entry's `claimed_at`)."""
+    words the line had after it (a redact row's: its own mark). A row of op RESTORED is another line's add that
+    restored this one (`into`: the new line); one of op RETIRED_INTO another line's strike into line n (`into`: that
+    line, the entry's `from_n`), with the words and source that line had then. `moved`, `proposed` and `claimed` map
+    a row's seq to the move's other end, to (the op proposed, the session, the proposal a copy lands) and to an
+    outside writer's own time. A proposal's entry shows the words it proposes and changes no later entry's words."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -107,10 +89,8 @@ def history(
         if op == PROPOSE:
             proposes, session, _ = (proposed or {}).get(seq, (None, None, None))
             shown = words if proposes in WORDED else words_now
-            entries.append(
-                Entry(seq, op, shown, src or source_now, by, at, why, how, into, False, was_at, was_by, None, gone)
-            )
-            entries[-1] = replace(entries[-1], proposes=proposes, session=session)
+            entry = Entry(seq, op, shown, src or source_now, by, at, why, how, into, False, was_at, was_by, None, gone)
+            entries.append(replace(entry, proposes=proposes, session=session))
             continue
         back = None
         if op in WORDED:
@@ -130,21 +110,15 @@ def history(
             )
         )
     merged = tuple(e.from_n for e in entries if e.op == RETIRED_INTO and e.how == "merged" and e.from_n is not None)
-    if merged:
-        i = next((i for i, e in enumerate(entries) if e.op == "add" and not e.adopted), None)
-        if i is not None:
-            entries[i] = replace(entries[i], merged_from=merged)
-    if proposed:
-        for i, e in enumerate(entries):
-            landed = proposed.get(e.seq)
-            if landed is not None and landed[2] is not None and not e.adopted and e.op != PROPOSE:
-                entries[i] = replace(e, lands=landed[2])
-    if claimed:
-        entries = [replace(e, claimed_at=claimed[e.seq]) if e.seq in claimed else e for e in entries]
-    if moved:
-        for i, e in enumerate(entries):
-            other = moved.get(e.seq) if not e.adopted and e.op in ("add", "strike") else None
-            if other is not None:
-                end = Moved(*other)
-                entries[i] = replace(entries[i], **{"moved_to" if e.op == "strike" else "moved_from": end})
+    added = next((e.seq for e in entries if e.op == "add" and not e.adopted), None)  # the line's own add
+    for i, e in enumerate(entries):
+        found: dict[str, Any] = {"merged_from": merged} if merged and e.seq == added else {}
+        if (landed := (proposed or {}).get(e.seq)) and landed[2] is not None and not e.adopted and e.op != PROPOSE:
+            found["lands"] = landed[2]
+        if claimed and e.seq in claimed:
+            found["claimed_at"] = claimed[e.seq]
+        if (other := (moved or {}).get(e.seq)) and not e.adopted and e.op in ("add", "strike"):
+            found["moved_to" if e.op == "strike" else "moved_from"] = Moved(*other)
+        if found:
+            entries[i] = replace(e, **found)
     return entries

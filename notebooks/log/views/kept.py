@@ -1,12 +1,6 @@
-"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query.
-
-Every read of the live view checks the log: one query returns the row the kept view stands at and any rows after
-it. The view is used only if that row still has the hash it saw (the hash chains every row before it, so the log up
-to there is exactly what was folded); new rows are folded in after checking that each links to the one before.
-Otherwise the view is computed again from the log. A past view never changes, so it is kept too, under the seq of
-the row it stands at, while that row keeps its hash and no redaction came since. Nothing in the database holds a
-copy of a view but the signed snapshots (snapshots.py).
-"""
+"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query: the kept view is used
+while the row it stands at keeps its hash (which chains every row before it), the rows after it folded in; else it is
+computed again. A past view is kept under the seq of its row, until a redaction."""
 
 import threading
 from collections.abc import Callable, Sequence
@@ -15,7 +9,7 @@ from typing import Any, TypeVar
 
 from notebooks.log.rules.fold import WORDED, LiveLines
 from notebooks.log.store import view_reads as viewed
-from notebooks.log.views import queries, snapshots
+from notebooks.log.views import queries
 from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import Notebook
@@ -67,32 +61,21 @@ class KeptView:
 
 # (alias, database name, notebook[, cut seq]) -> view
 _views: LRU[KeptView] = LRU(most=lambda: VIEWS_KEPT, weigh=lambda view: len(view.live), heaviest=lambda: LINES_KEPT)
-_key = notebook_key
 
 
 def forget() -> None:
-    """Drop every kept view (the next read of each computes it again from the log)."""
     _views.clear()
 
 
 def forget_notebook(notebook: Notebook) -> None:
-    """Drop the notebook's kept views, live and past, and the turn texts they hold (after a redaction: they may
-    hold the words it removed, and a later read would only replace them)."""
-    key = _key(notebook)
+    """Drop the notebook's kept views, live and past, and their turn texts (a redaction's words may be in them)."""
+    key = notebook_key(notebook)
     _views.drop(lambda found: found[:3] == key)
 
 
-_get = _views.get
-
-
-def _keep(key: tuple, view: KeptView) -> None:
-    _views.keep(key, lambda _old: view)
-
-
 def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
-    """Rows just committed after `top` (append.RowWritten) folded into the notebook's kept live view, if it stands at
-    `top`. The next read still checks the row the view stands at against the log."""
-    view = _get(_key(notebook))
+    """Rows just committed after `top` folded into the kept live view, if it stands at `top` (reads still check it)."""
+    view = _views.get(notebook_key(notebook))
     if view is None or not written:
         return
     with view.lock:
@@ -103,8 +86,8 @@ def fold_in(notebook: Notebook, top: Head, written: Sequence[Any]) -> None:
 
 def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
     """`use` applied to the notebook's live view, brought up to the log's head (or computed again), under its lock."""
-    key = _key(notebook)
-    view = _get(key)
+    key = notebook_key(notebook)
+    view = _views.get(key)
     if view is not None:
         with view.lock:
             # The row the view stands at and up to FOLD_STEP rows after it, in one bounded range (seqs are dense).
@@ -115,33 +98,32 @@ def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
                 if len(found) == 1 or view.fold_forward(found[1:]):
                     return use(view)
     lines, top = queries.computed_view(notebook)
-    view = KeptView(top.seq, top.hash, top.at, LiveLines(lines), redactions=snapshots.count_redactions(notebook.pk))
-    _keep(key, view)
+    view = KeptView(top.seq, top.hash, top.at, LiveLines(lines), redactions=viewed.count_redactions(notebook.pk))
+    _views.keep(key, lambda _old: view)
     with view.lock:
         return use(view)
 
 
 def live(notebook: Notebook) -> tuple[list[Line], Head]:
-    """The live lines and the head they stand at."""
     return with_live(notebook, lambda view: (view.live.copy(), view.head))
 
 
 def past(notebook: Notebook, cut: int = queries.ALL, *, until: float | None = None) -> KeptView:
     """The view as the log stood at row `cut` (or at time `until`), kept under the seq of the row it stands at."""
     top, redactions = queries.row_and_redactions(notebook, cut, until)
-    key = (*_key(notebook), top.seq)
-    view = _get(key)
+    key = (*notebook_key(notebook), top.seq)
+    view = _views.get(key)
     if view is not None and view.hash == top.hash and view.redactions == redactions:
         return view
     lines, found = queries.computed_view(notebook, top.seq)
     view = KeptView(found.seq, found.hash, found.at, LiveLines(lines), redactions=redactions)
-    _keep(key, view)
+    _views.keep(key, lambda _old: view)
     return view
 
 
 def kept_seq(notebook: Notebook) -> int | None:
     """The seq the notebook's kept live view stands at, unchecked; None when none is kept."""
-    view = _get(_key(notebook))
+    view = _views.get(notebook_key(notebook))
     return None if view is None else view.seq
 
 

@@ -1,11 +1,7 @@
-"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes): least recently
-used first out, within a count and a total weight that are summed again on every keep, since a kept value grows
-(a view folds rows in, a notebook's fragments fill). The newest value is always kept, however heavy.
+"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes), least recently used
+first out. Not functools.lru_cache or cachetools: they weigh a value once, when it is put, and a kept value grows."""
 
-Not functools.lru_cache or cachetools: both weigh a value once, when it is put, and refuse one heavier than the
-bound; these bounds are on memory that grows after the put.
-"""
-
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, ItemsView, ValuesView
@@ -24,22 +20,22 @@ def notebook_key(notebook: Notebook) -> tuple[str, str, int]:
 
 
 class LRU(Generic[V]):
-    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight; thread-safe. The
-    bounds are read on each keep, so a setting (or a test) may change them."""
+    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight (read again on each keep,
+    so a setting may change them), the newest kept however heavy; thread-safe."""
 
     def __init__(
         self,
         *,
-        most: Callable[[], int] | None = None,
-        weigh: Callable[[V], int] | None = None,
-        heaviest: Callable[[], int] | None = None,
+        most: Callable[[], int] = lambda: sys.maxsize,
+        weigh: Callable[[V], int] = lambda _value: 0,
+        heaviest: Callable[[], int] = lambda: 0,
     ) -> None:
         self._kept: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
         self._most, self._weigh, self._heaviest = most, weigh, heaviest
 
     def get(self, key: Hashable) -> V | None:
-        """The value kept under `key`, now the most recently used, or None."""
+        """The value, now the most recently used, or None."""
         with self._lock:
             value = self._kept.get(key)
             if value is not None:
@@ -47,7 +43,7 @@ class LRU(Generic[V]):
         return value
 
     def keep(self, key: Hashable, make: Callable[[V | None], V]) -> V:
-        """Keep `make(the value kept now, or None)` under `key`, as the most recently used, in one step."""
+        """Keep `make(the value kept now, or None)`, as the most recently used, in one step."""
         with self._lock:
             value = self._kept[key] = make(self._kept.get(key))
             self._kept.move_to_end(key)
@@ -55,16 +51,13 @@ class LRU(Generic[V]):
         return value
 
     def _drop_oldest(self) -> None:
-        kept, weigh = self._kept, self._weigh
-        most = self._most() if self._most else None
-        heaviest = self._heaviest() if self._heaviest else 0
-        weight = sum(weigh(v) for v in kept.values()) if weigh else 0
-        while len(kept) > 1 and ((most is not None and len(kept) > most) or weight > heaviest):
+        kept, weigh, most, heaviest = self._kept, self._weigh, self._most(), self._heaviest()
+        weight = sum(map(weigh, kept.values()))
+        while len(kept) > 1 and (len(kept) > most or weight > heaviest):
             _, dropped = kept.popitem(last=False)
-            weight -= weigh(dropped) if weigh else 0
+            weight -= weigh(dropped)
 
     def drop(self, wanted: Callable[[Hashable], bool]) -> None:
-        """Drop every value whose key is `wanted`."""
         with self._lock:
             for key in [k for k in self._kept if wanted(k)]:
                 del self._kept[key]

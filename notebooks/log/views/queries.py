@@ -1,6 +1,5 @@
-"""The views as the log computes them: heads and cuts, the SQL forms of the fold (their statements in
-store/view_reads.py, property-tested against fold.py), and a view folded forward from the nearest snapshot. Each read
-is one SQL query or a fixed few."""
+"""The views as the log computes them: heads and cuts, the SQL forms of the fold (store/view_reads.py, property-tested
+against fold.py), and a view folded forward from the nearest snapshot."""
 
 from itertools import islice
 
@@ -22,20 +21,12 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
     return body, False
 
 
-# ----- rows a view stands at ---------------------------------------------------------------------------
-
-
 def _head(found: tuple | None) -> Head:
     return Head(*found) if found else NO_ROWS
 
 
 def head(notebook: Notebook) -> Head:
-    """The notebook's last row: its seq, hash and time."""
     return row_before(notebook, ALL)
-
-
-def row_at(notebook: Notebook, seq: int) -> Head:
-    return _head(viewed.row_at(notebook.pk, seq))
 
 
 def row_before(notebook: Notebook, seq: int) -> Head:
@@ -54,13 +45,9 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
 
 
 def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
-    """The row a past view stands at (the last at or before seq `cut`, or time `until`) and the notebook's count
-    of redact rows, in one query."""
+    """The row a past view stands at (at or before seq `cut`, or time `until`) and the count of redact rows."""
     found = viewed.row_and_redactions(notebook.pk, cut, until)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
-
-
-# ----- the view in SQL (store/rows.VIEW_SQL and LINE_SQL) ------------------------------------------------------
 
 
 def _line(n: int, body: str | None, gone: str | None, source: str, by: str, at: float, seq: int) -> Line:
@@ -95,8 +82,6 @@ def computed_view(notebook: Notebook, cut: int = ALL) -> tuple[list[Line], Head]
                 after = None  # the chain is broken after the snapshot: the log decides, through VIEW_SQL
             if after is not None and len(after) <= FORWARD_MAX:
                 folder.feed(after)
-                if after:
-                    last = after[-1]
-                    top = Head(last[0], last[6], last[5])
-                return folder.view(), top
+                last = after[-1] if after else None
+                return folder.live.copy(), Head(last[0], last[6], last[5]) if last else top
         return view_by_sql(notebook, cut)

@@ -1,7 +1,5 @@
-"""Reads of the log: the live view and a past one, a line, its history, the turn, heads and the export.
-
-Views come from the kept views (kept.py), checked against the log on every read; everything else is one SQL query.
-"""
+"""Reads of the log: views (from kept.py, checked against the log on every read), a line, its history, the turn,
+heads and the export (each one SQL query)."""
 
 import difflib
 import re
@@ -22,16 +20,7 @@ from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
 from notebooks.log.views.lines import Head, Line
-from notebooks.log.views.queries import (
-    ALL,
-    NO_ROWS,
-    cut_for,
-    head,
-    line_by_sql,
-    row_at,
-    row_by_time,
-    words_or_mark,
-)
+from notebooks.log.views.queries import ALL, NO_ROWS, cut_for, head, line_by_sql, row_by_time, words_or_mark
 from notebooks.models import Notebook
 
 TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
@@ -61,9 +50,7 @@ def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
 
 def view(notebook: Notebook, *, until: float | None = None) -> list[Line]:
     """The live lines in number order; with `until`, exactly as the log stood at that time."""
-    if until is None:
-        return kept.live(notebook)[0]
-    return kept.past(notebook, until=until).live.copy()
+    return pinned_view(notebook, until=until).lines
 
 
 def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
@@ -117,12 +104,8 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
-    """Every row of line n (history.py): adopted rows first by their own time, then the line's rows in log order.
-
-    Redacted words read "[redacted: why]"; the redact row itself is an entry of the line too, and so are another
-    line's add that restored it (fold.RESTORED) and each other line's strike into it, merged or retired
-    (fold.RETIRED_INTO, with the words that line had when it was struck).
-    """
+    """Every row of line n (history.py), and another line's add that restored it (fold.RESTORED) and each other
+    line's strike into it (fold.RETIRED_INTO, with the words that line had when it was struck)."""
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     found, others = viewed.line_history_rows(notebook.pk, n)
@@ -135,7 +118,7 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
     proposed = {row[1]: (p, s, landed) for row in found for p, s, landed in [row[-5:-2]] if p or landed is not None}
     claimed = {row[1]: row[-2] for row in found if row[-2] is not None}  # an outside writer's own time (rowformat)
     for row_n, seq, op, body, source, by, at, why, how, into, *rest, _there, _m, _p, _s, _l, _c, gone in sorted(
-        found + others, key=_seq
+        found + others, key=lambda row: row[1]
     ):
         words, redacted = words_or_mark(body, gone)
         if row_n != n and op == "add":  # another line's add that restored this one: the new line's number in `into`
@@ -145,10 +128,6 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
             words, source, redacted = said[row_n, seq]
         rows.append((seq, op, words, source, by, at, why, how, into, *rest, redacted))
     return history_fold.history(rows, n, moved, proposed, claimed)
-
-
-def _seq(row: tuple) -> int:
-    return row[1]
 
 
 class Said(NamedTuple):
@@ -181,32 +160,25 @@ def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[
 
 def merge_source(notebook: Notebook, numbers: list[int], text: str, *, editor: bool = True) -> fold.MergeSource:
     """The source a merge of these live lines into these words would give (fold.merge_source), read before it is
-    written: "this stays Pippa's seen line" or "this becomes Dad's correction". Lines not live are left out (the
-    merge itself would refuse them)."""
+    written; lines not live are left out (the merge itself would refuse them)."""
     lines = [live_line(notebook, x) for x in numbers if is_number(x)]
     said = [(x.n, x.source, None if x.redacted else x.text) for x in lines if x is not None]
     return fold.merge_source(editor=editor, lines=said, text=text)
 
 
 def turn(notebook: Notebook, *, until: float | None = None) -> str:
-    """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged."""
-    if until is None:
-        return kept.with_live(notebook, lambda live: _kept_turn(notebook, live))
-    return _kept_turn(notebook, kept.past(notebook, until=until))
+    """The text a play turn carries: Dad's corrections, his other lines, then hers, each tagged (kept with its view)."""
 
+    def kept_turn(view: kept.KeptView) -> str:
+        if view.turn is None:
+            view.turn = turn_text(notebook, view.lines, view.head)
+        return view.turn
 
-def _kept_turn(notebook: Notebook, view: kept.KeptView) -> str:
-    if view.turn is None:
-        view.turn = _turn_text(notebook, view.lines, view.head)
-    return view.turn
+    return kept.with_live(notebook, kept_turn) if until is None else kept_turn(kept.past(notebook, until=until))
 
 
 def turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
-    """The turn of these lines (a holder's own view: answers.turn), standing at `top`."""
-    return _turn_text(notebook, live, top)
-
-
-def _turn_text(notebook: Notebook, live: list[Line], top: Head) -> str:
+    """The turn of these lines (also a holder's own view: answers.turn), standing at `top`."""
     lines = in_turn_order(live)
     stands = datetime.fromtimestamp(top.at, tz=UTC).isoformat(timespec="seconds") if top.seq else "its start"
     parts = [f"# Notebook {notebook.title!r} as it stood at {stands} (seq {top.seq}, head {top.hash[:16]})"]
@@ -223,11 +195,8 @@ _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts
 
 
 def turn_words(text: str) -> str:
-    """A line's words as the turn shows them: nothing in them can read as another line, the header or the footer.
-
-    Every line break (\\n, \\r, U+2028, …) becomes a marked continuation; other control and format characters
-    (escape codes, bidirectional overrides) are shown as escapes; a `[#` is escaped. The card shows words as written.
-    """
+    """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer: a line
+    break becomes a marked continuation, other control and format characters escapes, a `[#` is escaped."""
     if text.isprintable() and "[" not in text:
         return text  # the usual line, at once
     out = []
@@ -239,23 +208,16 @@ def turn_words(text: str) -> str:
     return "".join(out)
 
 
-EXPORT_NAMES = viewed.EXPORT_NAMES
-
-
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Raw rows in log order as export objects (words included), streamed from one query."""
     for values in viewed.export_rows(notebook.pk, after, upto, limit):
-        row = dict(zip(EXPORT_NAMES, values[:-2], strict=True))
+        row = dict(zip(viewed.EXPORT_NAMES, values[:-2], strict=True))
         yield rowformat.export_row(row, values[-1], redacted_why=values[-2])
 
 
 def export(notebook: Notebook, *, until: float | None = None) -> Iterator[str]:
-    """The notebook as JSON Lines, one row a line, in log order."""
     for row in rows(notebook, upto=cut_for(notebook, until)):
         yield rowformat.dumps(row)
-
-
-# ----- every notebook -----------------------------------------------------------------------------
 
 
 class NotebookHead(NamedTuple):
@@ -265,7 +227,7 @@ class NotebookHead(NamedTuple):
 
 
 def notebook_heads() -> list[NotebookHead]:
-    """Every notebook with its head, by title, in one query."""
+    """By title, in one query."""
     return [
         NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
         for nb_id, title, seq, hash, at in viewed.notebook_heads()
@@ -273,26 +235,9 @@ def notebook_heads() -> list[NotebookHead]:
 
 
 def heads() -> dict[str, Head]:
-    """Every notebook's head, by title."""
     return {found.title: found.head for found in notebook_heads()}
 
 
 def row_hash(notebook: Notebook, seq: int) -> str | None:
-    """The hash of row `seq`, or None when the notebook has no such row."""
-    found = row_at(notebook, seq)
-    return found.hash if found.seq else None
-
-
-def filter_lines(lines: list[Line], *, source: str = "", q: str = "") -> list[Line]:
-    """The lines of one source and/or holding every word of the search (case-insensitive)."""
-    words = q.casefold().split()
-    return [
-        line
-        for line in lines
-        if (not source or line.source == source) and all(w in line.text.casefold() for w in words)
-    ]
-
-
-def redacted_digests(notebook: Notebook) -> frozenset[str]:
-    """The digests of every word the notebook's redact rows removed."""
-    return viewed.redacted_digests(notebook.pk)
+    found = viewed.row_at(notebook.pk, seq)  # (seq, hash, at)
+    return found[1] if found else None

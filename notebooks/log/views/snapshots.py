@@ -1,15 +1,5 @@
-"""Snapshots of the live view, kept so that a first read (after a start, or of a past cut) folds only the rows
-after the nearest one instead of the whole log.
-
-A snapshot stands at a row whose seq is a multiple of EVERY, once the rows since the previous snapshot are at
-least half the lines it held: a first read folds at most that many rows past one, and all of a notebook's
-snapshots together hold at most about two lines per row of its log. An import, which writes them all at once,
-makes half as many, and one at its last row.
-
-A reader uses one only while that row still carries the hash the snapshot names, the notebook's count of redact
-rows is still the one it was made with, and its MAC, keyed by SECRET_KEY, matches its content: the log stays the
-only source of truth, and a snapshot that fails a check is passed over, never trusted.
-"""
+"""Snapshots of the live view, so that a first read folds only the rows after the nearest one. A reader uses one only
+while its row keeps the hash it names, the count of redact rows is the one it was made with and its MAC matches."""
 
 import gc
 from collections.abc import Iterable, Iterator
@@ -26,8 +16,6 @@ from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
-
-
 SPACING = 2  # a snapshot of L lines is followed by the next after L / SPACING rows (or EVERY, if more)
 IMPORT_SPACING = 1  # an import makes half as many (it writes them all at once), and one at its last row
 
@@ -48,9 +36,6 @@ def quiet_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-# ----- folding rows into a view and its snapshots -----------------------------------------------------------------
 
 
 class Folder:
@@ -86,23 +71,17 @@ class Folder:
         if not self.makes_snapshots:
             return
         if due(seq, self.last_seq, self.last_live, self.spacing):
-            self.made.append((Head(seq, hash_, at), self.view()))
+            self.made.append((Head(seq, hash_, at), self.live.copy()))
             self.last_seq, self.last_live = seq, len(self.live)
         else:
             self.last = (seq, hash_, at)
 
     def finish(self) -> None:
-        """A snapshot at the last row applied too, unless one stands there: the first read after an import starts
-        from it."""
+        """A snapshot at the last row applied too, unless one stands there: an import's first read starts from it."""
         if self.last is not None and self.last[0] > self.last_seq:
-            self.made.append((Head(*self.last), self.view()))
+            self.made.append((Head(*self.last), self.live.copy()))
             self.last_seq, self.last_live = self.last[0], len(self.live)
 
-    def view(self) -> list[Line]:
-        return self.live.copy()
-
-
-# ----- reading and writing them ---------------------------------------------------------------------------------
 
 TRIES = 3  # snapshots tried before folding from the whole log (after a SECRET_KEY change every one fails)
 
@@ -123,27 +102,12 @@ def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
     return None
 
 
-def last(notebook_id: int) -> tuple[int, int]:
-    """The seq and line count of the notebook's last snapshot ((0, 0) for none), checked or not: it only paces."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
-        )
-        found = cursor.fetchone()
-    return found or (0, 0)
-
-
-def count_redactions(notebook_id: int) -> int:
-    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
-    return viewed.count_redactions(notebook_id)
-
-
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
     """Write snapshots; one already standing at the same row is kept. Returns how many were given."""
     if not made:
         return 0
     if redactions is None:
-        redactions = count_redactions(notebook_id)
+        redactions = viewed.count_redactions(notebook_id)
     values = []
     for top, lines in made:
         blob = encode(lines)
@@ -177,28 +141,26 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
         for seq, op, n, source, by, at, row_prev, row_hash, digest, body in chunk:
             if seq != expect or row_prev != prev_hash:
                 raise ValueError(f"row {seq} does not follow row {expect - 1} in the chain")
+            redacted = False
             if body is None and digest and op in ("add", "edit"):
                 if whys is None:  # words gone: the reason of the redaction that removed them (the first one)
                     whys = viewed.redaction_whys(notebook_id)
-                why = whys.get(digest)
-                if why is not None:
-                    yield seq, op, n, source, by, at, row_hash, rowformat.redacted_text(why), True
-                    expect, prev_hash = seq + 1, row_hash
-                    continue
-            yield seq, op, n, source, by, at, row_hash, body, False
+                if (why := whys.get(digest)) is not None:
+                    body, redacted = rowformat.redacted_text(why), True
+            yield seq, op, n, source, by, at, row_hash, body, redacted
             expect, prev_hash = seq + 1, row_hash
 
 
 def catch_up(notebook_id: int, head_seq: int) -> int:
     """Make the snapshots due up to row `head_seq` (inside the write that reached it). Returns how many."""
-    last_seq, last_live = last(notebook_id)
+    with connection.cursor() as cursor:  # the last snapshot's seq and lines, checked or not: it only paces
+        cursor.execute(
+            "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
+        )
+        last_seq, last_live = cursor.fetchone() or (0, 0)
     if not any(due(s, last_seq, last_live) for s in range(last_seq + EVERY - last_seq % EVERY, head_seq + 1, EVERY)):
         return 0
-    start = nearest(notebook_id, head_seq)
-    if start is None:
-        top, lines = Head(0, rowformat.GENESIS, 0.0), []
-    else:
-        top, lines = start
+    top, lines = nearest(notebook_id, head_seq) or (Head(0, rowformat.GENESIS, 0.0), [])
     folder = Folder(lines, seq=top.seq, last_seq=max(top.seq, last_seq), last_live=last_live)
     folder.feed(rows_after(notebook_id, top.seq, head_seq, top.hash))
     return store(notebook_id, folder.made)
@@ -208,15 +170,13 @@ def rebuild(notebook_id: int) -> int:
     """Delete the notebook's snapshots and make them again from the log (after a redaction, or on request)."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM notebooks_snapshot WHERE notebook_id = %s", [notebook_id])
-    head_seq = viewed.top_seq(notebook_id)
     folder = Folder()
-    folder.feed(rows_after(notebook_id, 0, head_seq, rowformat.GENESIS))
+    folder.feed(rows_after(notebook_id, 0, viewed.top_seq(notebook_id), rowformat.GENESIS))
     return store(notebook_id, folder.made)
 
 
 def problems(notebook_id: int) -> list[str]:
-    """Every snapshot readers would pass over or, worse, that says something else than the log: one pass that
-    folds the whole log and compares each snapshot with the fold at its row."""
+    """Every snapshot readers would pass over or that says other than the log, in one fold of the whole log."""
     with connection.cursor() as cursor:
         cursor.execute(
             'SELECT seq, "hash", redactions, lines, mac FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq',
@@ -226,7 +186,7 @@ def problems(notebook_id: int) -> list[str]:
     hashes = viewed.seq_hashes(notebook_id)
     if not taken:
         return []
-    redactions = count_redactions(notebook_id)
+    redactions = viewed.count_redactions(notebook_id)
     found: list[str] = []
     folder = Folder(makes_snapshots=False)
     rows = rows_after(notebook_id, 0, max(hashes, default=0), rowformat.GENESIS)
@@ -243,7 +203,7 @@ def problems(notebook_id: int) -> list[str]:
                 found.append(f"{where}: made before a redaction (readers pass it over)")
                 continue
             folder.feed(_upto(rows, folder, seq))
-            if decode(blob) != folder.view():
+            if decode(blob) != folder.live.copy():
                 found.append(f"{where}: its lines differ from the log's view at that row")
     return found
 

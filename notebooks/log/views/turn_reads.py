@@ -1,9 +1,5 @@
-"""When a turn last handed a notebook to an agent: the entry points that give a turn (API, MCP, CLI) note it, and the
-index shows it, so a notebook no turn ever reads (a line written under a wrong title) stands out.
-
-Not the log: one row per notebook, moved forward. A turn is read many times a second under load, so each process
-writes a notebook's row at most once a minute.
-"""
+"""When a turn last handed a notebook to an agent, so the index shows a notebook no turn ever reads (a line written
+under a wrong title). One row per notebook, not the log; a process writes a notebook's at most once a minute."""
 
 import threading
 import time
@@ -24,9 +20,7 @@ UPSERT = (
 
 
 def note_turn_read(notebook: Notebook, by: "Actor | str", *, now: float | None = None) -> bool:
-    """Record that `by` read the notebook's turn (at most once a minute per process). Returns whether it wrote.
-
-    Never fails the read it follows: a database that refuses the write (read-only replica, full disk) is ignored."""
+    """Whether it wrote that `by` read the turn; never fails the read (a database that refuses the write is ignored)."""
     at = time.time() if now is None else now
     with _lock:
         if at - _written.get(notebook.pk, float("-inf")) < EVERY:
@@ -48,5 +42,4 @@ def forget() -> None:
 
 
 def last_reads() -> dict[int, TurnRead]:
-    """Every notebook's last turn read, by notebook id."""
     return {r.notebook_id: r for r in TurnRead.objects.all()}
