@@ -54,14 +54,16 @@ OldTo = Annotated[
 ]
 
 
-def _tool(fn: Callable) -> Callable:
+def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
     """A refusal reaches the model as a tool error naming its code and status, with the API's error object as its
-    structured content; nothing else of the server leaks."""
+    structured content; nothing else of the server leaks. Any call of the actor's renews its open session's lease."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
         close_old_connections()
         try:
+            if actor is not None:
+                leases.renew_calls_of(actor.name)
             return fn(*args, **kwargs)
         except NotebookError as exc:
             return refusal(exc)
@@ -75,17 +77,6 @@ def _tool(fn: Callable) -> Callable:
     return inner
 
 
-def _renewing(actor: Actor, fn: Callable) -> Callable:
-    """The tool, its call first renewing the lease of the actor's open session (any call of its own renews it)."""
-
-    @functools.wraps(fn)
-    def inner(*args: Any, **kwargs: Any) -> Any:
-        leases.renew_calls_of(actor.name)
-        return fn(*args, **kwargs)
-
-    return inner
-
-
 def build(actor: Actor) -> MCPServer:
     """The tools for one actor: an agent is offered only the sources it may write (seen, guessed)."""
     # The schema offers an agent only seen and guessed; another source sent anyway is the API's 403, not a 400.
@@ -94,7 +85,7 @@ def build(actor: Actor) -> MCPServer:
 
     def tool(description: str, *, required: tuple[str, ...] = (), offered: dict | None = None) -> Callable:
         def register(fn: Callable) -> Callable:
-            tools.append(strict_tool(_tool(_renewing(actor, fn)), description, required=required, offered=offered))
+            tools.append(strict_tool(_tool(fn, actor), description, required=required, offered=offered))
             return fn
 
         return register
@@ -175,17 +166,13 @@ def build(actor: Actor) -> MCPServer:
     )
     @idempotency.tool(actor, "take", joins=True)
     def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
-        return idempotency.joined(
-            lambda: sessions.take(notebook=notebook, plan=plan, by=actor),
-            answers.taken,
-        )
+        return idempotency.joined(lambda: sessions.take(notebook=notebook, plan=plan, by=actor), answers.taken)
 
     @tool("Checkpoint an open session: recovery evidence only; it moves no base.")
     @idempotency.tool(actor, "checkpoint", joins=True)
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return idempotency.joined(
-            lambda: sessions.checkpoint(session=session, note=note, by=actor),
-            answers.checkpointed,
+            lambda: sessions.checkpoint(session=session, note=note, by=actor), answers.checkpointed
         )
 
     @tool(
@@ -195,18 +182,12 @@ def build(actor: Actor) -> MCPServer:
     )
     @idempotency.tool(actor, "land", joins=True)
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
-        return idempotency.joined(
-            lambda: sessions.land(session=session, summary=summary, by=actor),
-            answers.landed,
-        )
+        return idempotency.joined(lambda: sessions.land(session=session, summary=summary, by=actor), answers.landed)
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.")
     @idempotency.tool(actor, "abandon", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
-        return idempotency.joined(
-            lambda: sessions.abandon(session=session, why=why, by=actor),
-            answers.abandoned,
-        )
+        return idempotency.joined(lambda: sessions.abandon(session=session, why=why, by=actor), answers.abandoned)
 
     return MCPServer(
         name="notebooks",

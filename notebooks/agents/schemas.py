@@ -80,8 +80,9 @@ Digest = Annotated[
 
 
 class Answer(BaseModel):
-    # Every field of an answer is always sent (null when absent), so the document marks every one required.
-    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+    # Every field of an answer is always sent (null when absent), so the document marks every one required; an
+    # answer is read from the core's result by its fields' names.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
 
 
 PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
