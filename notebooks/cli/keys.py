@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from notebooks.cli import JSON, Commands, arg
 from notebooks.cli.arguments import BAD_ARGUMENT
 from notebooks.log.identity import signing, writer_keys
 from notebooks.models import TITLE_PATTERN, WriterKey
@@ -22,41 +23,26 @@ SIGN_HELP = (
 )
 
 
-def register(subparsers: Any, command: BaseCommand) -> None:
+command = Commands()
+
+
+def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "key",
         help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
         description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
     )
-    verbs = parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser))
-
-    p = verbs.add_parser(
-        "issue", help="Issue a key; its secret is printed once, on the last line.", description=f"Issue a key. {EXITS}"
-    )
-    p.add_argument("--actor", required=True, help="whom the rows it signs are by")
-    p.add_argument("--editor", action="store_true", help="the editor's role, while the actor's user holds it")
-    p.add_argument("--by", default="cli", help="who issues it (recorded)")
-    p.set_defaults(handler=issue)
-
-    p = verbs.add_parser("revoke", help="Revoke a key: rows it signs prove nothing from now on.", description=EXITS)
-    p.add_argument("key_id", metavar="KEY_ID")
-    p.add_argument("--by", default="cli", help="who revokes it (recorded)")
-    p.add_argument("--why", default="", help="the reason")
-    p.set_defaults(handler=revoke)
-
-    p = verbs.add_parser("list", help="List the keys (never a secret).")
-    p.add_argument("--actor", help="only this actor's keys")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=list_keys)
-
-    p = verbs.add_parser("sign", help="Sign rows read from stdin for a notebook's file.", description=SIGN_HELP)
-    p.add_argument("--notebook", required=True, metavar="TITLE", help="the notebook whose file the rows go to")
-    p.add_argument("--key-id", required=True, metavar="KEY_ID")
-    p.add_argument("--secret-file", metavar="FILE", help=f"a file holding the secret (default: ${SECRET_ENV})")
-    p.set_defaults(handler=sign)
+    command.register(parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser)))
 
 
+@command(
+    arg("--actor", required=True, help="whom the rows it signs are by"),
+    arg("--editor", action="store_true", help="the editor's role, while the actor's user holds it"),
+    arg("--by", default="cli", help="who issues it (recorded)"),
+    description=f"Issue a key. {EXITS}",
+)
 def issue(cmd: BaseCommand, o: dict) -> None:
+    """Issue a key; its secret is printed once, on the last line."""
     issued = writer_keys.issue(actor=o["actor"], editor=o["editor"], by=o["by"])
     k = issued.key
     role = "editor while their user holds the role" if k.editor else "agent"
@@ -64,7 +50,14 @@ def issue(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(issued.secret)
 
 
+@command(
+    arg("key_id", metavar="KEY_ID"),
+    arg("--by", default="cli", help="who revokes it (recorded)"),
+    arg("--why", default="", help="the reason"),
+    description=EXITS,
+)
 def revoke(cmd: BaseCommand, o: dict) -> None:
+    """Revoke a key: rows it signs prove nothing from now on."""
     k = writer_keys.revoke(key_id=o["key_id"], by=o["by"], why=o["why"])
     cmd.stdout.write(f"revoked writer key {k.key_id} of {k.actor}: rows it signs prove nothing from now on")
 
@@ -82,7 +75,9 @@ def _as_dict(k: WriterKey) -> dict[str, Any]:
     }
 
 
-def list_keys(cmd: BaseCommand, o: dict) -> None:
+@command(arg("--actor", help="only this actor's keys"), JSON, description=None)
+def list_(cmd: BaseCommand, o: dict) -> None:
+    """List the keys (never a secret)."""
     found = writer_keys.keys(actor=o["actor"])
     if o["json"]:
         cmd.stdout.write(json.dumps([_as_dict(k) for k in found], ensure_ascii=False, indent=1))
@@ -112,7 +107,14 @@ def secret_from(o: dict) -> str:
     return secret
 
 
+@command(
+    arg("--notebook", required=True, metavar="TITLE", help="the notebook whose file the rows go to"),
+    arg("--key-id", required=True, metavar="KEY_ID"),
+    arg("--secret-file", metavar="FILE", help=f"a file holding the secret (default: ${SECRET_ENV})"),
+    description=SIGN_HELP,
+)
 def sign(cmd: BaseCommand, o: dict) -> None:
+    """Sign rows read from stdin for a notebook's file."""
     title, key_id = o["notebook"], o["key_id"]
     if not re.fullmatch(TITLE_PATTERN, title):
         raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
