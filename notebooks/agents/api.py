@@ -101,9 +101,6 @@ for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, Susp
     api.add_exception_handler(_kind, _refused)
 
 
-# ----- reads -------------------------------------------------------------------------------------------------------
-
-
 NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
 
 
@@ -160,9 +157,6 @@ def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -
     more, found = len(found) > q.limit, found[: q.limit]
     last = found[-1]["seq"] if found else q.after
     return {"notebook": nb.title, "after": q.after, "rows": found, "next": last, "more": more}
-
-
-# ----- writes ------------------------------------------------------------------------------------------------------
 
 
 @api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
@@ -223,9 +217,6 @@ def merge(request: HttpRequest, notebook: s.Title, body: b.MergeIn) -> Status:
     return Status(201, answers.merged(done))
 
 
-# ----- sessions ----------------------------------------------------------------------------------------------------
-
-
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
          "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
@@ -279,9 +270,6 @@ def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:
 @idempotency.http(joins=True)
 def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
     return idempotency.joined(lambda: sessions.abandon(session=id, why=body.why, by=request.auth), answers.abandoned)
-
-
-# ----- the URLs: ninja's, every refusal as JSON, the docs behind the sign-in -----------------------------------------
 
 
 @csrf_exempt

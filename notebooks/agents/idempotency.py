@@ -261,8 +261,6 @@ def joined(write: Callable[[], T], answer: Callable[[T], Any]) -> Any:
 
 def _rendered(result: Any) -> Answer:
     """What a view returned, as the JSON ninja would render it."""
-    if isinstance(result, HttpResponse):
-        return Answer(result.status_code, result.content.decode())
     status, value = (result.status_code, result.value) if isinstance(result, Status) else (200, result)
     if isinstance(value, BaseModel):
         value = value.model_dump()

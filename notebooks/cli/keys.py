@@ -4,6 +4,7 @@ import json
 import os
 import re
 import sys
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,9 +12,10 @@ from django.core.management.base import BaseCommand, CommandError
 from notebooks.cli import JSON, Commands, arg
 from notebooks.cli.arguments import BAD_ARGUMENT
 from notebooks.log.identity import signing, writer_keys
-from notebooks.models import TITLE_PATTERN, WriterKey
+from notebooks.models import TITLE_PATTERN
 
 SECRET_ENV = "NOTEBOOK_WRITER_KEY"
+LISTED = ("key_id", "actor", "editor", "created_at", "created_by", "revoked_at", "revoked_by", "revoked_why")
 EXITS = "Exit status: 0 done, 2 bad input, 3 not the editor, 4 no such key, 5 revoked already."
 SIGN_HELP = (
     "Read rows from stdin (one JSON object a line) and print each signed for TITLE's file with the key: `kid` and "
@@ -62,25 +64,13 @@ def revoke(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(f"revoked writer key {k.key_id} of {k.actor}: rows it signs prove nothing from now on")
 
 
-def _as_dict(k: WriterKey) -> dict[str, Any]:
-    return {
-        "key_id": k.key_id,
-        "actor": k.actor,
-        "editor": k.editor,
-        "created_at": k.created_at.isoformat(),
-        "created_by": k.created_by,
-        "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
-        "revoked_by": k.revoked_by,
-        "revoked_why": k.revoked_why,
-    }
-
-
 @command(arg("--actor", help="only this actor's keys"), JSON, description=None)
 def list_(cmd: BaseCommand, o: dict) -> None:
     """List the keys (never a secret)."""
     found = writer_keys.keys(actor=o["actor"])
     if o["json"]:
-        cmd.stdout.write(json.dumps([_as_dict(k) for k in found], ensure_ascii=False, indent=1))
+        listed = [{name: getattr(k, name) for name in LISTED} for k in found]
+        cmd.stdout.write(json.dumps(listed, ensure_ascii=False, indent=1, default=datetime.isoformat))
         return
     if not found:
         cmd.stderr.write("(no writer keys)")
