@@ -1,10 +1,6 @@
-"""The MCP server (official `mcp` SDK, stdio): the same reads and writes as the API, for one actor, taking the same
-field types and answering the same models (schemas.py, answers.py), so a meaning has one shape on both sides.
-Arguments are as strict as the API's bodies and refusals are the API's (mcp_strict.py).
-
-Started with `python manage.py notebook mcp --actor NAME`. Tools run in the SDK's worker threads, so each call
-closes its thread's database connection when done.
-"""
+"""The MCP server (official `mcp` SDK, stdio; `notebook mcp --actor NAME`): the API's reads and writes for one actor,
+with its field types, answers (schemas.py, answers.py), strictness and refusals (mcp_strict.py). Tools run in the
+SDK's worker threads, so each call closes its thread's database connection when done."""
 
 import functools
 from collections.abc import Callable

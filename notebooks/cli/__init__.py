@@ -2,6 +2,7 @@
 
 import unicodedata
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 MODULES = [
@@ -52,6 +53,10 @@ class Commands:
             parser.set_defaults(handler=handler)
             for argument in arguments:
                 argument(parser)
+
+
+def iso(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).isoformat(timespec="seconds")
 
 
 def rows(count: int, noun: str = "row") -> str:

@@ -3,13 +3,12 @@ restore, put-back, verify, snapshots, editor."""
 
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.cli import JSON, TITLE, Commands, N, arg, rows, shown
+from notebooks.cli import JSON, TITLE, Commands, N, arg, iso, rows, shown
 from notebooks.log import moves, services
 from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
@@ -33,10 +32,6 @@ register = command.register
 
 def _when(value: str | None) -> float | None:
     return None if value is None else checks.parse_when(value)
-
-
-def _iso(at: float) -> str:
-    return datetime.fromtimestamp(at, tz=UTC).isoformat(timespec="seconds")
 
 
 @command(TITLE, arg("--by", default="cli", help="who creates it"))
@@ -144,7 +139,7 @@ def history(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(json.dumps([e.as_dict() for e in entries], ensure_ascii=False, indent=1))
         return
     for e in entries:
-        when = _iso(e.was_at) if e.adopted and e.was_at is not None else _iso(e.at)
+        when = iso(e.was_at) if e.adopted and e.was_at is not None else iso(e.at)
         who = e.was_by if e.adopted and e.was_by else e.by
         if e.op == "strike" and e.moved_to:
             what = f"moved to {e.moved_to.notebook} #{e.moved_to.n}"
@@ -164,7 +159,7 @@ def history(cmd: BaseCommand, o: dict) -> None:
             if e.merged_from:
                 what = f"(merged from {', '.join(f'#{x}' for x in e.merged_from)}) {what}"
             if e.moved_from:  # with who first wrote the words, and when
-                written = f"written by {e.was_by} {_iso(e.was_at)}" if e.was_at is not None else f"by {e.was_by}"
+                written = f"written by {e.was_by} {iso(e.was_at)}" if e.was_at is not None else f"by {e.was_by}"
                 what = f"(moved from {e.moved_from.notebook} #{e.moved_from.n}, {written}) {what}"
         tag = "adopted" if e.adopted else e.op
         if e.op == "retired_into":
@@ -172,7 +167,7 @@ def history(cmd: BaseCommand, o: dict) -> None:
         if e.lands is not None:
             what += f" (landed: proposed at seq {e.lands})"
         if e.claimed_at is not None:
-            what += f" (appended from outside; its writer dated it {_iso(e.claimed_at)})"
+            what += f" (appended from outside; its writer dated it {iso(e.claimed_at)})"
         why = f"  (why: {shown(e.why)})" if e.why else ""
         cmd.stdout.write(f"{when} {tag:<7} by {who}: {what}{why}")
 

@@ -8,13 +8,12 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.cli import JSON, Commands, arg, keys
+from notebooks.cli import JSON, Commands, arg, iso, keys
 from notebooks.log.identity import signing
 from notebooks.log.rules.checks import shown
 from notebooks.models import TITLE_PATTERN
@@ -226,8 +225,7 @@ def alarms(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(json.dumps([a.as_dict() for a in found], ensure_ascii=False, indent=1))
         return
     for a in found:
-        when = datetime.fromtimestamp(a.at, tz=UTC).isoformat(timespec="seconds")
-        cmd.stdout.write(f"#{a.id} {when} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")
+        cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")
     if not found:
         cmd.stderr.write("(no alarms)")
 
