@@ -108,9 +108,6 @@ def mcp(cmd: BaseCommand, o: dict) -> None:
     """Serve the MCP tools on standard input and output for one actor."""
     from notebooks.agents import mcp_server
 
-    actor = Actor(name=o["actor"], editor=False)
-    if o["editor"]:
-        if not actor_named(o["actor"]).editor:
-            raise Forbidden(f"{o['actor']} does not hold the human editor's role.")
-        actor = Actor(name=o["actor"], editor=True)
-    mcp_server.serve(actor)
+    if o["editor"] and not actor_named(o["actor"]).editor:
+        raise Forbidden(f"{o['actor']} does not hold the human editor's role.")
+    mcp_server.serve(Actor(name=o["actor"], editor=o["editor"]))

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks.cli import TITLE, Argument, Commands, N, arg
+from notebooks.cli import TITLE, Commands, N, arg
 from notebooks.log import redaction
 from notebooks.log.files import backup as backups
 from notebooks.log.rules import checks
@@ -17,24 +17,16 @@ command = Commands()
 register = command.register
 
 
-def _one_of(*arguments: Argument) -> Argument:
-    """At most one of these arguments is given."""
-
-    def add(parser: Any) -> None:
-        group = parser.add_mutually_exclusive_group()
-        for argument in arguments:
-            argument(group)
-
-    return add
+def _seq_or_digest(parser: Any) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--seq", type=int, help="the row whose words go (default: the line's current words)")
+    which.add_argument("--digest", help="the digest of the words that go")
 
 
 @command(
     TITLE,
     N,
-    _one_of(
-        arg("--seq", type=int, help="the row whose words go (default: the line's current words)"),
-        arg("--digest", help="the digest of the words that go"),
-    ),
+    _seq_or_digest,
     arg("--by", required=True, help="the human editor"),
     arg("--why", required=True, help="the reason, shown in place of the words"),
 )
