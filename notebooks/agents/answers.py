@@ -63,7 +63,7 @@ def created(title: str, by: Actor) -> schemas.NotebookItem:
 
 
 def lines(
-    title: str, until: str | None, after: int = 0, limit: int | None = None, reader: "Actor | None" = None
+    title: str, until: str | None, after: int = 0, limit: int | None = None, reader: Actor | None = None
 ) -> schemas.Lines:
     nb = selectors.get_notebook(title)
     at = until_of(until)
@@ -74,13 +74,10 @@ def lines(
     return _lines(nb, at, read, after, limit)
 
 
-def holds_session_on(title: str, reader: "Actor | str | None") -> bool:
+def holds_session_on(title: str, reader: Actor) -> bool:
     """Whether the reader's live reads of this notebook show a pending change of hers (the kept JSON does not)."""
-    if reader is None:
-        return False
-    name = reader if isinstance(reader, str) else reader.name
     return (
-        session_claims.may_hold(name, title)
+        session_claims.may_hold(reader.name, title)
         and session_reads.own_session(selectors.get_notebook(title), reader) is not None
     )
 
@@ -104,7 +101,7 @@ def live_lines_json(title: str) -> str:
     return selectors.made_from_live(nb, "api.lines.json", make)
 
 
-def added(title: str, n: int, seq: int, text: str, reader: "Actor | None" = None) -> schemas.Added:
+def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) -> schemas.Added:
     """The answer to an add: its number and seq, and the live lines most like it (a hint, never a refusal)."""
     nb = selectors.get_notebook(title)
     own = session_reads.own_session(nb, reader)
@@ -120,7 +117,7 @@ def added(title: str, n: int, seq: int, text: str, reader: "Actor | None" = None
     return schemas.Added(n=n, seq=seq, similar=[schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near])
 
 
-def turn(title: str, until: str | None, reader: "Actor | str") -> schemas.Turn:
+def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
     own = session_reads.own_session(nb, reader) if at is None else None
@@ -173,24 +170,11 @@ def merged(done: services.Written) -> schemas.Merged:
     return schemas.Merged(n=done.n, seq=seqs[0], seqs=seqs)
 
 
-# The answers of the other writes, the API's and MCP's alike: one builder each, so their fields cannot drift apart.
-
-
-def written(done: services.Written) -> schemas.Written:
-    """An edit's, a retire's or a redaction's answer: the line and the row written."""
-    return schemas.Written(n=done.n, seq=done.seq)
-
-
-def taken(done: session_services.Taken) -> schemas.Taken:
-    return schemas.Taken(id=done.id, notebook=done.notebook, base=done.base, drift=done.drift)
-
-
-def checkpointed(done: session_services.Checkpointed) -> schemas.Checkpointed:
-    return schemas.Checkpointed(id=done.id, base=done.base, head=done.head)
-
-
-def landed(done: session_services.Landed) -> schemas.Landed:
-    return schemas.Landed.model_validate(done, from_attributes=True)
+# The answers of the other writes, the API's and MCP's alike, read from the core's results by their fields' names.
+written = schemas.Written.model_validate  # an edit's, a retire's or a redaction's: the line and its last row
+taken = schemas.Taken.model_validate
+checkpointed = schemas.Checkpointed.model_validate
+landed = schemas.Landed.model_validate
 
 
 def abandoned(done: session_services.Abandoned) -> schemas.Abandoned:

@@ -46,11 +46,7 @@ class Bearer(HttpBearer):
 
 class Api(NinjaAPI):
     def get_openapi_schema(self, **kwargs: Any) -> dict[str, Any]:
-        """Ninja's document, finished by document.py (refusals in the API's words, Retry-After, tags, no unused
-        component)."""
-        doc = document.finish(super().get_openapi_schema(**kwargs))
-        idempotency.document(doc)  # the Idempotency-Key header and its 422 on every write
-        return doc
+        return document.finish(super().get_openapi_schema(**kwargs))
 
 
 api = Api(
@@ -75,7 +71,6 @@ def declared(*statuses: int) -> dict[int, Any]:
 READ = declared(400, 401, 404, 405)
 WRITE = declared(400, 401, 403, 404, 405, 409, 413, 503)
 TAKE = declared(400, 401, 404, 405, 409, 413, 503)  # anyone may take
-LAND = WRITE
 CREATE = declared(400, 401, 405, 409, 413, 429, 503)
 
 
@@ -90,8 +85,8 @@ def error_response(exc: NotebookError) -> JsonResponse:
 
 def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     if isinstance(exc, ValidationError):
-        return error_response(_invalid(request, exc.errors))
-    if isinstance(exc, AuthenticationError):
+        exc = refusals.invalid_request(exc.errors, request.resolver_match.kwargs if request.resolver_match else {})
+    elif isinstance(exc, AuthenticationError):
         exc = Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
         exc = Invalid("The body is not valid JSON." if exc.status_code == 400 else str(exc))
@@ -104,19 +99,6 @@ def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
 
 for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, SuspiciousOperation):
     api.add_exception_handler(_kind, _refused)
-
-
-def _invalid(request: HttpRequest, errors: list[dict[str, Any]]) -> NotebookError:
-    """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
-    first, given = errors[0], request.resolver_match.kwargs if request.resolver_match else {}
-    where, *name = [str(part) for part in first["loc"]]
-    if where == "path" and first["type"] in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):
-        return refusals.not_found_in_path(first["type"], given, name[-1])
-    skip = 2 if first["loc"][0] == "body" else 1
-    return refusals.bad_input(errors, skip=skip)
-
-
-# ----- reads -------------------------------------------------------------------------------------------------------
 
 
 NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
@@ -177,9 +159,6 @@ def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -
     return {"notebook": nb.title, "after": q.after, "rows": found, "next": last, "more": more}
 
 
-# ----- writes ------------------------------------------------------------------------------------------------------
-
-
 @api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
           summary="Add a line to the notebook.",
           description="Add a line (source seen or guessed for an agent; dad or dad_correction only for the human "
@@ -238,9 +217,6 @@ def merge(request: HttpRequest, notebook: s.Title, body: b.MergeIn) -> Status:
     return Status(201, answers.merged(done))
 
 
-# ----- sessions ----------------------------------------------------------------------------------------------------
-
-
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
          "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
@@ -274,22 +250,18 @@ def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQ
 @idempotency.http(joins=True)
 def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
     return idempotency.joined(
-        lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth),
-        answers.checkpointed,
+        lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth), answers.checkpointed
     )
 
 
-@api.post("/sessions/{id}/land", response={200: s.Landed, **LAND}, operation_id="landSession", tags=SESSIONS,
+@api.post("/sessions/{id}/land", response={200: s.Landed, **WRITE}, operation_id="landSession", tags=SESSIONS,
           summary="Land: the session's rows become one semantic change, others' rows are recorded as drift.",
           description="A session that wrote nothing gives result no-op. The final gates compare with the original "
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
           "open.")  # fmt: skip
 @idempotency.http(joins=True)
 def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:  # noqa: A002
-    return idempotency.joined(
-        lambda: sessions.land(session=id, summary=body.summary, by=request.auth),
-        answers.landed,
-    )
+    return idempotency.joined(lambda: sessions.land(session=id, summary=body.summary, by=request.auth), answers.landed)
 
 
 @api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
@@ -297,13 +269,7 @@ def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:
           summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
 @idempotency.http(joins=True)
 def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
-    return idempotency.joined(
-        lambda: sessions.abandon(session=id, why=body.why, by=request.auth),
-        answers.abandoned,
-    )
-
-
-# ----- the URLs: ninja's, every refusal as JSON, the docs behind the sign-in -----------------------------------------
+    return idempotency.joined(lambda: sessions.abandon(session=id, why=body.why, by=request.auth), answers.abandoned)
 
 
 @csrf_exempt
@@ -316,26 +282,20 @@ def _query_names() -> dict[tuple[str, str], list[str]]:
     return document.query_names(api.get_openapi_schema())
 
 
-def _unknown_query(request: HttpRequest, route: str) -> JsonResponse | None:
-    """A query parameter the operation does not take is refused, as an unknown field of a body is."""
-    try:
-        given = list(request.GET)
-    except SuspiciousOperation as exc:  # too many fields: Django's own 400, as JSON
-        return error_response(Invalid(f"The request was refused: {exc}"))
-    known = _query_names().get(("/api/" + route, request.method or ""))
-    unknown = [name for name in given if known is not None and name not in known]
-    return error_response(refusals.unknown_query(unknown, known or [])) if unknown else None
-
-
 def _json_405(view: Callable, route: str) -> Callable:
-    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods. An
-    unknown query parameter is refused before the view."""
+    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods. A query
+    parameter the operation does not take is refused before the view, as an unknown field of a body is."""
 
     @csrf_exempt
     def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        refused = _unknown_query(request, route)
-        if refused is not None:
-            return refused
+        try:
+            given = list(request.GET)
+        except SuspiciousOperation as exc:  # too many fields
+            return _refused(request, exc)
+        known = _query_names().get(("/api/" + route, request.method or ""))
+        unknown = [name for name in given if known is not None and name not in known]
+        if unknown:
+            return error_response(refusals.unknown_query(unknown, known or []))
         response = view(request, *args, **kwargs)
         if response.status_code != 405:
             return response

@@ -22,10 +22,6 @@ def now() -> datetime:
     return timezone.now()
 
 
-def limit_of(actor: Actor) -> int:
-    return settings.NOTEBOOK_NEW_NOTEBOOKS_EDITOR if actor.editor else settings.NOTEBOOK_NEW_NOTEBOOKS
-
-
 def _lock(name: str) -> None:
     """Serialise one actor's creates. SQLite's write transaction (IMMEDIATE) already does."""
     if connection.vendor == "postgresql":
@@ -38,7 +34,7 @@ def create_notebook(*, title: str, actor: Actor) -> Notebook:
     """services.create_notebook, refused with TooMany (429, Retry-After) once the actor made their limit's worth of
     notebooks within the window."""
     window = settings.NOTEBOOK_NEW_NOTEBOOKS_WINDOW
-    limit = limit_of(actor)
+    limit = settings.NOTEBOOK_NEW_NOTEBOOKS_EDITOR if actor.editor else settings.NOTEBOOK_NEW_NOTEBOOKS
     with transaction.atomic():
         _lock(actor.name)
         at = now()

@@ -1,45 +1,52 @@
 """The API's OpenAPI document, as ninja generates it from schemas.py, finished in one place: each refusal described
-in the API's words, the full disk's Retry-After declared, the token required everywhere, the project's version, and
-no component that no operation uses (ninja lists each query model, which the document flattens into parameters)."""
+in the API's words, every Retry-After declared, the Idempotency-Key on every write, the token required everywhere,
+the project's version, and no component that no operation uses (ninja lists each query model, which the document
+flattens into parameters)."""
 
+import json
+import re
 from typing import Any
 
-from notebooks.agents.refusals import SAID
+from notebooks.agents.idempotency import HEADER, KEY_PATTERN, MAX_KEY, SAID
+from notebooks.agents.refusals import SAID as REFUSALS_SAID
 from notebooks.version import VERSION
 
-RETRY_AFTER = {
-    "description": "Seconds to wait before trying the same write again.",
-    "schema": {"type": "integer", "minimum": 1},
-}
 TAGS = [
     {"name": "notebooks", "description": "The notebooks: list, create, the turn, the raw rows."},
     {"name": "lines", "description": "A notebook's lines: read, history, add, edit, retire, redact, merge."},
     {"name": "sessions", "description": "Take, checkpoint, land and abandon a session; read sessions."},
 ]
-
-
-LEASE_RETRY_AFTER = {
-    "description": "A notebook claimed by another session: the seconds until its holder's lease would lapse.",
-    "schema": {"type": "integer", "minimum": 1},
+LEASE = "A notebook claimed by another session: the seconds until its holder's lease would lapse."
+IN_PROGRESS = (
+    f"A request with the same {HEADER} still being answered (idempotency_in_progress): the seconds to wait before "
+    "sending it again."
+)
+RETRY_AFTER = {
+    503: "Seconds to wait before trying the same write again.",
+    429: "Too many new notebooks: the seconds until this actor may create one again.",
 }
+KEY_PARAMETER = {
+    "name": HEADER, "in": "header", "required": False,
+    "description": f"Makes a retry safe: {SAID} A refusal is not kept: its retry runs again.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY, "pattern": KEY_PATTERN},
+}  # fmt: skip
 
-NEW_NOTEBOOKS_RETRY_AFTER = {
-    "description": "Too many new notebooks: the seconds until this actor may create one again.",
-    "schema": {"type": "integer", "minimum": 1},
-}
+
+def _retry_after(description: str) -> dict[str, Any]:
+    return {"Retry-After": {"description": description, "schema": {"type": "integer", "minimum": 1}}}
 
 
 def finish(doc: dict[str, Any]) -> dict[str, Any]:
-    for operation in (op for methods in doc["paths"].values() for op in methods.values()):
-        for status, answer in operation["responses"].items():
-            if int(status) in SAID:
-                answer["description"] = SAID[int(status)]
-            if str(status) == "503":  # ninja keys the answers by int
-                answer["headers"] = {"Retry-After": RETRY_AFTER}
-            if str(status) == "429":
-                answer["headers"] = {"Retry-After": NEW_NOTEBOOKS_RETRY_AFTER}
-            if str(status) == "409" and operation.get("operationId") == "takeSession":
-                answer["headers"] = {"Retry-After": LEASE_RETRY_AFTER}
+    for path_methods in doc["paths"].values():
+        for method, operation in path_methods.items():
+            responses = operation["responses"]  # keyed by int, as ninja makes them
+            for status, answer in responses.items():
+                if status in REFUSALS_SAID:
+                    answer["description"] = REFUSALS_SAID[status]
+                if status in RETRY_AFTER:
+                    answer["headers"] = _retry_after(RETRY_AFTER[status])
+            if method == "post":
+                _keyed(operation)
     doc["info"]["version"] = VERSION
     doc["tags"] = TAGS
     doc["security"] = [{"Bearer": []}]
@@ -47,26 +54,35 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _refs(node: Any, found: set[str]) -> None:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            found.add(ref.rsplit("/", 1)[1])
-        for value in node.values():
-            _refs(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            _refs(value, found)
+def _keyed(write: dict[str, Any]) -> None:
+    """The Idempotency-Key header on a write, its 422, and its 409 while the key's first request runs."""
+    write.setdefault("parameters", []).append(dict(KEY_PARAMETER))
+    responses = write["responses"]
+    responses[422] = {
+        "description": f"The {HEADER} was already used for another request (code idempotency_mismatch); "
+        "nothing is written.",
+        "content": responses[400]["content"],
+    }
+    if 409 in responses:
+        responses[409]["description"] += (
+            f" Or a request with the same {HEADER} is still being answered (code idempotency_in_progress): "
+            "send it again after its Retry-After."
+        )
+        # A take's 409 may also be a claimed notebook, whose lease its Retry-After counts down.
+        said = f"{LEASE} {IN_PROGRESS}" if write.get("operationId") == "takeSession" else IN_PROGRESS
+        responses[409]["headers"] = _retry_after(said)
+
+
+def _refs(node: Any) -> set[str]:
+    return set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(node)))
 
 
 def _drop_unused(doc: dict[str, Any]) -> None:
     schemas = doc.get("components", {}).get("schemas", {})
-    used: set[str] = set()
-    _refs(doc["paths"], used)
+    used = _refs(doc["paths"])
     todo = list(used)
     while todo:  # what the used components use in turn
-        inner: set[str] = set()
-        _refs(schemas.get(todo.pop(), {}), inner)
+        inner = _refs(schemas.get(todo.pop(), {}))
         todo.extend(inner - used)
         used |= inner
     for name in set(schemas) - used:

@@ -74,14 +74,6 @@ class _Raced(Exception):
 
 
 @dataclass(frozen=True)
-class Asked:
-    actor: str
-    key: str
-    what: str  # "POST /api/…" or "mcp add"
-    fingerprint: str
-
-
-@dataclass(frozen=True)
 class Answer:
     status: int
     body: str
@@ -90,17 +82,24 @@ class Answer:
 
 @dataclass
 class _Call:
-    asked: Asked
+    actor: str
+    key: str
+    what: str  # "POST /api/…" or "mcp add"
+    sent: Any  # the body, or the tool's arguments
     render: Callable[[Any], Answer]
     answered: Answer | None = None
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        canonical = json.dumps(
+            self.sent, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=NinjaJSONEncoder
+        )
+        return hashlib.sha256(f"{self.what}\n{canonical}".encode()).hexdigest()
 
 
 _calling: ContextVar["_Call | None"] = ContextVar("notebooks_idempotent_call", default=None)
 _busy: set[tuple[str, str, str]] = set()
 _busy_lock = threading.Lock()
-
-
-# ----- the key, the request, the answer ---------------------------------------------------------------------------
 
 
 def key_of(raw: str | None) -> str | None:
@@ -119,58 +118,47 @@ def key_of(raw: str | None) -> str | None:
     return value
 
 
-def fingerprint(what: str, body: Any) -> str:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, cls=NinjaJSONEncoder)
-    return hashlib.sha256(f"{what}\n{canonical}".encode()).hexdigest()
-
-
 def _cutoff() -> float:
     return time.time() - settings.NOTEBOOK_IDEMPOTENCY_TTL
 
 
-def _kept(asked: Asked) -> Answer | None:
+def _kept(call: _Call) -> Answer | None:
     """The answer kept under the actor's key, if it is young enough; refuses when it answered another request."""
-    found = IdempotencyKey.objects.filter(actor=asked.actor, key=asked.key, at__gte=_cutoff()).first()
+    found = IdempotencyKey.objects.filter(actor=call.actor, key=call.key, at__gte=_cutoff()).first()
     if found is None:
         return None
-    if found.fingerprint != asked.fingerprint:
+    if found.fingerprint != call.fingerprint:
         raise KeyMismatch(
-            f"{HEADER} {asked.key!r} was already used for another request ({found.what}, sent with other values); "
+            f"{HEADER} {call.key!r} was already used for another request ({found.what}, sent with other values); "
             "nothing was written. Send a new key for a new write.",
             fields=[HEADER],
         )
     return Answer(found.status, found.answer, replayed=True)
 
 
-def _store(asked: Asked, answer: Answer) -> None:
+def _store(call: _Call, answer: Answer) -> None:
     """In the write's transaction: the key and its answer (an expired use of the same key goes first)."""
-    IdempotencyKey.objects.filter(actor=asked.actor, key=asked.key, at__lt=_cutoff()).delete()
+    IdempotencyKey.objects.filter(actor=call.actor, key=call.key, at__lt=_cutoff()).delete()
     try:
         with transaction.atomic():
             IdempotencyKey.objects.create(
-                actor=asked.actor, key=asked.key, what=asked.what[:300], fingerprint=asked.fingerprint,
+                actor=call.actor, key=call.key, what=call.what[:300], fingerprint=call.fingerprint,
                 status=answer.status, answer=answer.body, at=time.time(),
             )  # fmt: skip
     except IntegrityError:
         raise _Raced from None
 
 
-def sweep() -> int:
-    """Delete the keys older than the TTL (each keyed write does, after its commit); how many went."""
-    deleted, _ = IdempotencyKey.objects.filter(at__lt=_cutoff()).delete()
-    return deleted
-
-
 @contextmanager
-def _in_flight(asked: Asked) -> Iterator[None]:
+def _in_flight(call: _Call) -> Iterator[None]:
     """Held while the key's request runs; a second request with the key meanwhile is refused (409)."""
-    mine = (str(connection.settings_dict.get("NAME")), asked.actor, asked.key)
+    mine = (str(connection.settings_dict.get("NAME")), call.actor, call.key)
     with _busy_lock:
         taken = mine in _busy
         _busy.add(mine)
     if taken:
-        raise _in_progress(asked)
-    name = f"{PG_LOCK}\n{asked.actor}\n{asked.key}"
+        raise _in_progress(call)
+    name = f"{PG_LOCK}\n{call.actor}\n{call.key}"
     locked = False
     try:
         if connection.vendor == "postgresql":
@@ -178,7 +166,7 @@ def _in_flight(asked: Asked) -> Iterator[None]:
                 cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [name])
                 locked = cursor.fetchone()[0]
             if not locked:
-                raise _in_progress(asked)
+                raise _in_progress(call)
         yield
     finally:
         if locked:
@@ -191,33 +179,29 @@ def _in_flight(asked: Asked) -> Iterator[None]:
             _busy.discard(mine)
 
 
-def _in_progress(asked: Asked) -> KeyInProgress:
+def _in_progress(call: _Call) -> KeyInProgress:
     return KeyInProgress(
-        f"A request with {HEADER} {asked.key!r} is still being answered; send it again in a moment.", fields=[HEADER]
+        f"A request with {HEADER} {call.key!r} is still being answered; send it again in a moment.", fields=[HEADER]
     ).retrying_after(IN_PROGRESS_RETRY)
-
-
-# ----- one write under a key --------------------------------------------------------------------------------------
 
 
 def _run(call: _Call, body: Callable[[], Any], *, joins: bool) -> Answer:
     """The kept answer, or the write done once with its answer stored in its own transaction."""
-    asked = call.asked
-    with _in_flight(asked):
+    with _in_flight(call):
         try:
             answered = _joined(call, body) if joins else _outer(call, body)
         except _Raced:
-            answered = _kept(asked)
+            answered = _kept(call)
             if answered is None:
-                raise _in_progress(asked) from None
+                raise _in_progress(call) from None
         except NotebookError:
             # Refused after another request stored the key (its rows now in the way): that one's answer stands.
-            answered = _kept(asked)
+            answered = _kept(call)
             if answered is None:
                 raise
     if not answered.replayed:
-        try:
-            sweep()
+        try:  # the keys older than the TTL go after each keyed write's commit
+            IdempotencyKey.objects.filter(at__lt=_cutoff()).delete()
         except DatabaseError:  # the write stands; the next keyed write sweeps
             pass
     return answered
@@ -227,13 +211,13 @@ def _outer(call: _Call, body: Callable[[], Any]) -> Answer:
     wrote = False
     try:
         with transaction.atomic():
-            found = _kept(call.asked)
+            found = _kept(call)
             if found is not None:
                 return found
             result = body()
             wrote = True
             answered = call.render(result)
-            _store(call.asked, answered)
+            _store(call, answered)
             return answered
     except BaseException:
         if wrote:  # an index of nearest lines may hold the rolled-back rows: made again at the next read
@@ -242,7 +226,7 @@ def _outer(call: _Call, body: Callable[[], Any]) -> Answer:
 
 
 def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
-    found = _kept(call.asked)
+    found = _kept(call)
     if found is not None:
         return found
     token = _calling.set(call)
@@ -251,7 +235,7 @@ def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
     finally:
         _calling.reset(token)
     if call.answered is None:
-        raise RuntimeError(f"{call.asked.what} stored no answer: its body must call idempotency.joined()")
+        raise RuntimeError(f"{call.what} stored no answer: its body must call idempotency.joined()")
     return call.answered
 
 
@@ -266,37 +250,25 @@ def joined(write: Callable[[], T], answer: Callable[[T], Any]) -> Any:
     def store(result: T) -> None:
         made.append(answer(result))
         call.answered = call.render(made[0])
-        _store(call.asked, call.answered)
+        _store(call, call.answered)
 
     with log_joined.joining(store):
         write()
     if not made:
-        raise RuntimeError(f"{call.asked.what}: the service did not join its transaction")
+        raise RuntimeError(f"{call.what}: the service did not join its transaction")
     return made[0]
-
-
-# ----- the API's face: the Idempotency-Key header ------------------------------------------------------------------
 
 
 def _rendered(result: Any) -> Answer:
     """What a view returned, as the JSON ninja would render it."""
-    if isinstance(result, HttpResponse):
-        return Answer(result.status_code, result.content.decode())
     status, value = (result.status_code, result.value) if isinstance(result, Status) else (200, result)
     if isinstance(value, BaseModel):
         value = value.model_dump()
     return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
 
 
-def _response(answered: Answer) -> HttpResponse:
-    response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
-    if answered.replayed:
-        response[REPLAYED] = "true"
-    return response
-
-
 def http(view: Callable | None = None, *, joins: bool = False) -> Callable:
-    """A write view taking an Idempotency-Key; without one it runs as it always has. A session's view passes
+    """A write view taking an Idempotency-Key header; without one it runs as it always has. A session's view passes
     joins=True and answers through `joined`."""
 
     def wrap(fn: Callable) -> Callable:
@@ -305,59 +277,17 @@ def http(view: Callable | None = None, *, joins: bool = False) -> Callable:
             key = key_of(request.headers.get(HEADER))
             if key is None:
                 return fn(request, *args, **kwargs)
-            what = f"{request.method} {request.get_full_path()}"
-            body = json.loads(request.body) if request.body else None
-            asked = Asked(actor=request.auth.name, key=key, what=what, fingerprint=fingerprint(what, body))
-            call = _Call(asked, _rendered)
-            return _response(_run(call, lambda: fn(request, *args, **kwargs), joins=joins))
+            sent = json.loads(request.body) if request.body else None
+            call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, _rendered)
+            answered = _run(call, lambda: fn(request, *args, **kwargs), joins=joins)
+            response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
+            if answered.replayed:
+                response[REPLAYED] = "true"
+            return response
 
         return inner
 
     return wrap(view) if view is not None else wrap
-
-
-def document(doc: dict[str, Any]) -> None:
-    """The header and the 422 on every write (every POST) of the OpenAPI document."""
-    for operation in (op for methods in doc["paths"].values() for verb, op in methods.items() if verb == "post"):
-        parameter = {
-            "name": HEADER, "in": "header", "required": False,
-            "description": f"Makes a retry safe: {SAID} A refusal is not kept: its retry runs again.",
-            "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY, "pattern": KEY_PATTERN},
-        }  # fmt: skip
-        if all(p.get("name") != HEADER for p in operation.setdefault("parameters", [])):
-            operation["parameters"].append(parameter)
-        responses = operation["responses"]  # keyed by int as ninja makes them (str once rendered as JSON)
-        refused = (responses.get(400) or responses.get("400") or {}).get("content")
-        responses[422] = {
-            "description": f"The {HEADER} was already used for another request (code idempotency_mismatch); "
-            "nothing is written.",
-            **({"content": refused} if refused else {}),
-        }
-        conflict = responses.get(409) or responses.get("409")
-        if conflict is not None:
-            conflict["description"] += (
-                f" Or a request with the same {HEADER} is still being answered (code idempotency_in_progress): "
-                "send it again after its Retry-After."
-            )
-            headers = conflict.setdefault("headers", {})
-            if "Retry-After" in headers:  # the take's: a claimed notebook's lease, or a key still being answered
-                headers["Retry-After"] = {**headers["Retry-After"], "description": TAKE_RETRY_AFTER}
-            else:
-                headers["Retry-After"] = IN_PROGRESS_RETRY_AFTER
-
-
-IN_PROGRESS_RETRY_AFTER = {
-    "description": f"A request with the same {HEADER} still being answered (idempotency_in_progress): the seconds to "
-    "wait before sending it again.",
-    "schema": {"type": "integer", "minimum": 1},
-}
-TAKE_RETRY_AFTER = (
-    "A notebook claimed by another session: the seconds until its holder's lease would lapse. A request with the "
-    f"same {HEADER} still being answered (idempotency_in_progress): the seconds to wait before sending it again."
-)
-
-
-# ----- the MCP tools' face: the idempotency_key argument -----------------------------------------------------------
 
 
 def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable], Callable]:
@@ -371,8 +301,7 @@ def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable]
             key = key_of(idempotency_key)
             if key is None:
                 return fn(*args, **kwargs)
-            asked = Asked(actor=actor.name, key=key, what=f"mcp {name}", fingerprint=fingerprint(f"mcp {name}", kwargs))
-            call = _Call(asked, lambda value: Answer(200, value.model_dump_json()))
+            call = _Call(actor.name, key, f"mcp {name}", kwargs, lambda value: Answer(200, value.model_dump_json()))
             return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
 
         signature = inspect.signature(fn)

@@ -1,10 +1,6 @@
-"""The MCP server (official `mcp` SDK, stdio): the same reads and writes as the API, for one actor, taking the same
-field types and answering the same models (schemas.py, answers.py), so a meaning has one shape on both sides.
-Arguments are as strict as the API's bodies and refusals are the API's (mcp_strict.py).
-
-Started with `python manage.py notebook mcp --actor NAME`. Tools run in the SDK's worker threads, so each call
-closes its thread's database connection when done.
-"""
+"""The MCP server (official `mcp` SDK, stdio; `notebook mcp --actor NAME`): the API's reads and writes for one actor,
+with its field types, answers (schemas.py, answers.py), strictness and refusals (mcp_strict.py). Tools run in the
+SDK's worker threads, so each call closes its thread's database connection when done."""
 
 import functools
 from collections.abc import Callable
@@ -26,42 +22,34 @@ from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
 
-Until = Annotated[
-    str | None, Field(description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
-]
-Expected = Annotated[
-    s.Seq | None, Field(description="The seq of the line's last row as you read it: a stale change is refused.")
-]
-Into = Annotated[s.LineNumber | None, Field(description="The line that now says what this one said.")]
-After = Annotated[int, Field(ge=0, le=s.MAX_NUMBER, description="Lines numbered after this: the `next` of the page.")]
-Limit = Annotated[
-    int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many lines a page answers (all if none).")
-]
-AfterTitle = Annotated[
-    str | None,
-    Field(max_length=80, description="Notebooks titled after this one: the `next` of the page before."),
-    s.Findable,
-]
-NotebookLimit = Annotated[
-    int | None, Field(ge=1, le=queries.PAGE_MAX, description="How many notebooks a page answers (all if none).")
-]
-Source = Annotated[
-    s.SourceName,
-    Field(description="Where the line comes from: seen (you saw it happen) or guessed (a hunch to check)."),
-]
-OldTo = Annotated[
-    s.Words | None, Field(description="Deprecated (kept until the next release): the new words; send them as 'text'.")
-]
+
+def _described(kind: Any, description: str, *validators: Any, **limits: Any) -> Any:
+    return Annotated[kind, Field(description=description, **limits), *validators]
 
 
-def _tool(fn: Callable) -> Callable:
+Until = _described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
+Expected = _described(s.Seq | None, "The seq of the line's last row as you read it: a stale change is refused.")
+Into = _described(s.LineNumber | None, "The line that now says what this one said.")
+After = _described(int, "Lines numbered after this: the `next` of the page.", ge=0, le=s.MAX_NUMBER)
+Limit = _described(int | None, "How many lines a page answers (all if none).", ge=1, le=queries.PAGE_MAX)
+AfterTitle = _described(
+    str | None, "Notebooks titled after this one: the `next` of the page before.", s.Findable, max_length=80
+)
+NotebookLimit = _described(int | None, "How many notebooks a page answers (all if none).", ge=1, le=queries.PAGE_MAX)
+Source = _described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
+OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
+
+
+def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
     """A refusal reaches the model as a tool error naming its code and status, with the API's error object as its
-    structured content; nothing else of the server leaks."""
+    structured content; nothing else of the server leaks. Any call of the actor's renews its open session's lease."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
         close_old_connections()
         try:
+            if actor is not None:
+                leases.renew_calls_of(actor.name)
             return fn(*args, **kwargs)
         except NotebookError as exc:
             return refusal(exc)
@@ -76,26 +64,18 @@ def _tool(fn: Callable) -> Callable:
     return inner
 
 
-def _renewing(actor: Actor, fn: Callable) -> Callable:
-    """The tool, its call first renewing the lease of the actor's open session (any call of its own renews it)."""
-
-    @functools.wraps(fn)
-    def inner(*args: Any, **kwargs: Any) -> Any:
-        leases.renew_calls_of(actor.name)
-        return fn(*args, **kwargs)
-
-    return inner
-
-
 def build(actor: Actor) -> MCPServer:
     """The tools for one actor: an agent is offered only the sources it may write (seen, guessed)."""
     # The schema offers an agent only seen and guessed; another source sent anyway is the API's 403, not a 400.
     offered = {} if actor.editor else {"source": list(s.AgentSource.__args__)}
     tools = []
 
-    def tool(description: str, *, required: tuple[str, ...] = (), offered: dict | None = None) -> Callable:
+    def tool(description: str, *, keyed: bool = False, joins: bool = False, **schema: Any) -> Callable:
+        """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction."""
+
         def register(fn: Callable) -> Callable:
-            tools.append(strict_tool(_tool(_renewing(actor, fn)), description, required=required, offered=offered))
+            keyed_fn = idempotency.tool(actor, fn.__name__, joins=joins)(fn) if keyed or joins else fn
+            tools.append(strict_tool(_tool(keyed_fn, actor), description, **schema))
             return fn
 
         return register
@@ -135,8 +115,7 @@ def build(actor: Actor) -> MCPServer:
         return answers.history(notebook, n)
 
     @tool("Add a line: source 'seen' (you saw it happen) or 'guessed'; 'why' says on what evidence. " + GAME_ONLY,
-          offered=offered)  # fmt: skip
-    @idempotency.tool(actor, "add")
+          offered=offered, keyed=True)  # fmt: skip
     def add(notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen") -> s.Added:
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
         return answers.added(notebook, done.n, done.seq, text, reader=actor)
@@ -146,68 +125,55 @@ def build(actor: Actor) -> MCPServer:
         "you read it (a stale edit is refused, naming current and current_seq). Dad's lines are his to change. "
         + GAME_ONLY,
         required=("text",),
+        keyed=True,
     )
-    @idempotency.tool(actor, "edit")
     def edit(
         notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
         expected: Expected = None,
     ) -> s.Written:  # fmt: skip
         words = bodies.new_words(text, to)
-        done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
-        return answers.written(done)
+        return answers.written(services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected))
 
-    @tool("Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.")
-    @idempotency.tool(actor, "retire")
+    @tool(
+        "Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.",
+        keyed=True,
+    )
     def retire(
         notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None
     ) -> s.Written:
-        done = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected)
-        return answers.written(done)
+        return answers.written(services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected))
 
-    @tool("Write one line for several and retire them into it. " + GAME_ONLY)
-    @idempotency.tool(actor, "merge")
+    @tool("Write one line for several and retire them into it. " + GAME_ONLY, keyed=True)
     def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why) -> s.Merged:
         return answers.merged(services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why))
 
     @tool(
         "Take a session on a notebook before changing it: pending drift is recorded, then base is fixed at its head. "
         "While it is open, your writes belong to it and writes under any other title are refused. A notebook "
-        "claimed by another is refused naming the holder and the session."
+        "claimed by another is refused naming the holder and the session.",
+        joins=True,
     )
-    @idempotency.tool(actor, "take", joins=True)
     def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
-        return idempotency.joined(
-            lambda: sessions.take(notebook=notebook, plan=plan, by=actor),
-            answers.taken,
-        )
+        return idempotency.joined(lambda: sessions.take(notebook=notebook, plan=plan, by=actor), answers.taken)
 
-    @tool("Checkpoint an open session: recovery evidence only; it moves no base.")
-    @idempotency.tool(actor, "checkpoint", joins=True)
+    @tool("Checkpoint an open session: recovery evidence only; it moves no base.", joins=True)
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return idempotency.joined(
-            lambda: sessions.checkpoint(session=session, note=note, by=actor),
-            answers.checkpointed,
+            lambda: sessions.checkpoint(session=session, note=note, by=actor), answers.checkpointed
         )
 
     @tool(
         "Land a session: its rows become one semantic change (no-op when it wrote nothing). Final gates compare "
         "with the base; a refused land stays open and names its reasons.",
         required=("summary",),
+        joins=True,
     )
-    @idempotency.tool(actor, "land", joins=True)
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
-        return idempotency.joined(
-            lambda: sessions.land(session=session, summary=summary, by=actor),
-            answers.landed,
-        )
+        return idempotency.joined(lambda: sessions.land(session=session, summary=summary, by=actor), answers.landed)
 
-    @tool("Abandon a session without a semantic change; its rows stay in the log.")
-    @idempotency.tool(actor, "abandon", joins=True)
+    @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
-        return idempotency.joined(
-            lambda: sessions.abandon(session=session, why=why, by=actor),
-            answers.abandoned,
-        )
+        return idempotency.joined(lambda: sessions.abandon(session=session, why=why, by=actor), answers.abandoned)
 
     return MCPServer(
         name="notebooks",

@@ -36,17 +36,17 @@ def _limit(default: int | None, most: int, what: str) -> Any:
     return Field(default, ge=1, le=most, description=f"How many {what} a page answers ({said}).")
 
 
+def _after(what: str, most: int, *, least: int = 0, default: int | None = 0) -> Any:
+    return Field(default, ge=least, le=most, description=f"{what}: the `next` of the page before.")
+
+
 class RowsQuery(Query):
-    after: Annotated[int, UrlDigits] = Field(
-        0, ge=0, le=MAX_ID, description="Rows after this seq: the `next` of the page before."
-    )
+    after: Annotated[int, UrlDigits] = _after("Rows after this seq", MAX_ID)
     limit: Annotated[int, UrlDigits] = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
 
 
 class LinesQuery(UntilQuery):
-    after: Annotated[int, UrlDigits] = Field(
-        0, ge=0, le=MAX_NUMBER, description="Lines numbered after this: the `next` of the page before."
-    )
+    after: Annotated[int, UrlDigits] = _after("Lines numbered after this", MAX_NUMBER)
     limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "lines")
 
 
@@ -65,14 +65,12 @@ class SessionsQuery(Query):
     notebook: Annotated[str | None, Findable] = Field(
         None, max_length=80, description="Only the sessions on this notebook (its title)."
     )
-    after: Annotated[int | None, UrlDigits] = Field(
-        None, ge=1, le=MAX_ID, description="Sessions older than this id (newest first): the `next` of the page before."
+    after: Annotated[int | None, UrlDigits] = _after(
+        "Sessions older than this id (newest first)", MAX_ID, least=1, default=None
     )
     limit: Annotated[int, UrlDigits] = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
 
 
 class SessionQuery(Query):
-    after: Annotated[int, UrlDigits] = Field(
-        0, ge=0, le=MAX_ID, description="The session's rows after this seq: the `next` of the page before."
-    )
+    after: Annotated[int, UrlDigits] = _after("The session's rows after this seq", MAX_ID)
     limit: Annotated[int, UrlDigits] = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")

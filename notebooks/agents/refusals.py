@@ -58,12 +58,6 @@ class TooLarge(NotebookError):
     code, status = "too_large", 413
 
 
-def _message(error: dict[str, Any]) -> str:
-    if error["type"] == "extra_forbidden":
-        return "unknown field"
-    return str(error["msg"])
-
-
 def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] | None = None) -> Invalid:
     """Validation errors as one refusal naming each field: "'text': String should have at least 1 character."
     `skip` drops the leading parts of each location (ninja's "body", "payload"); `known` lists the fields an unknown
@@ -72,7 +66,8 @@ def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] |
     for e in errors:
         field = [str(part) for part in e["loc"][skip:]]
         name = ".".join(field)
-        line = f"'{name}': {_message(e)}" if field else f"the body: {e['msg']} (send a JSON object)"
+        said_of = "unknown field" if e["type"] == "extra_forbidden" else e["msg"]
+        line = f"'{name}': {said_of}" if field else f"the body: {e['msg']} (send a JSON object)"
         if e["type"] == "extra_forbidden" and known is not None:
             line += f" (it takes {', '.join(known)})"
         said.append(line)
@@ -86,8 +81,14 @@ def unknown_query(unknown: list[str], known: list[str]) -> Invalid:
     return Invalid(f"{said} ({takes}).", fields=unknown)
 
 
-def not_found_in_path(kind: str, given: dict[str, Any], name: str) -> NotFound:
-    if kind == "string_pattern_mismatch":
-        return NotFound(f"No notebook is titled {given.get(name, '')!r}.")
-    what = "line number" if name == "n" else "session"
-    return NotFound(f"There is no {what} {str(given.get(name, ''))[:40]}.")
+def invalid_request(errors: list[dict[str, Any]], given: dict[str, Any]) -> NotebookError:
+    """Ninja's validation errors as one refusal: a path naming nothing is 404 (`given` is the path's values), anything
+    else 400."""
+    first = errors[0]
+    where, *name = [str(part) for part in first["loc"]]
+    if where != "path" or first["type"] not in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):
+        return bad_input(errors, skip=2 if where == "body" else 1)
+    value = given.get(name[-1], "")
+    if first["type"] == "string_pattern_mismatch":
+        return NotFound(f"No notebook is titled {value!r}.")
+    return NotFound(f"There is no {'line number' if name[-1] == 'n' else 'session'} {str(value)[:40]}.")

@@ -1,9 +1,6 @@
 """The agent's contract, declared once: the fields the API (api.py) and the MCP tools (mcp_server.py) take, and what
-they answer; the bodies they take are bodies.py's.
-
-The OpenAPI document is generated from these models (and bodies.py's and the queries of queries.py), so it cannot
-disagree with the code. Limits are those of log/rules/checks.py.
-"""
+they answer (their bodies are bodies.py's). The OpenAPI document is generated from these models, bodies.py's and
+queries.py's, so it cannot disagree with the code; the limits are log/rules/checks.py's."""
 
 import re
 from typing import Annotated, Any, Literal
@@ -49,7 +46,7 @@ def _digits(value: Any) -> Any:
 UrlDigits = BeforeValidator(_digits)
 
 
-def _words(description: str, limit: int) -> Any:
+def _words(description: str, limit: int = max_words()) -> Any:
     return Annotated[str, Field(min_length=1, max_length=limit, description=description), AfterValidator(_storable)]
 
 
@@ -62,11 +59,9 @@ PathSessionId = Annotated[SessionId, UrlDigits]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
 AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
 ErrorCode = Literal[CODES]  # type: ignore[valid-type]
-Words = _words("The line's words. " + GAME_ONLY, max_words())
-Plan = _words(
-    "The session's plan: what it sets out to change, in a few words (not a line of the notebook).", max_words()
-)
-Summary = _words("What the session changed, in a few words (not a line of the notebook).", max_words())
+Words = _words("The line's words. " + GAME_ONLY)
+Plan = _words("The session's plan: what it sets out to change, in a few words (not a line of the notebook).")
+Summary = _words("What the session changed, in a few words (not a line of the notebook).")
 Note = _words("What stands so far, in a few words.", max_reason())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
@@ -80,14 +75,12 @@ Digest = Annotated[
 
 
 class Answer(BaseModel):
-    # Every field of an answer is always sent (null when absent), so the document marks every one required.
-    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+    # Every field of an answer is always sent (null when absent), so the document marks every one required; an
+    # answer is read from the core's result by its fields' names.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
 
 
 PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
-
-
-# ----- what is answered -------------------------------------------------------------------------------------------
 
 
 class Claim(Answer):

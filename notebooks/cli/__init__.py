@@ -1,6 +1,9 @@
 """Subcommands of `manage.py notebook`, one module per area; each module has register(subparsers)."""
 
 import unicodedata
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 MODULES = [
     "notebooks.cli.log",
@@ -11,6 +14,49 @@ MODULES = [
     "notebooks.cli.similar",
     "notebooks.cli.keys",
 ]
+
+Argument = Callable[[Any], Any]
+
+
+def arg(*names: str, **options: Any) -> Argument:
+    """An argument of a subcommand, as argparse's add_argument takes it."""
+    return lambda parser: parser.add_argument(*names, **options)
+
+
+TITLE = arg("title")
+N = arg("n", type=int)
+JSON = arg("--json", action="store_true")
+
+
+class Commands:
+    """A module's subcommands, added by register(subparsers) in the order declared. A subcommand is named for its
+    handler (underscores as dashes, a trailing one dropped: import_ is `import`); the handler's docstring is its help,
+    and its description unless one is given (None for none), followed by the module's `exits`."""
+
+    def __init__(self, exits: str = "") -> None:
+        self.exits = exits
+        self.declared: list[tuple[Callable, tuple[Argument, ...], dict[str, Any]]] = []
+
+    def __call__(self, *arguments: Argument, **options: Any) -> Callable[[Callable], Callable]:
+        def declare(handler: Callable) -> Callable:
+            self.declared.append((handler, arguments, options))
+            return handler
+
+        return declare
+
+    def register(self, subparsers: Any) -> None:
+        for handler, arguments, options in self.declared:
+            help = " ".join((handler.__doc__ or "").split())
+            description = f"{help} {self.exits}" if self.exits else help
+            name = handler.__name__.rstrip("_").replace("_", "-")
+            parser = subparsers.add_parser(name, help=help, **{"description": description, **options})
+            parser.set_defaults(handler=handler)
+            for argument in arguments:
+                argument(parser)
+
+
+def iso(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).isoformat(timespec="seconds")
 
 
 def rows(count: int, noun: str = "row") -> str:

@@ -22,30 +22,17 @@ FREE_TEXT = frozenset({"words", "text", "why", "plan", "note", "summary"})
 BAD_ARGUMENT = 2  # the CLI's exit status for bad input (docs/cli.md, "Exit codes")
 
 
-def problem_of_argument(value: str, *, free_text: bool) -> str | None:
-    """What is wrong with an argument's value, as a phrase after its name, or None."""
-    # The length is the core's to judge, with the limit of whatever the value becomes.
-    problem = problem_of_text(value, limit=sys.maxsize, required=False)
-    if problem is None and not free_text and not value.isprintable():
-        problem = "contains a control character"  # check_name's rule: names, titles, numbers, times, paths
-    return problem
-
-
-def label(action: argparse.Action) -> str:
-    """How the command line spells an argument: its long option, or a positional's name."""
-    if action.option_strings:
-        return max(action.option_strings, key=len)
-    return str(action.metavar or action.dest)
-
-
 def checked(action: argparse.Action) -> Callable[[str], Any]:
     """The action's type, preceded by the check of the raw value."""
     convert = action.type
     free_text = action.dest in FREE_TEXT
-    name = label(action)
+    name = max(action.option_strings, key=len) if action.option_strings else str(action.metavar or action.dest)
 
     def check(raw: str) -> Any:
-        problem = problem_of_argument(raw, free_text=free_text)
+        # The length is the core's to judge, with the limit of whatever the value becomes.
+        problem = problem_of_text(raw, limit=sys.maxsize, required=False)
+        if problem is None and not free_text and not raw.isprintable():
+            problem = "contains a control character"  # check_name's rule: names, titles, numbers, times, paths
         if problem:
             # Not an ArgumentTypeError: argparse would print its usage too; a CommandError leaves it as one line.
             raise CommandError(f"The argument {name} {problem}.", returncode=BAD_ARGUMENT)

@@ -2,44 +2,23 @@
 
 import secrets
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from notebooks.cli import Commands, arg
+
 DEFAULT_PASSWORD_FILE = "var/editor-password.txt"
+command = Commands()
+register = command.register
 
 
-def register(subparsers: Any, command: BaseCommand) -> None:
-    p = subparsers.add_parser(
-        "first-editor",
-        help="When no editor can sign in, create the editor 'dad' with a random password (printed and saved).",
-        description="When no editor can sign in, create the editor 'dad' with a random password (printed and saved).",
-    )
-    p.add_argument("--username", default="dad")
-    p.add_argument("--password-file", default=None, help=f"where to save it (default {DEFAULT_PASSWORD_FILE})")
-    p.set_defaults(handler=first_editor)
-
-    about = "Create a small demo notebook, unless a notebook of that title is already there."
-    p = subparsers.add_parser("demo", help=about, description=about)
-    p.add_argument("--title", default="zelda-demo")
-    p.set_defaults(handler=demo)
-
-
-def demo(cmd: BaseCommand, o: dict) -> None:
-    """Idempotent: `make run` calls it every time, and a notebook already there (the demo or not) is left alone."""
-    from notebooks.cli import demo as demo_rows
-    from notebooks.log.files import imports
-    from notebooks.models import Notebook
-
-    if Notebook.objects.filter(title=o["title"]).exists():
-        cmd.stdout.write(f"the demo notebook {o['title']!r} is already there")
-        return
-    result = imports.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
-    cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")
-
-
+@command(
+    arg("--username", default="dad"),
+    arg("--password-file", default=None, help=f"where to save it (default {DEFAULT_PASSWORD_FILE})"),
+)
 def first_editor(cmd: BaseCommand, o: dict) -> None:
+    """When no editor can sign in, create the editor 'dad' with a random password (printed and saved)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -68,3 +47,18 @@ def first_editor(cmd: BaseCommand, o: dict) -> None:
         f"    username: {user.get_username()}\n    password: {password}\n"
         f"(saved in {path}; change it with: python manage.py changepassword {user.get_username()})"
     )
+
+
+@command(arg("--title", default="zelda-demo"))
+def demo(cmd: BaseCommand, o: dict) -> None:
+    """Create a small demo notebook, unless a notebook of that title is already there."""
+    # `make run` calls it every time: a notebook already there (the demo or not) is left alone.
+    from notebooks.cli import demo as demo_rows
+    from notebooks.log.files import imports
+    from notebooks.models import Notebook
+
+    if Notebook.objects.filter(title=o["title"]).exists():
+        cmd.stdout.write(f"the demo notebook {o['title']!r} is already there")
+        return
+    result = imports.import_notebook(title=o["title"], lines=demo_rows.rows(), by="demo")
+    cmd.stdout.write(f"created the demo notebook {result.notebook.title!r} ({result.rows} rows)")

@@ -28,8 +28,8 @@ SCRIPT = [
 ]
 
 
-def rows(now: float | None = None) -> list[str]:
-    now = time.time() if now is None else now
+def rows() -> list[str]:
+    now = time.time()
     out, n = [], 0
     for i, (ago, op, fields) in enumerate(SCRIPT):
         at = now - ago * DAY - 3600 + i  # an hour back, in order

@@ -4,15 +4,18 @@ import json
 import os
 import re
 import sys
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from notebooks.cli import JSON, Commands, arg
 from notebooks.cli.arguments import BAD_ARGUMENT
 from notebooks.log.identity import signing, writer_keys
-from notebooks.models import TITLE_PATTERN, WriterKey
+from notebooks.models import TITLE_PATTERN
 
 SECRET_ENV = "NOTEBOOK_WRITER_KEY"
+LISTED = ("key_id", "actor", "editor", "created_at", "created_by", "revoked_at", "revoked_by", "revoked_why")
 EXITS = "Exit status: 0 done, 2 bad input, 3 not the editor, 4 no such key, 5 revoked already."
 SIGN_HELP = (
     "Read rows from stdin (one JSON object a line) and print each signed for TITLE's file with the key: `kid` and "
@@ -22,41 +25,26 @@ SIGN_HELP = (
 )
 
 
-def register(subparsers: Any, command: BaseCommand) -> None:
+command = Commands()
+
+
+def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "key",
         help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
         description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
     )
-    verbs = parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser))
-
-    p = verbs.add_parser(
-        "issue", help="Issue a key; its secret is printed once, on the last line.", description=f"Issue a key. {EXITS}"
-    )
-    p.add_argument("--actor", required=True, help="whom the rows it signs are by")
-    p.add_argument("--editor", action="store_true", help="the editor's role, while the actor's user holds it")
-    p.add_argument("--by", default="cli", help="who issues it (recorded)")
-    p.set_defaults(handler=issue)
-
-    p = verbs.add_parser("revoke", help="Revoke a key: rows it signs prove nothing from now on.", description=EXITS)
-    p.add_argument("key_id", metavar="KEY_ID")
-    p.add_argument("--by", default="cli", help="who revokes it (recorded)")
-    p.add_argument("--why", default="", help="the reason")
-    p.set_defaults(handler=revoke)
-
-    p = verbs.add_parser("list", help="List the keys (never a secret).")
-    p.add_argument("--actor", help="only this actor's keys")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=list_keys)
-
-    p = verbs.add_parser("sign", help="Sign rows read from stdin for a notebook's file.", description=SIGN_HELP)
-    p.add_argument("--notebook", required=True, metavar="TITLE", help="the notebook whose file the rows go to")
-    p.add_argument("--key-id", required=True, metavar="KEY_ID")
-    p.add_argument("--secret-file", metavar="FILE", help=f"a file holding the secret (default: ${SECRET_ENV})")
-    p.set_defaults(handler=sign)
+    command.register(parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser)))
 
 
+@command(
+    arg("--actor", required=True, help="whom the rows it signs are by"),
+    arg("--editor", action="store_true", help="the editor's role, while the actor's user holds it"),
+    arg("--by", default="cli", help="who issues it (recorded)"),
+    description=f"Issue a key. {EXITS}",
+)
 def issue(cmd: BaseCommand, o: dict) -> None:
+    """Issue a key; its secret is printed once, on the last line."""
     issued = writer_keys.issue(actor=o["actor"], editor=o["editor"], by=o["by"])
     k = issued.key
     role = "editor while their user holds the role" if k.editor else "agent"
@@ -64,28 +52,25 @@ def issue(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(issued.secret)
 
 
+@command(
+    arg("key_id", metavar="KEY_ID"),
+    arg("--by", default="cli", help="who revokes it (recorded)"),
+    arg("--why", default="", help="the reason"),
+    description=EXITS,
+)
 def revoke(cmd: BaseCommand, o: dict) -> None:
+    """Revoke a key: rows it signs prove nothing from now on."""
     k = writer_keys.revoke(key_id=o["key_id"], by=o["by"], why=o["why"])
     cmd.stdout.write(f"revoked writer key {k.key_id} of {k.actor}: rows it signs prove nothing from now on")
 
 
-def _as_dict(k: WriterKey) -> dict[str, Any]:
-    return {
-        "key_id": k.key_id,
-        "actor": k.actor,
-        "editor": k.editor,
-        "created_at": k.created_at.isoformat(),
-        "created_by": k.created_by,
-        "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
-        "revoked_by": k.revoked_by,
-        "revoked_why": k.revoked_why,
-    }
-
-
-def list_keys(cmd: BaseCommand, o: dict) -> None:
+@command(arg("--actor", help="only this actor's keys"), JSON, description=None)
+def list_(cmd: BaseCommand, o: dict) -> None:
+    """List the keys (never a secret)."""
     found = writer_keys.keys(actor=o["actor"])
     if o["json"]:
-        cmd.stdout.write(json.dumps([_as_dict(k) for k in found], ensure_ascii=False, indent=1))
+        listed = [{name: getattr(k, name) for name in LISTED} for k in found]
+        cmd.stdout.write(json.dumps(listed, ensure_ascii=False, indent=1, default=datetime.isoformat))
         return
     if not found:
         cmd.stderr.write("(no writer keys)")
@@ -112,7 +97,14 @@ def secret_from(o: dict) -> str:
     return secret
 
 
+@command(
+    arg("--notebook", required=True, metavar="TITLE", help="the notebook whose file the rows go to"),
+    arg("--key-id", required=True, metavar="KEY_ID"),
+    arg("--secret-file", metavar="FILE", help=f"a file holding the secret (default: ${SECRET_ENV})"),
+    description=SIGN_HELP,
+)
 def sign(cmd: BaseCommand, o: dict) -> None:
+    """Sign rows read from stdin for a notebook's file."""
     title, key_id = o["notebook"], o["key_id"]
     if not re.fullmatch(TITLE_PATTERN, title):
         raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)

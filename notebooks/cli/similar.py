@@ -3,46 +3,32 @@
 `undo-not-alike` takes it back."""
 
 import json
-from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from notebooks.cli import TITLE, Commands, arg
 from notebooks.log.views import selectors
 from notebooks.similar import selectors as similar
 from notebooks.similar import services
 
 EXITS = "Exit status: 0 done, 2 bad input, 3 not the editor, 4 no such notebook, line or mark, 5 already undone."
+BY = arg("--by", required=True, help="the editor")
+WHY = arg("--why", default="", help="the reason (optional)")
+command = Commands(exits=EXITS)
+register = command.register
 
 
-def register(subparsers: Any, command: BaseCommand) -> None:
-    def sub(name: str, handler: Any, help: str) -> Any:
-        parser = subparsers.add_parser(name, help=help, description=f"{help} {EXITS}")
-        parser.set_defaults(handler=handler)
-        return parser
-
-    p = sub("similar", similar_, "List groups of live lines that probably repeat or contradict each other, best first.")
-    p.add_argument("title")
-    p.add_argument("--json", action="store_true", help='print {"groups": [{"lines", "kind", "score"}, ...]}')
-    p.add_argument(
+@command(
+    TITLE,
+    arg("--json", action="store_true", help='print {"groups": [{"lines", "kind", "score"}, ...]}'),
+    arg(
         "--all",
         action="store_true",
         help="compare every live line, past NOTEBOOK_SIMILAR_LINES and NOTEBOOK_SIMILAR_CHARACTERS (the card's budget)",
-    )
-
-    p = sub("not-alike", not_alike, "Record that these lines are not alike: a group of only them is not offered again.")
-    p.add_argument("title")
-    p.add_argument("numbers", type=int, nargs="+", metavar="N")
-    p.add_argument("--by", required=True, help="the editor")
-    p.add_argument("--why", default="", help="the reason (optional)")
-
-    p = sub("undo-not-alike", undo_not_alike, "Take back a not-alike mark (a new row): its group is offered again.")
-    p.add_argument("title")
-    p.add_argument("mark", type=int, help="the mark's number, as not-alike printed it")
-    p.add_argument("--by", required=True, help="the editor")
-    p.add_argument("--why", default="", help="the reason (optional)")
-
-
+    ),
+)
 def similar_(cmd: BaseCommand, o: dict) -> None:
+    """List groups of live lines that probably repeat or contradict each other, best first."""
     nb = selectors.get_notebook(o["title"])
     limit = similar.UNBOUNDED if o["all"] else similar.budget()
     found = similar.groups_for(nb, limit)
@@ -68,13 +54,17 @@ def similar_(cmd: BaseCommand, o: dict) -> None:
             cmd.stdout.write(f"   #{n} [{line.source}] {line.text}")
 
 
+@command(TITLE, arg("numbers", type=int, nargs="+", metavar="N"), BY, WHY)
 def not_alike(cmd: BaseCommand, o: dict) -> None:
+    """Record that these lines are not alike: a group of only them is not offered again."""
     mark = services.mark_not_alike(notebook=o["title"], numbers=o["numbers"], by=o["by"], why=o["why"])
     shown = ", ".join(f"#{n}" for n in mark.lines)
     cmd.stdout.write(f"marked {shown} not alike (mark {mark.pk}; undo with: notebook undo-not-alike TITLE {mark.pk})")
 
 
+@command(TITLE, arg("mark", type=int, help="the mark's number, as not-alike printed it"), BY, WHY)
 def undo_not_alike(cmd: BaseCommand, o: dict) -> None:
+    """Take back a not-alike mark (a new row): its group is offered again."""
     row = services.undo_not_alike(notebook=o["title"], mark_id=o["mark"], by=o["by"], why=o["why"])
     shown = ", ".join(f"#{n}" for n in row.lines)
     cmd.stdout.write(f"undid mark {o['mark']}: {shown} may be offered as alike again (row {row.pk})")

@@ -7,13 +7,13 @@ import re
 import signal
 import sys
 import threading
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.cli import keys
+from notebooks.cli import JSON, Commands, arg, iso, keys
 from notebooks.log.identity import signing
 from notebooks.log.rules.checks import shown
 from notebooks.models import TITLE_PATTERN
@@ -25,47 +25,6 @@ from notebooks.vault.state import append_bytes, read_bytes_or_none
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
 REFUSED = 6
-
-
-def register(subparsers: Any, command: BaseCommand) -> None:
-    parser = subparsers.add_parser(
-        "vault",
-        help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
-        description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
-    )
-    verbs = parser.add_subparsers(dest="vault_command", required=True, parser_class=type(parser))
-
-    p = verbs.add_parser("sync", help="One sweep.", description=SYNC_HELP)
-    _vault_args(p)
-    p.set_defaults(handler=sync)
-
-    p = verbs.add_parser("watch", help="Sweep every few seconds until stopped.", description=WATCH_HELP)
-    _vault_args(p)
-    p.add_argument("--interval", type=_seconds, default=2.0, help="seconds between sweeps (default 2)")
-    p.add_argument("--sweeps", type=int, help="stop after this many sweeps")
-    p.set_defaults(handler=watch)
-
-    p = verbs.add_parser(
-        "append",
-        help="Append rows from stdin to a notebook's file under the vault's lock, then sweep.",
-        description=APPEND_HELP,
-    )
-    p.add_argument("notebook")
-    _vault_args(p)
-    p.add_argument("--key-id", metavar="KEY_ID", help="sign each row with this writer key as it is appended")
-    p.add_argument("--secret-file", metavar="FILE", help=f"the key's secret (default: ${keys.SECRET_ENV})")
-    p.set_defaults(handler=append)
-
-    p = verbs.add_parser("alarms", help="Files the vault refused, newest first (unacknowledged unless --all).")
-    p.add_argument("--all", action="store_true", help="acknowledged ones too")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=alarms)
-
-    p = verbs.add_parser("ack", help="The editor has seen an alarm: it leaves the banner (the record stays).")
-    p.add_argument("alarm", type=int)
-    p.add_argument("--by", required=True)
-    p.add_argument("--why", default="")
-    p.set_defaults(handler=ack)
 
 
 SYNC_HELP = (
@@ -82,15 +41,28 @@ APPEND_HELP = (
 WATCH_HELP = "A sweep every --interval seconds until stopped (SIGINT or SIGTERM); refusals are reported on stderr."
 
 
-def _vault_args(parser: Any) -> None:
+BY = arg(
+    "--by",
+    help="who started a notebook a new file brings (default: NOTEBOOK_VAULT_DEFAULT_BY); never a row's author: "
+    "a row is by the writer its key proves, else the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT)",
+)
+command = Commands()
+
+
+def _vault_option(parser: Any) -> None:
+    """--vault, its help naming the vault the settings give when the parser is made."""
     parser.add_argument(
         "--vault", help=f"the vault's directory (default: NOTEBOOK_VAULT, now {settings.NOTEBOOK_VAULT})"
     )
-    parser.add_argument(
-        "--by",
-        help="who started a notebook a new file brings (default: NOTEBOOK_VAULT_DEFAULT_BY); never a row's author: "
-        "a row is by the writer its key proves, else the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT)",
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "vault",
+        help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
+        description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
     )
+    command.register(parser.add_subparsers(dest="vault_command", required=True, parser_class=type(parser)))
 
 
 def _seconds(raw: str) -> float:
@@ -126,7 +98,9 @@ def _report(cmd: BaseCommand, result: SweepResult) -> None:
         )
 
 
+@command(_vault_option, BY, description=SYNC_HELP)
 def sync(cmd: BaseCommand, o: dict) -> None:
+    """One sweep."""
     vault = _vault(o)
     result = vault.sweep(by_default=o["by"])
     _report(cmd, result)
@@ -136,7 +110,68 @@ def sync(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(f"up to date at {result.head[:12]}")
 
 
+@command(
+    _vault_option,
+    BY,
+    arg("--interval", type=_seconds, default=2.0, help="seconds between sweeps (default 2)"),
+    arg("--sweeps", type=int, help="stop after this many sweeps"),
+    description=WATCH_HELP,
+)
+def watch(cmd: BaseCommand, o: dict) -> None:
+    """Sweep every few seconds until stopped."""
+    if o["sweeps"] is not None and o["sweeps"] < 1:
+        raise CommandError("--sweeps is at least 1", returncode=2)
+    if o["interval"] == 0 and o["sweeps"] is None:
+        # Without pause and without end, the watcher would keep a whole core busy.
+        raise CommandError("--interval 0 needs --sweeps N; a watcher that runs until stopped must wait", returncode=2)
+    vault = _vault(o)
+    stop = threading.Event()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda *_: stop.set())
+    cmd.stdout.write(f"watching {vault.root} every {o['interval']}s (Ctrl-C stops)")
+
+    def flushed(say: Callable[..., Any]) -> Callable[..., None]:
+        """The callback, standard output flushed after it: a watcher's lines are read as they come."""
+
+        def inner(*args: Any) -> None:
+            say(*args)
+            cmd.stdout.flush()
+
+        return inner
+
+    try:
+        watch_vault(
+            vault=vault,
+            interval=o["interval"],
+            sweeps=o["sweeps"],
+            stop=stop,
+            on_sweep=flushed(lambda result: _report(cmd, result)),
+            on_error=lambda exc: cmd.stderr.write(
+                shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000)
+            ),
+            on_standby=flushed(
+                lambda: cmd.stdout.write(f"another watcher sweeps {vault.root}; standing by until it stops")
+            ),
+            on_lead=flushed(lambda: cmd.stdout.write(f"sweeping {vault.root}")),
+        )
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    cmd.stdout.write("stopped")
+
+
+@command(
+    arg("notebook"),
+    _vault_option,
+    BY,
+    arg("--key-id", metavar="KEY_ID", help="sign each row with this writer key as it is appended"),
+    arg("--secret-file", metavar="FILE", help=f"the key's secret (default: ${keys.SECRET_ENV})"),
+    description=APPEND_HELP,
+)
 def append(cmd: BaseCommand, o: dict) -> None:
+    """Append rows from stdin to a notebook's file under the vault's lock, then sweep."""
     title = o["notebook"]
     if not re.fullmatch(TITLE_PATTERN, title):
         raise CommandError(f"{title!r} is not a notebook title", returncode=2)
@@ -182,65 +217,21 @@ def _signed(lines: list[bytes], *, title: str, key_id: str, o: dict) -> list[byt
     return out
 
 
-def watch(cmd: BaseCommand, o: dict) -> None:
-    if o["sweeps"] is not None and o["sweeps"] < 1:
-        raise CommandError("--sweeps is at least 1", returncode=2)
-    if o["interval"] == 0 and o["sweeps"] is None:
-        # Without pause and without end, the watcher would keep a whole core busy.
-        raise CommandError("--interval 0 needs --sweeps N; a watcher that runs until stopped must wait", returncode=2)
-    vault = _vault(o)
-    stop = threading.Event()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, lambda *_: stop.set())
-    cmd.stdout.write(f"watching {vault.root} every {o['interval']}s (Ctrl-C stops)")
-
-    def on_sweep(result: SweepResult) -> None:
-        _report(cmd, result)
-        cmd.stdout.flush()
-
-    def on_error(exc: Exception) -> None:
-        cmd.stderr.write(shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000))
-
-    def on_standby() -> None:
-        cmd.stdout.write(f"another watcher sweeps {vault.root}; standing by until it stops")
-        cmd.stdout.flush()
-
-    def on_lead() -> None:
-        cmd.stdout.write(f"sweeping {vault.root}")
-        cmd.stdout.flush()
-
-    try:
-        vault.ensure()
-        watch_vault(
-            vault=vault,
-            interval=o["interval"],
-            sweeps=o["sweeps"],
-            stop=stop,
-            on_sweep=on_sweep,
-            on_error=on_error,
-            on_standby=on_standby,
-            on_lead=on_lead,
-        )
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    cmd.stdout.write("stopped")
-
-
+@command(arg("--all", action="store_true", help="acknowledged ones too"), JSON, description=None)
 def alarms(cmd: BaseCommand, o: dict) -> None:
+    """Files the vault refused, newest first (unacknowledged unless --all)."""
     found = vault_alarms.vault_alarms(include_acknowledged=o["all"])
     if o["json"]:
         cmd.stdout.write(json.dumps([a.as_dict() for a in found], ensure_ascii=False, indent=1))
         return
     for a in found:
-        when = datetime.fromtimestamp(a.at, tz=UTC).isoformat(timespec="seconds")
-        cmd.stdout.write(f"#{a.id} {when} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")
+        cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")
     if not found:
         cmd.stderr.write("(no alarms)")
 
 
+@command(arg("alarm", type=int), arg("--by", required=True), arg("--why", default=""), description=None)
 def ack(cmd: BaseCommand, o: dict) -> None:
+    """The editor has seen an alarm: it leaves the banner (the record stays)."""
     vault_alarms.acknowledge_vault_alarm(alarm=o["alarm"], by=o["by"], why=o["why"])
     cmd.stdout.write(f"alarm #{o['alarm']} acknowledged")
