@@ -33,10 +33,6 @@ class Query:
     any: bool = False  # any of the words, not all of them
 
     @property
-    def stems(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(stem(term) for term in self.terms))
-
-    @property
     def empty(self) -> bool:
         return self.number is None and not self.terms
 
@@ -47,7 +43,7 @@ def parse(q: str, match: str = "all") -> Query:
     found = NUMBER.match(asked) if len(asked) <= NUMBER_LONGEST else None
     if found:
         return Query(number=int(found.group(1)))
-    return Query(terms=tuple(dict.fromkeys(folded(asked).split())), any=match == "any")
+    return Query(terms=tuple(dict.fromkeys("".join(map(_fold_char, asked)).split())), any=match == "any")
 
 
 def stem(term: str) -> str:
@@ -65,10 +61,6 @@ def _fold_char(c: str) -> str:
     return "".join(x if x.isalnum() else " " for x in out)
 
 
-def folded(text: str) -> str:
-    return "".join(_fold_char(c) for c in text)
-
-
 @lru_cache(maxsize=8192)
 def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
     """The folded words, and for each of their characters the index of the character of `text` it came from."""
@@ -81,18 +73,17 @@ def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(places)
 
 
-def matches(line: Line, stems: tuple[str, ...], any_of: bool = False) -> bool:
-    """Whether the line has a word beginning with each stem (with any one, when `any_of`)."""
-    words = " " + _folded_with_places(line.text or "")[0]
-    found = (f" {s}" in words for s in stems)
-    return any(found) if any_of else all(found)
-
-
-def search(lines: list[Line], query: Query) -> list[Line]:
+def search(lines: list[Line], query: Query, source: str = "") -> list[Line]:
+    """The lines of `source` (of every source when a number is asked for) with a word beginning with each stem of
+    the query (with any one, when it asks for any)."""
+    if source and not query.number:
+        lines = [line for line in lines if line.source == source]
     if not query.terms:
         return lines
-    stems = query.stems
-    return [line for line in lines if matches(line, stems, query.any)]
+    starts = tuple(dict.fromkeys(f" {stem(term)}" for term in query.terms))  # a word's start follows a space
+    wanted = any if query.any else all
+    folded = ((line, " " + _folded_with_places(line.text or "")[0]) for line in lines)
+    return [line for line, words in folded if wanted(s in words for s in starts)]
 
 
 def highlight(text: str | None, terms: tuple[str, ...]) -> SafeString:
@@ -111,8 +102,7 @@ def highlight(text: str | None, terms: tuple[str, ...]) -> SafeString:
         return escape(text)
     out, at = [], 0
     for a, b in merged:
-        out.append(escape(text[at:a]))
-        out.append(f"<mark>{escape(text[a:b])}</mark>")
+        out += [escape(text[at:a]), f"<mark>{escape(text[a:b])}</mark>"]
         at = b
     out.append(escape(text[at:]))
     return mark_safe("".join(out))  # every piece of the line's own words went through escape()

@@ -7,7 +7,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_http_methods
 
-from notebooks.card import selectors as card_selectors
 from notebooks.card.forms import MoveForm
 from notebooks.card.views.lineforms import refused, shown_or_sent_back
 from notebooks.card.views.respond import (
@@ -16,17 +15,12 @@ from notebooks.card.views.respond import (
     editor_required,
     line_or_panel,
     notebook_or_404,
+    other_titles,
     retired_context,
     with_oob,
 )
 from notebooks.log import moves
 from notebooks.log.rules.errors import NotebookError
-from notebooks.models import Notebook
-
-
-def _form(notebook: Notebook, n: int, *args: object, **kwargs: object) -> MoveForm:
-    titles = [t for t in card_selectors.titles() if t != notebook.title]  # the other notebooks
-    return MoveForm(*args, n=n, titles=titles, **kwargs)
 
 
 @login_required
@@ -34,7 +28,7 @@ def _form(notebook: Notebook, n: int, *args: object, **kwargs: object) -> MoveFo
 @editor_required
 def move(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
-    make = partial(_form, notebook, n)
+    make = partial(MoveForm, n=n, titles=other_titles(notebook))
     _current, form, answer = shown_or_sent_back(
         request, notebook, n, "move-form", make, lambda line: {"expected": line.seq}
     )

@@ -29,14 +29,7 @@ from notebooks.sessions import selectors as session_selectors
 from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
-VIEW_STATE = (
-    "order",
-    "source",
-    "q",
-    "match",
-    "show",
-    "chart",
-)  # what a form posts back so its answer shows the same list
+VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 PENDING_SHOWN = 50  # an open session's proposals the card lists (/sessions/ pages through all of them)
 INVALID, CONFLICT = 422, 409
@@ -49,9 +42,6 @@ FULL_PAGE_SLOT = {
 }
 
 View = Callable[..., HttpResponse]
-
-
-# ----- access ----------------------------------------------------------------------------------------------
 
 
 def editor_required(view: View) -> View:
@@ -109,9 +99,6 @@ def refusal_status(exc: NotebookError) -> int:
     return CONFLICT if isinstance(exc, Conflict) else INVALID
 
 
-# ----- what the card shows ---------------------------------------------------------------------------------
-
-
 def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tuple[str, list[selectors.Line]]]:
     """Lines already in the card's order, grouped by source in turn order. A page that continues the group of the
     line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
@@ -127,7 +114,7 @@ def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tu
     return groups
 
 
-def pending_context(notebook: Notebook) -> dict | None:
+def _pending(notebook: Notebook) -> dict | None:
     """The open session's proposals on the notebook, marked pending on Dad's card (they count when it lands)."""
     held = session_claims.open_session_on(notebook)
     if held is None:
@@ -141,24 +128,16 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     data.setdefault("order", "turn")
     view = CardViewForm(data)
     view.is_valid()
-    state = {
-        "order": view.cleaned_data.get("order") or "turn",
-        "source": view.cleaned_data.get("source") or "",
-        "q": view.cleaned_data.get("q") or "",
-        "match": view.cleaned_data.get("match") or "",
-    }
+    asked = view.cleaned_data
+    state = {k: asked.get(k) or "" for k in VIEW_STATE}
+    state["order"] = state["order"] or "turn"
     query = search.parse(state["q"], state["match"])
-    as_of = view.cleaned_data.get("as_of")
     kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
-    cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
-    as_of, cut = _upto(notebook, view.cleaned_data.get("upto"), as_of, cut)
+    as_of, cut = _frozen_at(notebook, asked.get("as_of"), asked.get("upto"))
     lines = selectors.view_at_seq(notebook, cut)
     # A number in the search box opens that line in its place among every line; words filter.
-    wanted = query.number or view.cleaned_data.get("line")
-    source = "" if query.number else state["source"]
-    shown = search.search([x for x in lines if not source or x.source == source], query)
-    state["show"] = view.cleaned_data.get("show") or ""
-    state["chart"] = view.cleaned_data.get("chart") or ""
+    wanted = query.number or asked.get("line")
+    shown = search.search(lines, query, state["source"])
     reviewing = review_context(request, notebook, lines, cut, state["show"])
     if state["show"] == "new":
         shown = [line for line in shown if line.n in reviewing["new_lines"]]
@@ -168,7 +147,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         shown = selectors.in_turn_order(shown)
     # A big notebook's card lists CARD_LINES at a time (Dad's lines come first in turn order): the page holding the
     # line asked for, or the one from `start`; the next page is appended after it (or opened, without JavaScript).
-    start = view.cleaned_data.get("start") or 0
+    start = asked.get("start") or 0
     place = next((i for i, x in enumerate(shown) if x.n == wanted), None) if wanted else None
     if place is not None:
         start = place - place % CARD_LINES
@@ -177,7 +156,6 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     frozen = as_of is not None
     top = selectors.head(notebook)
     pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
-    counted = Counter(line.source for line in lines)
     paging = {"as_of": data.get("as_of", "")}
     rest = len(shown) - start - len(listed)
     context = {
@@ -201,15 +179,14 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "focus_line": wanted if place is not None else None,
         "missing_line": wanted if wanted and place is None else None,
         "top_number": max((x.n for x in lines), default=0),
-        "total": len(lines),
-        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
+        **_tally(lines),
         **chart_context(notebook, state, cut, {**paging, "upto": data.get("upto", "")}),
         "can_edit": user_is_editor(request.user) and not frozen,
         "add_form": AddForm(),
         "selection_form": selection_form(notebook),
         "selected": (),
         "fragments": kept,
-        "pending": None if frozen else pending_context(notebook),
+        "pending": None if frozen else _pending(notebook),
         **reviewing,
         **_similar_context(request, notebook, lines, state["show"] == "similar", frozen),
     }
@@ -219,6 +196,11 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         context["focus_line"] = max(fresh)
     context.update(extra)
     return context
+
+
+def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
+    counted = Counter(line.source for line in lines)
+    return {"total": len(lines), "counts": [(s, counted[s]) for s in selectors.TURN_ORDER if counted[s]]}
 
 
 def _similar_context(
@@ -240,14 +222,13 @@ def _similar_context(
     }
 
 
-def _upto(notebook: Notebook, upto: int | None, as_of: Any, cut: int) -> tuple[Any, int]:
-    """The card as of row `upto` (a link from the audit or a history), frozen at that row's time."""
-    if not upto:
-        return as_of, cut
-    row = row_before(notebook, upto)
-    if not row.seq:
-        return as_of, cut
-    return datetime.fromtimestamp(row.at, tz=UTC), row.seq
+def _frozen_at(notebook: Notebook, as_of: datetime | None, upto: int | None) -> tuple[datetime | None, int]:
+    """The time and row the card is frozen at: as of row `upto` (a link from the audit or a history), else as of
+    the time asked for; (None, ALL) for now."""
+    row = row_before(notebook, upto) if upto else None
+    if row is not None and row.seq:
+        return datetime.fromtimestamp(row.at, tz=UTC), row.seq
+    return as_of, selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
 
 
 def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: int, show: str) -> dict[str, Any]:
@@ -263,29 +244,6 @@ def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: i
         "retired_list": review.retired_lines(notebook, cut) if show == "retired" else None,
         "changes": review.changes_since(notebook, cut) if frozen and show == "changes" else None,
         "reviewed_form": ReviewedForm(),
-    }
-
-
-def summary_context(notebook: Notebook, state: dict[str, str] | None = None) -> dict[str, Any]:
-    """What the counts above the list and the chart need, now (for the out-of-band answer to a change); with the
-    card's filters in `state`, also how many lines they show."""
-    lines = selectors.view_at_seq(notebook, selectors.ALL)
-    top = selectors.head(notebook)
-    counted = Counter(line.source for line in lines)
-    shown = None
-    if state is not None:
-        query = search.parse(state.get("q", ""), state.get("match", ""))
-        source = "" if query.number else state.get("source", "")
-        shown = len(search.search([x for x in lines if not source or x.source == source], query))
-    return {
-        "shown": shown,
-        "total": len(lines),
-        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
-        "head_seq": top.seq,
-        "head_at": top.at if top.seq else None,
-        "head_hash": top.hash if top.seq else "",
-        **chart_context(notebook, state or {}, selectors.ALL, {}),
-        "frozen": False,
     }
 
 
@@ -305,36 +263,36 @@ def with_oob(
     request: HttpRequest, response: HttpResponse, notebook: Notebook, announce: str, *, focus_line: int | None = None,
     **flags: Any,
 ) -> HttpResponse:  # fmt: skip
-    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart, emptied forms
-    (`reset_add`, `reset_selection`) and a short polite word for screen readers, naming the line to focus."""
+    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart and the review bar as
+    they are now (unless `announce_only`: a region answer holds them itself), an emptied selection
+    (`reset_selection`) and a short polite word for screen readers, naming the line to focus."""
     state = view_state(request.POST)
-    reviewing: dict[str, Any] = {}
-    if not flags.get("announce_only"):  # the "new to you" banner counts the lines as they are now
-        lines = selectors.view_at_seq(notebook, selectors.ALL)
-        reviewing = review_context(request, notebook, lines, selectors.ALL, "")
     context = {
         "notebook": notebook,
         "can_edit": user_is_editor(request.user),
         "announce": announce,
         "focus_line": focus_line,
         "state": state,
-        "add_form": AddForm(),
         "selection_form": selection_form(notebook),
         "selected": (),
-        **({} if flags.get("announce_only") else summary_context(notebook, state)),
-        **reviewing,
-        **flags,
     }
+    if not flags.get("announce_only"):
+        lines = selectors.view_at_seq(notebook, selectors.ALL)
+        top = selectors.head(notebook)
+        context.update(
+            shown=len(search.search(lines, search.parse(state["q"], state["match"]), state["source"])),
+            **_tally(lines),
+            head_seq=top.seq,
+            head_at=top.at if top.seq else None,
+            head_hash=top.hash if top.seq else "",
+            **chart_context(notebook, state, selectors.ALL, {}),
+            frozen=False,
+            **review_context(request, notebook, lines, selectors.ALL, ""),
+        )
+    context.update(flags)
     extra = render(request, f"{CARD}#oob", context)
     response.content = response.content + extra.content
     return response
-
-
-def announced(
-    response: HttpResponse, request: HttpRequest, notebook: Notebook, announce: str, focus_line: int | None = None
-) -> HttpResponse:
-    """A region answer (which holds the counts and chart itself) with only the polite word out of band."""
-    return with_oob(request, response, notebook, announce, focus_line=focus_line, announce_only=True)
 
 
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
@@ -344,10 +302,13 @@ def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
     return {"line": None, "strike": strike}
 
 
+def other_titles(notebook: Notebook) -> list[str]:
+    """The notebooks a line of this one may move to."""
+    return [t for t in card_selectors.titles() if t != notebook.title]
+
+
 def selection_form(notebook: Notebook, *args: Any, **kwargs: Any) -> SelectionForm:
-    """The form of the ticked lines, its Move selected offering the other notebooks."""
-    titles = [t for t in card_selectors.titles() if t != notebook.title]
-    return SelectionForm(*args, titles=titles, **kwargs)
+    return SelectionForm(*args, titles=other_titles(notebook), **kwargs)
 
 
 def line_or_panel(

@@ -34,10 +34,6 @@ from notebooks.models import Notebook
 REVIEW = "notebooks/review.html"
 
 
-def _state(request: HttpRequest) -> dict[str, str]:
-    return view_state(request.POST)
-
-
 def _form_in_place(
     request: HttpRequest, notebook: Notebook, partial: str, n: int, *, status: int = 200, **context: Any
 ) -> HttpResponse:
@@ -64,12 +60,12 @@ def reviewed(request: HttpRequest, title: str) -> HttpResponse:
     except NotebookError as exc:
         if not request.htmx:
             messages.error(request, exc.message)
-            return HttpResponseRedirect(card_url(notebook, _state(request)))
+            return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
         return region(request, notebook, note=exc.message, status=refusal_status(exc))
     note = f"Marked reviewed: everything up to change {mark.seq}. Lines written after it will show as new."
     if not request.htmx:
         messages.success(request, note)
-        return HttpResponseRedirect(card_url(notebook, _state(request)))
+        return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
     return region(request, notebook, note=note)
 
 

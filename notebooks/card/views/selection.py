@@ -13,7 +13,6 @@ from notebooks.card.views.respond import (
     CARD,
     INVALID,
     actor_of,
-    announced,
     card_context,
     card_url,
     editor_required,
@@ -55,10 +54,10 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
                 messages.success(request, note)
                 return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
             answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
-            return announced(answer, request, notebook, note, written.n)
+            return with_oob(request, answer, notebook, note, focus_line=written.n, announce_only=True)
     else:
         status = INVALID
-    return region(request, notebook, add_form=form, status=status, add_open=True)
+    return region(request, notebook, add_form=form, status=status)
 
 
 @login_required
@@ -110,7 +109,7 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             if not in_view:
                 answer = region(request, notebook, fresh=(merged,) if merged else (), sel_done=note)
                 answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
-                return announced(answer, request, notebook, note, merged)
+                return with_oob(request, answer, notebook, note, focus_line=merged, announce_only=True)
             return _in_their_places(request, notebook, numbers, merged, note)
     else:
         status = INVALID
