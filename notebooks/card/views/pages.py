@@ -1,14 +1,18 @@
-"""The card's reads: the notebooks, one notebook's card, one line, a line's history."""
+"""The card's reads: the notebooks, one notebook's card, one line, a line's history, the audit of every row across
+notebooks (filtered, newest first)."""
+
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from notebooks.card import search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import services as card_services
+from notebooks.card.forms import AuditForm
 from notebooks.card.views.respond import (
     CARD,
     card_context,
@@ -38,8 +42,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def archive(request: HttpRequest, title: str) -> HttpResponse:
     """Put an emptied notebook off the index (archive=1) or back on it (archive=0): a mark with his name, reversible."""
     notebook = notebook_or_404(title)
@@ -100,3 +103,16 @@ def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
 def history(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     return line_or_panel(request, notebook, "history", n, entries=history_or_404(notebook, n))
+
+
+@login_required
+@require_GET
+def audit(request: HttpRequest) -> HttpResponse:
+    form = AuditForm(request.GET or None, titles=card_selectors.titles(), actors=card_selectors.actors())
+    filters: dict[str, Any] = {}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        filters = {"notebook": data["notebook"], "by": data["by"], "op": data["op"], "page": data["page"] or 1}
+        filters |= {k: data[k].timestamp() for k in ("since", "until") if data[k]}
+    page = card_selectors.audit(**filters)
+    return render_page(request, "notebooks/audit.html", {"form": form, "page": page})

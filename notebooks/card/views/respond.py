@@ -8,12 +8,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_http_methods
 
 from notebooks.card import chart, fragments, review, search
 from notebooks.card import selectors as card_selectors
@@ -44,16 +44,20 @@ FULL_PAGE_SLOT = {
 View = Callable[..., HttpResponse]
 
 
-def editor_required(view: View) -> View:
-    """Writes need the human editor's role; reading needs only a sign-in."""
+def editor_required(*methods: str) -> Callable[[View], View]:
+    """Writes need the human editor's role, by one of `methods`; reading needs only a sign-in."""
 
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not user_is_editor(request.user):
-            raise PermissionDenied("Only the human editor may change a notebook.")
-        return view(request, *args, **kwargs)
+    def decorator(view: View) -> View:
+        @require_http_methods(list(methods))
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not user_is_editor(request.user):
+                raise PermissionDenied("Only the human editor may change a notebook.")
+            return view(request, *args, **kwargs)
 
-    return wrapped
+        return wrapped
+
+    return decorator
 
 
 def actor_of(request: HttpRequest) -> Actor:
@@ -337,14 +341,6 @@ def region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **con
     full = card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
     template = f"{CARD}#region" if request.htmx else CARD
     return render_page(request, template, full, status)
-
-
-def gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
-    """Asked to change a line that is retired: say so where the line stood."""
-    if not request.htmx:
-        messages.info(request, f"Line #{n} is already retired; its history keeps its words.")
-        return HttpResponseRedirect(card_url(notebook, retired=n))
-    return line_or_panel(request, notebook, "retired", n, status=CONFLICT, **retired_context(notebook, n))
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:

@@ -5,7 +5,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import selectors as card_selectors
@@ -45,8 +44,7 @@ def _form_in_place(
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def reviewed(request: HttpRequest, title: str) -> HttpResponse:
     """Mark the notebook reviewed up to the change the page showed."""
     notebook = notebook_or_404(title)
@@ -70,8 +68,7 @@ def reviewed(request: HttpRequest, title: str) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
-@editor_required
+@editor_required("GET", "POST")
 def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Bring a retired line's last words back, as a new line (services.restore); a reason is required."""
     notebook = notebook_or_404(title)
@@ -107,8 +104,7 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
-@editor_required
+@editor_required("GET", "POST")
 def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Edit a line back to the words of an older version in its history (services.put_back); a reason is required."""
     notebook = notebook_or_404(title)

@@ -4,7 +4,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import selectors as card_selectors
@@ -31,8 +30,7 @@ from notebooks.models import Notebook
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def add(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
     form = AddForm(request.POST)
@@ -61,8 +59,7 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def selected(request: HttpRequest, title: str) -> HttpResponse:
     """Merge the selected lines into one, retire them all or move them all to another notebook, for one reason: all
     or nothing. Or, before a merge, say which source the merged line would have (its button "preview"): nothing is

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from notebooks.card.forms import DecideForm
 from notebooks.card.views.respond import actor_of, editor_required, refusal_status, render_page
@@ -87,16 +87,14 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def land(request: HttpRequest, pk: int) -> HttpResponse:
     """Land the session as Dad's approval: his name and reason on the land, the gates' reasons recorded beside it."""
     return _decide(request, pk, "land")
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def discard(request: HttpRequest, pk: int) -> HttpResponse:
     """End the session without a land: an abandon by Dad with his reason (its rows stay in the log, in force)."""
     return _decide(request, pk, "discard")

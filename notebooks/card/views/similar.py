@@ -4,7 +4,6 @@ or mark it not alike (and undo that). Each answers in the group's place (htmx) o
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
-from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
@@ -31,8 +30,7 @@ VIEW = {"show": "similar"}
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def decide(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
     form = SimilarForm(request.POST)
@@ -106,8 +104,7 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     try:
