@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import lines, pages, review, selection, similar
+from notebooks.card.views import lines, pages, selection, similar
 from notebooks.card.views import sessions as session_views
 
 app_name = "card"
@@ -29,7 +29,7 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<int:n>/move/", lines.move, name="move"),
     path("notebooks/<str:title>/lines/<int:n>/history/", pages.history, name="history"),
     path("notebooks/<str:title>/lines/<int:n>/redact/", lines.redact, name="redact"),
-    path("notebooks/<str:title>/reviewed/", review.reviewed, name="reviewed"),
-    path("notebooks/<str:title>/lines/<int:n>/restore/", review.restore, name="restore"),
-    path("notebooks/<str:title>/lines/<int:n>/put-back/", review.put_back, name="put-back"),
+    path("notebooks/<str:title>/reviewed/", pages.reviewed, name="reviewed"),
+    path("notebooks/<str:title>/lines/<int:n>/restore/", lines.restore, name="restore"),
+    path("notebooks/<str:title>/lines/<int:n>/put-back/", lines.put_back, name="put-back"),
 ]

@@ -1,8 +1,9 @@
 """Actions on one line: edit it, retire it, move it to another notebook (log/moves.py), redact words from its
-history. Each answers in the line's place."""
+history, restore it once retired, put an older version's words back. Each answers in the line's place."""
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -11,7 +12,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import fragments
-from notebooks.card.forms import EditForm, MoveForm, RedactForm, RetireForm
+from notebooks.card import selectors as card_selectors
+from notebooks.card.forms import EditForm, MoveForm, PutBackForm, RedactForm, RestoreForm, RetireForm
 from notebooks.card.views.respond import (
     CONFLICT,
     INVALID,
@@ -25,6 +27,7 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     retired_context,
+    view_state,
     with_oob,
 )
 from notebooks.log import moves, redaction, services
@@ -231,3 +234,88 @@ def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | 
         retired = retired_context(notebook, n)
         return line_or_panel(request, notebook, "retired", n, history_of=n, entries=after, **retired)
     return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+
+
+@login_required
+@editor_required("GET", "POST")
+def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Bring a retired line's last words back, as a new line (services.restore); a reason is required."""
+    notebook = notebook_or_404(title)
+    strike = next((e for e in reversed(history_or_404(notebook, n)) if e.op == "strike"), None)
+    shown: dict[str, Any] = {"strike": strike, "words": card_selectors.last_words(notebook, n)}
+    data = request.POST if request.method == "POST" else request.GET
+    if "show" in data:  # the list it came from, to show again after
+        shown["state"] = view_state(data)
+    if request.method == "GET":
+        return line_or_panel(request, notebook, "restore-form", n, restore_form=RestoreForm(n=n), **shown)
+    form = RestoreForm(request.POST, n=n)
+    status = INVALID
+    if form.is_valid():
+        try:
+            written = services.restore(
+                notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"]
+            )
+        except NotebookError as exc:
+            form.add_error(None, exc.message)
+            status = refusal_status(exc)
+        else:
+            note = f"Restored line #{n}: its words are back as line #{written.n}."
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(card_url(notebook, anchor=f"line-{written.n}"))
+            # The form stood in the line's place; the answer is the whole list, with the new line in it.
+            answer = region(request, notebook, note=note, fresh=(written.n,))
+            return reswap(retarget(answer, "#lines-region"), "outerHTML")
+    return line_or_panel(request, notebook, "restore-form", n, restore_form=form, status=status, **shown)
+
+
+@login_required
+@editor_required("GET", "POST")
+def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Edit a line back to the words of an older version in its history (services.put_back); a reason is required."""
+    notebook = notebook_or_404(title)
+    entries = history_or_404(notebook, n)
+    seq = (request.POST if request.method == "POST" else request.GET).get("seq", "")
+    version = next((e for e in entries if str(e.seq) == seq and e.op in ("add", "edit", "adopt")), None)
+    if version is None or version.redacted:
+        missing = f"Line #{n} has no words at change {seq} to put back{' (redacted)' if version else ''}."
+        if request.method == "GET":
+            raise Http404(missing)
+        # A form sent after its words were redacted (or naming no version): said at the line, nothing written.
+        if not request.htmx:
+            messages.error(request, missing)
+            return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return line_or_panel(request, notebook, "line", n, line_note=missing, status=INVALID)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            raise Http404(f"Line #{n} is retired: restore it instead.")
+        form = PutBackForm(initial={"seq": version.seq, "expected": current.seq}, n=n)
+        return line_or_panel(request, notebook, "putback-form", n, line=current, putback_form=form, version=version)
+    form = PutBackForm(request.POST, n=n)
+    status = INVALID
+    if form.is_valid():
+        try:
+            services.put_back(
+                notebook=notebook.title,
+                n=n,
+                seq=version.seq,
+                by=actor_of(request),
+                why=form.cleaned_data["reason"],
+                expected=form.cleaned_data["expected"],
+            )
+        except NotebookError as exc:
+            status = refusal_status(exc)
+            if "current_seq" in exc.details:  # it changed meanwhile: a second submit knowingly puts them back
+                form = PutBackForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+            form.add_error(None, exc.message)
+        else:
+            note = f"Put back older words of line #{n}."
+            if not request.htmx:
+                messages.success(request, note)
+                return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+            after = selectors.history(notebook, n)
+            return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+    return line_or_panel(
+        request, notebook, "putback-form", n, line=current, putback_form=form, version=version, status=status
+    )

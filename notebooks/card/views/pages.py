@@ -1,5 +1,5 @@
 """The card's reads: the notebooks, one notebook's card, one line, a line's history, the audit of every row across
-notebooks (filtered, newest first)."""
+notebooks (filtered, newest first); and what Dad does to a whole notebook: archive it, mark it reviewed."""
 
 from typing import Any
 
@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from notebooks.card import search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import services as card_services
-from notebooks.card.forms import AuditForm
+from notebooks.card.forms import AuditForm, ReviewedForm
 from notebooks.card.views.respond import (
     CARD,
     card_context,
@@ -21,11 +21,14 @@ from notebooks.card.views.respond import (
     history_or_404,
     line_or_panel,
     notebook_or_404,
+    refusal_status,
+    region,
     render_page,
     retired_context,
+    view_state,
 )
 from notebooks.log.identity.roles import user_is_editor
-from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
 from notebooks.log.views import selectors
 
 
@@ -59,6 +62,30 @@ def archive(request: HttpRequest, title: str) -> HttpResponse:
     else:
         messages.success(request, f"{notebook.title!r} is back on the index.")
     return HttpResponseRedirect(reverse("card:index"))
+
+
+@login_required
+@editor_required("POST")
+def reviewed(request: HttpRequest, title: str) -> HttpResponse:
+    """Mark the notebook reviewed up to the change the page showed."""
+    notebook = notebook_or_404(title)
+    form = ReviewedForm(request.POST)
+    try:
+        if not form.is_valid():  # a seq that is no number: refused, not read as "up to the head"
+            raise Invalid(f"Mark reviewed names no change of this notebook ({request.POST.get('seq', '')!r}); "
+                          "reload the card and mark it again.")  # fmt: skip
+        seq = form.cleaned_data.get("seq")
+        mark = card_services.mark_reviewed(notebook=notebook.title, by=request.user.get_username(), seq=seq)
+    except NotebookError as exc:
+        if not request.htmx:
+            messages.error(request, exc.message)
+            return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
+        return region(request, notebook, note=exc.message, status=refusal_status(exc))
+    note = f"Marked reviewed: everything up to change {mark.seq}. Lines written after it will show as new."
+    if not request.htmx:
+        messages.success(request, note)
+        return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
+    return region(request, notebook, note=note)
 
 
 @login_required

@@ -29,6 +29,8 @@ from notebooks.sessions import selectors as session_selectors
 from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
+REVIEW = "notebooks/review.html"
+REVIEW_PANELS = ("restore-form", "putback-form")  # review.html's forms: on a full page they stand above the list
 VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 PENDING_SHOWN = 50  # an open session's proposals the card lists (/sessions/ pages through all of them)
@@ -326,13 +328,14 @@ def line_or_panel(
         if context["line"] is not None and "new_label" not in context:  # a line drawn alone keeps its review mark
             mark = review.last_mark(notebook, request.user.get_username())
             context["new_label"] = review.new_since([context["line"]], mark).get(n, "")
+        template = REVIEW if partial in REVIEW_PANELS else CARD
         return render_page(
-            request, f"{CARD}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
+            request, f"{template}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
         )
     if partial in FULL_PAGE_SLOT:
         context[FULL_PAGE_SLOT[partial]] = n
-    if context["line"] is None:
-        context["panel"] = partial  # the line is not in the list, so its fragment stands above it
+    if context["line"] is None or partial in REVIEW_PANELS:
+        context["panel"] = partial  # the fragment stands above the list
     return render_page(request, CARD, card_context(request, notebook, **context), status)
 
 
