@@ -18,6 +18,7 @@ from notebooks.card.views.respond import (
     CONFLICT,
     INVALID,
     actor_of,
+    back_to,
     card_url,
     editor_required,
     history_or_404,
@@ -65,8 +66,8 @@ def _shown_or_sent_back(
 def _gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
     """Asked to change a line that is retired: say so where the line stood."""
     if not request.htmx:
-        messages.info(request, f"Line #{n} is already retired; its history keeps its words.")
-        return HttpResponseRedirect(card_url(notebook, retired=n))
+        said = f"Line #{n} is already retired; its history keeps its words."
+        return back_to(request, card_url(notebook, retired=n), said, messages.INFO)
     return line_or_panel(request, notebook, "retired", n, status=CONFLICT, **retired_context(notebook, n))
 
 
@@ -115,8 +116,7 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     except NotebookError as exc:
         return _refused(request, notebook, n, exc, form, "edit-form", make)
     if not request.htmx:
-        messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
-        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return back_to(request, card_url(notebook, anchor=f"line-{n}"), f"Saved line #{n}: it is now Dad's correction.")
     answer = line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
     return with_oob(request, answer, notebook, f"Saved line #{n}.", focus_line=n)
 
@@ -225,8 +225,7 @@ def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | 
     the whole list when other lines lost the same words."""
     note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
     if not request.htmx:
-        messages.success(request, note)
-        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)
     if alike:
         return reswap(retarget(region(request, notebook, note=note), "#lines-region"), "outerHTML")
     after = selectors.history(notebook, n)
@@ -241,7 +240,7 @@ def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | 
 def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Bring a retired line's last words back, as a new line (services.restore); a reason is required."""
     notebook = notebook_or_404(title)
-    strike = next((e for e in reversed(history_or_404(notebook, n)) if e.op == "strike"), None)
+    strike = retired_context(notebook, n)["strike"]
     shown: dict[str, Any] = {"strike": strike, "words": card_selectors.last_words(notebook, n)}
     data = request.POST if request.method == "POST" else request.GET
     if "show" in data:  # the list it came from, to show again after
@@ -261,8 +260,7 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
         else:
             note = f"Restored line #{n}: its words are back as line #{written.n}."
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, anchor=f"line-{written.n}"))
+                return back_to(request, card_url(notebook, anchor=f"line-{written.n}"), note)
             # The form stood in the line's place; the answer is the whole list, with the new line in it.
             answer = region(request, notebook, note=note, fresh=(written.n,))
             return reswap(retarget(answer, "#lines-region"), "outerHTML")
@@ -283,8 +281,7 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
             raise Http404(missing)
         # A form sent after its words were redacted (or naming no version): said at the line, nothing written.
         if not request.htmx:
-            messages.error(request, missing)
-            return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+            return back_to(request, card_url(notebook, anchor=f"line-{n}"), missing, messages.ERROR)
         return line_or_panel(request, notebook, "line", n, line_note=missing, status=INVALID)
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
@@ -312,8 +309,7 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
         else:
             note = f"Put back older words of line #{n}."
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+                return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)
             after = selectors.history(notebook, n)
             return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
     return line_or_panel(

@@ -15,6 +15,7 @@ from notebooks.card import services as card_services
 from notebooks.card.forms import AuditForm, ReviewedForm
 from notebooks.card.views.respond import (
     CARD,
+    back_to,
     card_context,
     card_url,
     editor_required,
@@ -28,7 +29,7 @@ from notebooks.card.views.respond import (
     view_state,
 )
 from notebooks.log.identity.roles import user_is_editor
-from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
+from notebooks.log.rules.errors import Invalid, NotebookError
 from notebooks.log.views import selectors
 
 
@@ -55,8 +56,7 @@ def archive(request: HttpRequest, title: str) -> HttpResponse:
             notebook=notebook.title, archived_=off, by=request.user.get_username(), why=request.POST.get("why", "")
         )
     except NotebookError as exc:
-        messages.error(request, exc.message)
-        return HttpResponseRedirect(reverse("card:index") + ("?archived=1" if not off else ""))
+        return back_to(request, reverse("card:index") + ("?archived=1" if not off else ""), exc.message, messages.ERROR)
     if off:
         messages.success(request, f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it.")
     else:
@@ -78,13 +78,11 @@ def reviewed(request: HttpRequest, title: str) -> HttpResponse:
         mark = card_services.mark_reviewed(notebook=notebook.title, by=request.user.get_username(), seq=seq)
     except NotebookError as exc:
         if not request.htmx:
-            messages.error(request, exc.message)
-            return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
+            return back_to(request, card_url(notebook, view_state(request.POST)), exc.message, messages.ERROR)
         return region(request, notebook, note=exc.message, status=refusal_status(exc))
     note = f"Marked reviewed: everything up to change {mark.seq}. Lines written after it will show as new."
     if not request.htmx:
-        messages.success(request, note)
-        return HttpResponseRedirect(card_url(notebook, view_state(request.POST)))
+        return back_to(request, card_url(notebook, view_state(request.POST)), note)
     return region(request, notebook, note=note)
 
 
@@ -102,7 +100,7 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
     if gone and selectors.live_line(notebook, gone) is None:
         try:
             notice = retired_context(notebook, gone)
-        except NotFound:
+        except Http404:
             notice = {}
         if notice.get("strike"):  # a line that was retired or merged: its notice, with its history
             context.update(panel="retired", n=gone, missing_line=None, **notice)
@@ -118,10 +116,7 @@ def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
     if not request.htmx:  # a link to any line: the page of the card holding it
         return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}", line=n))
     if selectors.live_line(notebook, n) is None:
-        try:
-            return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
-        except NotFound as exc:
-            raise Http404(exc.message) from None
+        return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
     return line_or_panel(request, notebook, "line", n)
 
 

@@ -4,12 +4,14 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
+from itertools import groupby
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -87,13 +89,16 @@ def view_state(data: QueryDict) -> dict[str, str]:
 
 
 def card_url(notebook: Notebook, state: dict[str, str] | None = None, anchor: str = "", **query: Any) -> str:
-    params = {
-        k: v
-        for k, v in {**(state or {}), **query}.items()
-        if v and not (k == "order" and v == "turn") and not (k == "match" and v == "all")
-    }
+    defaults = (("order", "turn"), ("match", "all"))  # left out of the URL
+    params = {k: v for k, v in {**(state or {}), **query}.items() if v and (k, v) not in defaults}
     url = reverse("card:notebook", args=[notebook.title])
     return url + (f"?{urlencode(params)}" if params else "") + (f"#{anchor}" if anchor else "")
+
+
+def back_to(request: HttpRequest, url: str, note: str, level: int = messages.SUCCESS) -> HttpResponseRedirect:
+    """A plain POST's answer: the page at `url`, which says the note."""
+    messages.add_message(request, level, note)
+    return HttpResponseRedirect(url)
 
 
 def refusal_status(exc: NotebookError) -> int:
@@ -110,11 +115,7 @@ def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tu
     line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
     if order == "number":
         return [("", lines)] if lines else []
-    groups: list[tuple[str, list[selectors.Line]]] = []
-    for line in lines:
-        if not groups or groups[-1][0] != line.source:
-            groups.append((line.source, []))
-        groups[-1][1].append(line)
+    groups = [(source, list(run)) for source, run in groupby(lines, key=lambda line: line.source)]
     if groups and after and groups[0][0] == after:
         groups[0] = ("", groups[0][1])
     return groups
@@ -160,8 +161,6 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     start = min(start, max(0, len(shown) - 1))
     listed = shown[start : start + CARD_LINES]
     frozen = as_of is not None
-    top = selectors.head(notebook)
-    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
     paging = {"as_of": data.get("as_of", "")}
     rest = len(shown) - start - len(listed)
     context = {
@@ -171,9 +170,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "terms": query.terms,
         "as_of": as_of,
         "frozen": frozen,
-        "head_seq": cut if frozen else top.seq,
-        "head_at": top.at if top.seq else None,
-        "head_hash": pinned.hash if pinned.seq else "",
+        **_head(notebook, as_of, cut),
         "groups": _groups(listed, state["order"], shown[start - 1].source if start else ""),
         "shown": len(shown),
         "start": start,
@@ -202,6 +199,17 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         context["focus_line"] = max(fresh)
     context.update(extra)
     return context
+
+
+def _head(notebook: Notebook, as_of: datetime | None, cut: int) -> dict[str, Any]:
+    """The last change shown (the one a frozen card stands at), the time of the last row, and the hash pinned."""
+    top = selectors.head(notebook)
+    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if as_of else top
+    return {
+        "head_seq": cut if as_of else top.seq,
+        "head_at": top.at if top.seq else None,
+        "head_hash": pinned.hash if pinned.seq else "",
+    }
 
 
 def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
@@ -284,13 +292,10 @@ def with_oob(
     }
     if not flags.get("announce_only"):
         lines = selectors.view_at_seq(notebook, selectors.ALL)
-        top = selectors.head(notebook)
         context.update(
             shown=len(search.search(lines, search.parse(state["q"], state["match"]), state["source"])),
             **_tally(lines),
-            head_seq=top.seq,
-            head_at=top.at if top.seq else None,
-            head_hash=top.hash if top.seq else "",
+            **_head(notebook, None, selectors.ALL),
             **chart_context(notebook, state, selectors.ALL, {}),
             frozen=False,
             **review_context(request, notebook, lines, selectors.ALL, ""),
@@ -302,9 +307,9 @@ def with_oob(
 
 
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
-    """The notice a retired line leaves behind: how it went, and where its words now live."""
-    entries = selectors.history(notebook, n)
-    strike = next((e for e in reversed(entries) if e.op == "strike"), None)
+    """The notice a retired line leaves behind (404 for a line that never was): how it went, and where its words
+    now live."""
+    strike = next((e for e in reversed(history_or_404(notebook, n)) if e.op == "strike"), None)
     return {"line": None, "strike": strike}
 
 

@@ -1,8 +1,7 @@
 """Actions on the list: add a line; merge, retire or move the ticked lines. Each answers with the list region."""
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
 
@@ -12,6 +11,7 @@ from notebooks.card.views.respond import (
     CARD,
     INVALID,
     actor_of,
+    back_to,
     card_context,
     card_url,
     editor_required,
@@ -49,8 +49,7 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
         else:
             note = f"Added line #{written.n}."
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
+                return back_to(request, card_url(notebook, _state(request), anchor=f"line-{written.n}"), note)
             answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
             return with_oob(request, answer, notebook, note, focus_line=written.n, announce_only=True)
     else:
@@ -100,8 +99,7 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, _state(request)))
+                return back_to(request, card_url(notebook, _state(request)), note)
             merged = written.n if data["action"] == "merge" else None
             if not in_view:
                 answer = region(request, notebook, fresh=(merged,) if merged else (), sel_done=note)

@@ -3,15 +3,14 @@ his decision on one not yet landed or abandoned (open, refused by the gates, or 
 discard it, with his reason."""
 
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from notebooks.card.forms import DecideForm
-from notebooks.card.views.respond import actor_of, editor_required, refusal_status, render_page
+from notebooks.card.views.respond import actor_of, back_to, editor_required, refusal_status, render_page
 from notebooks.log.identity.roles import user_is_editor
 from notebooks.log.rules.errors import NotebookError
 from notebooks.sessions import decisions, leases
@@ -75,8 +74,7 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
     else:
         status, error = 422, " ".join(e for errors in form.errors.values() for e in errors)
     if status == 200 and not request.htmx:
-        messages.success(request, DONE[verb].format(pk=pk))
-        return HttpResponseRedirect(reverse("card:sessions") + f"#session-{pk}")
+        return back_to(request, reverse("card:sessions") + f"#session-{pk}", DONE[verb].format(pk=pk))
     # The draft whole, as the refusal promises (a request is at most DATA_UPLOAD_MAX_MEMORY_SIZE, as every card form's).
     failed = {"verb": verb, "error": error, "reason": request.POST.get("reason", "")} if error else None
     context = _context(request, v=_one(pk), failed=failed, done=DONE[verb].format(pk=pk) if not error else "")

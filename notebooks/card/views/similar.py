@@ -11,6 +11,7 @@ from notebooks.card.forms import SimilarForm
 from notebooks.card.views.respond import (
     INVALID,
     actor_of,
+    back_to,
     card_context,
     card_url,
     editor_required,
@@ -47,8 +48,7 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
             if form.cleaned_data["action"] != "not-alike":
                 card_similar.remember_reason(request, request.POST.get("kind", ""), form.cleaned_data["reason"].strip())
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, VIEW))
+                return back_to(request, card_url(notebook, VIEW), note)
             # The whole view again, the note above it: a decision may change other groups (a line gone, a new one).
             context = card_context(request, notebook, QueryDict("show=similar"), similar_note=note, similar_fresh=fresh)
             return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
