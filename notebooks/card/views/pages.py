@@ -57,11 +57,8 @@ def archive(request: HttpRequest, title: str) -> HttpResponse:
         )
     except NotebookError as exc:
         return back_to(request, reverse("card:index") + ("?archived=1" if not off else ""), exc.message, messages.ERROR)
-    if off:
-        messages.success(request, f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it.")
-    else:
-        messages.success(request, f"{notebook.title!r} is back on the index.")
-    return HttpResponseRedirect(reverse("card:index"))
+    said = f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it."
+    return back_to(request, reverse("card:index"), said if off else f"{notebook.title!r} is back on the index.")
 
 
 @login_required

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
-from notebooks.card import chart, fragments, review, search
+from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
@@ -248,15 +248,15 @@ def _frozen_at(notebook: Notebook, as_of: datetime | None, upto: int | None) -> 
 def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: int, show: str) -> dict[str, Any]:
     """Dad's review on the card: the lines new or changed since his last mark (labelled), the mark, the retired
     lines when asked for, and what changed since a frozen view's time."""
-    mark = review.last_mark(notebook, request.user.get_username())
+    mark = card_selectors.last_mark(notebook, request.user.get_username())
     frozen = cut < selectors.ALL
-    new_lines = {} if frozen else review.new_since(lines, mark)
+    new_lines = {} if frozen else card_selectors.new_since(lines, mark)
     return {
         "mark": mark,
         "new_lines": new_lines,
         "new_authors": sorted({line.by for line in lines if line.n in new_lines}),
-        "retired_list": review.retired_lines(notebook, cut) if show == "retired" else None,
-        "changes": review.changes_since(notebook, cut) if frozen and show == "changes" else None,
+        "retired_list": card_selectors.retired_lines(notebook, cut) if show == "retired" else None,
+        "changes": card_selectors.changes_since(notebook, cut) if frozen and show == "changes" else None,
         "reviewed_form": ReviewedForm(),
     }
 
@@ -331,8 +331,8 @@ def line_or_panel(
     if request.htmx:
         can_edit = user_is_editor(request.user)
         if context["line"] is not None and "new_label" not in context:  # a line drawn alone keeps its review mark
-            mark = review.last_mark(notebook, request.user.get_username())
-            context["new_label"] = review.new_since([context["line"]], mark).get(n, "")
+            mark = card_selectors.last_mark(notebook, request.user.get_username())
+            context["new_label"] = card_selectors.new_since([context["line"]], mark).get(n, "")
         template = REVIEW if partial in REVIEW_PANELS else CARD
         return render_page(
             request, f"{template}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status

@@ -34,6 +34,7 @@ from notebooks.models import Notebook
 def add(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
     form = AddForm(request.POST)
+    status = INVALID
     if form.is_valid():
         try:
             written = services.add(
@@ -52,8 +53,6 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
                 return back_to(request, card_url(notebook, _state(request), anchor=f"line-{written.n}"), note)
             answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
             return with_oob(request, answer, notebook, note, focus_line=written.n, announce_only=True)
-    else:
-        status = INVALID
     return region(request, notebook, add_form=form, status=status)
 
 
@@ -67,6 +66,7 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
     form = selection_form(notebook, request.POST)
     if request.POST.get("preview"):
         return _preview(request, notebook, form)
+    status = INVALID
     if form.is_valid():
         data = form.cleaned_data
         numbers = data["n"]
@@ -91,11 +91,8 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
                 note = f"Retired {listed}."
-        except NotFound as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
-            status = INVALID
-            form.add_error(None, f"Nothing was changed. {exc.message}")
-        except NotebookError as exc:
-            status = refusal_status(exc)
+        except NotebookError as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
             if not request.htmx:
@@ -106,8 +103,6 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                 answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
                 return with_oob(request, answer, notebook, note, focus_line=merged, announce_only=True)
             return _in_their_places(request, notebook, numbers, merged, note)
-    else:
-        status = INVALID
     chosen = {str(x) for x in request.POST.getlist("n")}
     return region(request, notebook, selection_form=form, selected=chosen, status=status)
 

@@ -39,10 +39,8 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
     if form.is_valid():
         try:
             note, fresh = _apply(request, notebook, form.cleaned_data)
-        except NotFound as exc:  # a line gone since the view was drawn: said in the group, not a 404
-            form.add_error(None, f"Nothing was changed. {exc.message}")
-        except NotebookError as exc:
-            status = refusal_status(exc)
+        except NotebookError as exc:  # a line gone since the view was drawn: said in the group, not a 404
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
             if form.cleaned_data["action"] != "not-alike":
