@@ -1,5 +1,4 @@
-"""The card's small chart of lines added by source, per day or per run (a landed session): SVG geometry computed
-here, drawn by the template."""
+"""The card's chart of lines added by source, per day or per run (a landed session): its SVG geometry."""
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta

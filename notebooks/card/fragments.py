@@ -47,7 +47,7 @@ def for_notebook(notebook: Notebook) -> Kept:
 
 
 def forget(notebook: Notebook) -> None:
-    """Drop the notebook's fragments (after a redaction: some of them may hold the words it removed)."""
+    """After a redaction: some of the notebook's fragments may hold the words it removed."""
     key = notebook_key(notebook)
     _kept.drop(lambda found: found == key)
 

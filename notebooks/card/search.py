@@ -1,11 +1,9 @@
-"""The card's search: a line number opens that line; words match whatever their case, accents and punctuation, all
-of them (or any of them) in any order, and each word matched is marked (<mark>) in the words shown.
+"""The card's search: a line number opens that line; words match all (or any) of them in any order, each marked.
 
 Words are compared folded: case-folded, accents taken off (NFKD without its combining marks), apostrophes dropped
 ("Zora's" is "zoras") and every other sign read as a space. A search word matches the words of a line that begin
 with it, its common English ending taken off first (-ing, -ed, -es, -e, -s), so "save" finds "Saving" and "saved",
-"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other".
-"""
+"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other"."""
 
 import re
 import unicodedata
@@ -74,8 +72,7 @@ def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 def search(lines: list[Line], query: Query, source: str = "") -> list[Line]:
-    """The lines of `source` (of every source when a number is asked for) with a word beginning with each stem of
-    the query (with any one, when it asks for any)."""
+    """The lines of `source` (any, when a number is asked for) with a word beginning with each (or any) stem."""
     if source and not query.number:
         lines = [line for line in lines if line.source == source]
     if not query.terms:

@@ -1,6 +1,5 @@
-"""Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
-files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled
-per username and address (docs/DEPLOY.md, "The sign-in throttle")."""
+"""Web security Django does not give by itself: a Content-Security-Policy for the app's own files only, an htmx
+request's expired sign-in sent to the sign-in page, and sign-ins throttled (docs/DEPLOY.md, "The sign-in throttle")."""
 
 from collections.abc import Callable
 from typing import Any
@@ -34,8 +33,6 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 
 class ContentSecurityPolicyMiddleware:
-    """Adds the policy to every response that does not set its own."""
-
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 

@@ -42,9 +42,8 @@ class NotebookSummary:
 
 
 def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
-    """Every notebook with its live lines counted by source, the time of its last row and how many lines are new
-    since the reviewer's last mark: the counts come from each notebook's kept view (one query each when warm), not
-    from grouping every row of every notebook."""
+    """Every notebook's live lines by source, last row and lines new to the reviewer, from the kept views (one query
+    each when warm), not by grouping every row of every notebook."""
     marks = last_marks(reviewer)
     last_turns = turn_reads.last_reads()
     latest = ArchiveMark.objects.values("notebook").annotate(last=Max("id")).values("last")
@@ -167,8 +166,7 @@ def actors() -> list[str]:
 
 
 def last_words(notebook: Notebook, n: int) -> str | None:
-    """Line n's last words as the fold has them, live or retired: what a restore brings back (services.restore reads
-    the same fold). None when they were redacted or the line never was."""
+    """Line n's last words, live or retired, as services.restore reads them; None when redacted or never a line."""
     try:
         return line_state(notebook, n).words
     except NotFound:
@@ -176,8 +174,7 @@ def last_words(notebook: Notebook, n: int) -> str | None:
 
 
 def merge_preview(notebook: Notebook, numbers: list[int], words: str) -> str:
-    """What the editor's merge of these lines into these words would make of its source, said before he saves
-    (log.selectors.merge_source): "this stays pippa's seen line" or "this becomes Dad's correction"."""
+    """The source the editor's merge of these lines into these words gives (log.selectors.merge_source), said."""
     if len(set(numbers)) < 2 or not words.strip():
         return "Tick at least two lines and write the merged words to see which source the merged line will have."
     result = selectors.merge_source(notebook, numbers, words, editor=True)

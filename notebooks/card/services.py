@@ -1,5 +1,4 @@
-"""The card's own writes, none of them the log's: a review mark and an archive mark (append-only), a reader's time
-zone."""
+"""The card's own writes, none of them the log's: review and archive marks (append-only), a reader's time zone."""
 
 import time
 import zoneinfo
@@ -14,9 +13,8 @@ from notebooks.models import ArchiveMark, ReaderZone, ReviewMark
 
 
 def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
-    """The editor has reviewed the notebook up to row `seq` (what his page showed; the head when not given).
-
-    A new row every time: his latest mark counts, earlier ones stay as the record of his reviews."""
+    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time, the latest
+    counting, the earlier ones the record of his reviews."""
     with transaction.atomic():
         nb = selectors.get_notebook(notebook)
         top = selectors.head_at(nb)

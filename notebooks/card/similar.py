@@ -1,6 +1,5 @@
-"""The card's Similar view: the groups of live lines the similarity engine suggests, each drawn with what Dad can
-decide for it (merge keeping one line's words, keep one and retire the others into it, or not alike). Suggestions
-only: nothing here writes, and nothing is refused for being similar."""
+"""The Similar view's groups of live lines, each with what Dad can decide for it (merge, keep one, not alike).
+Suggestions only: nothing here writes, and nothing is refused for being similar."""
 
 from dataclasses import dataclass
 

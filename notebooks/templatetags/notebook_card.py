@@ -1,5 +1,4 @@
-"""Small filters for the card's templates (how a source is named and marked, epoch seconds as a time), and the tag
-that lists a card's lines through its `line` partial."""
+"""The card's filters (a source's name and mark, an op's words, epoch seconds as a time) and its lines' tag."""
 
 from datetime import UTC, datetime
 

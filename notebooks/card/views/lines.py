@@ -48,8 +48,7 @@ def _slot(panel: str) -> str:
 def _shown_or_sent_back(
     request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker, initial: Callable[[Line], dict]
 ) -> tuple[Line | None, forms.Form | None, HttpResponse | None]:
-    """(the live line, the form, an answer): a GET or an invalid POST has its answer; a valid POST has none, and
-    the caller acts on the form."""
+    """(the live line, the form, the answer to a GET or an invalid POST): a valid POST's is None, for the caller."""
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
         if current is None:
@@ -221,8 +220,7 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
 
 
 def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | None, alike: bool) -> HttpResponse:
-    """After a redaction: the card for a plain POST; for htmx, the line (or its notice) with its history open, or
-    the whole list when other lines lost the same words."""
+    """The line (or its notice) with its history open; the whole list when other lines lost the same words."""
     note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
     if not request.htmx:
         return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)

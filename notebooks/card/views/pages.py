@@ -1,5 +1,5 @@
-"""The card's reads: the notebooks, one notebook's card, one line, a line's history, the audit of every row across
-notebooks (filtered, newest first); and what Dad does to a whole notebook: archive it, mark it reviewed."""
+"""The card's pages: the notebooks, a notebook's card, a line and its history, the audit of every row; and what Dad
+does to a whole notebook: archive it, mark it reviewed."""
 
 from typing import Any
 

@@ -220,8 +220,7 @@ def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
 def _similar_context(
     request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool
 ) -> dict[str, Any]:
-    """The Similar view's groups and the not-alike marks, when it is the view asked for (None otherwise); a frozen
-    view offers none: its groups would be decided on lines that are not the notebook now."""
+    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's."""
     if not asked:
         return {"similar_groups": None}
     if frozen:
@@ -237,8 +236,7 @@ def _similar_context(
 
 
 def _frozen_at(notebook: Notebook, as_of: datetime | None, upto: int | None) -> tuple[datetime | None, int]:
-    """The time and row the card is frozen at: as of row `upto` (a link from the audit or a history), else as of
-    the time asked for; (None, ALL) for now."""
+    """The time and row the card stands at: row `upto` (linked from the audit or a history), or `as_of`, or now."""
     row = row_before(notebook, upto) if upto else None
     if row is not None and row.seq:
         return datetime.fromtimestamp(row.at, tz=UTC), row.seq
@@ -246,8 +244,7 @@ def _frozen_at(notebook: Notebook, as_of: datetime | None, upto: int | None) -> 
 
 
 def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: int, show: str) -> dict[str, Any]:
-    """Dad's review on the card: the lines new or changed since his last mark (labelled), the mark, the retired
-    lines when asked for, and what changed since a frozen view's time."""
+    """Dad's review: his mark and the lines new since it, the retired lines and what changed since a frozen view."""
     mark = card_selectors.last_mark(notebook, request.user.get_username())
     frozen = cut < selectors.ALL
     new_lines = {} if frozen else card_selectors.new_since(lines, mark)
@@ -262,8 +259,7 @@ def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: i
 
 
 def chart_context(notebook: Notebook, state: dict[str, str], cut: int, paging: dict[str, Any]) -> dict[str, Any]:
-    """The chart as the card's state asks for it (by day, or by run: one bar per landed session) up to seq `cut`,
-    with the links that switch it (each keeping the card's filters and frozen time)."""
+    """The chart by day or by run up to seq `cut`, with the links that switch it (keeping the card's filters)."""
     by = "run" if state.get("chart") == "run" else "day"
     if by == "run":
         drawn = chart.build_runs(session_selectors.landed_runs(notebook.pk, cut=cut, limit=chart.RUNS))
@@ -307,14 +303,12 @@ def with_oob(
 
 
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
-    """The notice a retired line leaves behind (404 for a line that never was): how it went, and where its words
-    now live."""
+    """The notice a retired line leaves (404 for a line that never was): how it went, where its words now live."""
     strike = next((e for e in reversed(history_or_404(notebook, n)) if e.op == "strike"), None)
     return {"line": None, "strike": strike}
 
 
 def other_titles(notebook: Notebook) -> list[str]:
-    """The notebooks a line of this one may move to."""
     return [t for t in card_selectors.titles() if t != notebook.title]
 
 

@@ -59,9 +59,7 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
 @login_required
 @editor_required("POST")
 def selected(request: HttpRequest, title: str) -> HttpResponse:
-    """Merge the selected lines into one, retire them all or move them all to another notebook, for one reason: all
-    or nothing. Or, before a merge, say which source the merged line would have (its button "preview"): nothing is
-    written."""
+    """Merge, retire or move the ticked lines, for one reason, all or nothing; or preview a merge's source."""
     notebook = notebook_or_404(title)
     form = selection_form(notebook, request.POST)
     if request.POST.get("preview"):
@@ -108,8 +106,7 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
 
 
 def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
-    """The sentence that says which source a merge of the ticked lines into these words would give; with htmx
-    only that sentence (#merge-source), else the card with the form as it was sent, open."""
+    """Which source a merge of the ticked lines into these words gives: that sentence alone for htmx, or the card."""
     form.is_valid()  # only the ticks and the words matter here: a reason not yet written is no refusal
     numbers, words = form.cleaned_data.get("n") or [], form.cleaned_data.get("words") or ""
     preview = card_selectors.merge_preview(notebook, numbers, words)
@@ -134,8 +131,7 @@ def _state(request: HttpRequest) -> dict[str, str]:
 def _in_their_places(
     request: HttpRequest, notebook: Notebook, numbers: list[int], merged: int | None, note: str
 ) -> HttpResponse:
-    """The answer where the ticked lines stood: the merged line in the first one's place (or its notice), a one-line
-    notice in each other's, then the counts, the chart and an emptied selection, out of band."""
+    """The merged line (or a notice) in the first ticked line's place, a notice in the others'; the rest out of band."""
     first, *others = numbers
     if merged is not None:
         answer = line_or_panel(request, notebook, "line", merged, fresh=(merged,), line_note=note)

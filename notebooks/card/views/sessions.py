@@ -1,6 +1,5 @@
-"""Dad's Sessions page: each session with its change and its drift side by side, what a landed one brought, and
-his decision on one not yet landed or abandoned (open, refused by the gates, or lapsed): land it as his approval or
-discard it, with his reason."""
+"""Dad's Sessions page: each session's change and drift side by side, what a landed one brought, and his decision
+on one not yet landed or abandoned (open, refused by the gates, or lapsed): land it as his approval, or discard it."""
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required

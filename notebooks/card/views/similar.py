@@ -1,5 +1,4 @@
-"""Dad's decisions in the Similar view, one group at a time: merge it, keep one line and retire the others into it,
-or mark it not alike (and undo that). Each answers in the group's place (htmx) or goes back to the view."""
+"""Dad's decision on one group of the Similar view (merge, keep one, not alike, and its undo), in the group's place."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
