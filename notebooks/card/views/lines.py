@@ -46,14 +46,14 @@ def _slot(panel: str) -> str:
 
 
 def _shown_or_sent_back(
-    request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker, initial: Callable[[Line], dict]
+    request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker
 ) -> tuple[Line | None, forms.Form | None, HttpResponse | None]:
     """(the live line, the form, the answer to a GET or an invalid POST): a valid POST's is None, for the caller."""
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
         if current is None:
             return None, None, _gone(request, notebook, n)
-        form, status = make(initial=initial(current)), 200
+        form, status = make(initial={"words": current.text, "expected": current.seq}), 200  # a form reads its own
     else:
         form, status = make(request.POST), INVALID
         if form.is_valid():
@@ -97,9 +97,7 @@ def _left(request: HttpRequest, notebook: Notebook, n: int, said: str) -> HttpRe
 def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(EditForm, n=n)
-    _current, form, answer = _shown_or_sent_back(
-        request, notebook, n, "edit-form", make, lambda line: {"words": line.text, "expected": line.seq}
-    )
+    _current, form, answer = _shown_or_sent_back(request, notebook, n, "edit-form", make)
     if answer is not None:
         return answer
     data = form.cleaned_data
@@ -125,9 +123,7 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
 def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(RetireForm, n=n)
-    current, form, answer = _shown_or_sent_back(
-        request, notebook, n, "retire-form", make, lambda line: {"expected": line.seq}
-    )
+    current, form, answer = _shown_or_sent_back(request, notebook, n, "retire-form", make)
     if answer is not None:
         return answer
     data = form.cleaned_data
@@ -156,9 +152,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
 def move(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(MoveForm, n=n, titles=other_titles(notebook))
-    _current, form, answer = _shown_or_sent_back(
-        request, notebook, n, "move-form", make, lambda line: {"expected": line.seq}
-    )
+    _current, form, answer = _shown_or_sent_back(request, notebook, n, "move-form", make)
     if answer is not None:
         return answer
     data = form.cleaned_data
