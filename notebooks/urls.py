@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import audit, lines, moves, pages, review, selection, similar
+from notebooks.card.views import lines, pages, selection, similar
 from notebooks.card.views import sessions as session_views
 
 app_name = "card"
@@ -13,7 +13,7 @@ urlpatterns = [
     path("accounts/login/", ThrottledLoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", pages.index, name="index"),
-    path("audit/", audit.audit, name="audit"),
+    path("audit/", pages.audit, name="audit"),
     path("sessions/", session_views.sessions_page, name="sessions"),
     path("sessions/<int:pk>/land/", session_views.land, name="session-land"),
     path("sessions/<int:pk>/discard/", session_views.discard, name="session-discard"),
@@ -26,10 +26,10 @@ urlpatterns = [
     path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),
     path("notebooks/<str:title>/lines/<int:n>/edit/", lines.edit, name="edit"),
     path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),
-    path("notebooks/<str:title>/lines/<int:n>/move/", moves.move, name="move"),
+    path("notebooks/<str:title>/lines/<int:n>/move/", lines.move, name="move"),
     path("notebooks/<str:title>/lines/<int:n>/history/", pages.history, name="history"),
     path("notebooks/<str:title>/lines/<int:n>/redact/", lines.redact, name="redact"),
-    path("notebooks/<str:title>/reviewed/", review.reviewed, name="reviewed"),
-    path("notebooks/<str:title>/lines/<int:n>/restore/", review.restore, name="restore"),
-    path("notebooks/<str:title>/lines/<int:n>/put-back/", review.put_back, name="put-back"),
+    path("notebooks/<str:title>/reviewed/", pages.reviewed, name="reviewed"),
+    path("notebooks/<str:title>/lines/<int:n>/restore/", lines.restore, name="restore"),
+    path("notebooks/<str:title>/lines/<int:n>/put-back/", lines.put_back, name="put-back"),
 ]

@@ -1,5 +1,4 @@
-"""The card's small chart of lines added by source, per day or per run (a landed session): SVG geometry computed
-here, drawn by the template."""
+"""The card's chart of lines added by source, per day or per run (a landed session): its SVG geometry."""
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -29,8 +28,15 @@ class Bar:
 
 @dataclass(frozen=True)
 class Day:
+    """One bar's column: a day, or a landed session's run (who ran it, and the lines it changed besides)."""
+
     day: date
     counts: dict[str, int]
+    name: str  # for the bars' tooltips
+    tick: str  # the label under the column
+    session: int = 0
+    actor: str = ""
+    changed: int = 0
 
     @property
     def total(self) -> int:
@@ -39,31 +45,6 @@ class Day:
     @property
     def in_order(self) -> list[int]:
         return [self.counts[s] for s in SOURCES]
-
-    @property
-    def name(self) -> str:
-        return self.day.isoformat()
-
-    @property
-    def tick(self) -> str:
-        return _short(self.day)
-
-
-@dataclass(frozen=True)
-class RunColumn(Day):
-    """One landed session's bar: the day it landed, who ran it, and the lines it changed besides (in the table)."""
-
-    session: int = 0
-    actor: str = ""
-    changed: int = 0
-
-    @property
-    def name(self) -> str:
-        return f"#{self.session} · {self.actor} · {self.day.isoformat()}"
-
-    @property
-    def tick(self) -> str:
-        return f"#{self.session}"
 
 
 @dataclass(frozen=True)
@@ -98,20 +79,19 @@ def build(counts: list[DayCount], *, span: int = 30) -> Chart | None:
     for c in counts:
         if c.day >= first and c.source in SOURCES:
             per_day[c.day][c.source] += c.count
-    days = [Day(EPOCH + timedelta(days=d), per_day[d]) for d in range(first, last + 1)]
-    return _draw(days, "day")
+    dates = {d: EPOCH + timedelta(days=d) for d in per_day}
+    return _draw([Day(day, per_day[d], day.isoformat(), f"{day:%b} {day.day}") for d, day in dates.items()], "day")
 
 
 def build_runs(runs: list[Run]) -> Chart | None:
     """Stacked bars of the new lines each landed session brought, in the order they landed; None when none landed."""
     if not runs:
         return None
-    columns = [
-        RunColumn(
-            datetime.fromtimestamp(r.landed_at, tz=UTC).date(), r.brought.added, r.session, r.actor, r.brought.changed
-        )
-        for r in runs
-    ]
+    columns = []
+    for r in runs:
+        d = datetime.fromtimestamp(r.landed_at, tz=UTC).date()
+        name = f"#{r.session} · {r.actor} · {d.isoformat()}"
+        columns.append(Day(d, r.brought.added, name, f"#{r.session}", r.session, r.actor, r.brought.changed))
     return _draw(columns, "run")
 
 
@@ -158,7 +138,3 @@ def _count(v: int) -> str:
         if v >= size:
             return f"{v / size:.1f}".removesuffix(".0") + unit if v < 10 * size else f"{v // size}{unit}"
     return str(v)
-
-
-def _short(day: date) -> str:
-    return f"{day:%b} {day.day}"

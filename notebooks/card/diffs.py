@@ -12,8 +12,11 @@ from notebooks.log.views.history import Entry
 _TOKENS = re.compile(r"\s+|[^\s]+")
 
 
-def word_diff(before: str, after: str) -> SafeString:
-    """`after` with the words `before` had and it lost in <del>, and the words it gained in <ins>."""
+def word_diff(before: str | None, after: str | None) -> SafeString | str:
+    """`after` with the words `before` had and it lost in <del>, and the words it gained in <ins> (`after` alone when
+    either is missing)."""
+    if before is None or after is None:
+        return after or ""
     a, b = _TOKENS.findall(before), _TOKENS.findall(after)
     out: list[str] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():

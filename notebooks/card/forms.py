@@ -47,6 +47,10 @@ class LimitedText(forms.CharField):
 class _Form(forms.Form):
     # The server gives every refusal in place, with or without JavaScript, so browsers must not pre-empt it.
     use_required_attribute = False
+    ids: str | bool = "id_%s"  # the fields' ids (auto_id): each form of a page has its own
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, auto_id=self.ids, **kwargs)
 
     def top_errors(self) -> list[str]:
         """What to say above the fields: errors of the whole form and of its hidden fields."""
@@ -62,14 +66,19 @@ class _Form(forms.Form):
             self.fields[first].widget.attrs["autofocus"] = True
 
 
-def _words(label: str = "Words") -> forms.CharField:
+def _words(rows: int = 3, **kwargs: Any) -> forms.CharField:
     return LimitedText(
         what="a line",
         limit=settings.NOTEBOOK_MAX_WORDS,
-        label=label,
+        label="Words",
         error_messages={"required": WORDS_REQUIRED},
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=forms.Textarea(attrs={"rows": rows}),
+        **kwargs,
     )
+
+
+def _choices(blank: str, values: list[str]) -> list[tuple[str, str]]:
+    return [("", blank), *((v, v) for v in values)]
 
 
 def _reason() -> forms.CharField:
@@ -94,7 +103,8 @@ class _LineForm(_Form):
     focus = ""
 
     def __init__(self, *args: Any, n: int, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id=f"{self.prefix_id}-{n}-%s", **kwargs)
+        self.ids = f"{self.prefix_id}-{n}-%s"
+        super().__init__(*args, **kwargs)
         self.fields[self.focus].widget.attrs["autofocus"] = True
 
 
@@ -129,7 +139,7 @@ class MoveForm(_LineForm):
     def __init__(self, *args: Any, n: int, titles: list[str], **kwargs: Any) -> None:
         super().__init__(*args, n=n, **kwargs)
         self.titles = titles
-        self.fields["to"].choices = [("", "Choose a notebook…"), *((t, t) for t in titles)]
+        self.fields["to"].choices = _choices("Choose a notebook…", titles)
 
 
 class RedactForm(_LineForm):
@@ -139,9 +149,7 @@ class RedactForm(_LineForm):
 
 
 class AddForm(_Form):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id="add-%s", **kwargs)
-
+    ids = "add-%s"
     words = _words()
     reason = _reason()
 
@@ -165,14 +173,8 @@ class NumbersField(forms.Field):
 
 class SelectionForm(_Form):
     n = NumbersField(error_messages={"required": "Select the lines first: tick the box beside each."})
-    words = LimitedText(
-        what="a line",
-        limit=settings.NOTEBOOK_MAX_WORDS,
-        label="Words",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="For Merge: the one line that says them all.",
-    )
+    ids = "sel-%s"
+    words = _words(rows=2, required=False, help_text="For Merge: the one line that says them all.")
     to = forms.ChoiceField(
         label="To notebook",
         required=False,
@@ -182,9 +184,9 @@ class SelectionForm(_Form):
     reason = _reason()
     action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected"), ("move", "Move selected")])
 
-    def __init__(self, *args: Any, titles: list[str] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id="sel-%s", **kwargs)
-        self.fields["to"].choices = [("", "Choose a notebook…"), *((t, t) for t in titles or ())]
+    def __init__(self, *args: Any, titles: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["to"].choices = _choices("Choose a notebook…", titles)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -222,9 +224,7 @@ class CardViewForm(_Form):
     upto = forms.IntegerField(min_value=1, max_value=2**62, required=False, widget=forms.HiddenInput)
     # The chart counts lines added per day, or per run (each landed session): its own links switch it.
     chart = forms.ChoiceField(choices=CHART_CHOICES, required=False, widget=forms.HiddenInput)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id="view-%s", **kwargs)
+    ids = "view-%s"
 
 
 class AuditForm(_Form):
@@ -248,8 +248,8 @@ class AuditForm(_Form):
 
     def __init__(self, *args: Any, titles: list[str], actors: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["notebook"].choices = [("", "Every notebook"), *((t, t) for t in titles)]
-        self.fields["by"].choices = [("", "Everyone"), *((a, a) for a in actors)]
+        self.fields["notebook"].choices = _choices("Every notebook", titles)
+        self.fields["by"].choices = _choices("Everyone", actors)
 
 
 class RestoreForm(_LineForm):
@@ -281,9 +281,7 @@ class SimilarForm(_Form):
     words = forms.CharField(label="New words", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     reason = forms.CharField(label="Reason", required=False, widget=forms.TextInput(attrs={"autocomplete": "off"}))
     action = forms.ChoiceField(choices=[("merge", "Merge"), ("keep", "Keep one"), ("not-alike", "Not alike")])
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id=False, **kwargs)
+    ids = False
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

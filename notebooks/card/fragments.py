@@ -1,14 +1,10 @@
 """Rendered card lines kept between requests: the `line` partial is the only markup, this only remembers its output.
 
 A fragment is kept under everything it is made from: the line itself (every field, its words included, so an edit
-or words redacted after the row was written make a new key) and the request's part in it (the title in its URLs,
-whether the reader may edit, a frozen view, the time zone, the URL prefix, whether the line is fresh or ticked).
-
-A redaction must leave its words nowhere: when a notebook's count of redactions differs from the one its fragments
-were kept under (a redaction in any process), they are all dropped before the card is drawn, and the process that
-redacts drops them as soon as the redaction commits, whichever door it came through (redaction.words_redacted).
-Nothing is kept outside this process's memory.
-"""
+or words redacted after the row was written make a new key) and the request's part in it (see line_items). A
+redaction must leave its words nowhere: a notebook's fragments are dropped when its count of redactions differs from
+the one they were kept under (a redaction in any process), and as soon as a redaction commits in this process,
+whichever door it came through (redaction.words_redacted). Nothing is kept outside this process's memory."""
 
 from dataclasses import dataclass, field
 
@@ -30,9 +26,6 @@ class Kept:
     redactions: int
     html: dict[tuple, SafeString] = field(default_factory=dict)
 
-    def get(self, key: tuple) -> SafeString | None:
-        return self.html.get(key)
-
     def put(self, key: tuple, html: SafeString) -> None:
         # Past the bound a notebook starts again: one card's lines are then made afresh, never half-evicted per line.
         if len(self.html) >= FRAGMENTS_KEPT:
@@ -42,20 +35,20 @@ class Kept:
 
 # (alias, database name, notebook pk) -> its fragments
 _kept: LRU[Kept] = LRU(weigh=lambda kept: len(kept.html), heaviest=lambda: FRAGMENTS_KEPT)
-_key = notebook_key
 
 
 def for_notebook(notebook: Notebook) -> Kept:
     """The notebook's kept fragments, dropped first if a redaction came since they were kept."""
     redactions = count_redactions(notebook.pk)
     return _kept.keep(
-        _key(notebook), lambda kept: kept if kept is not None and kept.redactions == redactions else Kept(redactions)
+        notebook_key(notebook),
+        lambda kept: kept if kept is not None and kept.redactions == redactions else Kept(redactions),
     )
 
 
 def forget(notebook: Notebook) -> None:
-    """Drop the notebook's fragments (after a redaction: some of them may hold the words it removed)."""
-    key = _key(notebook)
+    """After a redaction: some of the notebook's fragments may hold the words it removed."""
+    key = notebook_key(notebook)
     _kept.drop(lambda found: found == key)
 
 

@@ -1,11 +1,9 @@
-"""The card's search: a line number opens that line; words match whatever their case, accents and punctuation, all
-of them (or any of them) in any order, and each word matched is marked (<mark>) in the words shown.
+"""The card's search: a line number opens that line; words match all (or any) of them in any order, each marked.
 
 Words are compared folded: case-folded, accents taken off (NFKD without its combining marks), apostrophes dropped
 ("Zora's" is "zoras") and every other sign read as a space. A search word matches the words of a line that begin
 with it, its common English ending taken off first (-ing, -ed, -es, -e, -s), so "save" finds "Saving" and "saved",
-"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other".
-"""
+"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other"."""
 
 import re
 import unicodedata
@@ -33,10 +31,6 @@ class Query:
     any: bool = False  # any of the words, not all of them
 
     @property
-    def stems(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(stem(term) for term in self.terms))
-
-    @property
     def empty(self) -> bool:
         return self.number is None and not self.terms
 
@@ -47,7 +41,7 @@ def parse(q: str, match: str = "all") -> Query:
     found = NUMBER.match(asked) if len(asked) <= NUMBER_LONGEST else None
     if found:
         return Query(number=int(found.group(1)))
-    return Query(terms=tuple(dict.fromkeys(folded(asked).split())), any=match == "any")
+    return Query(terms=tuple(dict.fromkeys("".join(map(_fold_char, asked)).split())), any=match == "any")
 
 
 def stem(term: str) -> str:
@@ -65,10 +59,6 @@ def _fold_char(c: str) -> str:
     return "".join(x if x.isalnum() else " " for x in out)
 
 
-def folded(text: str) -> str:
-    return "".join(_fold_char(c) for c in text)
-
-
 @lru_cache(maxsize=8192)
 def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
     """The folded words, and for each of their characters the index of the character of `text` it came from."""
@@ -81,18 +71,16 @@ def _folded_with_places(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(places)
 
 
-def matches(line: Line, stems: tuple[str, ...], any_of: bool = False) -> bool:
-    """Whether the line has a word beginning with each stem (with any one, when `any_of`)."""
-    words = " " + _folded_with_places(line.text or "")[0]
-    found = (f" {s}" in words for s in stems)
-    return any(found) if any_of else all(found)
-
-
-def search(lines: list[Line], query: Query) -> list[Line]:
+def search(lines: list[Line], query: Query, source: str = "") -> list[Line]:
+    """The lines of `source` (any, when a number is asked for) with a word beginning with each (or any) stem."""
+    if source and not query.number:
+        lines = [line for line in lines if line.source == source]
     if not query.terms:
         return lines
-    stems = query.stems
-    return [line for line in lines if matches(line, stems, query.any)]
+    starts = tuple(dict.fromkeys(f" {stem(term)}" for term in query.terms))  # a word's start follows a space
+    wanted = any if query.any else all
+    folded = ((line, " " + _folded_with_places(line.text or "")[0]) for line in lines)
+    return [line for line, words in folded if wanted(s in words for s in starts)]
 
 
 def highlight(text: str | None, terms: tuple[str, ...]) -> SafeString:
@@ -111,8 +99,7 @@ def highlight(text: str | None, terms: tuple[str, ...]) -> SafeString:
         return escape(text)
     out, at = [], 0
     for a, b in merged:
-        out.append(escape(text[at:a]))
-        out.append(f"<mark>{escape(text[a:b])}</mark>")
+        out += [escape(text[at:a]), f"<mark>{escape(text[a:b])}</mark>"]
         at = b
     out.append(escape(text[at:]))
     return mark_safe("".join(out))  # every piece of the line's own words went through escape()

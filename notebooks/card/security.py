@@ -1,6 +1,5 @@
-"""Web security the framework does not give by itself: a Content-Security-Policy that lets only the app's own
-files run, an expired sign-in during an htmx request sent to the sign-in page, and sign-in attempts throttled
-per username and address (docs/DEPLOY.md, "The sign-in throttle")."""
+"""Web security Django does not give by itself: a Content-Security-Policy for the app's own files only, an htmx
+request's expired sign-in sent to the sign-in page, and sign-ins throttled (docs/DEPLOY.md, "The sign-in throttle")."""
 
 from collections.abc import Callable
 from typing import Any
@@ -34,15 +33,12 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 
 class ContentSecurityPolicyMiddleware:
-    """Adds the policy to every response that does not set its own."""
-
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        self.policy = getattr(settings, "CONTENT_SECURITY_POLICY", CONTENT_SECURITY_POLICY)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        response.headers.setdefault("Content-Security-Policy", self.policy)
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
 
 
@@ -90,11 +86,8 @@ def signin_name(raw: object) -> str:
 
 
 class ThrottledLoginView(LoginView):
-    """Django's sign-in, refusing a username+address (and an address) after too many failures in a window.
-
-    Each attempt is counted before its password is checked, in the database every worker process shares
-    (card/throttle.py); a success takes its count back.
-    """
+    """Django's sign-in, refusing a username+address (and an address) after too many failures in a window: each
+    attempt is counted before its password is checked (card/throttle.py), and a success takes its count back."""
 
     attempt: throttle.Attempt
 
@@ -109,21 +102,20 @@ class ThrottledLoginView(LoginView):
             [(pair, settings.SIGNIN_MAX_FAILURES), (addr, settings.SIGNIN_MAX_FAILURES_PER_ADDRESS)]
         )
         wait = self.attempt.wait
-        if wait is not None:
-            # An unbound form: a blocked attempt never reaches authenticate(), so it cannot guess or cost a hash.
-            form = self.get_form_class()(request, initial={"username": str(request.POST.get("username", ""))[:150]})
-            minutes = max(1, round(wait / 60))
-            form.cleaned_data = {}  # add_error expects a cleaned form; this one is never cleaned
-            form.add_error(
-                None,
-                f"Too many failed sign-ins for this username from your address. "
-                f"Wait {minutes} minute{'s' if minutes != 1 else ''} and try again.",
-            )
-            response = self.render_to_response(self.get_context_data(form=form))
-            response.status_code = 429
-            response.headers["Retry-After"] = str(wait)
-            return response
-        return super().post(request, *args, **kwargs)
+        if wait is None:
+            return super().post(request, *args, **kwargs)
+        # An unbound form: a blocked attempt never reaches authenticate(), so it cannot guess or cost a hash.
+        form = self.get_form_class()(request, initial={"username": str(request.POST.get("username", ""))[:150]})
+        minutes = max(1, round(wait / 60))
+        form.cleaned_data = {}  # add_error expects a cleaned form; this one is never cleaned
+        form.add_error(
+            None,
+            f"Too many failed sign-ins for this username from your address. "
+            f"Wait {minutes} minute{'s' if minutes != 1 else ''} and try again.",
+        )
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response.headers["Retry-After"] = str(wait)
+        return response
 
     def form_valid(self, form: Any) -> HttpResponse:
         throttle.succeeded(self.attempt, clears=self._keys()[0])

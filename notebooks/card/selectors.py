@@ -1,19 +1,21 @@
-"""Reads for Dad's pages: every notebook's counts, lines added per day, the audit of every row."""
+"""Reads for Dad's pages: every notebook's counts, lines added per day, the audit of every row; and for his review,
+his last mark, the lines new or changed since it, the retired lines, and what changed between a past view and now
+(each one query, or from the kept views: never a query per line)."""
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import Max
 
-from notebooks.card.review import last_marks
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locked_reads import line_state
-from notebooks.log.views import kept, turn_reads
+from notebooks.log.views import kept, selectors, turn_reads
+from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import ALL, words_or_mark
-from notebooks.log.views.selectors import TURN_ORDER, live_line, merge_source, notebook_heads, words_before
 from notebooks.models import ArchiveMark, Notebook
 
 
@@ -35,19 +37,19 @@ class NotebookSummary:
     @property
     def by_source(self) -> list[tuple[str, int]]:
         """The counts in turn order, sources without live lines left out."""
-        rank = {source: i for i, source in enumerate(TURN_ORDER)}
+        rank = {source: i for i, source in enumerate(selectors.TURN_ORDER)}
         return sorted(((s, c) for s, c in self.counts.items() if c), key=lambda sc: (rank.get(sc[0], 99), sc[0]))
 
 
 def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
-    """Every notebook with its live lines counted by source, the time of its last row and how many lines are new
-    since the reviewer's last mark: the counts come from each notebook's kept view (one query each when warm), not
-    from grouping every row of every notebook."""
+    """Every notebook's live lines by source, last row and lines new to the reviewer, from the kept views (one query
+    each when warm), not by grouping every row of every notebook."""
     marks = last_marks(reviewer)
     last_turns = turn_reads.last_reads()
-    shelved = archived_notebooks()
+    latest = ArchiveMark.objects.values("notebook").annotate(last=Max("id")).values("last")
+    shelved = set(ArchiveMark.objects.filter(id__in=latest, archived=True).values_list("notebook_id", flat=True))
     summaries = []
-    for nb_id, title, (seq, _hash, at) in notebook_heads():
+    for nb_id, title, (seq, _hash, at) in selectors.notebook_heads():
         counts: dict[str, int] = {}
         new = 0
         if seq:
@@ -64,12 +66,6 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
             )
         )  # fmt: skip
     return summaries
-
-
-def archived_notebooks() -> set[int]:
-    """The notebooks whose latest archive mark puts them off the index."""
-    latest = ArchiveMark.objects.values("notebook").annotate(last=Max("id")).values("last")
-    return set(ArchiveMark.objects.filter(id__in=latest, archived=True).values_list("notebook_id", flat=True))
 
 
 @dataclass(frozen=True)
@@ -136,12 +132,9 @@ def audit(
     )
     said = _struck_words([(v[-2], v[1], v[4], v[10], v[2]) for v in fetched if v[3] == "strike" and v[10]])
     found = []
-    for values in fetched:
-        *fields, moved_notebook, moved_n, nb_id, gone = values
-        line_words, into_words = said.get((nb_id, values[2]), (None, None))
-        text = words_or_mark(fields[5], gone)[0]
-        moved = {"moved_notebook": moved_notebook, "moved_n": moved_n}
-        found.append(AuditRow(*fields[:5], text, *fields[6:], line_words=line_words, into_words=into_words, **moved))
+    for *fields, moved_notebook, moved_n, nb_id, gone in fetched:
+        fields[5] = words_or_mark(fields[5], gone)[0]
+        found.append(AuditRow(*fields, *said.get((nb_id, fields[2]), (None, None)), moved_notebook, moved_n))
     return AuditPage(rows=found, total=total, page=page, per_page=per_page)
 
 
@@ -154,7 +147,7 @@ def _struck_words(strikes: list[tuple[int, str, int, int, int]]) -> dict[tuple[i
     found = {}
     for nb_id, rows in by_notebook.items():
         notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, rows[0][0]))
-        said = words_before(notebook, [pair for _t, n, into, seq in rows for pair in ((n, seq), (into, seq))])
+        said = selectors.words_before(notebook, [pair for _t, n, into, seq in rows for pair in ((n, seq), (into, seq))])
         for _title, n, into, seq in rows:
             found[nb_id, seq] = (said[n, seq].text, said[into, seq].text)
     return found
@@ -173,8 +166,7 @@ def actors() -> list[str]:
 
 
 def last_words(notebook: Notebook, n: int) -> str | None:
-    """Line n's last words as the fold has them, live or retired: what a restore brings back (services.restore reads
-    the same fold). None when they were redacted or the line never was."""
+    """Line n's last words, live or retired, as services.restore reads them; None when redacted or never a line."""
     try:
         return line_state(notebook, n).words
     except NotFound:
@@ -182,13 +174,12 @@ def last_words(notebook: Notebook, n: int) -> str | None:
 
 
 def merge_preview(notebook: Notebook, numbers: list[int], words: str) -> str:
-    """What the editor's merge of these lines into these words would make of its source, said before he saves
-    (log.selectors.merge_source): "this stays pippa's seen line" or "this becomes Dad's correction"."""
+    """The source the editor's merge of these lines into these words gives (log.selectors.merge_source), said."""
     if len(set(numbers)) < 2 or not words.strip():
         return "Tick at least two lines and write the merged words to see which source the merged line will have."
-    result = merge_source(notebook, numbers, words, editor=True)
+    result = selectors.merge_source(notebook, numbers, words, editor=True)
     if result.kept is not None:
-        kept = live_line(notebook, result.kept)
+        kept = selectors.live_line(notebook, result.kept)
         if result.source in AGENT_SOURCES:
             what = f"{kept.by if kept is not None else 'her'}'s {result.source} line"
         else:
@@ -197,3 +188,95 @@ def merge_preview(notebook: Notebook, numbers: list[int], words: str) -> str:
     if result.source == DAD:
         return "Saved as they are, this stays Dad's line: every merged line was his."
     return "Saved as they are, this becomes Dad's correction: these words are not one merged line's, unchanged."
+
+
+@dataclass(frozen=True)
+class Mark:
+    """His last review of a notebook: up to row `seq`, at time `at`; `top_n` is the highest number used then."""
+
+    seq: int
+    at: float | None
+    top_n: int
+
+    @property
+    def never(self) -> bool:
+        return self.at is None
+
+
+NEVER = Mark(seq=0, at=None, top_n=0)
+
+
+def last_mark(notebook: Notebook, reviewer: str) -> Mark:
+    """The reviewer's latest mark on the notebook (NEVER before his first: everything is new), in one query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT seq, at, top_n FROM notebooks_reviewmark WHERE notebook_id = %s AND "by" = %s '
+            "ORDER BY seq DESC, id DESC LIMIT 1",
+            [notebook.pk, reviewer],
+        )
+        found = cursor.fetchone()
+    return Mark(seq=found[0], at=found[1], top_n=found[2]) if found else NEVER
+
+
+def last_marks(reviewer: str) -> dict[int, int]:
+    """The reviewer's latest reviewed seq per notebook id, in one query (the index page)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT notebook_id, MAX(seq) FROM notebooks_reviewmark WHERE "by" = %s GROUP BY notebook_id', [reviewer]
+        )
+        return dict(cursor.fetchall())
+
+
+def new_since(lines: Iterable[Line], mark: Mark) -> dict[int, str]:
+    """The lines added or changed after the mark, by number: "new" when added since, else "changed". A line's `seq`
+    is its last add or edit, so this reads the view already in hand; a line whose number is above every number used
+    at the mark was added since (numbers are given in order, never reused)."""
+    return {line.n: ("new" if line.n > mark.top_n else "changed") for line in lines if line.seq > mark.seq}
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A retired or merged line: its last words, who took it out, when and why, and what says it now."""
+
+    n: int
+    text: str | None
+    source: str
+    seq: int
+    by: str
+    at: float
+    why: str
+    how: str
+    into: int | None  # the line that now says it (merged into, or named when retired)
+    restored_as: int | None  # the line that brought its words back
+    moved_notebook: str | None = None  # moved to another notebook (fold.py): its title and the line it became
+    moved_n: int | None = None
+
+
+def retired_lines(notebook: Notebook, cut: int = ALL) -> list[Retired]:
+    """Every retired or merged line at row `cut`, most recently retired first, in one query."""
+    found = stored.retired_rows(notebook.pk, cut)  # each row: n, words, redacted why, then Retired's other fields
+    return [Retired(n, words_or_mark(body, gone)[0], *rest) for n, body, gone, *rest in found]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed between a past view and now: lines added, changed (then and now) and retired since."""
+
+    added: list[Line]
+    changed: list[tuple[Line, Line]]
+    retired: list[Line]
+
+    @property
+    def count(self) -> int:
+        return len(self.added) + len(self.changed) + len(self.retired)
+
+
+def changes_since(notebook: Notebook, cut: int) -> Changes:
+    """Compare the view at row `cut` with the view now (both from the kept views)."""
+    then = {line.n: line for line in selectors.view_at_seq(notebook, cut)}
+    now = {line.n: line for line in selectors.view_at_seq(notebook)}
+    return Changes(
+        added=[line for n, line in now.items() if n not in then],
+        changed=[(then[n], line) for n, line in now.items() if n in then and then[n].seq != line.seq],
+        retired=[line for n, line in then.items() if n not in now],
+    )

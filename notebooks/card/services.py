@@ -1,5 +1,4 @@
-"""The card's own writes, none of them the log's: a review mark and an archive mark (append-only), a reader's time
-zone."""
+"""The card's own writes, none of them the log's: review and archive marks (append-only), a reader's time zone."""
 
 import time
 import zoneinfo
@@ -10,13 +9,12 @@ from django.db import transaction
 from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import rows as stored
 from notebooks.log.views import kept, selectors
-from notebooks.models import ArchiveMark, Notebook, ReaderZone, ReviewMark
+from notebooks.models import ArchiveMark, ReaderZone, ReviewMark
 
 
 def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
-    """The editor has reviewed the notebook up to row `seq` (what his page showed; the head when not given).
-
-    A new row every time: his latest mark counts, earlier ones stay as the record of his reviews."""
+    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time, the latest
+    counting, the earlier ones the record of his reviews."""
     with transaction.atomic():
         nb = selectors.get_notebook(notebook)
         top = selectors.head_at(nb)
@@ -50,17 +48,12 @@ def set_zone(*, user: AbstractBaseUser, zone: str) -> None:
         ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})
 
 
-def archived(notebook: Notebook) -> bool:
-    """Whether the notebook's latest archive mark puts it off the index."""
-    last = ArchiveMark.objects.filter(notebook=notebook).order_by("-id").values_list("archived", flat=True).first()
-    return bool(last)
-
-
 def set_archived(*, notebook: str, archived_: bool, by: str, why: str = "") -> ArchiveMark:
     """Put a notebook with no live lines off the index, or back on it: a new mark each time, never a deletion."""
     with transaction.atomic():
         nb = selectors.get_notebook(notebook)
-        now_archived = archived(nb)
+        marks = ArchiveMark.objects.filter(notebook=nb).order_by("-id")
+        now_archived = bool(marks.values_list("archived", flat=True).first())  # its latest mark says
         if archived_ == now_archived:
             state = "already archived" if now_archived else "not archived"
             raise Invalid(f"Notebook {nb.title!r} is {state}; nothing to change.")

@@ -1,8 +1,7 @@
-"""The card's Similar view: the groups of live lines the similarity engine suggests, each drawn with what Dad can
-decide for it (merge keeping one line's words, keep one and retire the others into it, or not alike). Suggestions
-only: nothing here writes, and nothing is refused for being similar."""
+"""The Similar view's groups of live lines, each with what Dad can decide for it (merge, keep one, not alike).
+Suggestions only: nothing here writes, and nothing is refused for being similar."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from django.http import HttpRequest
 
@@ -12,6 +11,8 @@ from notebooks.models import Notebook
 from notebooks.similar import selectors as similar
 
 KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
+GROUPS_SHOWN = 100  # groups drawn at once, best first: 949 groups of 10,000 lines made a page of 17 MB and 8 s
+REASONS = "similar.reasons"  # the session key of Dad's last reason per kind of group
 
 
 @dataclass(frozen=True)
@@ -57,33 +58,27 @@ def clearest(lines: list[Line]) -> Line:
     return min(lines, key=lambda x: (rank.get(x.source, 9), -len(x.text or ""), x.n))
 
 
-def group_view(lines: list[Line], kind: str, score: float, close: tuple[tuple[Line, float], ...] = ()) -> GroupView:
+def group_view(
+    lines: list[Line], kind: str, score: float, close: tuple[tuple[Line, float], ...] = (), reason: str = ""
+) -> GroupView:
     said = [(x.n, x.source, x.text) for x in lines]
-    source = lambda words: fold.merge_source(editor=True, lines=said, text=words).source  # noqa: E731
-    choices = tuple(Choice(line=x, source=source(x.text)) for x in lines)
-    return GroupView(kind=kind, score=score, choices=choices, keep=clearest(lines).n, close=close)
+    choices = tuple(Choice(x, fold.merge_source(editor=True, lines=said, text=x.text).source) for x in lines)
+    return GroupView(kind, score, choices, keep=clearest(lines).n, close=close, reason=reason)
 
 
-GROUPS_SHOWN = 100  # groups drawn at once, best first: 949 groups of 10,000 lines made a page of 17 MB and 8 s
-
-
-def groups(
-    notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None, *, limit: int | None = None
-) -> list[GroupView]:
-    """The engine's best `limit` (GROUPS_SHOWN) groups for the live lines now, best first, each with its merge
-    choices (redacted lines left out: their words cannot be kept)."""
-    limit = GROUPS_SHOWN if limit is None else limit
+def groups(notebook: Notebook, live: list[Line], reasons: dict[str, str]) -> list[GroupView]:
+    """The engine's best GROUPS_SHOWN groups for the live lines now, best first, each with its merge choices
+    (redacted lines left out: their words cannot be kept)."""
     by_number = {x.n: x for x in live if not x.redacted}
     views = []
     for group in similar.groups_for(notebook):
-        if len(views) >= limit:
+        if len(views) >= GROUPS_SHOWN:
             break
         lines = [by_number[n] for n in group.lines if n in by_number]
         if len(lines) >= 2:
             near = similar.also_close_for(notebook, group.lines)
             close = tuple((by_number[n], score) for n, score in near if n in by_number)
-            view = group_view(lines, group.kind, group.score, close)
-            views.append(replace(view, reason=(reasons or {}).get(group.kind, "")))
+            views.append(group_view(lines, group.kind, group.score, close, reasons.get(group.kind, "")))
     return views
 
 
@@ -92,9 +87,6 @@ def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | Non
     by_number = {x.n: x for x in live if not x.redacted}
     lines = [by_number[n] for n in numbers if n in by_number]
     return group_view(lines, kind if kind in KIND_LABEL else "repeat", 0.0) if len(lines) >= 2 else None
-
-
-REASONS = "similar.reasons"  # the session key of Dad's last reason per kind of group
 
 
 def last_reasons(request: HttpRequest) -> dict[str, str]:

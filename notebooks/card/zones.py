@@ -1,5 +1,4 @@
-"""Times in the reader's time zone: his browser reports it (static/notebooks/zone.js sets the `tz` cookie), it is
-kept per user (ReaderZone, remembered in his session), and each request is rendered in it. UTC until known."""
+"""Times in the reader's zone, which his browser reports (zone.js's `tz` cookie), kept per user; UTC until known."""
 
 import zoneinfo
 from collections.abc import Callable

@@ -1,5 +1,4 @@
-"""Small filters for the card's templates (how a source is named and marked, epoch seconds as a time), and the tag
-that lists a card's lines through its `line` partial."""
+"""The card's filters (a source's name and mark, an op's words, epoch seconds as a time) and its lines' tag."""
 
 from datetime import UTC, datetime
 
@@ -65,15 +64,10 @@ def op_term(op: str, how: str = "") -> str:
 @register.filter
 def epoch(seconds: float | None) -> datetime | None:
     """Epoch seconds as an aware datetime, for the date filter and <time datetime=...>."""
-    if seconds is None:
-        return None
-    return datetime.fromtimestamp(float(seconds), tz=UTC)
+    return None if seconds is None else datetime.fromtimestamp(float(seconds), tz=UTC)
 
 
-@register.filter
-def marked(text: str | None, terms: tuple[str, ...]) -> SafeString:
-    """A line's words escaped, with what the search matched in <mark> (card/search.py)."""
-    return search.highlight(text, terms)
+register.filter("marked", search.highlight)  # a line's words escaped, what the search matched in <mark>
 
 
 _line_prefixes: dict[tuple[str, str], str] = {}
@@ -122,7 +116,7 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
                 out.append(partials["item"].render(context))
             continue
         key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
-        html = kept.get(key)
+        html = kept.html.get(key)
         if html is None:
             with context.push(line=line, n=n, new_label=new_label):
                 html = partials["line"].render(context)

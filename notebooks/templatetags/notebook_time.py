@@ -1,12 +1,15 @@
 """Times as the reader reads them: in his time zone, with UTC on hover."""
 
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from django import template
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+
+from notebooks.card.diffs import entry_diff, word_diff
 
 register = template.Library()
 
@@ -26,27 +29,11 @@ def when(seconds: float | None, fmt: str = "Y-m-d H:i") -> SafeString | str:
     )
 
 
-@register.simple_tag
-def edit_diff(entries: list, i: int) -> SafeString | None:
-    """The words an edit in a line's history inserted and deleted (card/diffs.py)."""
-    from notebooks.card.diffs import entry_diff
-
-    return entry_diff(entries, i)
-
-
-@register.simple_tag
-def words_diff(before: str | None, after: str | None) -> SafeString | str:
-    """Words inserted and deleted between two versions of a line (card/diffs.py)."""
-    from notebooks.card.diffs import word_diff
-
-    if before is None or after is None:
-        return after or ""
-    return word_diff(before, after)
+register.simple_tag(entry_diff, name="edit_diff")  # the words an edit in a line's history inserted and deleted
+register.simple_tag(word_diff, name="words_diff")  # the same between two versions of a line
 
 
 @register.simple_tag
 def as_of_query(seq: int) -> str:
     """The query of a frozen view compared with now ("what changed since then"): exact to the row it stands at."""
-    from urllib.parse import urlencode
-
     return urlencode({"upto": seq, "show": "changes"})

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from notebooks.card import review
+from notebooks.card import selectors as card_selectors
 from notebooks.card import services as card_services
 from notebooks.log import redaction, services
 from notebooks.log.views import selectors
@@ -100,10 +100,10 @@ def test_new_since_labels_new_and_changed_lines_from_the_view_in_hand(lines):
     mark = card_services.mark_reviewed(notebook="zelda", by="dad")
     services.add(notebook="zelda", text="x", source="seen", by="pippa", why="w")
     services.edit(notebook="zelda", n=2, to="y", by="pippa", why="w")
-    found = review.last_mark(lines, "dad")
+    found = card_selectors.last_mark(lines, "dad")
     assert (found.seq, found.top_n) == (mark.seq, 3)
-    assert review.new_since(selectors.view(lines), found) == {2: "changed", 4: "new"}
-    assert review.last_mark(lines, "someone") == review.NEVER
+    assert card_selectors.new_since(selectors.view(lines), found) == {2: "changed", 4: "new"}
+    assert card_selectors.last_mark(lines, "someone") == card_selectors.NEVER
 
 
 # ----- retired lines and undo -------------------------------------------------------------------------------------

@@ -2,9 +2,4 @@
 
 An htmx request gets back the fragment it swaps; a plain form POST redirects, so every action works without
 JavaScript. A form refused in place answers 422 (bad input) or 409 (the line changed meanwhile), with the form and
-its message; base.html tells htmx to swap those two statuses like a 200.
-
-pages: the notebooks, the card, one line and its history. lines: edit, retire and redact one line. moves: move a
-line to another notebook. selection: add a line, merge or retire the ticked ones. audit: every row across
-notebooks. respond: what they share.
-"""
+its message; base.html tells htmx to swap those two statuses like a 200."""

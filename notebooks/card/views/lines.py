@@ -1,46 +1,103 @@
-"""Actions on one line: edit it, retire it, redact words from its history. Each answers in the line's place."""
+"""Actions on one line: edit it, retire it, move it to another notebook (log/moves.py), redact words from its
+history, restore it once retired, put an older version's words back. Each answers in the line's place."""
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.views.decorators.http import require_http_methods
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import fragments
-from notebooks.card.forms import EditForm, RedactForm, RetireForm
-from notebooks.card.views.lineforms import refused, shown_or_sent_back
+from notebooks.card import selectors as card_selectors
+from notebooks.card.forms import EditForm, MoveForm, PutBackForm, RedactForm, RestoreForm, RetireForm
 from notebooks.card.views.respond import (
+    CONFLICT,
     INVALID,
     actor_of,
+    back_to,
     card_url,
     editor_required,
     history_or_404,
     line_or_panel,
     notebook_or_404,
+    other_titles,
     refusal_status,
     region,
     retired_context,
+    view_state,
     with_oob,
 )
-from notebooks.log import redaction, services
+from notebooks.log import moves, redaction, services
 from notebooks.log.rules import fold
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 
+FormMaker = Callable[..., forms.Form]  # the form's class with its n (and choices) bound: make(data) or make(initial=)
+
+
+def _slot(panel: str) -> str:
+    return panel.replace("-", "_")  # "edit-form" is drawn from the context's edit_form
+
+
+def _shown_or_sent_back(
+    request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker
+) -> tuple[Line | None, forms.Form | None, HttpResponse | None]:
+    """(the live line, the form, the answer to a GET or an invalid POST): a valid POST's is None, for the caller."""
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            return None, None, _gone(request, notebook, n)
+        form, status = make(initial={"words": current.text, "expected": current.seq}), 200  # a form reads its own
+    else:
+        form, status = make(request.POST), INVALID
+        if form.is_valid():
+            return current, form, None
+    answer = line_or_panel(request, notebook, panel, n, line=current, status=status, **{_slot(panel): form})
+    return current, form, answer
+
+
+def _gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
+    """Asked to change a line that is retired: say so where the line stood."""
+    if not request.htmx:
+        said = f"Line #{n} is already retired; its history keeps its words."
+        return back_to(request, card_url(notebook, retired=n), said, messages.INFO)
+    return line_or_panel(request, notebook, "retired", n, status=CONFLICT, **retired_context(notebook, n))
+
+
+def _refused(
+    request: HttpRequest, notebook: Notebook, n: int, exc: NotebookError, form: forms.Form, panel: str, make: FormMaker
+) -> HttpResponse:
+    """A change the log refused: the form again with the refusal, over the line as it is now. When the line changed
+    meanwhile, or went, the draft and reason are kept and a second submit knowingly replaces what it now says."""
+    status = refusal_status(exc)  # raises for forbidden and not found
+    stale = "current" in exc.details
+    if stale:
+        form = make({**request.POST.dict(), "expected": exc.details["current_seq"]})
+    form.add_error(None, exc.message)
+    current = selectors.live_line(notebook, n)  # None once retired: the form stands as a panel, the draft kept
+    return line_or_panel(request, notebook, panel, n, line=current, stale=stale, status=status, **{_slot(panel): form})
+
+
+def _left(request: HttpRequest, notebook: Notebook, n: int, said: str) -> HttpResponse:
+    """After a line left the list (retired or moved): the notice it leaves in its place, or the card showing it."""
+    if not request.htmx:
+        return HttpResponseRedirect(card_url(notebook, retired=n))
+    answer = line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
+    return with_oob(request, answer, notebook, said, focus_line=n)
+
 
 @login_required
-@require_http_methods(["GET", "POST"])
-@editor_required
+@editor_required("GET", "POST")
 def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(EditForm, n=n)
-    _current, form, answer = shown_or_sent_back(
-        request, notebook, n, "edit-form", make, lambda line: {"words": line.text, "expected": line.seq}
-    )
+    _current, form, answer = _shown_or_sent_back(request, notebook, n, "edit-form", make)
     if answer is not None:
         return answer
     data = form.cleaned_data
@@ -54,23 +111,19 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
             expected=data["expected"],
         )
     except NotebookError as exc:
-        return refused(request, notebook, n, exc, form, "edit-form", make)
+        return _refused(request, notebook, n, exc, form, "edit-form", make)
     if not request.htmx:
-        messages.success(request, f"Saved line #{n}: it is now Dad's correction.")
-        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return back_to(request, card_url(notebook, anchor=f"line-{n}"), f"Saved line #{n}: it is now Dad's correction.")
     answer = line_or_panel(request, notebook, "line", n, line_note=f"Saved line #{n}.")
     return with_oob(request, answer, notebook, f"Saved line #{n}.", focus_line=n)
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
-@editor_required
+@editor_required("GET", "POST")
 def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(RetireForm, n=n)
-    current, form, answer = shown_or_sent_back(
-        request, notebook, n, "retire-form", make, lambda line: {"expected": line.seq}
-    )
+    current, form, answer = _shown_or_sent_back(request, notebook, n, "retire-form", make)
     if answer is not None:
         return answer
     data = form.cleaned_data
@@ -90,11 +143,30 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
         form.add_error("into", f"There is no line #{data['into']} in this notebook.")
         return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
     except NotebookError as exc:
-        return refused(request, notebook, n, exc, form, "retire-form", make)
+        return _refused(request, notebook, n, exc, form, "retire-form", make)
+    return _left(request, notebook, n, f"Retired line #{n}.")
+
+
+@login_required
+@editor_required("GET", "POST")
+def move(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    notebook = notebook_or_404(title)
+    make = partial(MoveForm, n=n, titles=other_titles(notebook))
+    _current, form, answer = _shown_or_sent_back(request, notebook, n, "move-form", make)
+    if answer is not None:
+        return answer
+    data = form.cleaned_data
+    try:
+        moved = moves.move(
+            notebook=notebook.title, n=n, to=data["to"], by=actor_of(request), why=data["reason"],
+            expected=data["expected"],
+        )  # fmt: skip
+    except NotebookError as exc:
+        return _refused(request, notebook, n, exc, form, "move-form", make)
+    said = f"Moved line #{n} to {moved.to} as line #{moved.m}."
     if not request.htmx:
-        return HttpResponseRedirect(card_url(notebook, retired=n))
-    answer = line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
-    return with_oob(request, answer, notebook, f"Retired line #{n}.", focus_line=n)
+        messages.success(request, said)
+    return _left(request, notebook, n, said)
 
 
 def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry | None:
@@ -105,8 +177,7 @@ def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry 
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
-@editor_required
+@editor_required("GET", "POST")
 def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Remove a row's words from the database for good (redaction.redact), from the line's history."""
     notebook = notebook_or_404(title)
@@ -119,39 +190,34 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
         form = RedactForm(initial={"seq": target.seq}, n=n)
         return line_or_panel(request, notebook, "redact-form", n, line=current, redact_form=form, target=target)
     form = RedactForm(request.POST, n=n)
-    if not form.is_valid():
-        return _redact_again(request, notebook, n, current, form, form.cleaned_data.get("seq"), INVALID)
-    seq = form.cleaned_data["seq"]
-    target = _redactable(notebook, n, seq)
-    # Other live lines saying the same words lose them too: then the whole list is sent back, not one line.
-    alike = target is not None and any(x.text == target.text and x.n != n for x in selectors.view(notebook))
-    try:
-        redaction.redact(notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"], seq=seq)
-    except NotebookError as exc:
-        form.add_error(None, exc.message)
-        return _redact_again(request, notebook, n, current, form, seq, refusal_status(exc))
-    fragments.forget(notebook)  # kept lines may hold the words just removed
-    return _redacted(request, notebook, n, current, alike)
-
-
-def _redact_again(
-    request: HttpRequest, notebook: Notebook, n: int, current: Line | None, form: RedactForm, seq: int | None,
-    status: int,
-) -> HttpResponse:  # fmt: skip
-    """The redaction form again, with what was wrong; its target is None once the words are gone (it says why)."""
-    target = _redactable(notebook, n, seq)
+    status = INVALID
+    if form.is_valid():
+        seq = form.cleaned_data["seq"]
+        target = _redactable(notebook, n, seq)
+        # Other live lines saying the same words lose them too: then the whole list is sent back, not one line.
+        alike = target is not None and any(x.text == target.text and x.n != n for x in selectors.view(notebook))
+        try:
+            redaction.redact(
+                notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"], seq=seq
+            )
+        except NotebookError as exc:
+            form.add_error(None, exc.message)
+            status = refusal_status(exc)
+        else:
+            fragments.forget(notebook)  # kept lines may hold the words just removed
+            return _redacted(request, notebook, n, current, alike)
+    # The form again, with what was wrong; its target is None once the words are gone (it says why).
+    target = _redactable(notebook, n, form.cleaned_data.get("seq"))
     return line_or_panel(
         request, notebook, "redact-form", n, line=current, redact_form=form, target=target, status=status
     )
 
 
 def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | None, alike: bool) -> HttpResponse:
-    """After a redaction: the card for a plain POST; for htmx, the line (or its notice) with its history open, or
-    the whole list when other lines lost the same words."""
+    """The line (or its notice) with its history open; the whole list when other lines lost the same words."""
     note = f"Redacted those words of line #{n}: every row that carried them now shows the reason."
     if not request.htmx:
-        messages.success(request, note)
-        return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}"))
+        return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)
     if alike:
         return reswap(retarget(region(request, notebook, note=note), "#lines-region"), "outerHTML")
     after = selectors.history(notebook, n)
@@ -159,3 +225,85 @@ def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | 
         retired = retired_context(notebook, n)
         return line_or_panel(request, notebook, "retired", n, history_of=n, entries=after, **retired)
     return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+
+
+@login_required
+@editor_required("GET", "POST")
+def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Bring a retired line's last words back, as a new line (services.restore); a reason is required."""
+    notebook = notebook_or_404(title)
+    strike = retired_context(notebook, n)["strike"]
+    shown: dict[str, Any] = {"strike": strike, "words": card_selectors.last_words(notebook, n)}
+    data = request.POST if request.method == "POST" else request.GET
+    if "show" in data:  # the list it came from, to show again after
+        shown["state"] = view_state(data)
+    if request.method == "GET":
+        return line_or_panel(request, notebook, "restore-form", n, restore_form=RestoreForm(n=n), **shown)
+    form = RestoreForm(request.POST, n=n)
+    status = INVALID
+    if form.is_valid():
+        try:
+            written = services.restore(
+                notebook=notebook.title, n=n, by=actor_of(request), why=form.cleaned_data["reason"]
+            )
+        except NotebookError as exc:
+            form.add_error(None, exc.message)
+            status = refusal_status(exc)
+        else:
+            note = f"Restored line #{n}: its words are back as line #{written.n}."
+            if not request.htmx:
+                return back_to(request, card_url(notebook, anchor=f"line-{written.n}"), note)
+            # The form stood in the line's place; the answer is the whole list, with the new line in it.
+            answer = region(request, notebook, note=note, fresh=(written.n,))
+            return reswap(retarget(answer, "#lines-region"), "outerHTML")
+    return line_or_panel(request, notebook, "restore-form", n, restore_form=form, status=status, **shown)
+
+
+@login_required
+@editor_required("GET", "POST")
+def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Edit a line back to the words of an older version in its history (services.put_back); a reason is required."""
+    notebook = notebook_or_404(title)
+    entries = history_or_404(notebook, n)
+    seq = (request.POST if request.method == "POST" else request.GET).get("seq", "")
+    version = next((e for e in entries if str(e.seq) == seq and e.op in ("add", "edit", "adopt")), None)
+    if version is None or version.redacted:
+        missing = f"Line #{n} has no words at change {seq} to put back{' (redacted)' if version else ''}."
+        if request.method == "GET":
+            raise Http404(missing)
+        # A form sent after its words were redacted (or naming no version): said at the line, nothing written.
+        if not request.htmx:
+            return back_to(request, card_url(notebook, anchor=f"line-{n}"), missing, messages.ERROR)
+        return line_or_panel(request, notebook, "line", n, line_note=missing, status=INVALID)
+    current = selectors.live_line(notebook, n)
+    if request.method == "GET":
+        if current is None:
+            raise Http404(f"Line #{n} is retired: restore it instead.")
+        form = PutBackForm(initial={"seq": version.seq, "expected": current.seq}, n=n)
+        return line_or_panel(request, notebook, "putback-form", n, line=current, putback_form=form, version=version)
+    form = PutBackForm(request.POST, n=n)
+    status = INVALID
+    if form.is_valid():
+        try:
+            services.put_back(
+                notebook=notebook.title,
+                n=n,
+                seq=version.seq,
+                by=actor_of(request),
+                why=form.cleaned_data["reason"],
+                expected=form.cleaned_data["expected"],
+            )
+        except NotebookError as exc:
+            status = refusal_status(exc)
+            if "current_seq" in exc.details:  # it changed meanwhile: a second submit knowingly puts them back
+                form = PutBackForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
+            form.add_error(None, exc.message)
+        else:
+            note = f"Put back older words of line #{n}."
+            if not request.htmx:
+                return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)
+            after = selectors.history(notebook, n)
+            return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+    return line_or_panel(
+        request, notebook, "putback-form", n, line=current, putback_form=form, version=version, status=status
+    )

@@ -1,27 +1,35 @@
-"""The card's reads: the notebooks, one notebook's card, one line, a line's history."""
+"""The card's pages: the notebooks, a notebook's card, a line and its history, the audit of every row; and what Dad
+does to a whole notebook: archive it, mark it reviewed."""
+
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from notebooks.card import search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import services as card_services
+from notebooks.card.forms import AuditForm, ReviewedForm
 from notebooks.card.views.respond import (
     CARD,
+    back_to,
     card_context,
     card_url,
     editor_required,
     history_or_404,
     line_or_panel,
     notebook_or_404,
+    refusal_status,
+    region,
     render_page,
     retired_context,
+    view_state,
 )
 from notebooks.log.identity.roles import user_is_editor
-from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.rules.errors import Invalid, NotebookError
 from notebooks.log.views import selectors
 
 
@@ -38,8 +46,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def archive(request: HttpRequest, title: str) -> HttpResponse:
     """Put an emptied notebook off the index (archive=1) or back on it (archive=0): a mark with his name, reversible."""
     notebook = notebook_or_404(title)
@@ -49,13 +56,31 @@ def archive(request: HttpRequest, title: str) -> HttpResponse:
             notebook=notebook.title, archived_=off, by=request.user.get_username(), why=request.POST.get("why", "")
         )
     except NotebookError as exc:
-        messages.error(request, exc.message)
-        return HttpResponseRedirect(reverse("card:index") + ("?archived=1" if not off else ""))
-    if off:
-        messages.success(request, f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it.")
-    else:
-        messages.success(request, f"{notebook.title!r} is back on the index.")
-    return HttpResponseRedirect(reverse("card:index"))
+        return back_to(request, reverse("card:index") + ("?archived=1" if not off else ""), exc.message, messages.ERROR)
+    said = f"Archived {notebook.title!r}: it is off the index. Archived notebooks list it."
+    return back_to(request, reverse("card:index"), said if off else f"{notebook.title!r} is back on the index.")
+
+
+@login_required
+@editor_required("POST")
+def reviewed(request: HttpRequest, title: str) -> HttpResponse:
+    """Mark the notebook reviewed up to the change the page showed."""
+    notebook = notebook_or_404(title)
+    form = ReviewedForm(request.POST)
+    try:
+        if not form.is_valid():  # a seq that is no number: refused, not read as "up to the head"
+            raise Invalid(f"Mark reviewed names no change of this notebook ({request.POST.get('seq', '')!r}); "
+                          "reload the card and mark it again.")  # fmt: skip
+        seq = form.cleaned_data.get("seq")
+        mark = card_services.mark_reviewed(notebook=notebook.title, by=request.user.get_username(), seq=seq)
+    except NotebookError as exc:
+        if not request.htmx:
+            return back_to(request, card_url(notebook, view_state(request.POST)), exc.message, messages.ERROR)
+        return region(request, notebook, note=exc.message, status=refusal_status(exc))
+    note = f"Marked reviewed: everything up to change {mark.seq}. Lines written after it will show as new."
+    if not request.htmx:
+        return back_to(request, card_url(notebook, view_state(request.POST)), note)
+    return region(request, notebook, note=note)
 
 
 @login_required
@@ -72,7 +97,7 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
     if gone and selectors.live_line(notebook, gone) is None:
         try:
             notice = retired_context(notebook, gone)
-        except NotFound:
+        except Http404:
             notice = {}
         if notice.get("strike"):  # a line that was retired or merged: its notice, with its history
             context.update(panel="retired", n=gone, missing_line=None, **notice)
@@ -88,10 +113,7 @@ def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
     if not request.htmx:  # a link to any line: the page of the card holding it
         return HttpResponseRedirect(card_url(notebook, anchor=f"line-{n}", line=n))
     if selectors.live_line(notebook, n) is None:
-        try:
-            return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
-        except NotFound as exc:
-            raise Http404(exc.message) from None
+        return line_or_panel(request, notebook, "retired", n, **retired_context(notebook, n))
     return line_or_panel(request, notebook, "line", n)
 
 
@@ -100,3 +122,16 @@ def line(request: HttpRequest, title: str, n: int) -> HttpResponse:
 def history(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     return line_or_panel(request, notebook, "history", n, entries=history_or_404(notebook, n))
+
+
+@login_required
+@require_GET
+def audit(request: HttpRequest) -> HttpResponse:
+    form = AuditForm(request.GET or None, titles=card_selectors.titles(), actors=card_selectors.actors())
+    filters: dict[str, Any] = {}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        filters = {"notebook": data["notebook"], "by": data["by"], "op": data["op"], "page": data["page"] or 1}
+        filters |= {k: data[k].timestamp() for k in ("since", "until") if data[k]}
+    page = card_selectors.audit(**filters)
+    return render_page(request, "notebooks/audit.html", {"form": form, "page": page})

@@ -4,6 +4,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
+from itertools import groupby
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,8 +15,9 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_http_methods
 
-from notebooks.card import chart, fragments, review, search
+from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
@@ -29,14 +31,9 @@ from notebooks.sessions import selectors as session_selectors
 from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
-VIEW_STATE = (
-    "order",
-    "source",
-    "q",
-    "match",
-    "show",
-    "chart",
-)  # what a form posts back so its answer shows the same list
+REVIEW = "notebooks/review.html"
+REVIEW_PANELS = ("restore-form", "putback-form")  # review.html's forms: on a full page they stand above the list
+VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 PENDING_SHOWN = 50  # an open session's proposals the card lists (/sessions/ pages through all of them)
 INVALID, CONFLICT = 422, 409
@@ -51,19 +48,20 @@ FULL_PAGE_SLOT = {
 View = Callable[..., HttpResponse]
 
 
-# ----- access ----------------------------------------------------------------------------------------------
+def editor_required(*methods: str) -> Callable[[View], View]:
+    """Writes need the human editor's role, by one of `methods`; reading needs only a sign-in."""
 
+    def decorator(view: View) -> View:
+        @require_http_methods(list(methods))
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not user_is_editor(request.user):
+                raise PermissionDenied("Only the human editor may change a notebook.")
+            return view(request, *args, **kwargs)
 
-def editor_required(view: View) -> View:
-    """Writes need the human editor's role; reading needs only a sign-in."""
+        return wrapped
 
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not user_is_editor(request.user):
-            raise PermissionDenied("Only the human editor may change a notebook.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+    return decorator
 
 
 def actor_of(request: HttpRequest) -> Actor:
@@ -91,13 +89,16 @@ def view_state(data: QueryDict) -> dict[str, str]:
 
 
 def card_url(notebook: Notebook, state: dict[str, str] | None = None, anchor: str = "", **query: Any) -> str:
-    params = {
-        k: v
-        for k, v in {**(state or {}), **query}.items()
-        if v and not (k == "order" and v == "turn") and not (k == "match" and v == "all")
-    }
+    defaults = (("order", "turn"), ("match", "all"))  # left out of the URL
+    params = {k: v for k, v in {**(state or {}), **query}.items() if v and (k, v) not in defaults}
     url = reverse("card:notebook", args=[notebook.title])
     return url + (f"?{urlencode(params)}" if params else "") + (f"#{anchor}" if anchor else "")
+
+
+def back_to(request: HttpRequest, url: str, note: str, level: int = messages.SUCCESS) -> HttpResponseRedirect:
+    """A plain POST's answer: the page at `url`, which says the note."""
+    messages.add_message(request, level, note)
+    return HttpResponseRedirect(url)
 
 
 def refusal_status(exc: NotebookError) -> int:
@@ -109,25 +110,18 @@ def refusal_status(exc: NotebookError) -> int:
     return CONFLICT if isinstance(exc, Conflict) else INVALID
 
 
-# ----- what the card shows ---------------------------------------------------------------------------------
-
-
 def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tuple[str, list[selectors.Line]]]:
     """Lines already in the card's order, grouped by source in turn order. A page that continues the group of the
     line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
     if order == "number":
         return [("", lines)] if lines else []
-    groups: list[tuple[str, list[selectors.Line]]] = []
-    for line in lines:
-        if not groups or groups[-1][0] != line.source:
-            groups.append((line.source, []))
-        groups[-1][1].append(line)
+    groups = [(source, list(run)) for source, run in groupby(lines, key=lambda line: line.source)]
     if groups and after and groups[0][0] == after:
         groups[0] = ("", groups[0][1])
     return groups
 
 
-def pending_context(notebook: Notebook) -> dict | None:
+def _pending(notebook: Notebook) -> dict | None:
     """The open session's proposals on the notebook, marked pending on Dad's card (they count when it lands)."""
     held = session_claims.open_session_on(notebook)
     if held is None:
@@ -141,24 +135,16 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     data.setdefault("order", "turn")
     view = CardViewForm(data)
     view.is_valid()
-    state = {
-        "order": view.cleaned_data.get("order") or "turn",
-        "source": view.cleaned_data.get("source") or "",
-        "q": view.cleaned_data.get("q") or "",
-        "match": view.cleaned_data.get("match") or "",
-    }
+    asked = view.cleaned_data
+    state = {k: asked.get(k) or "" for k in VIEW_STATE}
+    state["order"] = state["order"] or "turn"
     query = search.parse(state["q"], state["match"])
-    as_of = view.cleaned_data.get("as_of")
     kept = fragments.for_notebook(notebook)  # before the lines: a redaction between the two drops them next time
-    cut = selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
-    as_of, cut = _upto(notebook, view.cleaned_data.get("upto"), as_of, cut)
+    as_of, cut = _frozen_at(notebook, asked.get("as_of"), asked.get("upto"))
     lines = selectors.view_at_seq(notebook, cut)
     # A number in the search box opens that line in its place among every line; words filter.
-    wanted = query.number or view.cleaned_data.get("line")
-    source = "" if query.number else state["source"]
-    shown = search.search([x for x in lines if not source or x.source == source], query)
-    state["show"] = view.cleaned_data.get("show") or ""
-    state["chart"] = view.cleaned_data.get("chart") or ""
+    wanted = query.number or asked.get("line")
+    shown = search.search(lines, query, state["source"])
     reviewing = review_context(request, notebook, lines, cut, state["show"])
     if state["show"] == "new":
         shown = [line for line in shown if line.n in reviewing["new_lines"]]
@@ -168,16 +154,13 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         shown = selectors.in_turn_order(shown)
     # A big notebook's card lists CARD_LINES at a time (Dad's lines come first in turn order): the page holding the
     # line asked for, or the one from `start`; the next page is appended after it (or opened, without JavaScript).
-    start = view.cleaned_data.get("start") or 0
+    start = asked.get("start") or 0
     place = next((i for i, x in enumerate(shown) if x.n == wanted), None) if wanted else None
     if place is not None:
         start = place - place % CARD_LINES
     start = min(start, max(0, len(shown) - 1))
     listed = shown[start : start + CARD_LINES]
     frozen = as_of is not None
-    top = selectors.head(notebook)
-    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if frozen else top
-    counted = Counter(line.source for line in lines)
     paging = {"as_of": data.get("as_of", "")}
     rest = len(shown) - start - len(listed)
     context = {
@@ -187,9 +170,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "terms": query.terms,
         "as_of": as_of,
         "frozen": frozen,
-        "head_seq": cut if frozen else top.seq,
-        "head_at": top.at if top.seq else None,
-        "head_hash": pinned.hash if pinned.seq else "",
+        **_head(notebook, as_of, cut),
         "groups": _groups(listed, state["order"], shown[start - 1].source if start else ""),
         "shown": len(shown),
         "start": start,
@@ -201,15 +182,14 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "focus_line": wanted if place is not None else None,
         "missing_line": wanted if wanted and place is None else None,
         "top_number": max((x.n for x in lines), default=0),
-        "total": len(lines),
-        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
+        **_tally(lines),
         **chart_context(notebook, state, cut, {**paging, "upto": data.get("upto", "")}),
         "can_edit": user_is_editor(request.user) and not frozen,
         "add_form": AddForm(),
         "selection_form": selection_form(notebook),
         "selected": (),
         "fragments": kept,
-        "pending": None if frozen else pending_context(notebook),
+        "pending": None if frozen else _pending(notebook),
         **reviewing,
         **_similar_context(request, notebook, lines, state["show"] == "similar", frozen),
     }
@@ -221,11 +201,26 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     return context
 
 
+def _head(notebook: Notebook, as_of: datetime | None, cut: int) -> dict[str, Any]:
+    """The last change shown (the one a frozen card stands at), the time of the last row, and the hash pinned."""
+    top = selectors.head(notebook)
+    pinned = selectors.head_at(notebook, until=as_of.timestamp()) if as_of else top
+    return {
+        "head_seq": cut if as_of else top.seq,
+        "head_at": top.at if top.seq else None,
+        "head_hash": pinned.hash if pinned.seq else "",
+    }
+
+
+def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
+    counted = Counter(line.source for line in lines)
+    return {"total": len(lines), "counts": [(s, counted[s]) for s in selectors.TURN_ORDER if counted[s]]}
+
+
 def _similar_context(
     request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool
 ) -> dict[str, Any]:
-    """The Similar view's groups and the not-alike marks, when it is the view asked for (None otherwise); a frozen
-    view offers none: its groups would be decided on lines that are not the notebook now."""
+    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's."""
     if not asked:
         return {"similar_groups": None}
     if frozen:
@@ -240,58 +235,31 @@ def _similar_context(
     }
 
 
-def _upto(notebook: Notebook, upto: int | None, as_of: Any, cut: int) -> tuple[Any, int]:
-    """The card as of row `upto` (a link from the audit or a history), frozen at that row's time."""
-    if not upto:
-        return as_of, cut
-    row = row_before(notebook, upto)
-    if not row.seq:
-        return as_of, cut
-    return datetime.fromtimestamp(row.at, tz=UTC), row.seq
+def _frozen_at(notebook: Notebook, as_of: datetime | None, upto: int | None) -> tuple[datetime | None, int]:
+    """The time and row the card stands at: row `upto` (linked from the audit or a history), or `as_of`, or now."""
+    row = row_before(notebook, upto) if upto else None
+    if row is not None and row.seq:
+        return datetime.fromtimestamp(row.at, tz=UTC), row.seq
+    return as_of, selectors.cut_for(notebook, as_of.timestamp()) if as_of else selectors.ALL
 
 
 def review_context(request: HttpRequest, notebook: Notebook, lines: list, cut: int, show: str) -> dict[str, Any]:
-    """Dad's review on the card: the lines new or changed since his last mark (labelled), the mark, the retired
-    lines when asked for, and what changed since a frozen view's time."""
-    mark = review.last_mark(notebook, request.user.get_username())
+    """Dad's review: his mark and the lines new since it, the retired lines and what changed since a frozen view."""
+    mark = card_selectors.last_mark(notebook, request.user.get_username())
     frozen = cut < selectors.ALL
-    new_lines = {} if frozen else review.new_since(lines, mark)
+    new_lines = {} if frozen else card_selectors.new_since(lines, mark)
     return {
         "mark": mark,
         "new_lines": new_lines,
         "new_authors": sorted({line.by for line in lines if line.n in new_lines}),
-        "retired_list": review.retired_lines(notebook, cut) if show == "retired" else None,
-        "changes": review.changes_since(notebook, cut) if frozen and show == "changes" else None,
+        "retired_list": card_selectors.retired_lines(notebook, cut) if show == "retired" else None,
+        "changes": card_selectors.changes_since(notebook, cut) if frozen and show == "changes" else None,
         "reviewed_form": ReviewedForm(),
     }
 
 
-def summary_context(notebook: Notebook, state: dict[str, str] | None = None) -> dict[str, Any]:
-    """What the counts above the list and the chart need, now (for the out-of-band answer to a change); with the
-    card's filters in `state`, also how many lines they show."""
-    lines = selectors.view_at_seq(notebook, selectors.ALL)
-    top = selectors.head(notebook)
-    counted = Counter(line.source for line in lines)
-    shown = None
-    if state is not None:
-        query = search.parse(state.get("q", ""), state.get("match", ""))
-        source = "" if query.number else state.get("source", "")
-        shown = len(search.search([x for x in lines if not source or x.source == source], query))
-    return {
-        "shown": shown,
-        "total": len(lines),
-        "counts": [(source, counted[source]) for source in selectors.TURN_ORDER if counted[source]],
-        "head_seq": top.seq,
-        "head_at": top.at if top.seq else None,
-        "head_hash": top.hash if top.seq else "",
-        **chart_context(notebook, state or {}, selectors.ALL, {}),
-        "frozen": False,
-    }
-
-
 def chart_context(notebook: Notebook, state: dict[str, str], cut: int, paging: dict[str, Any]) -> dict[str, Any]:
-    """The chart as the card's state asks for it (by day, or by run: one bar per landed session) up to seq `cut`,
-    with the links that switch it (each keeping the card's filters and frozen time)."""
+    """The chart by day or by run up to seq `cut`, with the links that switch it (keeping the card's filters)."""
     by = "run" if state.get("chart") == "run" else "day"
     if by == "run":
         drawn = chart.build_runs(session_selectors.landed_runs(notebook.pk, cut=cut, limit=chart.RUNS))
@@ -305,49 +273,47 @@ def with_oob(
     request: HttpRequest, response: HttpResponse, notebook: Notebook, announce: str, *, focus_line: int | None = None,
     **flags: Any,
 ) -> HttpResponse:  # fmt: skip
-    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart, emptied forms
-    (`reset_add`, `reset_selection`) and a short polite word for screen readers, naming the line to focus."""
+    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart and the review bar as
+    they are now (unless `announce_only`: a region answer holds them itself), an emptied selection
+    (`reset_selection`) and a short polite word for screen readers, naming the line to focus."""
     state = view_state(request.POST)
-    reviewing: dict[str, Any] = {}
-    if not flags.get("announce_only"):  # the "new to you" banner counts the lines as they are now
-        lines = selectors.view_at_seq(notebook, selectors.ALL)
-        reviewing = review_context(request, notebook, lines, selectors.ALL, "")
     context = {
         "notebook": notebook,
         "can_edit": user_is_editor(request.user),
         "announce": announce,
         "focus_line": focus_line,
         "state": state,
-        "add_form": AddForm(),
         "selection_form": selection_form(notebook),
         "selected": (),
-        **({} if flags.get("announce_only") else summary_context(notebook, state)),
-        **reviewing,
-        **flags,
     }
+    if not flags.get("announce_only"):
+        lines = selectors.view_at_seq(notebook, selectors.ALL)
+        context.update(
+            shown=len(search.search(lines, search.parse(state["q"], state["match"]), state["source"])),
+            **_tally(lines),
+            **_head(notebook, None, selectors.ALL),
+            **chart_context(notebook, state, selectors.ALL, {}),
+            frozen=False,
+            **review_context(request, notebook, lines, selectors.ALL, ""),
+        )
+    context.update(flags)
     extra = render(request, f"{CARD}#oob", context)
     response.content = response.content + extra.content
     return response
 
 
-def announced(
-    response: HttpResponse, request: HttpRequest, notebook: Notebook, announce: str, focus_line: int | None = None
-) -> HttpResponse:
-    """A region answer (which holds the counts and chart itself) with only the polite word out of band."""
-    return with_oob(request, response, notebook, announce, focus_line=focus_line, announce_only=True)
-
-
 def retired_context(notebook: Notebook, n: int) -> dict[str, Any]:
-    """The notice a retired line leaves behind: how it went, and where its words now live."""
-    entries = selectors.history(notebook, n)
-    strike = next((e for e in reversed(entries) if e.op == "strike"), None)
+    """The notice a retired line leaves (404 for a line that never was): how it went, where its words now live."""
+    strike = next((e for e in reversed(history_or_404(notebook, n)) if e.op == "strike"), None)
     return {"line": None, "strike": strike}
 
 
+def other_titles(notebook: Notebook) -> list[str]:
+    return [t for t in card_selectors.titles() if t != notebook.title]
+
+
 def selection_form(notebook: Notebook, *args: Any, **kwargs: Any) -> SelectionForm:
-    """The form of the ticked lines, its Move selected offering the other notebooks."""
-    titles = [t for t in card_selectors.titles() if t != notebook.title]
-    return SelectionForm(*args, titles=titles, **kwargs)
+    return SelectionForm(*args, titles=other_titles(notebook), **kwargs)
 
 
 def line_or_panel(
@@ -359,15 +325,16 @@ def line_or_panel(
     if request.htmx:
         can_edit = user_is_editor(request.user)
         if context["line"] is not None and "new_label" not in context:  # a line drawn alone keeps its review mark
-            mark = review.last_mark(notebook, request.user.get_username())
-            context["new_label"] = review.new_since([context["line"]], mark).get(n, "")
+            mark = card_selectors.last_mark(notebook, request.user.get_username())
+            context["new_label"] = card_selectors.new_since([context["line"]], mark).get(n, "")
+        template = REVIEW if partial in REVIEW_PANELS else CARD
         return render_page(
-            request, f"{CARD}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
+            request, f"{template}#{partial}", {"notebook": notebook, "can_edit": can_edit, **context}, status
         )
     if partial in FULL_PAGE_SLOT:
         context[FULL_PAGE_SLOT[partial]] = n
-    if context["line"] is None:
-        context["panel"] = partial  # the line is not in the list, so its fragment stands above it
+    if context["line"] is None or partial in REVIEW_PANELS:
+        context["panel"] = partial  # the fragment stands above the list
     return render_page(request, CARD, card_context(request, notebook, **context), status)
 
 
@@ -376,14 +343,6 @@ def region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **con
     full = card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
     template = f"{CARD}#region" if request.htmx else CARD
     return render_page(request, template, full, status)
-
-
-def gone(request: HttpRequest, notebook: Notebook, n: int) -> HttpResponse:
-    """Asked to change a line that is retired: say so where the line stood."""
-    if not request.htmx:
-        messages.info(request, f"Line #{n} is already retired; its history keeps its words.")
-        return HttpResponseRedirect(card_url(notebook, retired=n))
-    return line_or_panel(request, notebook, "retired", n, status=CONFLICT, **retired_context(notebook, n))
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:

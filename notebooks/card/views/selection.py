@@ -1,10 +1,8 @@
 """Actions on the list: add a line; merge, retire or move the ticked lines. Each answers with the list region."""
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import selectors as card_selectors
@@ -13,7 +11,7 @@ from notebooks.card.views.respond import (
     CARD,
     INVALID,
     actor_of,
-    announced,
+    back_to,
     card_context,
     card_url,
     editor_required,
@@ -32,11 +30,11 @@ from notebooks.models import Notebook
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def add(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
     form = AddForm(request.POST)
+    status = INVALID
     if form.is_valid():
         try:
             written = services.add(
@@ -52,26 +50,21 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
         else:
             note = f"Added line #{written.n}."
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, _state(request), anchor=f"line-{written.n}"))
+                return back_to(request, card_url(notebook, _state(request), anchor=f"line-{written.n}"), note)
             answer = region(request, notebook, fresh=(written.n,), line_notes={written.n: note})
-            return announced(answer, request, notebook, note, written.n)
-    else:
-        status = INVALID
-    return region(request, notebook, add_form=form, status=status, add_open=True)
+            return with_oob(request, answer, notebook, note, focus_line=written.n, announce_only=True)
+    return region(request, notebook, add_form=form, status=status)
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def selected(request: HttpRequest, title: str) -> HttpResponse:
-    """Merge the selected lines into one, retire them all or move them all to another notebook, for one reason: all
-    or nothing. Or, before a merge, say which source the merged line would have (its button "preview"): nothing is
-    written."""
+    """Merge, retire or move the ticked lines, for one reason, all or nothing; or preview a merge's source."""
     notebook = notebook_or_404(title)
     form = selection_form(notebook, request.POST)
     if request.POST.get("preview"):
         return _preview(request, notebook, form)
+    status = INVALID
     if form.is_valid():
         data = form.cleaned_data
         numbers = data["n"]
@@ -96,31 +89,24 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
                 note = f"Retired {listed}."
-        except NotFound as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
-            status = INVALID
-            form.add_error(None, f"Nothing was changed. {exc.message}")
-        except NotebookError as exc:
-            status = refusal_status(exc)
+        except NotebookError as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, _state(request)))
+                return back_to(request, card_url(notebook, _state(request)), note)
             merged = written.n if data["action"] == "merge" else None
             if not in_view:
                 answer = region(request, notebook, fresh=(merged,) if merged else (), sel_done=note)
                 answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
-                return announced(answer, request, notebook, note, merged)
+                return with_oob(request, answer, notebook, note, focus_line=merged, announce_only=True)
             return _in_their_places(request, notebook, numbers, merged, note)
-    else:
-        status = INVALID
     chosen = {str(x) for x in request.POST.getlist("n")}
     return region(request, notebook, selection_form=form, selected=chosen, status=status)
 
 
 def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
-    """The sentence that says which source a merge of the ticked lines into these words would give; with htmx
-    only that sentence (#merge-source), else the card with the form as it was sent, open."""
+    """Which source a merge of the ticked lines into these words gives: that sentence alone for htmx, or the card."""
     form.is_valid()  # only the ticks and the words matter here: a reason not yet written is no refusal
     numbers, words = form.cleaned_data.get("n") or [], form.cleaned_data.get("words") or ""
     preview = card_selectors.merge_preview(notebook, numbers, words)
@@ -145,8 +131,7 @@ def _state(request: HttpRequest) -> dict[str, str]:
 def _in_their_places(
     request: HttpRequest, notebook: Notebook, numbers: list[int], merged: int | None, note: str
 ) -> HttpResponse:
-    """The answer where the ticked lines stood: the merged line in the first one's place (or its notice), a one-line
-    notice in each other's, then the counts, the chart and an emptied selection, out of band."""
+    """The merged line (or a notice) in the first ticked line's place, a notice in the others'; the rest out of band."""
     first, *others = numbers
     if merged is not None:
         answer = line_or_panel(request, notebook, "line", merged, fresh=(merged,), line_note=note)

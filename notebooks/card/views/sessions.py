@@ -1,17 +1,15 @@
-"""Dad's Sessions page: each session with its change and its drift side by side, what a landed one brought, and
-his decision on one not yet landed or abandoned (open, refused by the gates, or lapsed): land it as his approval or
-discard it, with his reason."""
+"""Dad's Sessions page: each session's change and drift side by side, what a landed one brought, and his decision
+on one not yet landed or abandoned (open, refused by the gates, or lapsed): land it as his approval, or discard it."""
 
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from notebooks.card.forms import DecideForm
-from notebooks.card.views.respond import actor_of, editor_required, refusal_status, render_page
+from notebooks.card.views.respond import actor_of, back_to, editor_required, refusal_status, render_page
 from notebooks.log.identity.roles import user_is_editor
 from notebooks.log.rules.errors import NotebookError
 from notebooks.sessions import decisions, leases
@@ -75,8 +73,7 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
     else:
         status, error = 422, " ".join(e for errors in form.errors.values() for e in errors)
     if status == 200 and not request.htmx:
-        messages.success(request, DONE[verb].format(pk=pk))
-        return HttpResponseRedirect(reverse("card:sessions") + f"#session-{pk}")
+        return back_to(request, reverse("card:sessions") + f"#session-{pk}", DONE[verb].format(pk=pk))
     # The draft whole, as the refusal promises (a request is at most DATA_UPLOAD_MAX_MEMORY_SIZE, as every card form's).
     failed = {"verb": verb, "error": error, "reason": request.POST.get("reason", "")} if error else None
     context = _context(request, v=_one(pk), failed=failed, done=DONE[verb].format(pk=pk) if not error else "")
@@ -87,16 +84,14 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def land(request: HttpRequest, pk: int) -> HttpResponse:
     """Land the session as Dad's approval: his name and reason on the land, the gates' reasons recorded beside it."""
     return _decide(request, pk, "land")
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def discard(request: HttpRequest, pk: int) -> HttpResponse:
     """End the session without a land: an abandon by Dad with his reason (its rows stay in the log, in force)."""
     return _decide(request, pk, "discard")

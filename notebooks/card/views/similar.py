@@ -1,10 +1,8 @@
-"""Dad's decisions in the Similar view, one group at a time: merge it, keep one line and retire the others into it,
-or mark it not alike (and undo that). Each answers in the group's place (htmx) or goes back to the view."""
+"""Dad's decision on one group of the Similar view (merge, keep one, not alike, and its undo), in the group's place."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
-from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
@@ -12,6 +10,7 @@ from notebooks.card.forms import SimilarForm
 from notebooks.card.views.respond import (
     INVALID,
     actor_of,
+    back_to,
     card_context,
     card_url,
     editor_required,
@@ -31,8 +30,7 @@ VIEW = {"show": "similar"}
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def decide(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
     form = SimilarForm(request.POST)
@@ -40,17 +38,14 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
     if form.is_valid():
         try:
             note, fresh = _apply(request, notebook, form.cleaned_data)
-        except NotFound as exc:  # a line gone since the view was drawn: said in the group, not a 404
-            form.add_error(None, f"Nothing was changed. {exc.message}")
-        except NotebookError as exc:
-            status = refusal_status(exc)
+        except NotebookError as exc:  # a line gone since the view was drawn: said in the group, not a 404
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
             if form.cleaned_data["action"] != "not-alike":
                 card_similar.remember_reason(request, request.POST.get("kind", ""), form.cleaned_data["reason"].strip())
             if not request.htmx:
-                messages.success(request, note)
-                return HttpResponseRedirect(card_url(notebook, VIEW))
+                return back_to(request, card_url(notebook, VIEW), note)
             # The whole view again, the note above it: a decision may change other groups (a line gone, a new one).
             context = card_context(request, notebook, QueryDict("show=similar"), similar_note=note, similar_fresh=fresh)
             return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
@@ -106,8 +101,7 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
 
 
 @login_required
-@require_POST
-@editor_required
+@editor_required("POST")
 def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     try:
