@@ -150,7 +150,10 @@ def quality(tune: bool = False) -> dict:
     out["methods"][LEARNED] = similar_learned.learned(data)
     # The chosen method as it ships (engine.groups itself, its own constants): the figures the targets read.
     out["shipped"] = {game: scores(d, engine.groups(d.lines)) for game, d in data.items()}
-    out["before"] = {game: scores(d, engine.groups(d.lines, repeat_at=OLD_REPEAT_AT)) for game, d in data.items()}
+    out["before"] = {
+        game: scores(d, engine.group(d.lines, engine.tfidf_pairs([t for _, t, _ in d.lines]), repeat_at=OLD_REPEAT_AT))
+        for game, d in data.items()
+    }
     out["repeat_at"], out["band"] = engine.REPEAT_AT, operating_point(data[similar_data.TUNED_ON])
     return out
 
