@@ -16,7 +16,7 @@ from notebooks.log.store.locked_reads import line_state
 from notebooks.log.views import kept, selectors, turn_reads
 from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import ALL, words_or_mark
-from notebooks.models import ArchiveMark, Notebook
+from notebooks.models import ArchiveMark, Notebook, ReviewMark
 
 
 @dataclass(frozen=True)
@@ -155,9 +155,7 @@ def _struck_words(strikes: list[tuple[int, str, int, int, int]]) -> dict[tuple[i
 
 def titles() -> list[str]:
     """Every notebook's title, for the audit's filter."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT title FROM notebooks_notebook ORDER BY title")
-        return [title for (title,) in cursor.fetchall()]
+    return list(Notebook.objects.order_by("title").values_list("title", flat=True))
 
 
 def actors() -> list[str]:
@@ -208,23 +206,15 @@ NEVER = Mark(seq=0, at=None, top_n=0)
 
 def last_mark(notebook: Notebook, reviewer: str) -> Mark:
     """The reviewer's latest mark on the notebook (NEVER before his first: everything is new), in one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, at, top_n FROM notebooks_reviewmark WHERE notebook_id = %s AND "by" = %s '
-            "ORDER BY seq DESC, id DESC LIMIT 1",
-            [notebook.pk, reviewer],
-        )
-        found = cursor.fetchone()
-    return Mark(seq=found[0], at=found[1], top_n=found[2]) if found else NEVER
+    marks = ReviewMark.objects.filter(notebook_id=notebook.pk, by=reviewer).order_by("-seq", "-id")
+    found = marks.values_list("seq", "at", "top_n").first()
+    return Mark(*found) if found else NEVER
 
 
 def last_marks(reviewer: str) -> dict[int, int]:
     """The reviewer's latest reviewed seq per notebook id, in one query (the index page)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT notebook_id, MAX(seq) FROM notebooks_reviewmark WHERE "by" = %s GROUP BY notebook_id', [reviewer]
-        )
-        return dict(cursor.fetchall())
+    found = ReviewMark.objects.filter(by=reviewer).values("notebook_id").annotate(top=Max("seq"))
+    return {mark["notebook_id"]: mark["top"] for mark in found}
 
 
 def new_since(lines: Iterable[Line], mark: Mark) -> dict[int, str]:

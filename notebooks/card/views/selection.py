@@ -67,27 +67,19 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
     status = INVALID
     if form.is_valid():
         data = form.cleaned_data
-        numbers = data["n"]
+        numbers, by, why = data["n"], actor_of(request), data["reason"]
         listed = ", ".join(f"#{x}" for x in numbers)
         # Ticks kept across searches may name lines this list does not show: then the whole list answers.
         in_view = request.htmx and set(numbers) <= _listed(request, notebook)
         try:
             if data["action"] == "merge":
-                written = services.merge(
-                    notebook=notebook.title,
-                    numbers=numbers,
-                    text=data["words"],
-                    by=actor_of(request),
-                    why=data["reason"],
-                )
+                written = services.merge(notebook=notebook.title, numbers=numbers, text=data["words"], by=by, why=why)
                 note = f"Merged {listed} into new line #{written.n}."
             elif data["action"] == "move":
-                went = moves.move_many(
-                    notebook=notebook.title, numbers=numbers, to=data["to"], by=actor_of(request), why=data["reason"]
-                )
+                went = moves.move_many(notebook=notebook.title, numbers=numbers, to=data["to"], by=by, why=why)
                 note = f"Moved {listed} to {data['to']} as {', '.join(f'#{x.m}' for x in went)}."
             else:
-                services.retire_many(notebook=notebook.title, numbers=numbers, by=actor_of(request), why=data["reason"])
+                services.retire_many(notebook=notebook.title, numbers=numbers, by=by, why=why)
                 note = f"Retired {listed}."
         except NotebookError as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
             status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
