@@ -123,19 +123,3 @@ def test_common_ngrams_are_dropped_only_in_a_big_notebook():
     small = engine.vectorizer().fit([engine.normalized(t) for t in ("the boss", "the bench", "the map")])
     assert " th" in small.vocabulary_
     assert engine.COMMON >= 100  # a hand-written notebook of about 100 lines keeps every n-gram
-
-
-def test_two_lines_of_one_cluster_that_differ_in_a_number_make_a_conflict_even_when_their_pair_was_not_kept():
-    texts = [
-        "Death Defiance saves you from a killing blow 50% of the time.",
-        "Death Defiance saves you from a killing blow 10% of the time.",
-        "Death Defiance saves you from a killing blow, some of the time.",
-    ]
-    found = engine.group([(n, t, "seen") for n, t in enumerate(texts, start=1)], {(0, 2): 0.9, (1, 2): 0.9})
-    assert [(g.lines, g.kind) for g in found] == [((1, 2, 3), "conflict")]
-
-
-def test_a_cluster_whose_lines_agree_stays_a_repeat():
-    texts = ["Bombs open cracked walls.", "Cracked walls open with a bomb.", "A bomb opens a cracked wall."]
-    found = engine.group([(n, t, "seen") for n, t in enumerate(texts, start=1)], {(0, 2): 0.9, (1, 2): 0.9})
-    assert [(g.lines, g.kind) for g in found] == [((1, 2, 3), "repeat")]
