@@ -465,15 +465,15 @@ def web_pages(reps: int) -> dict[str, Any]:
     out["turn_200"] = interleaved({"t": lambda: selectors.turn(nb200)}, max(reps, 20))["t"]
     nb1000 = Notebook.objects.get(title="card-1000")
     floor.ANSWER["lines"] = [{"n": n, "text": t, "source": s} for n, (t, s) in sorted(data.fold(card_rows).items())]
-    for name, title, fn, floor_fn in (("api_turn_200", "api-200", web.api_turn, web.json_floor),
-                                      ("card_1000", "card-1000", web.card_page, web.page_floor)):  # fmt: skip
+    for name, title, fn, floor_name in (("api_turn_200", "api-200", web.api_turn, "bench-floor-json"),
+                                        ("card_1000", "card-1000", web.card_page, "bench-floor-page")):  # fmt: skip
         client = Client()
         request = fn(client, title)
         if isinstance(request, str):
             out[name] = {"missing": request}
             continue
         floor.ANSWER["json"] = request().content  # a first request warms the fold and Django's template loader
-        floor_request = floor_fn(client)
+        floor_request = web.floor(client, floor_name)
         floor_request()
         # Side by side, turn by turn: the ratio is what the target reads, since the machine drifts between runs.
         got = interleaved({"t": request, "floor": floor_request}, max(reps, 20))

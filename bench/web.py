@@ -68,22 +68,11 @@ def api_turn(client: Client, title: str) -> "Request | str":
     return get
 
 
-def json_floor(client: Client) -> Request:
-    """Django answering the API turn's bytes through the same middleware (bench/floor.py)."""
+def floor(client: Client, name: str) -> Request:
+    """A floor of bench/floor.py (`bench-floor-json` or `bench-floor-page`) through the same middleware."""
 
     def get() -> object:
-        response = client.get(reverse("bench-floor-json"))
-        assert response.status_code == 200, response.status_code
-        return response
-
-    return get
-
-
-def page_floor(client: Client) -> Request:
-    """Django rendering the card's live lines in a bare template, signed in, through the same middleware."""
-
-    def get() -> object:
-        response = client.get(reverse("bench-floor-page"))
+        response = client.get(reverse(name))
         assert response.status_code == 200, response.status_code
         return response
 
