@@ -176,15 +176,18 @@ def learned(data: dict) -> dict:
     return out
 
 
+CEILING_PRECISION = 0.80  # the retired target's precision: the ceiling column still reads it, as a diagnostic
+
+
 def ceilings(labelled: object, matrix: np.ndarray, sim: dict, conflict_at: float) -> dict[str, float]:
     """Diagnostics, not results: the best repeat recall at precision >= 0.80 of the groups over every repeat
     threshold chosen on this game itself, and the raw pairs' (ceiling)."""
-    from bench.similar import TARGET_PRECISION, scores
+    from bench.similar import scores
     from notebooks.similar import engine
 
     best = 0.0
     for r in np.arange(0.1, 0.99, 0.0125):  # the tuning grid's steps, halved
         s = scores(labelled, engine.group(labelled.lines, sim, repeat_at=r, conflict_at=conflict_at))
-        if s["repeat_precision"] >= TARGET_PRECISION:
+        if s["repeat_precision"] >= CEILING_PRECISION:
             best = max(best, s["repeat_recall"])
     return {"groups_recall_at_80": best} | ceiling(labelled, matrix)

@@ -5,12 +5,14 @@
 
 It needs only the standard library. A refusal prints one line, `refused: CODE (STATUS): message`, and the exit
 status says which kind (2 bad input, 3 not allowed, 4 not found, 5 conflict, 1 anything else), as the CLI's do.
+A turn read again sends the last one's ETag as If-None-Match and, answered 304 (nothing changed), gives its text.
 The walk-through is in docs/agents.md, "A harness, step by step".
 """
 
 import argparse
 import json
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +20,7 @@ import uuid
 from typing import Any
 
 EXIT = {400: 2, 401: 3, 403: 3, 404: 4, 409: 5}
+TRIES = 3  # a write is sent again, with the same key, when the answer was lost or the server was briefly unavailable
 
 
 class Refused(Exception):
@@ -36,38 +39,73 @@ class Notebooks:
 
     def __init__(self, url: str, token: str, timeout: float = 30) -> None:
         self.url, self.token, self.timeout = url.rstrip("/"), token, timeout
+        self.turns: dict[str, tuple[str, str]] = {}  # a turn's path -> the ETag and text last read there
 
     def call(self, method: str, path: str, body: dict | None = None, key: str | None = None) -> dict[str, Any]:
+        answer, _tag = self.send(method, path, body, key)
+        return answer if answer is not None else {}  # sent with no tag, it is never answered 304
+
+    def send(
+        self, method: str, path: str, body: dict | None = None, key: str | None = None, tag: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """The answer and its ETag; no answer when `tag` (an ETag read before) still stands: 304 Not Modified."""
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
         data = None
         if body is not None:
             data, headers["Content-Type"] = json.dumps(body).encode(), "application/json"
         if key is not None:  # the same key on a resent write lets the server answer it once (see docs/agents.md)
             headers["Idempotency-Key"] = key
+        if tag is not None:  # a read of something read before: 304 and no body while nothing changed
+            headers["If-None-Match"] = tag
         request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.load(response)
+                return json.load(response), response.headers.get("ETag")
         except urllib.error.HTTPError as refused:
+            if refused.code == 304 and tag is not None:
+                return None, refused.headers.get("ETag", tag)
             raise _refusal(refused) from None
         except (urllib.error.URLError, TimeoutError) as failed:
             raise Refused("unreachable", 0, f"{self.url}: {getattr(failed, 'reason', failed)}") from None
 
+    def write(self, path: str, body: dict) -> dict[str, Any]:
+        """One logical write: one Idempotency-Key for all its tries, so a retry is answered, never written twice."""
+        key = str(uuid.uuid4())
+        for attempt in range(1, TRIES + 1):
+            try:
+                return self.call("POST", path, body, key=key)
+            except Refused as refused:
+                if refused.status not in (0, 503) or attempt == TRIES:
+                    raise
+                time.sleep(attempt)
+        raise AssertionError("unreachable")
+
     def take(self, notebook: str, plan: str) -> dict[str, Any]:
-        return self.call("POST", "/api/sessions", {"notebook": notebook, "plan": plan})
+        return self.write("/api/sessions", {"notebook": notebook, "plan": plan})
 
     def turn(self, notebook: str) -> str:
-        return self.call("GET", f"/api/notebooks/{_quoted(notebook)}/turn")["text"]
+        """The turn's text; the one read last, when the server says nothing changed since (If-None-Match, 304)."""
+        path = f"/api/notebooks/{_quoted(notebook)}/turn"
+        tag, text = self.turns.get(path, (None, ""))
+        answer, tag = self.send("GET", path, tag=tag)
+        if answer is not None:
+            text = answer["text"]
+            if tag is not None:
+                self.turns[path] = (tag, text)
+        return text
 
-    def add(self, notebook: str, text: str, source: str, why: str) -> dict[str, Any]:
-        body = {"text": text, "source": source, "why": why}
-        return self.call("POST", f"/api/notebooks/{_quoted(notebook)}/lines", body, key=str(uuid.uuid4()))
+    def add(self, notebook: str, text: str, source: str, why: str, session: int | None = None) -> dict[str, Any]:
+        """Add a line; naming the session makes sure it goes only into that one (the answer names it either way)."""
+        body: dict[str, Any] = {"text": text, "source": source, "why": why}
+        if session is not None:
+            body["session"] = session
+        return self.write(f"/api/notebooks/{_quoted(notebook)}/lines", body)
 
     def land(self, session: int, summary: str) -> dict[str, Any]:
-        return self.call("POST", f"/api/sessions/{session}/land", {"summary": summary})
+        return self.write(f"/api/sessions/{session}/land", {"summary": summary})
 
     def abandon(self, session: int, why: str) -> dict[str, Any]:
-        return self.call("POST", f"/api/sessions/{session}/abandon", {"why": why})
+        return self.write(f"/api/sessions/{session}/abandon", {"why": why})
 
 
 def _quoted(title: str) -> str:
@@ -96,7 +134,7 @@ def run(api: Notebooks, notebook: str, lesson: str | None, source: str, why: str
         if lesson is None:
             summary = "read the notebook; nothing new to add"
         else:
-            added = api.add(notebook, lesson, source, why)
+            added = api.add(notebook, lesson, source, why, session=taken["id"])
             like = ", ".join(f"#{near['n']} ({near['score']:.2f})" for near in added["similar"])
             print(f"added line #{added['n']} (seq {added['seq']})" + (f"; most like {like}" if like else ""))
             summary = f"one lesson: line #{added['n']}"

@@ -178,6 +178,8 @@ NOTEBOOK_NEW_NOTEBOOKS_WINDOW = float(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_WIN
 # million characters take 4 s or more, and a page must answer in a few seconds.
 NOTEBOOK_SIMILAR_LINES = int(os.environ.get("NOTEBOOK_SIMILAR_LINES", "5000"))
 NOTEBOOK_SIMILAR_CHARACTERS = int(os.environ.get("NOTEBOOK_SIMILAR_CHARACTERS", "500000"))
+# Suggestions from outside waiting for Dad per notebook (docs/agents.md, "Suggestions"): past it, 429.
+NOTEBOOK_PENDING_SUGGESTIONS = int(os.environ.get("NOTEBOOK_PENDING_SUGGESTIONS", "200"))
 # Seconds a session stays open without a call of its holder (docs/agents.md, "Sessions"): then it lapses.
 NOTEBOOK_SESSION_TTL = float(os.environ.get("NOTEBOOK_SESSION_TTL", "3600"))
 

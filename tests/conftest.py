@@ -88,6 +88,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _no_guessed_heads() -> None:
     """Each test's database starts again (rolled back), so no head a write remembered from another test stands
     (log/store/fast_add.py: a wrong guess costs a round trip, and a test counting calls would count it)."""
+    from notebooks.agents import conditional
     from notebooks.log.store import fast_add
     from notebooks.log.views import turn_reads
     from notebooks.sessions import leases
@@ -97,6 +98,7 @@ def _no_guessed_heads() -> None:
     turn_reads.forget()  # nor a turn read this process remembers writing
     similar_selectors.forget()  # nor a nearest-line index of rows rolled back
     leases.forget()  # nor which actors' leases this process renewed lately
+    conditional.forget()  # nor an API answer kept at a head of rows rolled back
 
 
 @pytest.fixture
@@ -165,3 +167,29 @@ def zelda(notebook):  # noqa: ANN001, ANN201
     services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")
     services.add(notebook="zelda", text="block first, then attack", source="dad", by=DAD, why="rule")
     return notebook
+
+
+LEASE_TTL = 60.0  # NOTEBOOK_SESSION_TTL under the `clock` fixture
+
+
+class Clock:
+    """The leases' clock (notebooks.sessions.leases.now), moved by a test; rows keep the real time."""
+
+    def __init__(self, start: float) -> None:
+        self.at = start
+
+    def __call__(self) -> float:
+        return self.at
+
+    def move(self, seconds: float) -> None:
+        self.at += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch, settings):  # noqa: ANN001, ANN201
+    from notebooks.sessions import leases
+
+    settings.NOTEBOOK_SESSION_TTL = LEASE_TTL
+    moved = Clock(leases.time.time())
+    monkeypatch.setattr(leases, "now", moved)
+    return moved

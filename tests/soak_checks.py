@@ -66,11 +66,16 @@ def numbered(row: dict[str, Any]) -> bool:
     return row.get("op") == "add" and row.get("lands") is None
 
 
+def unknown(w: Any) -> bool:
+    """Whether a write's outcome is unknown: no answer, or a 503 saying its connection was lost mid-write."""
+    return w.status == 0 or (w.status == 503 and "may or may not stand" in str(w.answer))
+
+
 def landed(w: Any) -> bool | None:
     """Whether the session a write was made in landed: None outside a session, or when the land went unanswered."""
     if w.land is None:
         return None
-    return None if w.land.status == 0 else w.land.status == 200
+    return None if unknown(w.land) else w.land.status == 200
 
 
 class Checks:
@@ -269,7 +274,7 @@ class Checks:
                     self.problems.append(
                         f"{w.kind} by {w.who}: answered seqs {w.seqs}, found {[r['seq'] for r in mine]}"
                     )
-            elif w.status == 0:
+            elif unknown(w):
                 unanswered_landed += bool(mine)
             elif mine:
                 refused_left += 1
@@ -346,7 +351,7 @@ class Checks:
             f"rows in the log: {', '.join(f'{t} {len(r)}' for t, r in rows.items())}",
             f"writes acknowledged: {acked}; lost: {lost}; duplicated: {doubled}; "
             f"refused that left rows: {refused_left}",
-            f"writes with no answer (connection cut): {sum(w.status == 0 for w in self.writes)}, "
+            f"writes with no answer, or lost with their connection (503): {sum(map(unknown, self.writes))}, "
             f"of which landed: {unanswered_landed}",
             *[
                 f"outside writer rows ({'under the lock' if who == 'harness-locked' else 'ignoring the lock'}, "

@@ -50,7 +50,9 @@ def load(game: str) -> Labelled:
     items: list[tuple[str, int, int]] = []  # (words, group index or -1 single or -2 off-topic, index in group)
     for gi, group in enumerate(raw["groups"]):
         items += [(text, gi, i) for i, text in enumerate(group["lines"])]
-    items += [(text, -2, 0) for text in raw["off_topic"]] + [(text, -1, 0) for text in raw["single"]]
+    # Each line its own index, so that every off-topic line is found again below (one key each, not one for all).
+    items += [(text, -2, i) for i, text in enumerate(raw["off_topic"])]
+    items += [(text, -1, i) for i, text in enumerate(raw["single"])]
     rng = random.Random(game)
     rng.shuffle(items)
     lines, where = [], {}

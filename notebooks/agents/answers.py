@@ -1,23 +1,23 @@
 """What the API and the MCP tools answer, built in one place from the core's results, so the same meaning has the
 same shape on both sides (schemas.py)."""
 
-import json
 import math
-
-from ninja.responses import NinjaJSONEncoder
+from typing import Any
 
 from notebooks.agents import creation_limit, queries, schemas
 from notebooks.log import proposals, services
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid, NotFound
-from notebooks.log.views import selectors, turn_reads
-from notebooks.models import Notebook
+from notebooks.log.views import matching, selectors, turn_reads
+from notebooks.models import Notebook, Session
 from notebooks.sessions import claims as session_claims
+from notebooks.sessions import leases as session_leases
 from notebooks.sessions import reads as session_reads
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as session_services
 from notebooks.similar import selectors as similar_selectors
+from notebooks.similar import suggestions
 
 
 def until_of(raw: str | None) -> float | None:
@@ -47,7 +47,7 @@ def notebook_list(after: str | None = None, limit: int | None = None) -> schemas
         session = schemas.Claim(id=claim.pk, actor=claim.actor) if claim else None
         items.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
     last = items[-1].title if items else after
-    return schemas.NotebookList(notebooks=items, after=after, next=last, more=more)
+    return schemas.NotebookList(notebooks=items, after=after, next=last if more else None, more=more)
 
 
 def _page(found: list, limit: int | None) -> tuple[list, bool]:
@@ -63,46 +63,79 @@ def created(title: str, by: Actor) -> schemas.NotebookItem:
 
 
 def lines(
-    title: str, until: str | None, after: int = 0, limit: int | None = None, reader: Actor | None = None
+    title: str,
+    until: str | None,
+    after: int = 0,
+    limit: int | None = None,
+    reader: Actor | None = None,
+    q: str | None = None,
+    match: str = "all",
 ) -> schemas.Lines:
+    """The lines the reader sees (her own view while she holds a session); with `q`, those the card's search finds."""
     nb = selectors.get_notebook(title)
     at = until_of(until)
     read = selectors.pinned_view(nb, until=at)
-    own = session_reads.own_session(nb, reader) if at is None else None
-    if own is not None:  # read your own writes: her open session's proposals, as the ops they propose (fold.py)
-        read = selectors.PinnedView(read.seq, read.hash, proposals.holder_view(read.lines, nb, own.pk, after=own.base))
-    return _lines(nb, at, read, after, limit)
+    mine = session_reads.held(nb, reader) if at is None else None
+    lapsed: list = []
+    if mine is not None and mine.state == "open":  # read your own writes: her proposals, as the ops they propose
+        read = selectors.PinnedView(read.seq, read.hash, session_reads.holder_lines(nb, read.lines, mine.session))
+    elif mine is not None:  # a lapsed session's lines are listed apart, not silently gone
+        lapsed = session_reads.lapsed_lines(nb, read.lines, mine)
+    if q is not None:
+        read = selectors.PinnedView(read.seq, read.hash, found_by(read.lines, q, match))
+    return _lines(nb, at, read, after, limit, mine, lapsed)
 
 
-def holds_session_on(title: str, reader: Actor) -> bool:
-    """Whether the reader's live reads of this notebook show a pending change of hers (the kept JSON does not)."""
-    return (
-        session_claims.may_hold(reader.name, title)
-        and session_reads.own_session(selectors.get_notebook(title), reader) is not None
+def found_by(lines: list, q: str, match: str = "all") -> list:
+    """The lines the card's search finds for `q`: a line number asks for that line, words for the lines holding all
+    (or any) of them."""
+    query = matching.parse(q, match)
+    if query.number is not None:
+        return [line for line in lines if line.n == query.number]
+    return matching.search(lines, query)
+
+
+def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:
+    """One live line as the reader sees it; a line that is not live (never written, retired, merged) is 404."""
+    read = lines(title, until, reader=reader)
+    found = next((x for x in read.lines if x.n == n), None)
+    if found is None:
+        raise NotFound(f"Line #{n} of {read.notebook!r} is not live; its history tells what became of it.")
+    return schemas.OneLine(
+        notebook=read.notebook, until=read.until, seq=read.seq, hash=read.hash, line=found, session=read.session
     )
 
 
+def holds_session_on(title: str, reader: Actor) -> bool:
+    """Whether the reader's live reads of this notebook tell of a session of hers (the kept JSON does not)."""
+    return session_reads.held(selectors.get_notebook(title), reader) is not None
+
+
+def _session(mine: "session_reads.Held | None") -> schemas.HeldSession | None:
+    return None if mine is None else schemas.HeldSession(**mine.as_dict())
+
+
 def _lines(
-    nb: Notebook, at: float | None, read: selectors.PinnedView, after: int = 0, limit: int | None = None
+    nb: Notebook,
+    at: float | None,
+    read: selectors.PinnedView,
+    after: int = 0,
+    limit: int | None = None,
+    mine: "session_reads.Held | None" = None,
+    lapsed: list | None = None,
 ) -> schemas.Lines:
     found, more = _page([line.as_dict() for line in read.lines if line.n > after], limit)
     last = found[-1]["n"] if found else after
     return schemas.Lines.model_validate(
-        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found, "after": after}
-        | {"next": last, "more": more}
+        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
+        | {"after": after or None, "next": last if more else None, "more": more}
+        | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed or []]}
     )
 
 
-def live_lines_json(title: str) -> str:
-    """lines(title, None) as the API's JSON (ninja's encoder, as ninja renders it), made once per head and kept with
-    the notebook's view: encoding it on every read was most of a warm read's CPU (bench/NOTES.md)."""
-    nb = selectors.get_notebook(title)
-    make = lambda read: json.dumps(_lines(nb, None, read).model_dump(), cls=NinjaJSONEncoder)  # noqa: E731
-    return selectors.made_from_live(nb, "api.lines.json", make)
-
-
 def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) -> schemas.Added:
-    """The answer to an add: its number and seq, and the live lines most like it (a hint, never a refusal)."""
+    """The answer to an add: its number and seq, the session it went into, and the live lines most like it (a hint,
+    never a refusal)."""
     nb = selectors.get_notebook(title)
     own = session_reads.own_session(nb, reader)
     pending: list = []
@@ -114,16 +147,39 @@ def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) 
         pending = [x for x in mine if (x.n, x.seq) not in was]
         hidden = {x.n for x in live} - {x.n for x in mine}
     near = similar_selectors.nearest_for(nb, text, exclude=n, pending=pending, hidden=hidden)
-    return schemas.Added(n=n, seq=seq, similar=[schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near])
+    similar = [schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near]
+    return schemas.Added(n=n, seq=seq, session=_went_into(own), similar=similar)
+
+
+def _went_into(own: "Session | None") -> schemas.HeldSession | None:
+    """The session a write just went into (the writer's open one on that notebook), told in every write's answer."""
+    if own is None:
+        return None
+    return schemas.HeldSession(id=own.pk, state="open", lease_until=session_leases.lapses_at(own))
+
+
+def went_into(title: str, reader: Actor) -> schemas.HeldSession | None:
+    return _went_into(session_reads.own_session(selectors.get_notebook(title), reader))
+
+
+def within(title: str, reader: Actor, session: int | None) -> None:
+    """A write that names its session goes only into it: refused unless it is the writer's open session on `title`."""
+    if session is not None:
+        session_claims.check_named(session_id=session, actor=reader, title=title)
 
 
 def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
-    own = session_reads.own_session(nb, reader) if at is None else None
-    # read your own writes: the holder's turn has her session's proposals
-    text = selectors.turn(nb, until=at) if own is None else session_reads.holder_turn(nb, own)
-    answer = schemas.Turn(notebook=nb.title, until=at, text=text)
+    mine = session_reads.held(nb, reader) if at is None else None
+    if mine is not None and mine.state == "open":  # read your own writes: the holder's turn has her proposals
+        text, lapsed = session_reads.holder_turn(nb, mine.session), []
+    else:
+        text = selectors.turn(nb, until=at)
+        lapsed = [] if mine is None else session_reads.lapsed_lines(nb, selectors.view(nb), mine)
+    answer = schemas.Turn(
+        notebook=nb.title, until=at, text=text, session=_session(mine), lapsed=[x.as_dict() for x in lapsed]
+    )
     if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
         turn_reads.note_turn_read(nb, reader)
     return answer
@@ -135,6 +191,15 @@ def history(title: str, n: int) -> schemas.History:
     return schemas.History.model_validate({"notebook": nb.title, "n": n, "entries": entries})
 
 
+def rows(title: str, after: int = 0, limit: int = queries.ROWS_PAGE) -> dict[str, Any]:
+    """Raw rows after seq `after`, in the export format, `limit` of them: what a follower mirrors."""
+    nb = selectors.get_notebook(title)
+    found = list(selectors.rows(nb, after=min(after, selectors.ALL), limit=limit + 1))
+    page, more = _page(found, limit)
+    last = page[-1]["seq"] if page else after
+    return {"notebook": nb.title, "after": after or None, "rows": page, "next": last if more else None, "more": more}
+
+
 def session(session_id: int, after: int = 0, limit: int = queries.SESSION_ROWS_PAGE) -> schemas.SessionRows:
     """A session with a page of its rows: change and drift together in log order, `limit` of them after seq `after`."""
     found = session_selectors.get_session(session_id)
@@ -144,7 +209,8 @@ def session(session_id: int, after: int = 0, limit: int = queries.SESSION_ROWS_P
     last = page[-1] if page else after
     view.change = [row for row in view.change if row["seq"] <= last]
     view.drift = [row for row in view.drift if row["seq"] <= last]
-    return schemas.SessionRows.model_validate(view.as_dict(rows=True) | {"after": after, "next": last, "more": more})
+    cursor = {"after": after or None, "next": last if more else None, "more": more}
+    return schemas.SessionRows.model_validate(view.as_dict(rows=True) | cursor)
 
 
 def session_list(q: queries.SessionsQuery) -> schemas.SessionList:
@@ -154,7 +220,23 @@ def session_list(q: queries.SessionsQuery) -> schemas.SessionList:
     page, more = _page(found, q.limit)
     last = page[-1].session.pk if page else q.after
     sessions = [view.as_dict() for view in page]
-    return schemas.SessionList.model_validate({"sessions": sessions, "after": q.after, "next": last, "more": more})
+    cursor = {"after": q.after, "next": last if more else None, "more": more}
+    return schemas.SessionList.model_validate({"sessions": sessions, **cursor})
+
+
+def suggested(
+    title: str, lines: list[int], kind: str, words: str | None, keep: int | None, why: str, by: Actor
+) -> tuple[int, schemas.Suggested]:
+    """A suggestion stored (201), or the one already there (200): the same lines and kind pending, or Dad's mark."""
+    done = suggestions.suggest(notebook=title, lines=lines, kind=kind, words=words, keep=keep, why=why, by=by)
+    item = done.suggestion
+    mark = done.mark
+    answer = schemas.Suggested(
+        already=done.already,
+        suggestion=None if item is None else schemas.SuggestionItem(notebook=title, **suggestions.as_dict(item)),
+        mark=None if mark is None else schemas.NotAlikeMark(id=mark.pk, lines=mark.lines, by=mark.by, at=mark.at),
+    )
+    return (201 if done.already is None else 200), answer
 
 
 def title_of(value: str) -> str:
@@ -164,14 +246,18 @@ def title_of(value: str) -> str:
     return value
 
 
-def merged(done: services.Written) -> schemas.Merged:
+def merged(done: services.Written, title: str, reader: Actor) -> schemas.Merged:
     """A merge's answer: the new line, its add row as `seq` (as every write names its row), and every row written."""
     seqs = list(done.seqs)
-    return schemas.Merged(n=done.n, seq=seqs[0], seqs=seqs)
+    return schemas.Merged(n=done.n, seq=seqs[0], seqs=seqs, session=went_into(title, reader))
 
 
-# The answers of the other writes, the API's and MCP's alike, read from the core's results by their fields' names.
-written = schemas.Written.model_validate  # an edit's, a retire's or a redaction's: the line and its last row
+def written(done: services.Written, title: str, reader: Actor) -> schemas.Written:
+    """An edit's, a retire's, a restore's or a redaction's answer: the line, its last row, the session it went into."""
+    return schemas.Written(n=done.n, seq=done.seq, session=went_into(title, reader))
+
+
+# The answers of the session calls, the API's and MCP's alike, read from the core's results by their fields' names.
 taken = schemas.Taken.model_validate
 checkpointed = schemas.Checkpointed.model_validate
 landed = schemas.Landed.model_validate

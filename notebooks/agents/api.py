@@ -19,7 +19,7 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, document, idempotency, queries, refusals, tokens
+from notebooks.agents import answers, conditional, document, idempotency, problems, queries, refusals, tokens
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
@@ -27,7 +27,7 @@ from notebooks.log import redaction, services
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
-from notebooks.log.views import selectors
+from notebooks.log.views import turn_reads
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
 from notebooks.version import VERSION
@@ -63,15 +63,17 @@ api = Api(
 
 
 def declared(*statuses: int) -> dict[int, Any]:
-    return {status: s.Error for status in statuses}
+    return {status: problems.Error for status in statuses}
 
 
 # Every operation may answer these; every write may also find the database's disk full (503, Retry-After), and a
 # take or land the vault unusable (503 vault_unavailable, Retry-After).
 READ = declared(400, 401, 404, 405)
+UNCHANGED = {304: None}  # a conditional read's answer when its If-None-Match still stands (conditional.py)
 WRITE = declared(400, 401, 403, 404, 405, 409, 413, 503)
 TAKE = declared(400, 401, 404, 405, 409, 413, 503)  # anyone may take
 CREATE = declared(400, 401, 405, 409, 413, 429, 503)
+SUGGEST = declared(400, 401, 403, 404, 405, 409, 413, 429, 503)
 
 
 def error_response(exc: NotebookError) -> JsonResponse:
@@ -85,7 +87,10 @@ def error_response(exc: NotebookError) -> JsonResponse:
 
 def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     if isinstance(exc, ValidationError):
-        exc = refusals.invalid_request(exc.errors, request.resolver_match.kwargs if request.resolver_match else {})
+        route = getattr(request, "api_route", None)
+        known = _body_names().get((route, request.method or "")) if route else None
+        given = request.resolver_match.kwargs if request.resolver_match else {}
+        exc = refusals.invalid_request(exc.errors, given, known)
     elif isinstance(exc, AuthenticationError):
         exc = Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
@@ -122,41 +127,49 @@ def create(request: HttpRequest, body: b.NotebookIn) -> Status:
     return Status(201, answers.created(body.title, request.auth))
 
 
-@api.get("/notebooks/{notebook}/lines", response={200: s.Lines, **READ}, operation_id="listLines", tags=LINES,
+@api.get("/notebooks/{notebook}/lines", response={200: s.Lines, **UNCHANGED, **READ}, operation_id="listLines",
+         tags=LINES,
          summary="The live lines, in number order; with 'until', as they stood then; a page of them with 'limit'.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
          "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
-def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines | HttpResponse:
-    live = q.until is None and q.after == 0 and q.limit is None
-    if live and not answers.holds_session_on(notebook, request.auth):  # the live lines, kept as JSON per head
-        return HttpResponse(answers.live_lines_json(notebook), content_type=api.get_content_type())
-    return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth)
+@conditional.read
+def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines:
+    return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth, q=q.q, match=q.match)
 
 
-@api.get("/notebooks/{notebook}/turn", response={200: s.Turn, **READ, **declared(503)}, operation_id="getTurn",
+@api.get("/notebooks/{notebook}/lines/{n}", response={200: s.OneLine, **READ}, operation_id="getLine", tags=LINES,
+         summary="One live line by its number, as the reader sees it; with 'until', as it stood then.",
+         description="A line that is not live (never written, retired, merged, moved) is 404; its history says what "
+         "became of it.")  # fmt: skip
+def line(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, q: Query[queries.UntilQuery]) -> s.OneLine:
+    return answers.line(notebook, n, q.until, reader=request.auth)
+
+
+@api.get("/notebooks/{notebook}/turn", response={200: s.Turn, **UNCHANGED, **READ, **declared(503)},
+         operation_id="getTurn",
          tags=NOTEBOOKS, summary="The text a play turn carries: a header naming the notebook and the time it stands "
          "at, Dad's corrections, his other lines, then hers, each tagged.",
          description="A live turn notes that it was read (the index shows when), so a full disk answers 503."
          )  # fmt: skip
+@conditional.read(also=turn_reads.note_turn_read)
 def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) -> s.Turn:
     return answers.turn(notebook, q.until, request.auth)
 
 
-@api.get("/notebooks/{notebook}/lines/{n}/history", response={200: s.History, **READ}, operation_id="getHistory",
-         tags=LINES,
+@api.get("/notebooks/{notebook}/lines/{n}/history", response={200: s.History, **UNCHANGED, **READ},
+         operation_id="getHistory", tags=LINES,
          summary="Every text line n has had, who changed it, when and why (adopted words first).")  # fmt: skip
+@conditional.read
 def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.History:
     return answers.history(notebook, n)
 
 
-@api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **READ}, operation_id="listRows", tags=NOTEBOOKS,
+@api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **UNCHANGED, **READ}, operation_id="listRows",
+         tags=NOTEBOOKS,
          summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
-def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> dict[str, Any]:
-    nb = selectors.get_notebook(notebook)
-    found = list(selectors.rows(nb, after=min(q.after, selectors.ALL), limit=q.limit + 1))
-    more, found = len(found) > q.limit, found[: q.limit]
-    last = found[-1]["seq"] if found else q.after
-    return {"notebook": nb.title, "after": q.after, "rows": found, "next": last, "more": more}
+@conditional.read
+def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> s.Rows:
+    return s.Rows.model_validate(answers.rows(notebook, q.after, q.limit))
 
 
 @api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
@@ -165,6 +178,7 @@ def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -
           f"editor). {GAME_ONLY}")  # fmt: skip
 @idempotency.http
 def add(request: HttpRequest, notebook: s.Title, body: b.AddIn) -> Status:
+    answers.within(notebook, request.auth, body.session)
     written = services.add(notebook=notebook, text=body.text, source=body.source, by=request.auth, why=body.why)
     return Status(201, answers.added(notebook, written.n, written.seq, body.text, reader=request.auth))
 
@@ -178,8 +192,9 @@ def add(request: HttpRequest, notebook: s.Title, body: b.AddIn) -> Status:
 @idempotency.http
 def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.EditIn) -> s.Written:
     words = body.words()
+    answers.within(notebook, request.auth, body.session)
     done = services.edit(notebook=notebook, n=n, to=words, by=request.auth, why=body.why, expected=body.expected)
-    return answers.written(done)
+    return answers.written(done, notebook, request.auth)
 
 
 @api.post("/notebooks/{notebook}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
@@ -187,10 +202,37 @@ def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.E
           summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
 @idempotency.http
 def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RetireIn) -> s.Written:
+    answers.within(notebook, request.auth, body.session)
     done = services.retire(
         notebook=notebook, n=n, by=request.auth, why=body.why, into=body.into, expected=body.expected
     )
-    return answers.written(done)
+    return answers.written(done, notebook, request.auth)
+
+
+@api.post("/notebooks/{notebook}/lines/{n}/restore", response={201: s.Written, **WRITE}, operation_id="restoreLine",
+          tags=LINES,
+          summary="Undo the retirement of line n: its last words and source back as a new line (the next number).",
+          description="Line n stays retired; both lines' histories show the restore. Inside a session this mends a "
+          "land its gate refused for lines retired without a successor.")  # fmt: skip
+@idempotency.http
+def restore(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RestoreIn) -> Status:
+    answers.within(notebook, request.auth, body.session)
+    done = services.restore(notebook=notebook, n=n, by=request.auth, why=body.why)
+    return Status(201, answers.written(done, notebook, request.auth))
+
+
+@api.post("/notebooks/{notebook}/lines/{n}/put-back", response={200: s.Written, **WRITE}, operation_id="putBackWords",
+          tags=LINES,
+          summary="Edit line n back to the words an earlier row of its history gave it ('seq'), as a new edit.",
+          description="'seq' is a version of the line's words in its history; 'expected' as for an edit. "
+          + GAME_ONLY)  # fmt: skip
+@idempotency.http
+def put_back(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.PutBackIn) -> s.Written:
+    answers.within(notebook, request.auth, body.session)
+    done = services.put_back(
+        notebook=notebook, n=n, seq=body.seq, by=request.auth, why=body.why, expected=body.expected
+    )
+    return answers.written(done, notebook, request.auth)
 
 
 @api.post("/notebooks/{notebook}/lines/{n}/redact", response={200: s.Written, **WRITE}, operation_id="redactWords",
@@ -202,8 +244,9 @@ def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b
           "verifies. Redacted words cannot be written into the notebook again.")  # fmt: skip
 @idempotency.http
 def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RedactIn) -> s.Written:
+    answers.within(notebook, request.auth, body.session)
     done = redaction.redact(notebook=notebook, n=n, by=request.auth, why=body.why, seq=body.seq, digest=body.digest)
-    return answers.written(done)
+    return answers.written(done, notebook, request.auth)
 
 
 @api.post("/notebooks/{notebook}/merge", response={201: s.Merged, **WRITE}, operation_id="mergeLines", tags=LINES,
@@ -211,10 +254,25 @@ def redact(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b
           description=GAME_ONLY)  # fmt: skip
 @idempotency.http
 def merge(request: HttpRequest, notebook: s.Title, body: b.MergeIn) -> Status:
+    answers.within(notebook, request.auth, body.session)
     done = services.merge(
         notebook=notebook, numbers=body.numbers, text=body.text, by=request.auth, why=body.why, source=body.source
     )
-    return Status(201, answers.merged(done))
+    return Status(201, answers.merged(done, notebook, request.auth))
+
+
+@api.post("/notebooks/{notebook}/suggestions", response={201: s.Suggested, 200: s.Suggested, **SUGGEST},
+          operation_id="suggestLines", tags=LINES,
+          summary="Suggest that lines repeat, contradict each other or stray; Dad decides it, no line changes.",
+          description="A suggestion waits in Dad's Similar view until he decides it (merge, keep one, retire, not "
+          "alike) or one of its lines stops being live. A line that is not live is refused (404 naming it in "
+          "'lines'); the same lines and kind already pending, or lines Dad marked not alike, answer 200 with "
+          "'already'; past NOTEBOOK_PENDING_SUGGESTIONS pending on the notebook, 429 too_many_suggestions with "
+          "Retry-After. " + GAME_ONLY)  # fmt: skip
+@idempotency.http
+def suggest(request: HttpRequest, notebook: s.Title, body: b.SuggestIn) -> Status:
+    status, answer = answers.suggested(notebook, body.lines, body.kind, body.words, body.keep, body.why, request.auth)
+    return Status(status, answer)
 
 
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
@@ -282,6 +340,11 @@ def _query_names() -> dict[tuple[str, str], list[str]]:
     return document.query_names(api.get_openapi_schema())
 
 
+@functools.cache
+def _body_names() -> dict[tuple[str, str], list[str]]:
+    return document.body_names(api.get_openapi_schema())
+
+
 def _json_405(view: Callable, route: str) -> Callable:
     """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods. A query
     parameter the operation does not take is refused before the view, as an unknown field of a body is."""
@@ -292,7 +355,8 @@ def _json_405(view: Callable, route: str) -> Callable:
             given = list(request.GET)
         except SuspiciousOperation as exc:  # too many fields
             return _refused(request, exc)
-        known = _query_names().get(("/api/" + route, request.method or ""))
+        request.api_route = "/api/" + route  # the document's path: a refusal names the fields its body takes
+        known = _query_names().get((request.api_route, request.method or ""))
         unknown = [name for name in given if known is not None and name not in known]
         if unknown:
             return error_response(refusals.unknown_query(unknown, known or []))

@@ -13,11 +13,15 @@ from notebooks.agents.schemas import (
     Numbers,
     Plan,
     Seq,
+    SessionId,
     SourceName,
+    SuggestedLines,
+    SuggestionKind,
     Summary,
     Why,
     Words,
 )
+from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
@@ -45,13 +49,27 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class AddIn(Body):
+NamedSession = Annotated[
+    SessionId | None,
+    Field(
+        description="The session this write must go into (your open session on this notebook, as take answered "
+        "it): refused if it is closed, lapsed, another's or on another notebook. Without it a write goes into your "
+        "open session on the notebook, if any; every write's answer names the session it went into."
+    ),
+]
+
+
+class Write(Body):
+    session: NamedSession = None
+
+
+class AddIn(Write):
     text: Words
-    source: SourceName
+    source: SourceName = Field("seen", description="Where the line comes from: seen (the default) or guessed.")
     why: Why
 
 
-class EditIn(Body):
+class EditIn(Write):
     model_config = ConfigDict(json_schema_extra=required_in_schema("text"))
     text: Words | None = None
     to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
@@ -71,23 +89,42 @@ def new_words(text: str | None, to: str | None) -> str:
     return text if text is not None else to  # type: ignore[return-value]
 
 
-class RetireIn(Body):
+class RetireIn(Write):
     why: Why
     into: LineNumber | None = Field(None, description="The line that now says it.")
     expected: Seq | None = None
 
 
-class RedactIn(Body):
+class RedactIn(Write):
     why: Why
     seq: Seq | None = Field(None, description="The row of the line whose words go.")
     digest: Digest | None = None
 
 
-class MergeIn(Body):
+class MergeIn(Write):
     numbers: Numbers
     text: Words
     why: Why
     source: SourceName | None = None
+
+
+class RestoreIn(Write):
+    why: Why
+
+
+class PutBackIn(Write):
+    seq: Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
+    why: Why
+    expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+
+
+class SuggestIn(Body):
+    lines: SuggestedLines
+    kind: SuggestionKind = Field(description="repeat: they say one thing; conflict: they contradict each other; "
+                                 "stray: not a lesson of this game.")  # fmt: skip
+    words: Words | None = Field(None, description="A repeat: the words to keep. " + GAME_ONLY)
+    keep: LineNumber | None = Field(None, description="A conflict: the line to keep (one of 'lines').")
+    why: Why
 
 
 class NotebookIn(Body):

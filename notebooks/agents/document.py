@@ -1,7 +1,7 @@
 """The API's OpenAPI document, as ninja generates it from schemas.py, finished in one place: each refusal described
 in the API's words, every Retry-After declared, the Idempotency-Key on every write, the token required everywhere,
-the project's version, and no component that no operation uses (ninja lists each query model, which the document
-flattens into parameters)."""
+the project's version, a conditional read's ETag, If-None-Match and 304, and no component that no operation uses
+(ninja lists each query model, which the document flattens into parameters)."""
 
 import json
 import re
@@ -13,7 +13,7 @@ from notebooks.version import VERSION
 
 TAGS = [
     {"name": "notebooks", "description": "The notebooks: list, create, the turn, the raw rows."},
-    {"name": "lines", "description": "A notebook's lines: read, history, add, edit, retire, redact, merge."},
+    {"name": "lines", "description": "A notebook's lines: read, history, add, edit, retire, redact, merge, suggest."},
     {"name": "sessions", "description": "Take, checkpoint, land and abandon a session; read sessions."},
 ]
 LEASE = "A notebook claimed by another session: the seconds until its holder's lease would lapse."
@@ -21,6 +21,7 @@ IN_PROGRESS = (
     f"A request with the same {HEADER} still being answered (idempotency_in_progress): the seconds to wait before "
     "sending it again."
 )
+SUGGEST_RETRY = "Too many suggestions pending on the notebook: the seconds to wait before suggesting again."
 RETRY_AFTER = {
     503: "Seconds to wait before trying the same write again.",
     429: "Too many new notebooks: the seconds until this actor may create one again.",
@@ -30,6 +31,24 @@ KEY_PARAMETER = {
     "description": f"Makes a retry safe: {SAID} A refusal is not kept: its retry runs again.",
     "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY, "pattern": KEY_PATTERN},
 }  # fmt: skip
+
+
+ETAG = {
+    "ETag": {
+        "description": "Names this answer: the notebook's head, the reader's view (a session's holder reads her own) "
+        "and the request. Send it back as If-None-Match to be answered 304 while it still stands.",
+        "schema": {"type": "string"},
+    }
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match", "in": "header", "required": False,
+    "description": "The ETag of an answer read before: while it still stands the answer is 304, with no body.",
+    "schema": {"type": "string"},
+}  # fmt: skip
+UNCHANGED = (
+    "Not modified: the If-None-Match names this answer's ETag, which still stands (no row written since, the "
+    "reader's session as it was). No body: use the answer read before."
+)
 
 
 def _retry_after(description: str) -> dict[str, Any]:
@@ -44,9 +63,12 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
                 if status in REFUSALS_SAID:
                     answer["description"] = REFUSALS_SAID[status]
                 if status in RETRY_AFTER:
-                    answer["headers"] = _retry_after(RETRY_AFTER[status])
+                    said = SUGGEST_RETRY if (operation.get("operationId"), status) == ("suggestLines", 429) else None
+                    answer["headers"] = _retry_after(said or RETRY_AFTER[status])
             if method == "post":
                 _keyed(operation)
+            if 304 in responses:
+                _conditional(operation)
     doc["info"]["version"] = VERSION
     doc["tags"] = TAGS
     doc["security"] = [{"Bearer": []}]
@@ -73,6 +95,13 @@ def _keyed(write: dict[str, Any]) -> None:
         responses[409]["headers"] = _retry_after(said)
 
 
+def _conditional(read: dict[str, Any]) -> None:
+    """A conditional read (agents/conditional.py): its If-None-Match, its answer's ETag, and its 304."""
+    read.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
+    read["responses"][200]["headers"] = dict(ETAG)
+    read["responses"][304] = {"description": UNCHANGED, "headers": dict(ETAG)}
+
+
 def _refs(node: Any) -> set[str]:
     return set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(node)))
 
@@ -96,3 +125,17 @@ def query_names(doc: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
         for path, methods in doc["paths"].items()
         for method, op in methods.items()
     }
+
+
+def body_names(doc: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
+    """The fields each operation's JSON body takes, by (path, method): named when an unknown one is refused."""
+    schemas = doc.get("components", {}).get("schemas", {})
+    found = {}
+    for path, methods in doc["paths"].items():
+        for method, op in methods.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            ref = body.get("$ref", "")
+            model = schemas.get(ref.rsplit("/", 1)[-1], body) if ref else body
+            if model.get("properties"):
+                found[(path, method.upper())] = sorted(model["properties"])
+    return found

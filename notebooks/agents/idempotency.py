@@ -43,6 +43,7 @@ from notebooks.models import IdempotencyKey
 from notebooks.similar import selectors as similar_selectors
 
 HEADER = "Idempotency-Key"
+KEY_ARGUMENT = "idempotency_key"  # MCP's name for it
 REPLAYED = "Idempotent-Replayed"  # Stripe's name: "true" on an answer sent again
 MAX_KEY = 255
 KEY_PATTERN = r"^[\x21\x23-\x5b\x5d-\x7e]{1,255}$"
@@ -88,6 +89,7 @@ class _Call:
     sent: Any  # the body, or the tool's arguments
     render: Callable[[Any], Answer]
     answered: Answer | None = None
+    named: str = HEADER  # how the caller's transport names the key: the header, or MCP's idempotency_key argument
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -102,18 +104,18 @@ _busy: set[tuple[str, str, str]] = set()
 _busy_lock = threading.Lock()
 
 
-def key_of(raw: str | None) -> str | None:
+def key_of(raw: str | None, named: str = HEADER) -> str | None:
     """The key sent, or None when none was; refuses one out of bounds (400) before anything is read or written."""
     if raw is None:
         return None
     if not isinstance(raw, str):
-        raise Invalid(f"An {HEADER} is text.", fields=[HEADER])
+        raise Invalid(f"An {named} is text.", fields=[named])
     value = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] == '"' else raw
     if not _KEY.fullmatch(value):
         raise Invalid(
-            f"Bad {HEADER}: give 1 to {MAX_KEY} visible ASCII characters without quotes, backslashes or spaces "
+            f"Bad {named}: give 1 to {MAX_KEY} visible ASCII characters without quotes, backslashes or spaces "
             "(a UUID will do).",
-            fields=[HEADER],
+            fields=[named],
         )
     return value
 
@@ -129,9 +131,9 @@ def _kept(call: _Call) -> Answer | None:
         return None
     if found.fingerprint != call.fingerprint:
         raise KeyMismatch(
-            f"{HEADER} {call.key!r} was already used for another request ({found.what}, sent with other values); "
+            f"{call.named} {call.key!r} was already used for another request ({found.what}, sent with other values); "
             "nothing was written. Send a new key for a new write.",
-            fields=[HEADER],
+            fields=[call.named],
         )
     return Answer(found.status, found.answer, replayed=True)
 
@@ -181,7 +183,8 @@ def _in_flight(call: _Call) -> Iterator[None]:
 
 def _in_progress(call: _Call) -> KeyInProgress:
     return KeyInProgress(
-        f"A request with {HEADER} {call.key!r} is still being answered; send it again in a moment.", fields=[HEADER]
+        f"A request with {call.named} {call.key!r} is still being answered; send it again in a moment.",
+        fields=[call.named],
     ).retrying_after(IN_PROGRESS_RETRY)
 
 
@@ -298,10 +301,11 @@ def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable]
 
         @functools.wraps(fn)
         def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
-            key = key_of(idempotency_key)
+            key = key_of(idempotency_key, KEY_ARGUMENT)
             if key is None:
                 return fn(*args, **kwargs)
-            call = _Call(actor.name, key, f"mcp {name}", kwargs, lambda value: Answer(200, value.model_dump_json()))
+            render = lambda value: Answer(200, value.model_dump_json())  # noqa: E731
+            call = _Call(actor.name, key, f"mcp {name}", kwargs, render, named=KEY_ARGUMENT)
             return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
 
         signature = inspect.signature(fn)

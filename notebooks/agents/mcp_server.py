@@ -4,7 +4,7 @@ SDK's worker threads, so each call closes its thread's database connection when 
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
@@ -19,7 +19,7 @@ from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import NotebookError
 from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
-from notebooks.sessions import services as sessions
+from notebooks.sessions import services as session_services
 from notebooks.version import VERSION
 
 
@@ -37,6 +37,33 @@ AfterTitle = _described(
 )
 NotebookLimit = _described(int | None, "How many notebooks a page answers (all if none).", ge=1, le=queries.PAGE_MAX)
 Source = _described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
+KeepWords = _described(s.Words | None, "A repeat: the words to keep. " + GAME_ONLY)
+KeepLine = _described(s.LineNumber | None, "A conflict: the line to keep (one of 'lines').")
+Kind = _described(
+    s.SuggestionKind,
+    "repeat: they say one thing; conflict: they contradict each other; stray: not a lesson of this game.",
+)
+Version = _described(s.Seq, "The row of the line's history whose words it should say again (history's 'seq').")
+InSession = _described(
+    s.SessionId | None,
+    "The session this write must go into (your open one on this notebook): refused if closed, lapsed, another's "
+    "or on another notebook. Without it the write goes into your open session on the notebook, if any; the answer "
+    "names the session it went into.",
+)
+SearchWords = _described(
+    str, "A line number, or the words to look for.", min_length=1, max_length=queries.SEARCH_LONGEST
+)
+Match = _described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
+AfterSeq = _described(int, "Rows after this seq: the `next` of the page before.", ge=0, le=s.MAX_ID)
+RowsLimit = _described(int, "How many rows a page answers.", ge=1, le=queries.ROWS_PAGE_MAX)
+SessionState = _described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
+ActorName = _described(str | None, "Only the sessions this actor took.", s.Findable, max_length=150)
+NotebookTitle = _described(str | None, "Only the sessions on this notebook (its title).", s.Findable, max_length=80)
+AfterSession = _described(
+    int | None, "Sessions older than this id (newest first): the `next` of the page before.", ge=1, le=s.MAX_ID
+)
+SessionsLimit = _described(int, "How many sessions a page answers.", ge=1, le=queries.PAGE_MAX)
+SessionRowsLimit = _described(int, "How many change and drift rows a page answers.", ge=1, le=queries.PAGE_MAX)
 OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
 
 
@@ -62,6 +89,18 @@ def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
             connections.close_all()
 
     return inner
+
+
+class NotebookServer(MCPServer):
+    """The SDK's server, with an unknown tool answered as every refusal is: a structured error naming the tools."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            names = sorted(tool.name for tool in self._tool_manager.list_tools())
+            return refused(
+                "not_found", 404, f"No tool is named {name!r}; the tools are {', '.join(names)}.", tools=names
+            )
+        return await super().call_tool(name, arguments, context)
 
 
 def build(actor: Actor) -> MCPServer:
@@ -110,13 +149,58 @@ def build(actor: Actor) -> MCPServer:
     def turn(notebook: s.Title, until: Until = None) -> s.Turn:
         return answers.turn(notebook, until, actor)
 
+    @tool(
+        "One live line by its number (n, text, source, by, at, seq), as you see it; with 'until', as it stood "
+        "then. A line that is not live is refused (not_found): its history says what became of it."
+    )
+    def line(notebook: s.Title, n: s.LineNumber, until: Until = None) -> s.OneLine:
+        return answers.line(notebook, n, until, reader=actor)
+
+    @tool(
+        "Search the live lines as the card's search does: a number (12, #12, line 12) asks for that line; words "
+        "find the lines with a word beginning with each of them ('match': all, or any), case, accents and "
+        "apostrophes ignored. Answered as view answers, a page of them with 'limit'."
+    )
+    def search(
+        notebook: s.Title, q: SearchWords, match: Match = "all", until: Until = None, after: After = 0,
+        limit: Limit = None,
+    ) -> s.Lines:  # fmt: skip
+        return answers.lines(notebook, until, after, limit, reader=actor, q=q, match=match)
+
+    @tool(
+        "The notebook's raw rows after seq 'after', in the export format (JSON Lines objects), 'limit' of them: "
+        "for a follower that mirrors the log; 'next' and 'more' page on."
+    )
+    def rows(notebook: s.Title, after: AfterSeq = 0, limit: RowsLimit = queries.ROWS_PAGE) -> s.Rows:
+        return answers.rows(notebook, after, limit)
+
+    @tool(
+        "The sessions, newest first, each with its state and events; only those in 'state', of 'actor' or on "
+        "'notebook' when given; a page of 'limit' after the session id 'after'."
+    )
+    def sessions(
+        state: SessionState = None, actor: ActorName = None, notebook: NotebookTitle = None,
+        after: AfterSession = None, limit: SessionsLimit = queries.SESSIONS_PAGE,
+    ) -> s.SessionList:  # fmt: skip
+        query = queries.SessionsQuery(state=state, actor=actor, notebook=notebook, after=after, limit=limit)
+        return answers.session_list(query)
+
+    @tool("One session with a page of its rows, its change and the drift beside it in log order, after seq 'after'.")
+    def session(
+        session: s.SessionId, after: AfterSeq = 0, limit: SessionRowsLimit = queries.SESSION_ROWS_PAGE
+    ) -> s.SessionRows:
+        return answers.session(session, after, limit)
+
     @tool("Every text line n has had, who changed it, when and why.")
     def history(notebook: s.Title, n: s.LineNumber) -> s.History:
         return answers.history(notebook, n)
 
     @tool("Add a line: source 'seen' (you saw it happen) or 'guessed'; 'why' says on what evidence. " + GAME_ONLY,
           offered=offered, keyed=True)  # fmt: skip
-    def add(notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen") -> s.Added:
+    def add(
+        notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen", session: InSession = None
+    ) -> s.Added:
+        answers.within(notebook, actor, session)
         done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
         return answers.added(notebook, done.n, done.seq, text, reader=actor)
 
@@ -129,23 +213,65 @@ def build(actor: Actor) -> MCPServer:
     )
     def edit(
         notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
-        expected: Expected = None,
+        expected: Expected = None, session: InSession = None,
     ) -> s.Written:  # fmt: skip
         words = bodies.new_words(text, to)
-        return answers.written(services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected))
+        answers.within(notebook, actor, session)
+        done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
+        return answers.written(done, notebook, actor)
 
     @tool(
         "Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.",
         keyed=True,
     )
     def retire(
-        notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None
-    ) -> s.Written:
-        return answers.written(services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected))
+        notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None,
+        session: InSession = None,
+    ) -> s.Written:  # fmt: skip
+        answers.within(notebook, actor, session)
+        done = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected)
+        return answers.written(done, notebook, actor)
+
+    @tool(
+        "Undo the retirement of line n: its last words and source back as a new line (the next number); line n "
+        "stays retired. In a session, this mends a land refused for lines retired without a successor.",
+        keyed=True,
+    )
+    def restore(notebook: s.Title, n: s.LineNumber, why: s.Why, session: InSession = None) -> s.Written:
+        answers.within(notebook, actor, session)
+        return answers.written(services.restore(notebook=notebook, n=n, by=actor, why=why), notebook, actor)
+
+    @tool(
+        "Edit line n back to the words an earlier row of its history gave it ('seq', from history), as a new edit; "
+        "'expected' as for edit. " + GAME_ONLY,
+        keyed=True,
+    )
+    def put_back(
+        notebook: s.Title, n: s.LineNumber, seq: Version, why: s.Why, expected: Expected = None,
+        session: InSession = None,
+    ) -> s.Written:  # fmt: skip
+        answers.within(notebook, actor, session)
+        done = services.put_back(notebook=notebook, n=n, seq=seq, by=actor, why=why, expected=expected)
+        return answers.written(done, notebook, actor)
 
     @tool("Write one line for several and retire them into it. " + GAME_ONLY, keyed=True)
-    def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why) -> s.Merged:
-        return answers.merged(services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why))
+    def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why, session: InSession = None) -> s.Merged:
+        answers.within(notebook, actor, session)
+        done = services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why)
+        return answers.merged(done, notebook, actor)
+
+    @tool(
+        "Suggest that lines repeat, contradict each other or stray. It changes no line: Dad decides it in his Similar "
+        "view. A line that is not live is refused (not_found, naming 'lines'); the same lines and kind already "
+        "pending, or lines Dad marked not alike, answer 'already' (pending, not_alike) instead of a new one; too "
+        "many pending on the notebook is refused (too_many_suggestions, with retry_after seconds).",
+        keyed=True,
+    )
+    def suggest(
+        notebook: s.Title, lines: s.SuggestedLines, kind: Kind, why: s.Why, words: KeepWords = None,
+        keep: KeepLine = None,
+    ) -> s.Suggested:  # fmt: skip
+        return answers.suggested(notebook, lines, kind, words, keep, why, actor)[1]
 
     @tool(
         "Take a session on a notebook before changing it: pending drift is recorded, then base is fixed at its head. "
@@ -154,12 +280,12 @@ def build(actor: Actor) -> MCPServer:
         joins=True,
     )
     def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
-        return idempotency.joined(lambda: sessions.take(notebook=notebook, plan=plan, by=actor), answers.taken)
+        return idempotency.joined(lambda: session_services.take(notebook=notebook, plan=plan, by=actor), answers.taken)
 
     @tool("Checkpoint an open session: recovery evidence only; it moves no base.", joins=True)
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return idempotency.joined(
-            lambda: sessions.checkpoint(session=session, note=note, by=actor), answers.checkpointed
+            lambda: session_services.checkpoint(session=session, note=note, by=actor), answers.checkpointed
         )
 
     @tool(
@@ -169,13 +295,15 @@ def build(actor: Actor) -> MCPServer:
         joins=True,
     )
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
-        return idempotency.joined(lambda: sessions.land(session=session, summary=summary, by=actor), answers.landed)
+        done = lambda: session_services.land(session=session, summary=summary, by=actor)  # noqa: E731
+        return idempotency.joined(done, answers.landed)
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
-        return idempotency.joined(lambda: sessions.abandon(session=session, why=why, by=actor), answers.abandoned)
+        done = lambda: session_services.abandon(session=session, why=why, by=actor)  # noqa: E731
+        return idempotency.joined(done, answers.abandoned)
 
-    return MCPServer(
+    return NotebookServer(
         name="notebooks",
         version=VERSION,
         instructions=f"Pippa's notebooks, one per game, append-only; you act as {actor.name} ({actor.role}). "

@@ -12,6 +12,7 @@ ROWS_PAGE = 1000
 ROWS_PAGE_MAX = 5000
 PAGE_MAX = 5000  # lines, notebooks, sessions and a session's rows per page at most
 SESSIONS_PAGE = 100  # sessions answered when no limit is given, as before paging
+SEARCH_LONGEST = 200  # characters of a search
 SESSION_ROWS_PAGE = 400  # a session's change and drift rows together when no limit is given: each had 200 at most
 
 
@@ -48,6 +49,14 @@ class RowsQuery(Query):
 class LinesQuery(UntilQuery):
     after: Annotated[int, UrlDigits] = _after("Lines numbered after this", MAX_NUMBER)
     limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "lines")
+    q: Annotated[str | None, Findable] = Field(
+        None,
+        max_length=SEARCH_LONGEST,
+        description="Only the lines the card's search finds: a line number (12, #12, line 12) asks for that line; "
+        "words find the lines with a word beginning with each of them (folded: case, accents and apostrophes "
+        "ignored, a common ending taken off), in any order.",
+    )
+    match: Literal["all", "any"] = Field("all", description="With 'q': lines holding all of its words, or any.")
 
 
 class NotebooksQuery(Query):

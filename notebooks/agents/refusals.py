@@ -21,6 +21,7 @@ CODES = (
     "too_large",  # 413
     "idempotency_mismatch",  # 422: the Idempotency-Key was used for another request
     "too_many_notebooks",  # 429: this actor created their limit of notebooks within the window (Retry-After)
+    "too_many_suggestions",  # 429: the notebook has its bound of suggestions pending for Dad (Retry-After)
     "unavailable",  # 503: the database's disk is full (Retry-After)
     "vault_unavailable",  # 503: a take or land refused whole: the vault's git failed or its directory is unwritable
     "vault_git",  # 500: the vault's git could not be run (the CLI's vault commands; a take or land answers 503)
@@ -40,7 +41,9 @@ SAID = {
     "holder's lease would lapse.",
     413: "The request body is too large.",
     429: "Too many new notebooks: this actor created NOTEBOOK_NEW_NOTEBOOKS within NOTEBOOK_NEW_NOTEBOOKS_WINDOW "
-    "seconds (code too_many_notebooks, limit, window); try again after Retry-After seconds.",
+    "seconds (code too_many_notebooks, limit, window); or too many suggestions: the notebook has "
+    "NOTEBOOK_PENDING_SUGGESTIONS waiting for Dad (code too_many_suggestions, limit). Try again after Retry-After "
+    "seconds.",
     503: "The database's disk is full (unavailable), or a take or land could not use the vault's git "
     "(vault_unavailable): nothing was written; try again after Retry-After seconds.",
 }
@@ -81,13 +84,15 @@ def unknown_query(unknown: list[str], known: list[str]) -> Invalid:
     return Invalid(f"{said} ({takes}).", fields=unknown)
 
 
-def invalid_request(errors: list[dict[str, Any]], given: dict[str, Any]) -> NotebookError:
+def invalid_request(
+    errors: list[dict[str, Any]], given: dict[str, Any], known: list[str] | None = None
+) -> NotebookError:
     """Ninja's validation errors as one refusal: a path naming nothing is 404 (`given` is the path's values), anything
-    else 400."""
+    else 400; an unknown body field names the `known` ones, as MCP's does."""
     first = errors[0]
     where, *name = [str(part) for part in first["loc"]]
     if where != "path" or first["type"] not in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):
-        return bad_input(errors, skip=2 if where == "body" else 1)
+        return bad_input(errors, skip=2 if where == "body" else 1, known=known if where == "body" else None)
     value = given.get(name[-1], "")
     if first["type"] == "string_pattern_mismatch":
         return NotFound(f"No notebook is titled {value!r}.")

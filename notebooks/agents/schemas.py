@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from notebooks.agents.refusals import CODES
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
 from notebooks.log.rules.fold import AGENT_SOURCES
@@ -58,13 +57,18 @@ PathLineNumber = Annotated[LineNumber, UrlDigits]
 PathSessionId = Annotated[SessionId, UrlDigits]
 SourceName = Literal[tuple(Source.values)]  # type: ignore[valid-type]
 AgentSource = Literal[tuple(s for s in Source.values if s in AGENT_SOURCES)]  # type: ignore[valid-type]
-ErrorCode = Literal[CODES]  # type: ignore[valid-type]
 Words = _words("The line's words. " + GAME_ONLY)
 Plan = _words("The session's plan: what it sets out to change, in a few words (not a line of the notebook).")
 Summary = _words("What the session changed, in a few words (not a line of the notebook).")
 Note = _words("What stands so far, in a few words.", max_reason())
 Why = _words("Why, in a few words.", max_reason())
 Numbers = Annotated[list[LineNumber], Field(min_length=2, max_length=MAX_MERGE, description="The lines to merge.")]
+SuggestedLines = Annotated[
+    list[LineNumber],
+    Field(min_length=1, max_length=MAX_MERGE, description="The lines suggested: two or more for a repeat or a "
+          "conflict, one or more for a stray."),
+]  # fmt: skip
+SuggestionKind = Literal["repeat", "conflict", "stray"]
 Digest = Annotated[
     str,
     Field(
@@ -80,7 +84,10 @@ class Answer(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
 
 
-PAGED = "`next` is the cursor to send as `after` for the following page; `more` says whether there is one."
+PAGED = (
+    "`next` is the cursor to send as `after` for the following page, null when there is none; `more` says whether "
+    "there is one. Every list pages alike: `after` is null on the first page."
+)
 
 
 class Claim(Answer):
@@ -110,21 +117,49 @@ class Line(Answer):
     seq: int
 
 
+class HeldSession(Answer):
+    """The reader's own session on the notebook, as her reads and writes tell it."""
+
+    id: int
+    state: Literal["open", "lapsed"] = Field(
+        description="open: her reads show its proposals and her writes go into it; lapsed: no call of hers for "
+        "NOTEBOOK_SESSION_TTL seconds, its proposals are listed in 'lapsed' (abandon it, or take a new session)."
+    )
+    lease_until: float = Field(description="When its lease runs out (renewed by each of her calls), or ran out.")
+
+
+HELD = "The reader's own session on this notebook (open, or lapsed and not abandoned); null for anyone else."
+LAPSED = "Her lapsed session's lines, as it would have made them: not in the notebook, kept until she abandons it."
+
+
 class Lines(Answer):
     notebook: str
     until: float | None
     seq: int = Field(description="The last row read: a frozen reader can prove what it read.")
     hash: str | None
     lines: list[Line]
-    after: int = Field(0, description="The line number this page was read after.")
-    next: int = Field(0, description="The last line number of this page. " + PAGED)
+    after: int | None = Field(None, description="The line number this page was read after; null for the first.")
+    next: int | None = Field(None, description="The last line number of this page. " + PAGED)
     more: bool = False
+    session: HeldSession | None = Field(None, description=HELD)
+    lapsed: list[Line] = Field([], description=LAPSED)
+
+
+class OneLine(Answer):
+    notebook: str
+    until: float | None
+    seq: int = Field(description="The last row read.")
+    hash: str | None
+    line: Line
+    session: HeldSession | None = Field(None, description=HELD)
 
 
 class Turn(Answer):
     notebook: str
     until: float | None
     text: str
+    session: HeldSession | None = Field(None, description=HELD)
+    lapsed: list[Line] = Field([], description=LAPSED)
 
 
 class MovedEnd(Answer):
@@ -196,15 +231,18 @@ class Row(BaseModel):
 
 class Rows(Answer):
     notebook: str
-    after: int
+    after: int | None = Field(description="The seq this page was read after; null for the first.")
     rows: list[Row]
-    next: int = Field(description="The last seq of this page. " + PAGED)
+    next: int | None = Field(description="The last seq of this page. " + PAGED)
     more: bool
 
 
 class Written(Answer):
     n: int
     seq: int = Field(description="The row written: the line's last row, to send as 'expected' to change it again.")
+    session: HeldSession | None = Field(
+        None, description="The session the write went into (the writer's open one on this notebook); null if none."
+    )
 
 
 class Near(Answer):
@@ -222,6 +260,35 @@ class Added(Written):
 
 class Merged(Written):
     seqs: list[int] = Field(description="Every row the merge wrote: the new line's add, then one strike per line.")
+
+
+class SuggestionItem(Answer):
+    id: int
+    notebook: str
+    lines: list[int] = Field(description="The suggested lines, ascending.")
+    kind: SuggestionKind
+    words: str | None = Field(description="A repeat: the words suggested to keep.")
+    keep: int | None = Field(description="A conflict (or a repeat): the line suggested to keep.")
+    why: str
+    by: str = Field(description="Who suggested it.")
+    at: float = Field(description="When it was received, epoch seconds (the server's time).")
+
+
+class NotAlikeMark(Answer):
+    id: int
+    lines: list[int]
+    by: str = Field(description="Who marked them not alike (Dad).")
+    at: float
+
+
+class Suggested(Answer):
+    already: Literal["pending", "not_alike"] | None = Field(
+        description="null: stored now (201). pending: the same lines and kind already wait for Dad; 'suggestion' is "
+        "that one (200). not_alike: Dad marked these lines not alike; 'mark' is his mark and 'suggestion' the last "
+        "suggestion of them, if any (200)."
+    )
+    suggestion: SuggestionItem | None
+    mark: NotAlikeMark | None
 
 
 class Taken(Answer):
@@ -288,8 +355,8 @@ class Session(Answer):
 class SessionRows(Session):
     change: list[Row]
     drift: list[Row]
-    after: int = Field(0, description="The seq this page of the session's rows was read after.")
-    next: int = Field(0, description="The last seq of this page, change and drift together. " + PAGED)
+    after: int | None = Field(None, description="The seq this page of the session's rows was read after.")
+    next: int | None = Field(None, description="The last seq of this page, change and drift together. " + PAGED)
     more: bool = False
 
 
@@ -298,29 +365,3 @@ class SessionList(Answer):
     after: int | None = Field(None, description="The session id this page was read after (newest first).")
     next: int | None = Field(None, description="The last (oldest) session id of this page. " + PAGED)
     more: bool = False
-
-
-class Problem(BaseModel):
-    """A refusal: its stable code, a message a person can act on, and what the refusal names (each only where it
-    applies)."""
-
-    model_config = ConfigDict(extra="allow")
-    code: ErrorCode
-    message: str
-    fields: list[str] | None = Field(None, description="Bad input: the fields (or query parameters) refused.")
-    session: int | None = Field(None, description="The session the refusal is about: the holder's, or the actor's own.")
-    holder: str | None = Field(None, description="Who holds the session that claims the notebook.")
-    notebook: str | None = Field(None, description="The notebook the actor's open session is on.")
-    state: Literal[STATES] | None = Field(None, description="A closed session: how it closed.")  # type: ignore[valid-type]
-    current: str | None = Field(None, description="A stale edit: the line's words now.")
-    current_seq: int | None = Field(None, description="A stale edit: the seq of the line's last row now.")
-    reasons: list[str] | None = Field(None, description="A land refused (gate_refused): each final gate that failed.")
-    lapsed_at: float | None = Field(None, description="A lapsed session (code lapsed): when its lease ran out.")
-    line: int | None = Field(None, description="An import refused: the line of the file.")
-    existing: str | None = Field(None, description="A title refused as a look-alike: the taken title it looks like.")
-    limit: int | None = Field(None, description="Too many new notebooks: how many one actor may create per window.")
-    window: float | None = Field(None, description="Too many new notebooks: the window, in seconds.")
-
-
-class Error(BaseModel):
-    error: Problem

@@ -119,7 +119,14 @@ class RetireForm(_LineForm):
     prefix_id, focus = "retire", "reason"
     reason = _reason()
     into = forms.IntegerField(label="Now said by line #", min_value=1, required=False)
+    carry = forms.BooleanField(label="Say this for the next lines I retire too", required=False)
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, n: int, **kwargs: Any) -> None:
+        super().__init__(*args, n=n, **kwargs)
+        if not self.is_bound and self.initial.get("reason"):  # a reason carried: what is left to say is the line
+            del self.fields["reason"].widget.attrs["autofocus"]
+            self.fields["into"].widget.attrs["autofocus"] = True
 
 
 class MoveForm(_LineForm):
@@ -175,6 +182,7 @@ class SelectionForm(_Form):
     n = NumbersField(error_messages={"required": "Select the lines first: tick the box beside each."})
     ids = "sel-%s"
     words = _words(rows=2, required=False, help_text="For Merge: the one line that says them all.")
+    keep = forms.IntegerField(min_value=1, required=False)  # for Merge: the ticked line whose words it keeps
     to = forms.ChoiceField(
         label="To notebook",
         required=False,
@@ -182,6 +190,13 @@ class SelectionForm(_Form):
         error_messages={"invalid_choice": "There is no notebook of that title; choose one from the list."},
     )
     reason = _reason()
+    into = forms.IntegerField(
+        label="Now said by line #",
+        min_value=1,
+        max_value=2_147_483_647,
+        required=False,
+        help_text="For Retire selected, if you like: the line that says what they said.",
+    )
     action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected"), ("move", "Move selected")])
 
     def __init__(self, *args: Any, titles: list[str], **kwargs: Any) -> None:
@@ -192,9 +207,15 @@ class SelectionForm(_Form):
         data = super().clean()
         if data.get("action") == "move" and not data.get("to"):
             self.add_error("to", "Choose the notebook to move the lines to.")
+        into = data.get("into")
+        if data.get("action") == "retire" and into is not None and into in (data.get("n") or []):
+            self.add_error(
+                "into", f"Line #{into} is among the ticked lines: untick it to keep it, or name a line not ticked."
+            )
         if data.get("action") == "merge":
-            if not data.get("words", "").strip():
-                self.add_error("words", "Write the one line that says them all.")
+            if not data.get("words", "").strip() and data.get("keep") not in (data.get("n") or []):
+                said = "Write the one line that says them all. Or keep one ticked line's words: choose it below."
+                self.add_error("words", said)
             if len(data.get("n") or []) == 1:
                 self.add_error("n", "A merge needs at least two lines.")
         return data
@@ -205,6 +226,8 @@ class CardViewForm(_Form):
 
     order = forms.ChoiceField(choices=ORDER_CHOICES, required=False, widget=forms.RadioSelect)
     source = forms.ChoiceField(label="Source", choices=SOURCE_CHOICES, required=False)
+    # The Similar view's groups as they were drawn at this row (when Dad opened it): decisions keep them in place.
+    drawn = forms.IntegerField(min_value=0, max_value=2**62, required=False, widget=forms.HiddenInput)
     q = forms.CharField(
         label="Search",
         max_length=200,
@@ -257,6 +280,14 @@ class RestoreForm(_LineForm):
     reason = _reason()
 
 
+class UndoMergeForm(_LineForm):
+    """Undo the merge that made a line: its lines restored and it retired, for one reason (services.undo_merge)."""
+
+    prefix_id, focus = "undo-merge", "reason"
+    reason = _reason()
+    drawn = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)  # the Similar view's groups
+
+
 class PutBackForm(_LineForm):
     prefix_id, focus = "putback", "reason"
     reason = _reason()
@@ -277,15 +308,23 @@ class SimilarForm(_Form):
     n = NumbersField(error_messages={"required": "The group names no lines; reload the Similar view."})
     out = NumbersField(required=False)  # the group's lines Dad left out of this decision
     add = NumbersField(required=False)  # lines offered beside the group that Dad added to it
+    offered = NumbersField(required=False)  # the lines offered beside it: one whose words he keeps is added
     keep = forms.IntegerField(min_value=1, required=False)
     words = forms.CharField(label="New words", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     reason = forms.CharField(label="Reason", required=False, widget=forms.TextInput(attrs={"autocomplete": "off"}))
-    action = forms.ChoiceField(choices=[("merge", "Merge"), ("keep", "Keep one"), ("not-alike", "Not alike")])
+    carry = forms.BooleanField(required=False)  # give this reason to the next groups of this kind too
+    drawn = forms.IntegerField(min_value=0, required=False)  # the row the page's groups were drawn at
+    # merge, keep (the chosen line), keep:N (its own button, "Keep #N, retire the others into it"), not-alike
+    action = forms.RegexField(regex=r"^(merge|keep|keep:[1-9][0-9]{0,17}|not-alike)$")
     ids = False
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if (data.get("action") or "").startswith("keep:"):
+            data["action"], data["keep"] = "keep", int(data["action"].split(":")[1])
         given = list(dict.fromkeys([*(data.get("n") or []), *(data.get("add") or [])]))
+        if data.get("keep") in (data.get("offered") or []) and data.get("keep") not in given:
+            given.append(data["keep"])  # choosing an also-close line's words adds it to the decision
         data["n"] = [x for x in given if x not in set(data.get("out") or [])]
         numbers, keep, action = data["n"], data.get("keep"), data.get("action")
         if len(numbers) < 2:

@@ -1,18 +1,23 @@
 """The Similar view's groups of live lines, each with what Dad can decide for it (merge, keep one, not alike).
 Suggestions only: nothing here writes, and nothing is refused for being similar."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.http import HttpRequest
 
 from notebooks.log.rules import fold
+from notebooks.log.rules.errors import NotFound
+from notebooks.log.views import selectors as log_selectors
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 from notebooks.similar import selectors as similar
+from notebooks.similar.engine import Group
 
 KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
+CARRIED_KINDS = (*KIND_LABEL, "stray", "retire")  # a suggested stray's too, and the card's Retire of one line
 GROUPS_SHOWN = 100  # groups drawn at once, best first: 949 groups of 10,000 lines made a page of 17 MB and 8 s
-REASONS = "similar.reasons"  # the session key of Dad's last reason per kind of group
+REASONS = "similar.reasons"  # the session key of the reason Dad carries to the next groups, per kind
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,16 @@ class GroupView:
     choices: tuple[Choice, ...]
     keep: int  # the line whose words the merge form starts with: the group's clearest line
     close: tuple[tuple[Line, float], ...] = ()  # lines outside the group close to one of its lines, to add by a tick
-    reason: str = ""  # the reason Dad gave his last decision of this kind, offered again (he may change it)
+    reason: str = ""  # the reason Dad asked to give the next groups of this kind too (he may change it)
+
+    @property
+    def also(self) -> list[tuple[Choice, float]]:
+        """The lines also close, each as the words a merge could keep once it is added (and the source it gives)."""
+        said = [(c.line.n, c.line.source, c.line.text) for c in self.choices]
+        return [
+            (Choice(x, fold.merge_source(editor=True, lines=[*said, (x.n, x.source, x.text)], text=x.text).source), s)
+            for x, s in self.close
+        ]
 
     @property
     def numbers(self) -> list[int]:
@@ -66,20 +80,60 @@ def group_view(
     return GroupView(kind, score, choices, keep=clearest(lines).n, close=close, reason=reason)
 
 
-def groups(notebook: Notebook, live: list[Line], reasons: dict[str, str]) -> list[GroupView]:
-    """The engine's best GROUPS_SHOWN groups for the live lines now, best first, each with its merge choices
-    (redacted lines left out: their words cannot be kept)."""
+def groups(
+    notebook: Notebook, live: list[Line], reasons: dict[str, str], *, drawn: int | None = None
+) -> list[GroupView]:
+    """The engine's best GROUPS_SHOWN groups, best first, each with its merge choices and the lines still live of
+    it (redacted lines left out: their words cannot be kept). With `drawn`, the groups of the lines as they stood
+    at that row: a decision since shows only in the groups that hold its lines (docs/card.md, "The list holds")."""
     by_number = {x.n: x for x in live if not x.redacted}
     views = []
-    for group in similar.groups_for(notebook):
+    for group, lines in _drawable(notebook, live, drawn):
         if len(views) >= GROUPS_SHOWN:
             break
-        lines = [by_number[n] for n in group.lines if n in by_number]
-        if len(lines) >= 2:
-            near = similar.also_close_for(notebook, group.lines)
-            close = tuple((by_number[n], score) for n, score in near if n in by_number)
-            views.append(group_view(lines, group.kind, group.score, close, reasons.get(group.kind, "")))
+        near = similar.also_close_for(notebook, group.lines, drawn=drawn)
+        close = tuple((by_number[n], score) for n, score in near if n in by_number)
+        views.append(group_view(lines, group.kind, group.score, close, reasons.get(group.kind, "")))
     return views
+
+
+def total(notebook: Notebook, live: list[Line], *, drawn: int | None = None) -> int:
+    """How many groups can be shown: those with two lines or more still live."""
+    return sum(1 for _ in _drawable(notebook, live, drawn))
+
+
+def _drawable(notebook: Notebook, live: list[Line], drawn: int | None) -> "Iterator[tuple[Group, list[Line]]]":
+    by_number = {x.n: x for x in live if not x.redacted}
+    marks = [frozenset(mark.lines) for mark in similar.live_marks(notebook)]
+    for group in similar.groups_for(notebook, drawn=drawn):
+        lines = [by_number[n] for n in group.lines if n in by_number]
+        # "Not alike" of the lines it shows hides it, though a line of it drawn earlier has gone since.
+        if len(lines) >= 2 and not any({x.n for x in lines} <= mark for mark in marks):
+            yield group, lines
+
+
+@dataclass(frozen=True)
+class MarkView:
+    """A "Not alike" mark as the view lists it: its lines still live, with their words, and those gone since."""
+
+    id: int
+    by: str
+    at: float
+    lines: tuple[Line, ...]
+    gone: tuple[int, ...]
+
+
+def marks(notebook: Notebook, live: list[Line]) -> list[MarkView]:
+    """The live marks that can still hide a group (two of their lines live or more), each line with its words; a
+    mark whose lines were retired, merged or moved since is no longer listed."""
+    by_number = {x.n: x for x in live}
+    shown = []
+    for mark in similar.live_marks(notebook):
+        kept = tuple(by_number[n] for n in mark.lines if n in by_number)
+        if len(kept) >= 2:
+            gone = tuple(n for n in mark.lines if n not in by_number)
+            shown.append(MarkView(mark.pk, mark.by, mark.at, kept, gone))
+    return shown
 
 
 def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | None:
@@ -89,12 +143,36 @@ def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | Non
     return group_view(lines, kind if kind in KIND_LABEL else "repeat", 0.0) if len(lines) >= 2 else None
 
 
+def ticked_group(notebook: Notebook, numbers: list[int]) -> GroupView | None:
+    """The card's ticked lines as a group to merge, drawn as the Similar view draws one: each line's words to keep."""
+    live = [x for x in (log_selectors.live_line(notebook, n) for n in dict.fromkeys(numbers)) if x is not None]
+    return group_of(live, numbers, "repeat")
+
+
+def words_to_keep(notebook: Notebook, keep: int | None) -> str:
+    """The words of line `keep`, for a merge that keeps them as they are; refused when it is not live now."""
+    kept = None if keep is None else log_selectors.live_line(notebook, keep)
+    if kept is None:
+        raise NotFound(f"Line #{keep} is no longer live, so its words cannot be kept.")
+    return kept.text
+
+
 def last_reasons(request: HttpRequest) -> dict[str, str]:
-    """The reasons Dad gave his last decisions in the Similar view, by kind: most groups go for the same reason."""
+    """The reasons Dad asked to give the next groups too, by kind ("Use this reason for the next groups too"): a
+    reason typed for one group is never offered for another unless he asked (a conflict's reason is its own)."""
     found = request.session.get(REASONS) if hasattr(request, "session") else None
-    return {k: v for k, v in found.items() if k in KIND_LABEL and isinstance(v, str)} if isinstance(found, dict) else {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if k in CARRIED_KINDS and isinstance(v, str)}
 
 
-def remember_reason(request: HttpRequest, kind: str, reason: str) -> None:
-    if kind in KIND_LABEL and reason:
-        request.session[REASONS] = {**last_reasons(request), kind: reason}
+def remember_reason(request: HttpRequest, kind: str, reason: str, *, carry: bool) -> None:
+    """Keep `reason` for the next groups of `kind` when Dad asked to; a decision without the tick stops it."""
+    if kind not in CARRIED_KINDS:
+        return
+    carried = last_reasons(request)
+    if carry and reason:
+        carried[kind] = reason
+    else:
+        carried.pop(kind, None)
+    request.session[REASONS] = carried

@@ -12,6 +12,7 @@ MODULES = [
     "notebooks.cli.card",
     "notebooks.cli.reliability",
     "notebooks.cli.similar",
+    "notebooks.cli.suggest",
     "notebooks.cli.keys",
 ]
 

@@ -222,6 +222,41 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
     return Written(n=fields["n"], seqs=(row.seq,))
 
 
+@dataclass(frozen=True)
+class Unmerged:
+    """An undone merge: the merged line, now retired, and each line merged into it with the line restoring it."""
+
+    n: int
+    restored: dict[int, int]
+    seqs: tuple[int, ...]
+
+
+def undo_merge(*, notebook: str, n: int, by: "Actor | str", why: str) -> Unmerged:
+    """Undo the merge that made line n, in one act and for one reason: every line merged into it restored (each a new
+    line with its last words and source, as `restore` makes it), then line n retired. All or nothing."""
+    actor = as_actor(by)
+    check_reason(why)
+    check_number(n)
+    with transaction.atomic():
+        nb, claim = lock_for_write(notebook, actor)
+        merged = stored.merged_into(nb.pk, n)
+        if not merged:
+            raise Invalid(f"Line #{n} was not made by a merge; there is no merge to undo.")
+        state = state_of(nb, [n, *merged], session=claim["session_id"], top=True)
+        kept = state.line(n)
+        if kept is None or not kept.live:
+            raise Conflict(f"Line #{n} is no longer live, so its merge cannot be undone; restore its lines one by one.")
+        for x in merged:
+            if (restored := stored.restoring_line(nb.pk, x, claim["session_id"])) is not None:
+                state.restored[x] = restored  # restored already: refused below, nothing written
+        fields = [{"op": "add", "restores": x, "by": actor.name, "why": why, **claim} for x in merged]
+        fields.append({"op": "strike", "n": n, "how": "retired", "by": actor.name, "why": why, **claim})
+        rows = decision.decide_all(state, fields, editor=actor.editor)
+        written = append(nb, rows)
+    restored = {x: row["n"] for x, row in zip(merged, rows, strict=False)}
+    return Unmerged(n=n, restored=restored, seqs=tuple(r.seq for r in written))
+
+
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:
     """Edit line n back to the words its row `seq` gave it (an older version in its history): a new edit row."""
     check_number(n)

@@ -17,4 +17,5 @@ from notebooks.models.log import (  # noqa: F401
     title_validator,
 )
 from notebooks.models.sessions import EventKind, Session, SessionEvent, SessionLease  # noqa: F401
+from notebooks.models.similar import Suggestion, SuggestionDecision  # noqa: F401
 from notebooks.models.vault import VaultAlarm, VaultAlarmAck  # noqa: F401

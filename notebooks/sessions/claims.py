@@ -9,7 +9,8 @@ from django.db.models.functions import Coalesce
 
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import guards
-from notebooks.log.rules.errors import Conflict
+from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
+from notebooks.log.views.selectors import get_notebook
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import leases
 
@@ -97,6 +98,8 @@ def claim_for_write(*, title: str, actor: Actor) -> int | None:
     mine = max((row for row in found if row[1] == actor.name), default=None)  # by id: the actor's latest
     if mine is not None and not mine[4]:
         pk, _, held, renewed, ended, lapsed = mine
+        if held != title or lapsed or leases.expired(renewed):
+            get_notebook(title)  # a title that names no notebook is 404, "did you mean", before any session rule
         if lapsed or leases.expired(renewed):
             raise leases.refusal(pk, actor.name, renewed, f"write under {title!r}")
         if held != title:
@@ -120,6 +123,33 @@ def claim_for_write(*, title: str, actor: Actor) -> int | None:
             holder=who,
         )
     return None
+
+
+def check_named(*, session_id: int, actor: Actor, title: str) -> None:
+    """Refuses a write naming session `session_id` unless it is `actor`'s open session on notebook `title`: a write
+    never goes silently into another session than the one its writer named."""
+    get_notebook(title)
+    found = Session.objects.select_related("notebook", "lease").filter(pk=session_id).first()
+    if found is None:
+        raise NotFound(f"No session #{session_id}.", session=session_id)
+    if found.actor != actor.name:
+        raise Forbidden(f"Session #{session_id} is {found.actor}'s; {actor.name} may not write into it.")
+    closing = SessionEvent.objects.filter(session=found, kind__in=CLOSING).order_by("seq").first()
+    if closing is not None:
+        state = "abandoned" if closing.kind == EventKind.ABANDON else "landed"
+        raise Conflict(
+            f"Session #{session_id} is already {state}; take a new session to write into, or write without one.",
+            session=session_id,
+            state=state,
+        )
+    if not is_open(found):
+        raise leases.refusal(session_id, found.actor, leases.renewed_at(found), f"take a write under {title!r}")
+    if found.notebook.title != title:
+        raise Conflict(
+            f"Session #{session_id} is on notebook {found.notebook.title!r}, not {title!r}.",
+            session=session_id,
+            notebook=found.notebook.title,
+        )
 
 
 def refuse_new_notebook(*, title: str, by: str) -> None:

@@ -101,7 +101,7 @@ def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
     """The Lapsed a session whose lease has run out (recorded or not) answers when its holder would `verb` it."""
     at = renewed + ttl()
     return Lapsed(
-        f"Session #{session_id} lapsed at {_when(at)}: no call of {actor}'s for {ttl():g} s "
+        f"Session #{session_id} lapsed at {when(at)}: no call of {actor}'s for {ttl():g} s "
         f"(NOTEBOOK_SESSION_TTL). It may not {verb}; its notebook is free again: take a new session, or abandon "
         "this one.",
         session=session_id,
@@ -122,7 +122,7 @@ def lapse(session: Session, *, by: str) -> bool:
         top = head(nb).seq
         events.record_drift(fresh, nb, top, by=by)
         note = (
-            f"no call of {fresh.actor}'s for {ttl():g} s after {_when(renewed_at(fresh))}; the notebook is free "
+            f"no call of {fresh.actor}'s for {ttl():g} s after {when(renewed_at(fresh))}; the notebook is free "
             f"again (found by {by})"
         )
         events.record(
@@ -145,5 +145,5 @@ def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = No
     return [s.pk for s in found if expired(renewed_at(s)) and lapse(s, by=by)]
 
 
-def _when(at: float) -> str:
+def when(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))

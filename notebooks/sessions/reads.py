@@ -1,12 +1,60 @@
 """What the holder of an open session reads: the log with her own proposals as the ops they propose (fold.py);
 everyone else reads the log as it is."""
 
+from dataclasses import dataclass
+
+from django.db import connection
+
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
 from notebooks.models import Notebook, Session
-from notebooks.sessions import claims
+from notebooks.sessions import claims, leases
+
+
+@dataclass(frozen=True)
+class Held:
+    """The reader's session on a notebook as her reads tell it: open (her proposals in her view) or lapsed (they
+    are not; they are listed apart until she abandons it or takes a new one)."""
+
+    session: Session
+    state: str  # "open" or "lapsed"
+    lease_until: float  # when its lease runs out, or ran out
+
+    def as_dict(self) -> dict:
+        return {"id": self.session.pk, "state": self.state, "lease_until": self.lease_until}
+
+
+# The actor's latest session, if it is on this notebook and no land or abandon closed it: one statement, for every
+# read (most readers hold none).
+HELD_SQL = (
+    "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m WHERE m.actor = %s) "
+    "AND s.notebook_id = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND "
+    f"e.kind IN {leases.in_kinds(claims.CLOSING)})"
+)
+
+
+def held(nb: Notebook, reader: "Actor | str | None") -> Held | None:
+    """The reader's session on this notebook, open or lapsed; None for anyone else (and for a closed one)."""
+    if reader is None:
+        return None
+    name = reader if isinstance(reader, str) else reader.name
+    with connection.cursor() as cursor:
+        cursor.execute(HELD_SQL, [name, nb.pk])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    session = Session.objects.select_related("notebook", "lease").get(pk=found[0])
+    state = "open" if claims.is_open(session) else "lapsed"
+    return Held(session, state, leases.lapses_at(session))
+
+
+def lapsed_lines(nb: Notebook, lines: list[Line], lapsed: Held) -> list[Line]:
+    """The lines a lapsed session had added or changed, as they would have stood: gone from her view, not lost."""
+    was = {(x.n, x.seq) for x in lines}
+    mine = proposals.holder_view(lines, nb, lapsed.session.pk, after=lapsed.session.base)
+    return [x for x in mine if (x.n, x.seq) not in was]
 
 
 def own_session(nb: Notebook, reader: "Actor | str | None") -> Session | None:

@@ -88,6 +88,19 @@ def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = F
         leases.renew(session.pk, renewed)
 
 
+def _already_yours(mine: Session) -> Conflict:
+    """A second take by the holder (another process of hers, say): the session she has, and how to go on with it."""
+    until = leases.lapses_at(mine)
+    return Conflict(
+        f"{mine.actor} already holds session #{mine.pk} on {mine.notebook.title!r}, its lease running until "
+        f"{leases.when(until)} (each call of {mine.actor}'s renews it). Go on with it: name session {mine.pk} in "
+        "your writes (every write's answer names the session it went into), or land or abandon it to take another.",
+        session=mine.pk,
+        notebook=mine.notebook.title,
+        lease_until=until,
+    )
+
+
 def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
     """Claim a notebook: record pending drift first, then fix base = its head. One open session per notebook."""
     actor = as_actor(by)
@@ -100,6 +113,8 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
             nb = lock_for_sessions(get_notebook(notebook))
             leases.lapse_due(by=actor.name, notebook_id=nb.pk, actor=actor.name)  # what lapsed frees this take's way
             holder = open_session_on(nb)
+            if holder is not None and holder.actor == actor.name:
+                raise _already_yours(holder)
             if holder is not None:
                 wait = leases.retry_after(holder)
                 raise Conflict(
@@ -111,12 +126,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
                 ).retrying_after(wait)
             mine = open_session_of(actor.name)
             if mine is not None:
-                raise Conflict(
-                    f"{actor.name} already holds session #{mine.pk} on {mine.notebook.title!r}; land or abandon it "
-                    "first.",
-                    session=mine.pk,
-                    notebook=mine.notebook.title,
-                )
+                raise _already_yours(mine)
             top = head(nb).seq
             ended = SessionEvent.objects.filter(session__notebook=nb, kind__in=leases.ENDED)
             accounted = ended.aggregate(top=Max("head"))["top"] or 0  # where its last session closed or lapsed

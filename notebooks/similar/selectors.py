@@ -89,9 +89,10 @@ def _worded(lines: Iterable[Line | None]) -> list[Line]:
     return [x for x in lines if x is not None and x.text and not x.redacted]
 
 
-def _found(notebook: Notebook, limit: Budget) -> _Found:
+def _found(notebook: Notebook, limit: Budget, drawn: int | None = None) -> _Found:
     """Made once per head with the live view, from one computation of the compared lines' pairs (the most a cold
-    Similar view costs), under the budget it was made within."""
+    Similar view costs), under the budget it was made within. With `drawn`, of the lines as they stood at that row
+    (the head when Dad opened the view), kept with that past view: a decision since changes no other group."""
 
     def make(view: log_selectors.PinnedView) -> _Found:
         worded = _worded(view.lines)
@@ -105,18 +106,27 @@ def _found(notebook: Notebook, limit: Budget) -> _Found:
         compared = Compared(len(lines), len(worded), sum(len(text) for _, text, _ in lines), limit)
         return _Found(compared, engine.group(lines, sim), by_line)
 
-    return log_selectors.made_from_live(notebook, f"similar.groups:{limit.lines}:{limit.characters}", make)
+    name = f"similar.groups:{limit.lines}:{limit.characters}"
+    if drawn is None or drawn >= log_selectors.head(notebook).seq:
+        return log_selectors.made_from_live(notebook, name, make)
+    past = kept.past(notebook, drawn)
+    with past.lock:
+        if name not in past.made:
+            past.made[name] = make(log_selectors.PinnedView(seq=past.seq, hash=past.hash, lines=past.lines))
+        return past.made[name]
 
 
-def compared_for(notebook: Notebook, limit: Budget | None = None) -> Compared:
+def compared_for(notebook: Notebook, limit: Budget | None = None, *, drawn: int | None = None) -> Compared:
     """How much of the live view the groups were made from, and whether the budget cut it short."""
-    return _found(notebook, limit or budget()).compared
+    return _found(notebook, limit or budget(), drawn).compared
 
 
-def also_close_for(notebook: Notebook, members: tuple[int, ...]) -> list[tuple[int, float]]:
+def also_close_for(
+    notebook: Notebook, members: tuple[int, ...], *, drawn: int | None = None
+) -> list[tuple[int, float]]:
     """Live lines outside a group that are close to one of its lines ([(n, score)], closest first), offered beside
     the group for Dad to add: each group reads only its own lines' pairs (engine.also_close read every pair)."""
-    by_line = _found(notebook, budget()).by_line
+    by_line = _found(notebook, budget(), drawn).by_line
     return engine.also_close({p: s for n in set(members) for p, s in by_line.get(n, {}).items()}, members)
 
 
@@ -127,11 +137,12 @@ def live_marks(notebook: Notebook) -> list[NotAlike]:
     return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
-def groups_for(notebook: Notebook, limit: Budget | None = None) -> list[Group]:
-    """The groups of live lines now, best first, but those a live "Not alike" mark covers all the lines of (a line
-    joining a group shows it again); made of the newest lines within the budget."""
+def groups_for(notebook: Notebook, limit: Budget | None = None, *, drawn: int | None = None) -> list[Group]:
+    """The groups of live lines now (or as they stood at row `drawn`), best first, but those a live "Not alike" mark
+    covers all the lines of (a line joining a group shows it again); made of the newest lines within the budget.
+    Drawn groups may name lines no longer live: the caller shows the lines still live."""
     marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
-    return [g for g in _found(notebook, limit or budget()).groups if not any(set(g.lines) <= m for m in marks)]
+    return [g for g in _found(notebook, limit or budget(), drawn).groups if not any(set(g.lines) <= m for m in marks)]
 
 
 @dataclass

@@ -264,8 +264,10 @@ document.addEventListener("htmx:beforeSend", (event) => {
   });
 });
 
-// A line's form open when the search replaces the list stays open, with what he typed, if the new list has the line.
+// A line's form open when the search replaces the list stays open, with what he typed, if the new list has the line;
+// so does the selection bar opened on Merge, Retire or Move selected.
 let openForms = [];
+let openBar = [];
 
 document.addEventListener("htmx:beforeSwap", (event) => {
   const target = event.detail.target;
@@ -274,6 +276,8 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   if (target && target.id === "lines-region") {
     if (!fromToolbar) return; // an action's answer (a restore, a merge) is the list as it now stands
     openForms = Array.from(target.querySelectorAll("li.line:has(> form.line-form)"));
+    const bar = target.querySelector("#select-form");
+    openBar = bar ? Array.from(bar.classList).filter((name) => /^open(-|$)/.test(name)) : [];
     return;
   }
   if (target && !target.isConnected && target.id) {
@@ -290,6 +294,9 @@ document.addEventListener("htmx:afterSwap", (event) => {
     const now = document.getElementById(kept.id);
     if (now && !now.querySelector("form.line-form")) now.replaceWith(kept);
   }
+  const bar = document.getElementById("select-form");
+  const opened = openBar.splice(0);
+  if (bar && picked.size && opened.length) bar.classList.add(...opened);
 });
 
 // ----- the selection bar: what is ticked, kept across searches, listed in the bar, and in view once ticked -----
@@ -396,6 +403,7 @@ document.addEventListener("change", (event) => {
   if (form) form.classList.remove("done");
   updateSelection();
   clearOfBar(li);
+  if (form) askKeepChoices(form);
 });
 
 document.addEventListener("click", (event) => {
@@ -403,6 +411,7 @@ document.addEventListener("click", (event) => {
   if (!remove) return;
   togglePick(remove.dataset.n, false);
   updateSelection();
+  askKeepChoices(document.getElementById("select-form"));
   const next = document.querySelector("#select-form button.unpick") || document.querySelector("#select-form button[name=action]");
   if (next) next.focus();
 });
@@ -411,17 +420,50 @@ document.addEventListener("reset", (event) => {
   if (event.target.id !== "select-form") return;
   picked.clear();
   savePicks();
+  keptChoice = null;
+  const choices = event.target.querySelector("#sel-keep");
+  if (choices) {
+    choices.replaceChildren();
+    choices.hidden = true;
+  }
   setTimeout(updateSelection);
 });
 
-// Before the answer is swapped in (the form is still in the page): a 200 to a POST is a change made.
+// A 200 to a POST is a change made, but not the selection bar's reads ("Which source will it have?", the words to
+// keep): they may carry the action last pressed (htmx sends the form's last clicked button), never make it.
+function madeChange(detail) {
+  const config = detail.requestConfig;
+  if (!config || config.verb !== "post" || detail.xhr.status !== 200) return false;
+  const form = config.elt && config.elt.closest && config.elt.closest("#select-form");
+  if (!form) return true;
+  const sent = config.formData;
+  return Boolean(sent && sent.has("action") && !sent.has("preview") && !sent.has("choices"));
+}
+
+// Before the answer is swapped in (the form is still in the page).
 document.addEventListener("htmx:beforeOnLoad", (event) => {
   // Merged or retired: the selection is done with (a refusal answers 409 or 422 and keeps it).
   const elt = event.detail.elt;
-  if (elt.id === "select-form" && event.detail.xhr.status === 200) {
+  if (elt.id === "select-form" && madeChange(event.detail)) {
+    keptChoice = null;
     picked.clear();
     savePicks();
   }
+});
+
+// Merge offers each ticked line's words to keep, as the Similar view does: the server draws the choices (and the
+// source each gives) for the lines ticked now, whichever search shows them; his choice outlives a new search.
+let keptChoice = null;
+
+function askKeepChoices(form) {
+  if (!window.htmx || !form || !form.classList.contains("open-merge") || !form.querySelector("#sel-keep")) return;
+  const values = { choices: "1" };
+  if (keptChoice && !form.querySelector("input[name=keep]:checked")) values.keep = keptChoice;
+  window.htmx.ajax("POST", form.getAttribute("hx-post"), { source: form, target: "#sel-keep", swap: "outerHTML", values });
+}
+
+document.addEventListener("change", (event) => {
+  if (event.target.matches && event.target.matches("#select-form input[name=keep]")) keptChoice = event.target.value;
 });
 
 document.addEventListener("click", (event) => {
@@ -438,6 +480,7 @@ document.addEventListener("click", (event) => {
   updateSelection();
   // Opened, the bar stands below the list, not over the lines it acts on.
   form.scrollIntoView({ block: "nearest" });
+  if (button.value === "merge") askKeepChoices(form);
   const firsts = { merge: "textarea[name=words]", move: "select[name=to]" };
   const first = form.querySelector(firsts[button.value] || "input[name=reason]");
   if (first) first.focus({ preventScroll: true });
@@ -618,7 +661,7 @@ document.addEventListener("input", (event) => {
 document.addEventListener("htmx:beforeOnLoad", (event) => {
   // Saved: its draft is done with. A refusal (409, 422) or the sign-in's redirect (204) keeps it.
   const form = event.detail.elt.closest && event.detail.elt.closest(DRAFTED);
-  if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "post" && event.detail.xhr.status === 200) dropDrafts(form);
+  if (form && madeChange(event.detail)) dropDrafts(form);
 });
 
 document.addEventListener("submit", (event) => {
@@ -653,9 +696,60 @@ document.addEventListener("click", (event) => {
 
 PHONE.addEventListener("change", foldFilters);
 
-document.addEventListener("htmx:afterSettle", () => {
+document.addEventListener("htmx:afterSettle", (event) => {
   countAll(document);
+  countGroups(document);
   bringBackDrafts(document);
+  // A new list (a search) draws the bar anew: opened on Merge, it offers the ticked lines' words again.
+  if (event.detail.target && event.detail.target.id === "lines-region") askKeepChoices(document.getElementById("select-form"));
+});
+
+// ----- the Similar view: a line left out dims and the group's count follows, at once (the form sends the boxes) -----
+
+function countGroup(form) {
+  const count = form.closest(".similar-group") && form.closest(".similar-group").querySelector(".group-count");
+  let n = 0;
+  for (const li of form.querySelectorAll("li.similar-line")) {
+    const out = li.querySelector("input[name=out]");
+    const add = li.querySelector("input[name=add]");
+    const left = Boolean(out && out.checked);
+    li.classList.toggle("left-out", left);
+    li.classList.toggle("added", Boolean(add && add.checked));
+    const said = out && out.parentElement.querySelector(".muted");
+    if (said) said.textContent = left ? "left out" : "leave out";
+    if (add ? add.checked : !left) n += 1;
+  }
+  if (count) count.textContent = `${n} line${n === 1 ? "" : "s"}`;
+}
+
+function countGroups(root) {
+  for (const form of root.querySelectorAll("form.similar-form")) countGroup(form);
+}
+
+document.addEventListener("change", (event) => {
+  const field = event.target;
+  const form = field.closest && field.closest("form.similar-form");
+  if (!form) return;
+  const li = field.closest("li.similar-line");
+  if (field.name === "keep" && li) {
+    // Keeping a line's words takes it into the decision: an also-close line is added, a left-out one is back in.
+    const add = li.querySelector("input[name=add]");
+    const out = li.querySelector("input[name=out]");
+    if (add) add.checked = true;
+    if (out) out.checked = false;
+  }
+  if (["out", "add", "keep"].includes(field.name)) countGroup(form);
+});
+
+// A status message is about the view it was said in: leaving that view (another Show, a search) takes it away.
+function clearStatus() {
+  const flash = document.getElementById("flash");
+  if (flash) flash.replaceChildren();
+}
+
+document.addEventListener("htmx:afterSwap", (event) => {
+  const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
+  if (event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar")) clearStatus();
 });
 
 function start() {
@@ -666,6 +760,7 @@ function start() {
   if (toolbar) listedFor = toolbarKey(new FormData(toolbar));
   foldFilters();
   countAll(document);
+  countGroups(document);
   bringBackDrafts(document);
   rove();
   updateSelection();

@@ -36,14 +36,15 @@ def test_the_reads_answer_as_documented(zelda, pippa):
     listed = {
         "notebooks": [{"title": "zelda", "head": 3, "session": None}],
         "after": None,
-        "next": "zelda",
+        "next": None,
         "more": False,
     }
     assert pippa.get("/api/notebooks").json() == listed
     lines = pippa.get("/api/notebooks/zelda/lines")
     assert lines.status_code == 200
     body = lines.json()
-    assert set(body) == {"notebook", "until", "seq", "hash", "lines", "after", "next", "more"}
+    assert set(body) == {"notebook", "until", "seq", "hash", "lines", "after", "next", "more", "session", "lapsed"}
+    assert (body["session"], body["lapsed"]) == (None, [])  # pippa holds no session
     assert (body["notebook"], body["until"], body["seq"], len(body["hash"])) == ("zelda", None, 3, 64)
     assert [(x["n"], x["text"], x["source"], x["by"], x["seq"]) for x in body["lines"]] == [
         (1, "the bridge guard swings twice", "seen", "pippa", 1),
@@ -56,7 +57,8 @@ def test_the_reads_answer_as_documented(zelda, pippa):
     assert (then["until"], then["seq"], [x["n"] for x in then["lines"]]) == (at, 1, [1])
 
     turn = pippa.get("/api/notebooks/zelda/turn").json()
-    assert set(turn) == {"notebook", "until", "text"} and turn["text"].startswith("# Notebook 'zelda' as it stood at ")
+    assert set(turn) == {"notebook", "until", "text", "session", "lapsed"}
+    assert turn["text"].startswith("# Notebook 'zelda' as it stood at ")
     assert turn["text"].splitlines()[-1] == rowformat.GAME_ONLY
 
     history = pippa.get("/api/notebooks/zelda/lines/2/history").json()
@@ -79,17 +81,17 @@ def test_the_reads_answer_as_documented(zelda, pippa):
 
 def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
     added = pippa.post("/api/notebooks/zelda/lines", {"text": "roll after the swing", "source": "seen", "why": "saw"})
-    assert (added.status_code, added.json()) == (201, {"n": 4, "seq": 4, "similar": []})
+    assert (added.status_code, added.json()) == (201, {"n": 4, "seq": 4, "session": None, "similar": []})
     edited = pippa.post("/api/notebooks/zelda/lines/4/edit", {"to": "roll twice", "why": "again", "expected": 4})
-    assert (edited.status_code, edited.json()) == (200, {"n": 4, "seq": 5})
+    assert (edited.status_code, edited.json()) == (200, {"n": 4, "seq": 5, "session": None})
     stale = _error(
         pippa.post("/api/notebooks/zelda/lines/4/edit", {"to": "x", "why": "y", "expected": 4}), 409, "conflict"
     )
     assert (stale["current"], stale["current_seq"]) == ("roll twice", 5)
     retired = pippa.post("/api/notebooks/zelda/lines/4/retire", {"why": "said by #1", "into": 1, "expected": 5})
-    assert (retired.status_code, retired.json()) == (200, {"n": 4, "seq": 6})
+    assert (retired.status_code, retired.json()) == (200, {"n": 4, "seq": 6, "session": None})
     merged = pippa.post("/api/notebooks/zelda/merge", {"numbers": [1, 2], "text": "one line", "why": "same"})
-    assert (merged.status_code, merged.json()) == (201, {"n": 5, "seq": 7, "seqs": [7, 8, 9]})
+    assert (merged.status_code, merged.json()) == (201, {"n": 5, "seq": 7, "session": None, "seqs": [7, 8, 9]})
     merged = dad_api.post(
         "/api/notebooks/zelda/merge", {"numbers": [3, 5], "text": "both", "why": "same", "source": "dad"}
     )
@@ -104,7 +106,7 @@ def test_the_writes_answer_as_documented(zelda, pippa, dad_api):
     ]
     assert [e["text"] for e in history[1:3]] == ["the bridge guard swings twice", "always attack first"]
     redacted = dad_api.post("/api/notebooks/zelda/lines/6/redact", {"why": "a secret"})
-    assert (redacted.status_code, redacted.json()) == (200, {"n": 6, "seq": 13})
+    assert (redacted.status_code, redacted.json()) == (200, {"n": 6, "seq": 13, "session": None})
     by_digest = {"why": "x", "digest": wordkeys.keyed("zelda", "roll twice")[1]}
     assert dad_api.post("/api/notebooks/zelda/lines/4/redact", by_digest).status_code == 200
 

@@ -10,7 +10,7 @@ URL = "/api/notebooks/zelda/lines"
 def test_the_editor_redacts_a_lines_current_words(zelda, dad_api):
     response = dad_api.post(f"{URL}/2/redact", {"why": "a password"})
     assert response.status_code == 200
-    assert response.json() == {"n": 2, "seq": 4}
+    assert response.json() == {"n": 2, "seq": 4, "session": None}
     assert not Words.objects.filter(body="always attack first").exists()
     assert selectors.live_line(zelda, 2).text == "[redacted: a password]"
     lines = dad_api.get(f"{URL}").json()["lines"]

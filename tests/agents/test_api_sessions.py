@@ -33,10 +33,19 @@ def test_take_with_a_bad_body_is_a_400(zelda, pippa):
 
 
 def test_a_write_under_another_title_is_a_409_while_the_session_is_open(zelda, pippa):
+    services.create_notebook(title="metroid", by="test")
     _take(pippa)
-    response = pippa.post("/api/notebooks/Bridge guard/lines", {"text": "x", "source": "seen", "why": "y"})
+    response = pippa.post("/api/notebooks/metroid/lines", {"text": "x", "source": "seen", "why": "y"})
     assert response.status_code == 409
     assert "refused while it is open" in response.json()["error"]["message"]
+
+
+def test_a_mistyped_title_while_holding_a_session_is_a_404_with_did_you_mean(zelda, pippa):
+    _take(pippa)
+    response = pippa.post("/api/notebooks/zeldo/lines", {"text": "x", "source": "seen", "why": "y"})
+    assert response.status_code == 404
+    assert "Did you mean 'zelda'?" in response.json()["error"]["message"]
+    assert pippa.post("/api/notebooks/zeldo/lines/1/edit", {"text": "x", "why": "y"}).status_code == 404
 
 
 def test_another_agents_write_to_a_claimed_notebook_is_a_409(zelda, pippa, reflector):

@@ -8,7 +8,7 @@ LINES = "/api/notebooks/zelda/lines"
 def test_it_adds_a_line_and_answers_201_with_its_number_and_seq(zelda, pippa):
     response = pippa.post(LINES, {"text": "roll after the second swing", "source": "seen", "why": "died twice"})
     assert response.status_code == 201
-    assert response.json() == {"n": 4, "seq": 4, "similar": []}
+    assert response.json() == {"n": 4, "seq": 4, "session": None, "similar": []}
 
 
 def test_an_add_names_the_live_lines_most_like_it_and_refuses_nothing(zelda, pippa):
@@ -23,7 +23,7 @@ def test_an_add_names_the_live_lines_most_like_it_and_refuses_nothing(zelda, pip
 def test_it_edits_a_line(zelda, pippa):
     response = pippa.post(f"{LINES}/2/edit", {"to": "block first", "why": "learned", "expected": 2})
     assert response.status_code == 200
-    assert response.json() == {"n": 2, "seq": 4}
+    assert response.json() == {"n": 2, "seq": 4, "session": None}
 
 
 def test_a_stale_edit_is_a_409_carrying_the_current_words(zelda, pippa):
@@ -48,7 +48,7 @@ def test_retiring_a_retired_line_is_a_409(zelda, pippa):
 def test_it_merges_lines_and_answers_201(zelda, pippa):
     response = pippa.post("/api/notebooks/zelda/merge", {"numbers": [1, 2], "text": "one line", "why": "same"})
     assert response.status_code == 201
-    assert response.json() == {"n": 4, "seq": 4, "seqs": [4, 5, 6]}
+    assert response.json() == {"n": 4, "seq": 4, "session": None, "seqs": [4, 5, 6]}
 
 
 def test_a_write_to_an_unknown_line_is_a_404(zelda, pippa):
@@ -166,13 +166,27 @@ def test_no_notebook_is_created_while_the_actor_holds_a_session_elsewhere(zelda,
 
 def test_an_edit_takes_text_and_still_its_old_name_to(zelda, pippa):
     edited = pippa.post("/api/notebooks/zelda/lines/1/edit", {"text": "the guard swings three times", "why": "saw"})
-    assert (edited.status_code, edited.json()) == (200, {"n": 1, "seq": 4})
+    assert (edited.status_code, edited.json()) == (200, {"n": 1, "seq": 4, "session": None})
     old = pippa.post(
         "/api/notebooks/zelda/lines/1/edit", {"to": "the guard swings twice", "why": "wrong", "expected": 4}
     )
-    assert (old.status_code, old.json()) == (200, {"n": 1, "seq": 5})
+    assert (old.status_code, old.json()) == (200, {"n": 1, "seq": 5, "session": None})
     both = pippa.post("/api/notebooks/zelda/lines/1/edit", {"text": "a", "to": "b", "why": "c"})
     assert both.status_code == 400 and both.json()["error"]["fields"] == ["to"]
     neither = pippa.post("/api/notebooks/zelda/lines/1/edit", {"why": "c"})
     assert neither.status_code == 400 and neither.json()["error"]["fields"] == ["text"]
     assert pippa.get("/api/notebooks/zelda/lines").json()["seq"] == 5
+
+
+def test_an_unknown_body_field_is_refused_naming_the_fields_the_body_takes(zelda, pippa):
+    response = pippa.post("/api/notebooks/zelda/lines", {"text": "x", "source": "seen", "why": "y", "sorce": "seen"})
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert "'sorce': unknown field (it takes session, source, text, why)" in message  # as MCP's refusal says it
+
+
+def test_an_add_without_a_source_is_seen_as_through_mcp(zelda, pippa):
+    response = pippa.post("/api/notebooks/zelda/lines", {"text": "roll after the swing", "why": "saw it"})
+    assert response.status_code == 201
+    line = pippa.get(f"/api/notebooks/zelda/lines/{response.json()['n']}").json()["line"]
+    assert line["source"] == "seen"

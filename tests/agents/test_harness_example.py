@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,14 @@ from tests.browser.support import free_port, wait_for_server
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "examples" / "harness.py"
+SUGGEST_STEP = ROOT / "examples" / "suggest_step.py"
+# A scripted stand-in for the model, run as --model-command: it answers a repeat and a line that is not there.
+STAND_IN = (
+    "import json, sys; prompt = sys.stdin.read(); "
+    "assert 'it is not the coordination log.' in prompt and '[#1 seen]' in prompt, prompt; "
+    "print(json.dumps({'groups': [{'lines': [1, 2], 'kind': 'repeat', 'why': 'both about the guard'}, "
+    "{'lines': [1, 999], 'kind': 'conflict', 'why': 'a line not there'}]}))"
+)
 LESSON = "The shrine's door opens only at night."
 
 
@@ -155,13 +164,72 @@ def test_no_server_is_a_refusal_too():
     assert refusal.startswith("refused: unreachable (0): http://127.0.0.1:")
 
 
-def test_each_lesson_is_sent_with_an_idempotency_key_of_its_own():
-    """The headers the harness sends, seen by a bare HTTP server standing in for the API's add."""
+def _harness_module():  # noqa: ANN202
     sys.path.insert(0, str(HARNESS.parent))
     try:
         import harness
     finally:
         sys.path.remove(str(HARNESS.parent))
+    return harness
+
+
+def test_a_turn_read_again_sends_its_tag_and_reuses_its_text_when_answered_304():
+    """The headers the harness sends, seen by a bare HTTP server standing in for the API's turn."""
+    harness = _harness_module()
+    now = {"tag": '"a"', "text": "# the first turn"}  # what the stand-in's notebook says now
+    sent: list[str | None] = []
+    answered: list[int] = []
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            sent.append(self.headers.get("If-None-Match"))
+            answered.append(304 if sent[-1] == now["tag"] else 200)
+            self.send_response(answered[-1])
+            self.send_header("ETag", now["tag"])
+            if answered[-1] == 304:
+                self.end_headers()
+                return
+            body = json.dumps({"notebook": "zelda", "until": None, "text": now["text"]}).encode()
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    stand_in = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=stand_in.serve_forever, daemon=True).start()
+    try:
+        api = harness.Notebooks(f"http://127.0.0.1:{stand_in.server_port}", "t")
+        read = [api.turn("zelda"), api.turn("zelda")]
+        now.update(tag='"b"', text="# the turn after a write")
+        read += [api.turn("zelda"), api.turn("zelda")]
+    finally:
+        stand_in.shutdown()
+    assert sent == [None, '"a"', '"a"', '"b"'] and answered == [200, 304, 200, 304]
+    assert read == ["# the first turn", "# the first turn", "# the turn after a write", "# the turn after a write"]
+
+
+def test_the_harness_reads_the_same_turn_again_until_a_write_changes_it(server):
+    api = _harness_module().Notebooks(server.url, server.token)
+    first = api.turn("zelda")
+    [(tag, _text)] = api.turns.values()
+    again = urllib.request.Request(
+        server.url + "/api/notebooks/zelda/turn",
+        headers={"Authorization": f"Bearer {server.token}", "If-None-Match": tag},
+    )
+    with pytest.raises(urllib.error.HTTPError) as unchanged:
+        urllib.request.urlopen(again, timeout=30)
+    assert unchanged.value.code == 304  # the server still stands by the tag the harness keeps
+    assert api.turn("zelda") == first
+    api.add("zelda", "The well is dry by noon.", "seen", "saw it")
+    assert "The well is dry by noon." in api.turn("zelda") != first
+
+
+def test_each_lesson_is_sent_with_an_idempotency_key_of_its_own():
+    """The headers the harness sends, seen by a bare HTTP server standing in for the API's add."""
+    harness = _harness_module()
     keys: list[str | None] = []
 
     class Answer(http.server.BaseHTTPRequestHandler):
@@ -187,3 +255,48 @@ def test_each_lesson_is_sent_with_an_idempotency_key_of_its_own():
     finally:
         stand_in.shutdown()
     assert len(keys) == 2 and all(keys) and keys[0] != keys[1]
+
+
+def test_the_suggest_step_posts_the_models_groups_and_a_second_run_nothing_more(server):
+    model = f'{sys.executable} -c "{STAND_IN}"'
+    argv = [sys.executable, str(SUGGEST_STEP), "--url", server.url, "--token", server.token, "--notebook", "zelda",
+            "--model-command", model]  # fmt: skip
+    first = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    made, missing = first.stdout.splitlines()
+    assert made.startswith("repeat of #1, #2: suggestion ")
+    assert missing.startswith("conflict of #1, #999: refused: not_found (404): ") and "#999" in missing
+    again = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and again.stdout.splitlines()[0] == made  # its key answers the first answer
+
+
+def test_the_harness_sends_one_key_per_logical_write_across_its_retries(monkeypatch):
+    """A write whose answer was lost (unreachable) or that met a brief 503 is sent again with the same key, so the
+    server answers it once; every write, take, land and abandon included, carries one."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("harness_example", HARNESS)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    monkeypatch.setattr(harness.time, "sleep", lambda _s: None)
+    sent: list[tuple[str, str | None]] = []
+
+    def call(self, method, path, body=None, key=None):  # noqa: ANN001, ANN202
+        sent.append((path, key))
+        if sum(1 for p, _ in sent if p == path) == 1:
+            raise harness.Refused("unreachable", 0, "the answer was lost")
+        return {"id": 7, "n": 1, "seq": 1, "similar": []}
+
+    monkeypatch.setattr(harness.Notebooks, "call", call)
+    api = harness.Notebooks("http://x", "t")
+    api.take("zelda", "a run")
+    api.add("zelda", "a lesson", "seen", "seen", session=7)
+    api.land(7, "one lesson")
+    api.abandon(8, "stop")
+    by_path: dict[str, list] = {}
+    for path, key in sent:
+        by_path.setdefault(path, []).append(key)
+    assert len(by_path) == 4
+    for path, keys in by_path.items():
+        assert len(keys) == 2 and keys[0] is not None and keys[0] == keys[1], path
+    assert len({keys[0] for keys in by_path.values()}) == 4  # one key per logical write

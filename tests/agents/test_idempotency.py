@@ -66,7 +66,7 @@ def test_a_retried_create_with_one_key_makes_one_notebook_and_answers_alike(zeld
 
 def test_a_retried_edit_with_one_key_writes_one_row_and_answers_alike(zelda, pippa):
     first, again, wrote, rewrote = twice(pippa, f"{LINES}/2/edit", {"to": "block first", "why": "learned"}, "e-1")
-    assert first.status_code == 200 and first.json() == {"n": 2, "seq": 4}
+    assert first.status_code == 200 and first.json() == {"n": 2, "seq": 4, "session": None}
     assert_alike(first, again)
     assert (wrote, rewrote) == (1, 0)
 
@@ -81,7 +81,7 @@ def test_a_retried_retire_with_one_key_writes_one_strike_and_answers_alike(zelda
 def test_a_retried_merge_with_one_key_writes_one_merge_and_answers_alike(zelda, pippa):
     body = {"numbers": [1, 2], "text": "one line", "why": "same"}
     first, again, wrote, rewrote = twice(pippa, "/api/notebooks/zelda/merge", body, "m-1")
-    assert first.status_code == 201 and first.json() == {"n": 4, "seq": 4, "seqs": [4, 5, 6]}
+    assert first.status_code == 201 and first.json() == {"n": 4, "seq": 4, "session": None, "seqs": [4, 5, 6]}
     assert_alike(first, again)
     assert (wrote, rewrote) == (3, 0)
 
@@ -299,7 +299,8 @@ def test_a_failure_after_a_lands_key_is_stored_leaves_the_session_open_and_no_ke
 def test_the_document_declares_the_header_and_the_422_on_every_write(pippa, db):
     doc = pippa.client.get("/api/openapi.json").json()
     writes = [op for methods in doc["paths"].values() for verb, op in methods.items() if verb == "post"]
-    assert len(writes) == 10  # create, add, edit, retire, redact, merge, take, checkpoint, land, abandon
+    # create, add, edit, retire, restore, put back, redact, merge, suggest, take, checkpoint, land, abandon
+    assert len(writes) == 13
     for op in writes:
         (header,) = [p for p in op["parameters"] if p["name"] == "Idempotency-Key"]
         assert header["in"] == "header" and not header["required"] and header["schema"]["maxLength"] == 255
@@ -382,9 +383,9 @@ def test_retried_mcp_writes_with_one_key_each_write_once(mcp_calls):
 
 def test_an_mcp_key_with_other_arguments_is_refused_in_the_projects_words(mcp_calls):
     kind, text = mcp_calls["other"]
-    assert kind == "error" and "idempotency_mismatch (422): Idempotency-Key 'a' was already used" in text
+    assert kind == "error" and "idempotency_mismatch (422): idempotency_key 'a' was already used" in text
     kind, text = mcp_calls["bad"]
-    assert kind == "error" and re.search(r"invalid \(400\): Bad Idempotency-Key", text)
+    assert kind == "error" and re.search(r"invalid \(400\): Bad idempotency_key", text)
 
 
 def test_every_mcp_write_tool_takes_an_optional_idempotency_key(mcp_calls):

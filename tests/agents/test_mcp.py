@@ -148,15 +148,17 @@ def test_the_tools_take_the_apis_limits_and_answer_its_models(calls):
 
 def test_a_session_taken_through_mcp_lands_its_rows(calls):
     assert calls["took"]["base"] == 1
-    assert calls["added"] == {"n": 2, "seq": 2, "similar": []}
+    added = calls["added"]
+    assert {k: v for k, v in added.items() if k != "session"} == {"n": 2, "seq": 2, "similar": []}
+    assert added["session"]["id"] == calls["took"]["id"] and added["session"]["state"] == "open"  # it says where
     assert calls["edited"]["n"] == 2
     assert calls["checkpoint"]["base"] == 1
     assert calls["landed"]["result"] == "landed" and calls["landed"]["rows"] == 2
 
 
-def test_a_write_under_another_title_is_refused_through_mcp(calls):
+def test_a_write_under_a_title_naming_no_notebook_is_a_404_through_mcp(calls):
     kind, text = calls["elsewhere"]
-    assert kind == "error" and "conflict (409)" in text
+    assert kind == "error" and "not_found (404)" in text  # a title naming no notebook, before the session's rule
 
 
 def test_dads_line_is_refused_to_the_agent_through_mcp(calls):

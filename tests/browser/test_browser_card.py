@@ -101,7 +101,7 @@ def test_edit_a_line_with_a_reason(page):
 
     line = page.locator("#line-1")
     line.get_by_role("link", name="Edit").click()
-    line.get_by_label("Words").fill("Roll after the guard's second swing, then strike.")
+    line.get_by_label("Words", exact=True).fill("Roll after the guard's second swing, then strike.")
     line.get_by_label("Reason").fill("clearer for her")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".words")).to_have_text("Roll after the guard's second swing, then strike.")
@@ -115,10 +115,10 @@ def test_saving_without_a_reason_is_refused_in_place_and_keeps_the_draft(page, c
 
     line = page.locator("#line-4")
     line.get_by_role("link", name="Edit").click()
-    line.get_by_label("Words").fill("My draft words")
+    line.get_by_label("Words", exact=True).fill("My draft words")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".error")).to_have_text("A reason is required: say why, in a few words.")
-    expect(line.get_by_label("Words")).to_have_value("My draft words")
+    expect(line.get_by_label("Words", exact=True)).to_have_value("My draft words")
     expect(line.get_by_label("Reason")).to_be_focused()
     assert _swapped_in_place(page)
     page.goto(f"{card_server.url}/notebooks/zelda/")
@@ -130,14 +130,14 @@ def test_a_stale_edit_is_refused_with_the_current_words_and_the_draft_kept(page,
 
     line = page.locator("#line-5")
     line.get_by_role("link", name="Edit").click()
-    line.get_by_label("Words").fill("Arrows are cheaper after the second dungeon.")
+    line.get_by_label("Words", exact=True).fill("Arrows are cheaper after the second dungeon.")
     line.get_by_label("Reason").fill("she checked")
     meanwhile = "Arrows cost 10 after dungeon 2."
     card_server.run("notebook", "edit", "zelda", "5", meanwhile, "--by", "pippa", "--why", "saw")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".errors")).to_contain_text("changed since you read it")
     expect(line.locator(".current .words")).to_have_text(meanwhile)
-    expect(line.get_by_label("Words")).to_have_value("Arrows are cheaper after the second dungeon.")
+    expect(line.get_by_label("Words", exact=True)).to_have_value("Arrows are cheaper after the second dungeon.")
     expect(line.get_by_label("Reason")).to_have_value("she checked")
     line.get_by_role("button", name="Save").click()  # now knowingly replacing the current words
     expect(line.locator(".words")).to_have_text("Arrows are cheaper after the second dungeon.")
@@ -162,7 +162,7 @@ def test_add_a_line(page):
     from playwright.sync_api import expect
 
     form = page.locator("#add-form")
-    form.get_by_label("Words").fill("Grab the key before the switch closes the door.")
+    form.get_by_label("Words", exact=True).fill("Grab the key before the switch closes the door.")
     form.get_by_label("Reason").fill("she keeps missing it")
     form.get_by_role("button", name="Add line").click()
     fresh = page.locator("li.fresh")
@@ -182,7 +182,7 @@ def test_merge_selected_lines(page):
     expect(form.locator(".sel-count")).to_have_text("2 selected")
     form.get_by_role("button", name="Merge", exact=True).click()  # opens the words and reason
     merged = "Keese circle in eights and rupees respawn: wait, then collect."
-    form.get_by_label("Words").fill(merged)
+    form.get_by_label("Words", exact=True).fill(merged)
     form.get_by_label("Reason").fill("two lines, one lesson")
     form.get_by_role("button", name="Merge", exact=True).click()
     expect(page.locator("li.fresh .line-note")).to_contain_text("Merged #8, #9 into new line #")
@@ -244,7 +244,7 @@ def test_markup_in_a_line_shows_as_text_and_runs_nothing(page):
     page.locator("#line-19").get_by_role("link", name="History").click()
     expect(page.locator("#line-19 .history")).to_contain_text(IMG_LINE)
     page.locator("#line-18").get_by_role("link", name="Edit").click()
-    expect(page.locator("#line-18").get_by_label("Words")).to_have_value(SCRIPT_LINE)
+    expect(page.locator("#line-18").get_by_label("Words", exact=True)).to_have_value(SCRIPT_LINE)
     page.wait_for_timeout(300)
     assert page.evaluate("window.__pwned") is None  # the page fixture also fails on any dialog
 
@@ -258,7 +258,7 @@ def test_every_action_works_without_javascript(browser, card_server):
     page.goto(f"{card_server.url}/notebooks/zelda/")
     page.locator("#line-10").get_by_role("link", name="Edit").click()
     line = page.locator("#line-10")
-    line.get_by_label("Words").fill("Save before the boss door.")
+    line.get_by_label("Words", exact=True).fill("Save before the boss door.")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".error")).to_contain_text("A reason is required")
     line.get_by_label("Reason").fill("shorter")

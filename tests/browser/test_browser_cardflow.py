@@ -173,7 +173,7 @@ def test_ticks_survive_a_new_search_and_a_merge_takes_them_all(open_card):
     expect(bar.locator(".sel-count")).to_have_text("2 selected")
     expect(page.locator("#pick-19")).not_to_be_checked()
     bar.get_by_role("button", name="Merge", exact=True).click()
-    bar.get_by_label("Words").fill("Roll past the guard; rupees come back.")
+    bar.get_by_label("Words", exact=True).fill("Roll past the guard; rupees come back.")
     bar.get_by_label("Reason").fill("one visit")
     bar.get_by_role("button", name="Merge", exact=True).click()
     expect(bar.locator(".sel-done")).to_have_text("Merged #1, #6 into new line #21.")
@@ -193,7 +193,7 @@ def test_counts_and_the_review_banner_follow_a_save_and_a_retire_inside_a_search
     expect(page.locator("#review-bar")).to_contain_text("20 lines new to you")
     line = page.locator("#line-2")
     line.get_by_role("link", name="Edit").click()
-    line.get_by_label("Words").fill("Save before the boss door: it keeps the small keys.")
+    line.get_by_label("Words", exact=True).fill("Save before the boss door: it keeps the small keys.")
     line.get_by_label("Reason").fill("clearer")
     line.get_by_role("button", name="Save").click()
     expect(line.locator(".line-note")).to_have_text("Saved line #2.")
@@ -230,7 +230,7 @@ def test_a_paste_over_the_limit_is_counted_refused_and_kept_whole(open_card):
 
     page = open_card("limits")
     form = page.locator("#add-form")
-    words = form.get_by_label("Words")
+    words = form.get_by_label("Words", exact=True)
     words.fill("x" * 3_980)
     counter = form.locator(".counter[data-for=add-words]")
     expect(counter).to_have_text("3,980 / 4,000")
@@ -241,7 +241,7 @@ def test_a_paste_over_the_limit_is_counted_refused_and_kept_whole(open_card):
     form.get_by_label("Reason").fill("a long one")
     form.get_by_role("button", name="Add line").click()
     expect(page.locator("#add-form .error")).to_contain_text("Too long: 5,000 characters")
-    expect(page.locator("#add-form").get_by_label("Words")).to_have_value(pasted)
+    expect(page.locator("#add-form").get_by_label("Words", exact=True)).to_have_value(pasted)
     expect(page.locator("#summary")).to_contain_text("20 live lines")
 
 
@@ -261,7 +261,7 @@ def test_a_draft_typed_while_the_sign_in_expired_comes_back_after_signing_in(bro
         line = page.locator("#line-3")
         line.get_by_role("link", name="Edit").click()
         draft = "Torches burn out after a minute: carry two."
-        line.get_by_label("Words").fill(draft)
+        line.get_by_label("Words", exact=True).fill(draft)
         line.get_by_label("Reason").fill("she ran out")
         context.clear_cookies(name="sessionid")  # signed out meanwhile (expired, or another tab)
         line.get_by_role("button", name="Save").click()
@@ -270,7 +270,7 @@ def test_a_draft_typed_while_the_sign_in_expired_comes_back_after_signing_in(bro
         _sign_in(page, site)
         page.wait_for_url("**/notebooks/draft/?q=torches")
         page.locator("#line-3").get_by_role("link", name="Edit").click()
-        expect(page.locator("#line-3").get_by_label("Words")).to_have_value(draft)
+        expect(page.locator("#line-3").get_by_label("Words", exact=True)).to_have_value(draft)
         expect(page.locator("#line-3").get_by_label("Reason")).to_have_value("she ran out")
         expect(page.locator("#line-3 .draft-back")).to_be_visible()
         page.locator("#line-3").get_by_role("button", name="Save").click()
@@ -329,7 +329,7 @@ def test_on_a_phone_the_selection_bar_and_an_edit_form_cover_none_of_their_lines
         box = item.bounding_box()
         assert box["x"] >= inside["x"] and box["x"] + box["width"] <= inside["x"] + inside["width"] + 1, box
     bar.get_by_role("button", name="Merge", exact=True).click()
-    expect(bar.get_by_label("Words")).to_be_focused()
+    expect(bar.get_by_label("Words", exact=True)).to_be_focused()
     page.wait_for_timeout(300)
     for n in (4, 5):
         page.locator(f"#line-{n}").scroll_into_view_if_needed()

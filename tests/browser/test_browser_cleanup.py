@@ -84,10 +84,14 @@ def _histories(server: Server, numbers: list[int]) -> dict[int, list[dict]]:
 
 
 def _reason(dad: Tally, group, reason: str) -> None:  # noqa: ANN001
-    """His reason, typed unless the view already offers it (his last one for such a group)."""
-    field = group.get_by_label("Reason")
+    """His reason, typed unless the view already offers it (one he asked to give the next groups too, which he
+    asks the first time: most groups of a kind go for one reason)."""
+    field = group.get_by_label("Reason", exact=True)
     if field.input_value() != reason:
         dad.fill(field, reason)
+    carry = group.get_by_label("Use this reason for the next groups too")
+    if not carry.is_checked():
+        dad.click(carry)
 
 
 def _true_side(numbers: list[int], words: dict[int, str], keep: str) -> int:
@@ -138,23 +142,28 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
         g = data.groups[label[best[0]]]
         for x in numbers:
             if x not in best:
-                dad.click(group.get_by_label(f"Leave #{x} out"))
+                dad.click(group.get_by_label(f"Leave #{x} out", exact=True))
         offered = [int(x) for x in group.locator("li.close").evaluate_all("e => e.map(x => x.dataset.n)")]
         for x in offered:
             if label.get(x) == label[best[0]] and x not in best:
-                dad.click(group.get_by_label(f"Add #{x}"))  # one the suggestion cut short
+                dad.click(group.get_by_label(f"Add #{x}", exact=True))  # one the suggestion cut short
                 best.append(x)
         if g["kind"] == "conflict":
             keep = _true_side(best, words, g["keep"])
-            radio = group.get_by_label(f"Keep the words of #{keep}")
-            if not radio.is_checked():
-                dad.click(radio)
             _reason(dad, group, "the other is wrong")
-            dad.click(group.get_by_role("button", name="Keep the chosen line, retire the others into it"))
+            named = group.get_by_role("button", name=f"Keep #{keep}, retire the others into it", exact=True)
+            if named.count():  # the line the view proposes: one press
+                dad.click(named)
+            else:
+                dad.click(group.get_by_label(f"Keep the words of #{keep}", exact=True))
+                dad.click(group.get_by_role("button", name="Keep the chosen line, retire the others into it"))
             expect(page.locator(f"section#{key}")).to_have_count(0)
             kept_into.setdefault(keep, []).extend(x for x in best if x != keep)
         else:
             _reason(dad, group, "says one thing")
+            chosen = group.locator("input[name=keep]:checked")
+            if not chosen.count() or int(chosen.get_attribute("value")) not in best:  # the words of a line left out
+                dad.click(group.get_by_label(f"Keep the words of #{min(best)}", exact=True))
             dad.click(group.get_by_role("button", name="Merge", exact=True))
             expect(page.locator(f"section#{key}")).to_have_count(0)
             note = page.locator("#similar .similar-done").inner_text()

@@ -66,7 +66,7 @@ def test_move_selected_opens_the_notebook_then_moves_the_ticked_lines(page):
     form = page.locator("#select-form")
     form.get_by_role("button", name="Move selected…").click()  # opens the notebook and the reason
     expect(form.get_by_label("To notebook")).to_be_visible()
-    expect(form.get_by_label("Words")).to_be_hidden()
+    expect(form.get_by_label("Words", exact=True)).to_be_hidden()
     form.get_by_label("To notebook").select_option("zelda")
     form.get_by_label("Reason").fill("strays")
     form.get_by_role("button", name="Move selected…").click()

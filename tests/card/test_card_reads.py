@@ -59,6 +59,19 @@ def test_added_per_day_counts_add_rows_by_utc_day_and_source(dad):
     assert [(c.day, c.count) for c in card_selectors.added_per_day(nb, cut=2)] == [(3, 2)]
 
 
+def test_added_per_day_counts_a_merge_keeping_her_words_and_a_restore_where_the_line_was_first_counted(lines):
+    services.add(notebook="zelda", text="roll after the second hit", source="seen", by="pippa", why="seen")
+    before = [(c.source, c.count) for c in card_selectors.added_per_day(lines)]
+    assert ("seen", 2) in before
+    services.merge(notebook="zelda", numbers=[1, 4], text="roll after the second swing", by="dad", why="one")
+    services.restore(notebook="zelda", n=4, by="dad", why="back")
+    assert [(c.source, c.count) for c in card_selectors.added_per_day(lines)] == before
+    # Words of his own make a new line of his, counted the day he wrote them.
+    services.merge(notebook="zelda", numbers=[2, 3], text="block, then roll", by="dad", why="mine")
+    after = dict((c.source, c.count) for c in card_selectors.added_per_day(lines))
+    assert after["dad_correction"] == 1 and after["seen"] == 2
+
+
 def test_audit_pages_newest_first_across_notebooks(lines):
     services.create_notebook(title="tetris", by="test")
     services.add(notebook="tetris", text="rotate", source="seen", by="pippa", why="s")

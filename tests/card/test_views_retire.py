@@ -115,3 +115,29 @@ def test_a_retirement_updates_how_many_lines_the_filters_show(editor_client, lin
         r'<p class="shown muted" id="shown-count" hx-swap-oob="true">.*?</p>', response.content.decode(), re.S
     )
     assert count and "1 of 2 lines match" in count.group(0)  # "always attack first" is left of the three
+
+
+def _input(html: str, id_: str) -> str:
+    return re.search(rf'<input[^>]*id="{id_}"[^>]*>', html).group(0)
+
+
+def test_a_reason_dad_asks_to_give_the_next_lines_starts_their_retire_form(editor_client, lines):
+    form = editor_client.get(url(1, "retire"), **HX).content.decode()
+    assert "Say this for the next lines I retire too" in form and "checked" not in _input(form, "retire-1-carry")
+    assert "autofocus" in _input(form, "retire-1-reason")  # no reason carried yet: he types it first
+    editor_client.post(url(1, "retire"), {"reason": "said by #3", "into": 3, "carry": "on", "expected": 1}, **HX)
+    html = editor_client.get(url(2, "retire"), **HX).content.decode()
+    reason = _input(html, "retire-2-reason")
+    assert 'value="said by #3"' in reason and "autofocus" not in reason
+    assert "autofocus" in _input(html, "retire-2-into")  # what is left to say: the line that says it now
+    assert "checked" in _input(html, "retire-2-carry")
+    assert "The reason you chose to give the next lines too" in html
+
+
+def test_a_retirement_without_the_tick_stops_the_reason_being_given_and_without_javascript_too(editor_client, lines):
+    answer = editor_client.post(url(1, "retire"), {"reason": "said by #3", "into": 3, "carry": "on", "expected": 1})
+    assert answer.status_code == 302 and selectors.history(lines, 1)[-1].why == "said by #3"
+    assert 'value="said by #3"' in _input(editor_client.get(url(2, "retire")).content.decode(), "retire-2-reason")
+    editor_client.post(url(2, "retire"), {"reason": "a guess", "expected": 2})
+    html = editor_client.get(url(3, "retire"), **HX).content.decode()
+    assert "value=" not in _input(html, "retire-3-reason") and "checked" not in _input(html, "retire-3-carry")

@@ -126,3 +126,154 @@ def test_a_ticked_number_that_is_no_line_is_said_in_the_form(editor_client, line
     assert response.status_code == 422
     assert "Nothing was changed." in response.content.decode() and "#99" in response.content.decode()
     assert rows() == before
+
+
+# ----- Retire selected, now said by one line (issue 31, point 4) ---------------------------------------------------
+
+
+def test_retire_selected_retires_the_ticked_lines_as_now_said_by_one_line(editor_client, lines):
+    data = {"n": ["1", "2"], "reason": "#3 says it", "into": "3", "action": "retire"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'data-focus-line="1">Retired #1, #2, now said by #3.</p>' in html
+    assert "line <a" in html and "#3</a> now says it" in html  # each notice names the line that says it now
+    assert [line.n for line in selectors.view(lines)] == [3]
+    for n in (1, 2):
+        strike = selectors.history(lines, n)[-1]
+        assert (strike.op, strike.how, strike.into, strike.why) == ("strike", "retired", 3, "#3 says it")
+
+
+def test_retire_selected_into_a_line_works_without_javascript(editor_client, lines):
+    data = {"n": ["1", "2"], "reason": "#3 says it", "into": "3", "action": "retire"}
+    response = editor_client.post(url(action="selected"), data)
+    assert response.status_code == 302 and response["Location"] == "/notebooks/zelda/"
+    assert [s.into for s in (selectors.history(lines, n)[-1] for n in (1, 2))] == [3, 3]
+    page = editor_client.get(response["Location"]).content.decode()
+    assert "Retired #1, #2, now said by #3." in page
+    assert 'name="into"' in page and "Now said by line #" in page  # the field is on the page's form
+
+
+def test_retire_selected_into_one_of_the_ticked_lines_is_refused_on_the_field(editor_client, lines):
+    before = rows()
+    data = {"n": ["1", "2"], "reason": "r", "into": "2", "action": "retire"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Line #2 is among the ticked lines: untick it to keep it, or name a line not ticked." in html
+    assert 'name="into" value="2"' in html and "autofocus" in html.split('name="into"')[1].split(">")[0]
+    assert "open-retire" in html  # the bar opens on Retire selected, its field in view
+    assert 'id="pick-1" aria-label="Select line #1" checked' in html
+    assert rows() == before
+
+
+def test_retire_selected_into_a_line_not_live_is_refused_naming_it(editor_client, lines):
+    services.retire(notebook="zelda", n=3, by="dad", why="gone")
+    before = rows()
+    for into, said, status in (
+        ("3", "Line #3 is retired, so it cannot say what the others said.", 422),
+        ("99", "Notebook &#x27;zelda&#x27; has no line #99.", 422),
+    ):
+        data = {"n": ["1", "2"], "reason": "r", "into": into, "action": "retire"}
+        response = editor_client.post(url(action="selected"), data, **HX)
+        assert response.status_code == status
+        html = response.content.decode()
+        field = html.split('id="sel-into"')[1].split("</div>")[0]  # said under the field, not only above the form
+        assert f"Nothing was changed. {said}" in field, field
+        assert rows() == before
+    assert selectors.live_line(lines, 1) is not None and selectors.live_line(lines, 2) is not None
+
+
+def test_retire_selected_into_a_line_refuses_a_ticked_line_not_live(editor_client, lines):
+    services.retire(notebook="zelda", n=2, by="dad", why="gone")
+    before = rows()
+    data = {"n": ["1", "2"], "reason": "r", "into": "3", "action": "retire"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Nothing was changed. Line #2 is already retired" in html.split('id="sel-into"')[0]  # above the form
+    assert rows() == before
+
+
+# ----- Merge keeps one ticked line's words, as the Similar view's Merge… does (issue 31, point 4) -----------------
+
+
+def test_merge_keeps_a_ticked_lines_words_and_its_source(editor_client, lines):
+    data = {"n": ["1", "2"], "keep": "1", "words": "", "reason": "one lesson", "action": "merge"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 200
+    assert "Merged #1, #2 into new line #4." in response.content.decode()
+    new = selectors.live_line(lines, 4)
+    assert (new.text, new.source) == ("roll after the second swing", "seen")  # her words kept as they are stay hers
+
+
+def test_words_written_win_over_the_kept_line(editor_client, lines):
+    data = {"n": ["1", "2"], "keep": "1", "words": "roll, never attack first", "reason": "r", "action": "merge"}
+    editor_client.post(url(action="selected"), data, **HX)
+    new = selectors.live_line(lines, 4)
+    assert (new.text, new.source) == ("roll, never attack first", "dad_correction")
+
+
+def test_merge_without_words_offers_each_ticked_lines_words_without_javascript(editor_client, lines):
+    before = rows()
+    data = {"n": ["1", "2"], "words": "", "reason": "r", "action": "merge"}
+    response = editor_client.post(url(action="selected"), data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Write the one line that says them all. Or keep one ticked line&#x27;s words: choose it below." in html
+    choices = html.split('id="sel-keep"')[1].split("</fieldset>")[0]
+    assert 'value="1" aria-label="Keep the words of #1" checked' in choices  # the clearest (her seen line) is chosen
+    assert 'value="2" aria-label="Keep the words of #2">' in choices
+    assert "Keep #1's words" in choices and "Keep #2's words" in choices
+    assert "keeping these words, the line stays seen" in choices and "the line stays guessed" in choices
+    assert "roll after the second swing" in choices and "always attack first" in choices
+    assert rows() == before
+    # The form he gets back merges with that choice.
+    kept = editor_client.post(url(action="selected"), {**data, "keep": "1"})
+    assert kept.status_code == 302
+    assert selectors.live_line(lines, 4).text == "roll after the second swing"
+
+
+def test_the_choices_are_drawn_for_the_ticked_lines_alone(editor_client, lines):
+    before = rows()
+    response = editor_client.post(url(action="selected"), {"n": ["2", "3"], "choices": "1"}, **HX)
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == "#sel-keep" and response["HX-Reswap"] == "outerHTML"
+    html = response.content.decode()
+    assert html.lstrip().startswith('<fieldset class="sel-keep" id="sel-keep">')
+    assert 'aria-label="Keep the words of #3" checked' in html and "#1" not in html  # his line is the clearest
+    assert 'aria-label="Keep the words of #2">' in html
+    again = editor_client.post(url(action="selected"), {"n": ["2", "3"], "keep": "2", "choices": "1"}, **HX)
+    assert 'aria-label="Keep the words of #2" checked' in again.content.decode()  # his choice, while still ticked
+    gone = editor_client.post(url(action="selected"), {"n": ["2", "3"], "keep": "1", "choices": "1"}, **HX)
+    assert 'aria-label="Keep the words of #3" checked' in gone.content.decode()
+    one = editor_client.post(url(action="selected"), {"n": ["2"], "choices": "1"}, **HX).content.decode()
+    assert '<fieldset class="sel-keep" id="sel-keep" hidden>' in one and "radio" not in one  # a merge needs two
+    assert rows() == before
+
+
+def test_keeping_a_line_not_ticked_or_not_live_is_refused(editor_client, lines):
+    before = rows()
+    data = {"n": ["1", "2"], "keep": "3", "words": "", "reason": "r", "action": "merge"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 422
+    assert "Or keep one ticked line&#x27;s words" in response.content.decode()
+    assert rows() == before
+    services.add(notebook="zelda", text="a fourth line", source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text="a fifth line", source="seen", by="pippa", why="seen")
+    services.retire(notebook="zelda", n=4, by="dad", why="gone")
+    before = rows()
+    data = {"n": ["4", "5"], "keep": "4", "words": "", "reason": "r", "action": "merge"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 422
+    assert "Nothing was changed. Line #4 is no longer live, so its words cannot be kept." in response.content.decode()
+    assert rows() == before
+
+
+def test_which_source_says_what_keeping_a_lines_words_gives(editor_client, lines):
+    data = {"n": ["1", "2"], "keep": "1", "words": "", "preview": "1"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response["HX-Retarget"] == "#merge-source"
+    assert "these are #1&#x27;s words unchanged: this stays pippa&#x27;s seen line" in response.content.decode()
+    page = editor_client.post(url(action="selected"), data).content.decode()  # without JavaScript: the card
+    assert "these are #1&#x27;s words unchanged" in page and 'aria-label="Keep the words of #1" checked' in page

@@ -140,3 +140,107 @@ def test_someone_who_is_not_the_editor_cannot_decide(client, messy, django_user_
 def test_a_frozen_view_offers_no_decision(editor_client, messy):
     html = editor_client.get("/notebooks/zelda/?show=similar&as_of=2100-01-01T00:00").content.decode()
     assert "A frozen view is read-only" in html and "similar-form" not in html
+
+
+SHIELD_SHOP = "Buy a Deku Shield in the Kokiri shop before the Deku Tree."
+ZORA_TOO = "Zora Tunic: Link can breathe underwater with it."
+
+
+@pytest.fixture
+def busier(messy):  # noqa: ANN001, ANN201
+    """messy, and #6 a third shield line (the group is #1, #3, #6), #7 a second Zora line (#2 and #7 say one thing)."""
+    services.add(notebook="zelda", text=SHIELD_SHOP, source="seen", by="pippa", why="seen")
+    services.add(notebook="zelda", text=ZORA_TOO, source="seen", by="pippa", why="seen")
+    return messy
+
+
+def _groups(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'<section class="similar-group[^"]*" id="group-([0-9-]+)"', html)
+
+
+def _drawn(html: str) -> str:
+    import re
+
+    return re.search(r'name="drawn" value="([0-9]+)"', html).group(1)
+
+
+def test_a_line_left_out_of_a_merge_is_not_paired_again_with_the_merged_line(editor_client, busier):
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    assert _groups(html) == ["2-7", "4-5", "1-3-6"]
+    drawn = _drawn(html)
+    answer = editor_client.post("/notebooks/zelda/similar/", {"n": ["1", "3", "6"], "out": ["6"], "keep": "1",
+                                "reason": "one lesson", "action": "merge", "drawn": drawn})  # fmt: skip
+    assert answer["Location"].endswith(f"?show=similar&drawn={drawn}")
+    html = editor_client.get(answer["Location"]).content.decode()
+    assert _groups(html) == ["2-7", "4-5"]  # #8 (the merge, #1's words) and #6 left out are not offered together
+    assert "no new group was made" in html and "Look again" in html
+    assert "6-8" in _groups(editor_client.get("/notebooks/zelda/?show=similar").content.decode())  # looking again
+
+
+def test_a_decision_changes_only_the_groups_that_hold_its_lines(editor_client, busier):
+    drawn = _drawn(editor_client.get("/notebooks/zelda/?show=similar").content.decode())
+    services.add(notebook="zelda", text=SHIELD_TOO, source="guessed", by="pippa", why="seen")  # #8, meanwhile
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["2", "7"], "keep": "2", "reason": "one lesson", "action": "merge", "drawn": drawn},
+        HTTP_HX_REQUEST="true",
+    )
+    html = answer.content.decode()
+    assert _groups(html) == ["4-5", "1-3-6"]  # #8 joins no group until he looks again
+    assert answer["HX-Replace-Url"].endswith(f"?show=similar&drawn={drawn}")
+    services.retire(notebook="zelda", n=6, by="dad", why="elsewhere")
+    assert _groups(editor_client.get(answer["HX-Replace-Url"]).content.decode()) == ["4-5", "1-3"]
+
+
+def test_every_group_offers_keep_n_and_keep_the_chosen_line(editor_client, messy):
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    repeat = html[html.index('id="group-1-3"') : html.index("</section>", html.index('id="group-1-3"'))]
+    assert 'value="keep:1">Keep #1, retire the others into it</button>' in repeat
+    assert 'value="keep">Keep the chosen line, retire the others into it</button>' in repeat
+    assert repeat.index('value="merge"') < repeat.index('value="keep')  # Enter merges a repeat, as before
+
+
+def test_keep_n_keeps_the_line_its_button_names_whatever_line_is_chosen(editor_client, messy):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/", {"n": ["1", "3"], "keep": "1", "reason": "said there", "action": "keep:3"}
+    )
+    assert answer.status_code == 302
+    live = _live(messy)
+    assert 1 not in live and live[3] == (SHIELD_TOO, "guessed")
+    strike = [e for e in selectors.history(messy, 1) if e.op == "strike"][0]
+    assert (strike.into, strike.why) == (3, "said there")
+
+
+def test_keep_n_of_a_line_outside_the_group_is_refused(editor_client, messy):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/", {"n": ["1", "3"], "reason": "r", "action": "keep:2"}, HTTP_HX_REQUEST="true"
+    )
+    assert answer.status_code == 422 and "Choose the line to keep" in answer.content.decode()
+    assert {1, 2, 3} <= set(_live(messy))
+
+
+def _reason_of(html: str, key: str) -> str:
+    import re
+
+    return re.search(rf'id="reason-{key}" name="reason" type="text" autocomplete="off" value="([^"]*)"', html).group(1)
+
+
+def test_a_reason_is_given_to_the_next_groups_only_when_he_asks(editor_client, busier):
+    similar = "/notebooks/zelda/similar/"
+    conflict = {"n": ["4", "5"], "keep": "4", "reason": "the wiki says left", "kind": "conflict", "action": "keep"}
+    editor_client.post(similar, conflict)
+    editor_client.post(
+        similar, {"n": ["2", "7"], "keep": "2", "reason": "one lesson", "kind": "repeat", "action": "merge"}
+    )
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    assert _reason_of(html, "1-3-6") == ""  # not pre-filled by itself
+    assert "the wiki says left" not in html and "one lesson" not in html
+    services.add(notebook="zelda", text=LEFT, source="seen", by="pippa", why="seen")  # #9, alike #8 (Zora merged)
+    editor_client.post("/notebooks/zelda/similar/", {"n": ["1", "3"], "keep": "1", "reason": "says one thing",
+                       "carry": "1", "kind": "repeat", "action": "merge"})  # fmt: skip
+    html = editor_client.get("/notebooks/zelda/?show=similar").content.decode()
+    key = _groups(html)[0]
+    assert _reason_of(html, key) == "says one thing"
+    assert 'name="carry" value="1" checked> Use this reason for the next groups too' in html

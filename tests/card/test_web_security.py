@@ -77,7 +77,7 @@ def _routes(resolver: URLResolver, prefix: str = "") -> list[str]:
 
 def _sample(route: str) -> str:
     route = route.replace("<str:title>", "zelda").replace("<int:n>", "1").replace("<str:n>", "1")
-    route = route.replace("<int:mark>", "1").replace("<int:pk>", "1")
+    route = route.replace("<int:mark>", "1").replace("<int:pk>", "1").replace("<int:suggestion>", "1")
     route = route.replace("<str:session_id>", "1").replace("^(?P<rest>.*)$", "nowhere")
     return "/" + route.lstrip("^").rstrip("$")
 
@@ -94,6 +94,8 @@ def test_every_page_but_sign_in_needs_a_signed_in_user(zelda):
             assert response.status_code == 200 and set(response.json()) == {"status", "database", "triggers"}
         elif url == "/accounts/logout/":
             assert response.status_code == 405  # POST only
+        elif url == "/mcp":
+            assert response.status_code == 405  # POST only, with a bearer token (tests/agents/test_mcp_http.py)
         elif url.startswith("/api/") and url not in ("/api/openapi.json", "/api/docs"):
             assert response.status_code >= 400, url  # the API wants a bearer token (or a POST)
         elif not url.startswith("/api/") or url == "/api/docs":

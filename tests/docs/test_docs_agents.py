@@ -1,6 +1,7 @@
 """docs/agents.md's requests and answers, replayed in order against the app on the demo notebook: every ```http
 block that is a request is sent with the token it names, and the ```http block after it that is an answer must match
-what the API says ("…" stands for any value, or any text inside a string; a list ending in "…" may go on)."""
+what the API says, headers shown and all ("…" stands for any value, or any text inside a string; a list ending in "…"
+may go on). `If-None-Match: $ETAG` sends the ETag last answered for the same path."""
 
 import json
 import re
@@ -95,6 +96,8 @@ def test_every_request_in_the_guide_gets_the_answer_it_shows(dad):
         "$EDITOR_TOKEN": tokens.issue(actor="dad", editor=True).secret,
     }
     ids: dict[str, str] = {}  # a session id the guide shows -> the one this database gave
+    etags: dict[str, str] = {}  # a path -> the ETag last answered for it
+    suggestion_ids: dict[int, Any] = {}
     client = Client()
     for request, answer in exchanges(DOC.read_text(encoding="utf-8")):
         first, headers, body = parse(request)
@@ -106,16 +109,30 @@ def test_every_request_in_the_guide_gets_the_answer_it_shows(dad):
             extra["HTTP_AUTHORIZATION"] = "Bearer " + secrets.get(shown_token, shown_token)
         if headers.get("Idempotency-Key"):
             extra["HTTP_IDEMPOTENCY_KEY"] = headers["Idempotency-Key"]
+        if "If-None-Match" in headers:
+            extra["HTTP_IF_NONE_MATCH"] = (
+                etags[path] if headers["If-None-Match"] == "$ETAG" else headers["If-None-Match"]
+            )
         if method == "GET":
             response = client.get(path, **extra)
         else:
             response = client.post(path, json.dumps(body), content_type="application/json", **extra)
-        status_line, _, shown = parse(answer)
+        if response.get("ETag"):
+            etags[path] = response["ETag"]
+        status_line, shown_headers, shown = parse(answer)
         status = int(status_line.split()[1])
-        got = response.json()
+        for name, value in shown_headers.items():
+            assert matches(value, response.get(name)), (
+                f"{first}\nthe guide shows {name}: {value}, the API {response.get(name)}"
+            )
+        got = response.json() if response.content else None
         if path == "/api/sessions" and method == "POST" and response.status_code == 201 == status:
             ids[str(shown["id"])] = str(got["id"])  # the guide's session 1 is whatever this database gave
         shown = _renumbered(shown, ids)
+        if isinstance(shown, dict) and isinstance(shown.get("suggestion"), dict) and isinstance(got, dict):
+            # the guide's suggestion 1 is whatever this database gave first; later answers must name the same one
+            given = suggestion_ids.setdefault(shown["suggestion"]["id"], (got.get("suggestion") or {}).get("id"))
+            shown = {**shown, "suggestion": {**shown["suggestion"], "id": given}}
         assert (response.status_code, matches(shown, got)) == (status, True), (
             f"{first}\nthe guide shows {status} {json.dumps(shown, ensure_ascii=False)}\n"
             f"the API answers {response.status_code} {json.dumps(got, ensure_ascii=False)}"

@@ -415,3 +415,27 @@ def test_words_are_kept_once_per_notebook(notebook):
     services.add(notebook="zelda", text="same", source="guessed", by="pippa", why="w")
     assert Words.objects.filter(body="same").count() == 1
     assert _live() == {1: ("same", "seen"), 2: ("same", "guessed")}
+
+
+def test_undo_merge_restores_every_merged_line_and_retires_the_merged_one_for_one_reason(lines):
+    before = _live()
+    merged = services.merge(notebook="zelda", numbers=[1, 2], text=before[1][0], by="dad", why="one")
+    undone = services.undo_merge(notebook="zelda", n=merged.n, by="dad", why="they were two lessons")
+    assert undone.restored == {1: merged.n + 1, 2: merged.n + 2} and len(undone.seqs) == 3
+    # Each merged line's words and source are back under its new number; the merged line is gone.
+    assert _live() == {**{k: v for k, v in before.items() if k > 2}, merged.n + 1: before[1], merged.n + 2: before[2]}
+    assert [e.why for e in selectors.history(lines, merged.n)][-1] == "they were two lessons"
+    assert [(e.op, e.into, e.why) for e in selectors.history(lines, 5)][0] == ("add", 1, "they were two lessons")
+    with pytest.raises(Conflict):  # undone once: the merged line is retired
+        services.undo_merge(notebook="zelda", n=merged.n, by="dad", why="again")
+    with pytest.raises(Invalid):  # not a merge's line
+        services.undo_merge(notebook="zelda", n=3, by="dad", why="no")
+
+
+def test_undo_merge_is_all_or_nothing_when_a_merged_line_was_restored_already(lines):
+    merged = services.merge(notebook="zelda", numbers=[1, 2], text="both", by="dad", why="one")
+    services.restore(notebook="zelda", n=2, by="dad", why="back")
+    head = selectors.head(lines).seq
+    with pytest.raises(Conflict, match="already restored"):
+        services.undo_merge(notebook="zelda", n=merged.n, by="dad", why="undo")
+    assert selectors.head(lines).seq == head

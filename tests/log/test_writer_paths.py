@@ -195,8 +195,8 @@ def test_the_holders_add_under_another_title_is_refused(claimed):
         services.add(notebook="other", text="two", source="seen", by="pippa", why="w")
 
 
-def test_the_holders_add_to_a_missing_notebook_names_the_session_first(claimed):
-    with pytest.raises(Conflict, match="holds session"):
+def test_the_holders_add_to_a_missing_notebook_is_not_found_before_any_session_rule(claimed):
+    with pytest.raises(NotFound, match="No notebook is titled 'nowhere'"):  # read in the order a person reads
         services.add(notebook="nowhere", text="two", source="seen", by="pippa", why="w")
     with pytest.raises(NotFound, match="nowhere"):
         services.add(notebook="nowhere", text="two", source="seen", by="robin", why="w")

@@ -2,11 +2,14 @@
 one: a write through either is read at once through the other, API and card; one session per notebook and per actor;
 no line number given twice; the sign-in throttle counts across them; one vault watcher sweeps a vault at a time."""
 
+import json
 import signal
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,6 +77,32 @@ def test_a_write_through_one_instance_is_read_at_once_through_the_other(pair):  
     assert dad_a.post("/notebooks/zelda/add/", [("words", "block first"), ("reason", "a rule")])[0] in (200, 302)
     lines = api(b, pippa, "GET", "/api/notebooks/zelda/lines")[1]["lines"]
     assert (lines[-1]["text"], lines[-1]["source"]) == ("block first", "dad")
+
+
+def _read_if_changed(base: str, token: str, path: str, tag: str) -> tuple[int, str, dict | None]:
+    """A conditional read: the status, the ETag and the answer (none on a 304)."""
+    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}", "If-None-Match": tag})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.headers["ETag"], json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("ETag"), None
+
+
+def test_a_write_through_one_instance_is_in_the_next_conditional_read_through_the_other(pair):  # noqa: ANN001
+    a, b, pippa = pair["a"], pair["b"], pair["tokens"]["pippa"]
+    path = "/api/notebooks/zelda/turn"
+    tag = _read_if_changed(a, pippa, path, '"none yet"')[1]
+    for i in range(8):
+        writer, reader = (a, b) if i % 2 == 0 else (b, a)
+        # Every worker of both answers 304 to the tag, whichever instance gave it: a tag names the same answer on each.
+        for base in (a, b) * 3:
+            assert _read_if_changed(base, pippa, path, tag)[:2] == (304, tag)
+        body = {"text": f"conditional {i}", "source": "seen", "why": "x"}
+        assert api(writer, pippa, "POST", "/api/notebooks/zelda/lines", body)[0] == 201
+        status, new_tag, answer = _read_if_changed(reader, pippa, path, tag)
+        assert status == 200 and new_tag != tag and f"conditional {i}" in answer["text"]
+        tag = new_tag
 
 
 def _take_at_once(takers: list[tuple[str, str]], tokens: dict[str, str], plan: str) -> dict[str, tuple[int, dict]]:

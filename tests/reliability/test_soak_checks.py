@@ -124,3 +124,17 @@ def test_check_writes_counts_sessions_writes_once_and_still_finds_a_real_double_
     acked_count, lost, doubled, refused_left, unanswered_landed = checker.check_writes({"zelda": rows})
     assert (acked_count, lost, doubled, refused_left, unanswered_landed) == (5, 1, 1, 0, 0)
     assert [p.split(":")[0] for p in checker.problems] == ["add by pippa ('soak pippa #3 0.3') answered 201", "LOST"]
+
+
+def test_a_write_answered_503_because_its_connection_was_lost_may_have_landed_but_a_plain_refusal_may_not() -> None:
+    lost_connection = {"error": {"code": "unavailable", "message": "... its write may or may not stand. ..."}}
+    disk_full = {"error": {"code": "unavailable", "message": "The database's disk is full: nothing was written."}}
+    tokens = ["soak pippa #0 0.0", "soak pippa #1 0.1"]
+    writes = [
+        Write("add", "pippa", tokens[0], 0.0, "zelda", status=503, answer=lost_connection),
+        Write("add", "pippa", tokens[1], 0.0, "zelda", status=503, answer=disk_full),
+    ]
+    checker = Checker(writes)
+    counts = checker.check_writes({"zelda": [plain(1, 1, why=tokens[0]), plain(2, 2, why=tokens[1])]})
+    assert counts == (0, 0, 0, 1, 1)
+    assert checker.problems == ["refused add by pippa (503) left 1 rows"]

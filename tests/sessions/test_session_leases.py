@@ -10,27 +10,9 @@ from notebooks.log.rules.errors import Conflict
 from notebooks.models import EventKind, SessionEvent
 from notebooks.sessions import leases
 from notebooks.sessions import services as sessions
+from tests.conftest import LEASE_TTL
 
-TTL = 60.0
-
-
-class Clock:
-    def __init__(self, start: float) -> None:
-        self.at = start
-
-    def __call__(self) -> float:
-        return self.at
-
-    def move(self, seconds: float) -> None:
-        self.at += seconds
-
-
-@pytest.fixture
-def clock(monkeypatch, settings):  # noqa: ANN001, ANN201
-    settings.NOTEBOOK_SESSION_TTL = TTL
-    moved = Clock(leases.time.time())
-    monkeypatch.setattr(leases, "now", moved)
-    return moved
+TTL = LEASE_TTL
 
 
 def _take(api, notebook="zelda", plan="tidy the bridge lines"):  # noqa: ANN001, ANN201

@@ -77,15 +77,15 @@ def test_a_write_under_another_title_is_refused_while_a_session_is_open(zelda):
 def test_a_heading_passed_as_a_title_is_refused_not_made_a_notebook(zelda):
     """The seed's bug: lines written under a heading, each into a notebook of its own that no turn read."""
     sessions.take(notebook="zelda", plan="tidy", by=PIPPA)
-    with pytest.raises(Conflict):
+    with pytest.raises(NotFound):  # a title that names no notebook is a 404 before any session rule
         _add("the guard swings twice", title="Bridge guard")
     with pytest.raises(Conflict):
         services.create_notebook(title="Bridge guard", by="pippa")
-    with pytest.raises(Conflict):
+    with pytest.raises(NotFound):
         services.edit(notebook="Bridge guard", n=1, to="x", by=PIPPA, why="y")
-    with pytest.raises(Conflict):
+    with pytest.raises(NotFound):
         services.retire(notebook="Bridge guard", n=1, by=PIPPA, why="y")
-    with pytest.raises(Conflict):
+    with pytest.raises(NotFound):
         services.merge(notebook="Bridge guard", numbers=[1, 2], text="x", by=PIPPA, why="y")
 
 

@@ -13,6 +13,7 @@ from django_htmx.http import reswap, retarget
 
 from notebooks.card import fragments
 from notebooks.card import selectors as card_selectors
+from notebooks.card import similar as card_similar
 from notebooks.card.forms import EditForm, MoveForm, PutBackForm, RedactForm, RestoreForm, RetireForm
 from notebooks.card.views.respond import (
     CONFLICT,
@@ -46,14 +47,14 @@ def _slot(panel: str) -> str:
 
 
 def _shown_or_sent_back(
-    request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker
+    request: HttpRequest, notebook: Notebook, n: int, panel: str, make: FormMaker, **initial: Any
 ) -> tuple[Line | None, forms.Form | None, HttpResponse | None]:
     """(the live line, the form, the answer to a GET or an invalid POST): a valid POST's is None, for the caller."""
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
         if current is None:
             return None, None, _gone(request, notebook, n)
-        form, status = make(initial={"words": current.text, "expected": current.seq}), 200  # a form reads its own
+        form, status = make(initial={"words": current.text, "expected": current.seq, **initial}), 200  # its own
     else:
         form, status = make(request.POST), INVALID
         if form.is_valid():
@@ -123,7 +124,9 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
 def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
     make = partial(RetireForm, n=n)
-    current, form, answer = _shown_or_sent_back(request, notebook, n, "retire-form", make)
+    carried = card_similar.last_reasons(request).get("retire", "")  # only when Dad asked to give it the next lines
+    initial = {"reason": carried, "carry": True} if carried else {}
+    current, form, answer = _shown_or_sent_back(request, notebook, n, "retire-form", make, **initial)
     if answer is not None:
         return answer
     data = form.cleaned_data
@@ -144,6 +147,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
         return line_or_panel(request, notebook, "retire-form", n, line=current, retire_form=form, status=INVALID)
     except NotebookError as exc:
         return _refused(request, notebook, n, exc, form, "retire-form", make)
+    card_similar.remember_reason(request, "retire", data["reason"].strip(), carry=data["carry"])
     return _left(request, notebook, n, f"Retired line #{n}.")
 
 

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods
 from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
+from notebooks.card import suggestions as card_suggestions
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log.identity.roles import Actor, user_is_editor
 from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
@@ -32,7 +33,8 @@ from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
 REVIEW = "notebooks/review.html"
-REVIEW_PANELS = ("restore-form", "putback-form")  # review.html's forms: on a full page they stand above the list
+# review.html's forms: on a full page they stand above the list
+REVIEW_PANELS = ("restore-form", "putback-form", "undo-merge-form")
 VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
 CARD_LINES = 1000  # lines a card lists at first, and how many more each "Show more" adds
 PENDING_SHOWN = 50  # an open session's proposals the card lists (/sessions/ pages through all of them)
@@ -191,7 +193,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "fragments": kept,
         "pending": None if frozen else _pending(notebook),
         **reviewing,
-        **_similar_context(request, notebook, lines, state["show"] == "similar", frozen),
+        **_similar_context(request, notebook, lines, state["show"] == "similar", frozen, asked.get("drawn")),
     }
     fresh = set(extra.get("fresh") or ())
     context["fresh_lines"] = [x for x in lines if x.n in fresh and x not in listed]  # listed whatever the filter
@@ -218,18 +220,25 @@ def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
 
 
 def _similar_context(
-    request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool
+    request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool, drawn: int | None = None
 ) -> dict[str, Any]:
-    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's."""
+    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's.
+    The groups are drawn at row `drawn` (the head when Dad opened the view; the head when none or a later one is
+    asked), so a decision changes only the groups that hold its lines until he looks again."""
     if not asked:
         return {"similar_groups": None}
     if frozen:
         return {"similar_groups": []}
+    head = selectors.head(notebook).seq
+    drawn = head if drawn is None or drawn > head else drawn
     return {
-        "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request)),
-        "similar_total": len(similar_selectors.groups_for(notebook)),
-        "similar_compared": similar_selectors.compared_for(notebook),
-        "not_alike_marks": similar_selectors.live_marks(notebook),
+        "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request), drawn=drawn),
+        "similar_suggestions": card_suggestions.pending(notebook, lines, card_similar.last_reasons(request)),
+        "similar_total": card_similar.total(notebook, lines, drawn=drawn),
+        "similar_compared": similar_selectors.compared_for(notebook, drawn=drawn),
+        "similar_drawn": drawn,
+        "similar_since": head - drawn,
+        "not_alike_marks": card_similar.marks(notebook, lines),
         "words_limit": settings.NOTEBOOK_MAX_WORDS,
         "reason_limit": settings.NOTEBOOK_MAX_REASON,
     }

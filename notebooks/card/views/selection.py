@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import selectors as card_selectors
+from notebooks.card import similar as card_similar
 from notebooks.card.forms import AddForm, SelectionForm
 from notebooks.card.views.respond import (
     CARD,
@@ -26,6 +27,7 @@ from notebooks.card.views.respond import (
 )
 from notebooks.log import moves, services
 from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.views import selectors as log_selectors
 from notebooks.models import Notebook
 
 
@@ -64,6 +66,8 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
     form = selection_form(notebook, request.POST)
     if request.POST.get("preview"):
         return _preview(request, notebook, form)
+    if request.POST.get("choices"):
+        return _keep_choices(request, notebook, form)
     status = INVALID
     if form.is_valid():
         data = form.cleaned_data
@@ -73,17 +77,22 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
         in_view = request.htmx and set(numbers) <= _listed(request, notebook)
         try:
             if data["action"] == "merge":
-                written = services.merge(notebook=notebook.title, numbers=numbers, text=data["words"], by=by, why=why)
+                words = data["words"].strip() or card_similar.words_to_keep(notebook, data["keep"])
+                written = services.merge(notebook=notebook.title, numbers=numbers, text=words, by=by, why=why)
                 note = f"Merged {listed} into new line #{written.n}."
             elif data["action"] == "move":
                 went = moves.move_many(notebook=notebook.title, numbers=numbers, to=data["to"], by=by, why=why)
                 note = f"Moved {listed} to {data['to']} as {', '.join(f'#{x.m}' for x in went)}."
+            elif data["into"] is not None:
+                into = data["into"]
+                services.retire_into(notebook=notebook.title, numbers=numbers, into=into, by=by, why=why)
+                note = f"Retired {listed}, now said by #{into}."
             else:
                 services.retire_many(notebook=notebook.title, numbers=numbers, by=by, why=why)
                 note = f"Retired {listed}."
         except NotebookError as exc:  # a ticked number that is no line (a crafted or very stale form): said, not a 404
             status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
-            form.add_error(None, f"Nothing was changed. {exc.message}")
+            form.add_error(_refused_field(notebook, data), f"Nothing was changed. {exc.message}")
         else:
             if not request.htmx:
                 return back_to(request, card_url(notebook, _state(request)), note)
@@ -94,20 +103,54 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                 return with_oob(request, answer, notebook, note, focus_line=merged, announce_only=True)
             return _in_their_places(request, notebook, numbers, merged, note)
     chosen = {str(x) for x in request.POST.getlist("n")}
-    return region(request, notebook, selection_form=form, selected=chosen, status=status)
+    keeping = _merge_choices(notebook, form)
+    return region(request, notebook, selection_form=form, selected=chosen, status=status, **keeping)
 
 
 def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
-    """Which source a merge of the ticked lines into these words gives: that sentence alone for htmx, or the card."""
+    """Which source a merge of the ticked lines into these words (or the kept line's) gives: that sentence alone
+    for htmx, or the card."""
     form.is_valid()  # only the ticks and the words matter here: a reason not yet written is no refusal
-    numbers, words = form.cleaned_data.get("n") or [], form.cleaned_data.get("words") or ""
+    numbers, words = form.cleaned_data.get("n") or [], (form.cleaned_data.get("words") or "").strip()
+    keep = form.cleaned_data.get("keep")
+    if not words and keep in numbers:
+        try:
+            words = card_similar.words_to_keep(notebook, keep)
+        except NotFound:
+            words = ""  # the preview then asks for words; the merge itself says why
     preview = card_selectors.merge_preview(notebook, numbers, words)
     if request.htmx:
         answer = render(request, f"{CARD}#merge-source", {"merge_preview": preview})
         return reswap(retarget(answer, "#merge-source"), "outerHTML")
-    shown = selection_form(notebook, initial={"words": words, "reason": request.POST.get("reason", "")})
+    typed = {"words": form.cleaned_data.get("words") or "", "reason": request.POST.get("reason", "")}
+    shown = selection_form(notebook, initial=typed)
     chosen = {str(x) for x in request.POST.getlist("n")}
-    return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview)
+    keeping = _merge_choices(notebook, form)
+    return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview, **keeping)
+
+
+def _keep_choices(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
+    """The ticked lines' words to keep, each with the source keeping them gives: card.js asks as Merge opens."""
+    form.is_valid()
+    answer = render(request, f"{CARD}#merge-keep", _merge_choices(notebook, form))
+    return reswap(retarget(answer, "#sel-keep"), "outerHTML")
+
+
+def _merge_choices(notebook: Notebook, form: SelectionForm) -> dict:
+    """The Similar view's choices for the ticked lines (its clearest line chosen unless he chose one still ticked)."""
+    numbers = (form.cleaned_data.get("n") if hasattr(form, "cleaned_data") else None) or []
+    keep = form.cleaned_data.get("keep") if hasattr(form, "cleaned_data") else None
+    return {
+        "merge_choices": card_similar.ticked_group(notebook, numbers),
+        "keep_draft": {"keep": str(keep)} if keep in numbers else {},
+    }
+
+
+def _refused_field(notebook: Notebook, data: dict) -> str | None:
+    """The field a refusal is about: the "now said by" line when it is not live (the service judges it first)."""
+    into = data.get("into")
+    about_into = data["action"] == "retire" and into is not None and log_selectors.live_line(notebook, into) is None
+    return "into" if about_into else None
 
 
 def _listed(request: HttpRequest, notebook: Notebook) -> set[int]:

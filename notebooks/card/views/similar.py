@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
-from notebooks.card.forms import SimilarForm
+from notebooks.card.forms import SimilarForm, UndoMergeForm
 from notebooks.card.views.respond import (
     INVALID,
     actor_of,
@@ -14,13 +14,16 @@ from notebooks.card.views.respond import (
     card_context,
     card_url,
     editor_required,
+    line_or_panel,
     notebook_or_404,
     refusal_status,
+    region,
     render_page,
     with_oob,
 )
 from notebooks.log import services
 from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.store import rows as stored
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.similar import services as similar_services
@@ -42,14 +45,29 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
             status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
             form.add_error(None, f"Nothing was changed. {exc.message}")
         else:
-            if form.cleaned_data["action"] != "not-alike":
-                card_similar.remember_reason(request, request.POST.get("kind", ""), form.cleaned_data["reason"].strip())
+            data = form.cleaned_data
+            if data["action"] != "not-alike":
+                kind = request.POST.get("kind", "")
+                card_similar.remember_reason(request, kind, data["reason"].strip(), carry=data["carry"])
+            # The groups stay those drawn when Dad opened the view: this decision takes off only its own lines.
+            view = {**VIEW, "drawn": _drawn(data.get("drawn"))}
             if not request.htmx:
-                return back_to(request, card_url(notebook, VIEW), note)
-            # The whole view again, the note above it: a decision may change other groups (a line gone, a new one).
-            context = card_context(request, notebook, QueryDict("show=similar"), similar_note=note, similar_fresh=fresh)
-            return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
+                return back_to(request, card_url(notebook, view), note)
+            shown = QueryDict(mutable=True)
+            shown.update(view)
+            merged = fresh if data["action"] == "merge" else None  # its note offers the merge's undo
+            context = card_context(
+                request, notebook, shown, similar_note=note, similar_fresh=fresh, similar_merged=merged
+            )
+            answer = with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
+            answer["HX-Replace-Url"] = card_url(notebook, view)  # a reload shows the same groups
+            return answer
     return _group_again(request, notebook, form, status)
+
+
+def _drawn(drawn: int | None) -> str:
+    """The row the page's groups were drawn at, as the card's query gives it ("" when the page named none)."""
+    return "" if drawn is None else str(drawn)
 
 
 def _apply(request: HttpRequest, notebook: Notebook, data: dict) -> tuple[str, int | None]:
@@ -65,12 +83,7 @@ def _apply(request: HttpRequest, notebook: Notebook, data: dict) -> tuple[str, i
         others = [x for x in numbers if x != keep]
         services.retire_into(notebook=notebook.title, numbers=others, into=keep, by=by, why=why)
         return f"Kept #{keep}; retired {', '.join(f'#{x}' for x in others)} into it.", keep
-    words = (data.get("words") or "").strip()
-    if not words:
-        kept = selectors.live_line(notebook, keep)
-        if kept is None:
-            raise NotFound(f"Line #{keep} is no longer live.")
-        words = kept.text
+    words = (data.get("words") or "").strip() or card_similar.words_to_keep(notebook, keep)
     written = services.merge(notebook=notebook.title, numbers=numbers, text=words, by=by, why=why)
     made = selectors.live_line(notebook, written.n)
     whose = "" if made is None else f" ({made.source.replace('_', ' ')})"
@@ -88,10 +101,13 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
     group = card_similar.group_of(selectors.view(notebook), numbers, request.POST.get("kind", "repeat"))
     if group is None and request.htmx:  # its lines are gone since the view was drawn: the view as it is now
         said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-        context = card_context(request, notebook, QueryDict("show=similar"), similar_note=said)
+        shown = QueryDict(mutable=True)
+        shown.update({**VIEW, "drawn": request.POST.get("drawn", "")})
+        context = card_context(request, notebook, shown, similar_note=said)
         return render_page(request, f"{SIMILAR}#groups", context, status)
     context = {"notebook": notebook, "group": group, "form": form, "can_edit": True, "draft": request.POST,
-               "draft_out": request.POST.getlist("out"), "draft_add": request.POST.getlist("add")}  # fmt: skip
+               "draft_out": request.POST.getlist("out"), "draft_add": request.POST.getlist("add"),
+               "similar_drawn": form.cleaned_data.get("drawn") if hasattr(form, "cleaned_data") else None}  # fmt: skip
     if request.htmx:  # only the group refused, in its place: the others may hold drafts
         answer = render_page(request, f"{SIMILAR}#group", context, status)
         return reswap(retarget(answer, f"#group-{_key(request)}"), "outerHTML")
@@ -111,3 +127,50 @@ def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
     else:
         messages.success(request, "The group is offered again.")
     return HttpResponseRedirect(card_url(notebook, VIEW))
+
+
+@login_required
+@editor_required("GET", "POST")
+def undo_merge(request: HttpRequest, title: str, n: int) -> HttpResponse:
+    """Undo the merge that made line n in one step, for one reason: its lines restored, line n retired. Asked from
+    the Similar view's note on the merge (answered there) or from a merged line's notice on the card."""
+    notebook = notebook_or_404(title)
+    merged = stored.merged_into(notebook.pk, n)
+    shown = {"merged_lines": merged, "undo_of": n}
+    if request.method == "GET":
+        return line_or_panel(request, notebook, "undo-merge-form", n, undo_form=UndoMergeForm(n=n), **shown)
+    form = UndoMergeForm(request.POST, n=n)
+    similar_view = request.POST.get("show") == "similar"
+    status = INVALID
+    if form.is_valid():
+        try:
+            why = form.cleaned_data["reason"]
+            undone = services.undo_merge(notebook=notebook.title, n=n, by=actor_of(request), why=why)
+        except NotebookError as exc:
+            form.add_error(None, f"Nothing was changed. {exc.message}")
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
+        else:
+            back = ", ".join(f"#{x} as #{y}" for x, y in undone.restored.items())
+            note = f"Undid the merge into #{n}: restored {back}; #{n} is retired."
+            fresh = tuple(undone.restored.values())
+            if similar_view:
+                view = {**VIEW, "drawn": _drawn(form.cleaned_data.get("drawn"))}
+                if not request.htmx:
+                    return back_to(request, card_url(notebook, view), note)
+                listed = QueryDict(mutable=True)
+                listed.update(view)
+                context = card_context(request, notebook, listed, similar_note=note)
+                return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
+            if not request.htmx:
+                return back_to(request, card_url(notebook, anchor=f"line-{fresh[0]}"), note)
+            return reswap(retarget(region(request, notebook, note=note, fresh=fresh), "#lines-region"), "outerHTML")
+    if similar_view:  # refused from the Similar view's note: said there, the groups as they were drawn
+        said = " ".join(form.top_errors() + [e for e in form.errors.get("reason", [])])
+        if not request.htmx:
+            messages.error(request, said)
+            return HttpResponseRedirect(card_url(notebook, {**VIEW, "drawn": request.POST.get("drawn", "")}))
+        listed = QueryDict(mutable=True)
+        listed.update({**VIEW, "drawn": request.POST.get("drawn", "")})
+        context = card_context(request, notebook, listed, similar_note=said, similar_merged=n)
+        return render_page(request, f"{SIMILAR}#groups", context, status)
+    return line_or_panel(request, notebook, "undo-merge-form", n, undo_form=form, status=status, **shown)

@@ -168,6 +168,18 @@ def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
     return found[0] if found else None
 
 
+def merged_into(notebook_id: int, n: int) -> list[int]:
+    """The lines merged into line n (their strikes how="merged" naming it), by number."""
+    return [
+        x
+        for (x,) in fetch_all(
+            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'strike' AND how = 'merged' AND \"into\" = %s "
+            "ORDER BY n",
+            [notebook_id, n],
+        )
+    ]
+
+
 def last_strike_moved(notebook_id: int, n: int) -> Found | None:
     return fetch_one(
         "SELECT moved_notebook, moved_n FROM notebooks_row WHERE notebook_id = %s AND n = %s AND op = 'strike' "
@@ -295,16 +307,28 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
 
 
 # ----- the card's reads (card/) ------------------------------------------------------------------------------------
+# The lines a merge made keeping one merged line's words (the same words have one digest in a notebook): those
+# words were counted already, on the day the merged line first had them.
+MERGED_KEEPING_WORDS_SQL = """
+SELECT DISTINCT m."into" FROM notebooks_row m
+JOIN notebooks_row a ON a.notebook_id = m.notebook_id AND a.n = m."into" AND a.op = 'add'
+JOIN notebooks_row x ON x.notebook_id = m.notebook_id AND x.n = m.n AND x.op IN ('add', 'edit') AND x.digest = a.digest
+WHERE m.notebook_id = %s AND m.op = 'strike' AND m.how = 'merged' AND m.seq <= %s AND a.digest <> ''
+"""
+
+
 def added_per_day(notebook_id: int, cut: int) -> list[Found]:
-    """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source."""
+    """(UTC day since 1970, source, count) of add rows up to seq `cut`, by day and source; a restore's add and a
+    merge's add that keeps a merged line's words are not new lines and are not counted."""
     if connection.vendor == "postgresql":
         day = "CAST(FLOOR(at / 86400) AS BIGINT)"
     else:
         day = "CAST(at / 86400 AS INTEGER)"  # at is never negative, so truncation is floor
     return fetch_all(
         f"SELECT {day} AS day, source, COUNT(*) FROM notebooks_row "
-        "WHERE notebook_id = %s AND op = 'add' AND seq <= %s GROUP BY day, source ORDER BY day, source",
-        [notebook_id, cut],
+        "WHERE notebook_id = %s AND op = 'add' AND seq <= %s AND \"into\" IS NULL "
+        f"AND n NOT IN ({MERGED_KEEPING_WORDS_SQL}) GROUP BY day, source ORDER BY day, source",
+        [notebook_id, cut, notebook_id, cut],
     )
 
 

@@ -17,6 +17,8 @@ PROTECTED_TABLES = (
     "notebooks_archivemark",
     "notebooks_notalike",
     "notebooks_rowproof",
+    "notebooks_suggestion",
+    "notebooks_suggestiondecision",
 )
 
 # The one delete the log allows: a line's words, once a redact row of the same notebook names their digest.

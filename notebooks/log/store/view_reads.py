@@ -111,6 +111,17 @@ def notebook_heads() -> list[Found]:
     )
 
 
+def notebook_head(title: str) -> Found | None:
+    """(id, title, seq, hash, at) of the notebook titled `title` and its last row (None's before its first), or None
+    when no notebook has that title: a conditional read's one lookup (seeks on the title and on row_cut_idx)."""
+    return fetch_one(
+        "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+        "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
+        "WHERE n.title = %s",
+        [title],
+    )
+
+
 def redacted_digests(notebook_id: int) -> frozenset[str]:
     """The digests of every word the notebook's redact rows removed."""
     found = fetch_all("SELECT redacts FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook_id])

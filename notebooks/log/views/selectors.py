@@ -37,10 +37,26 @@ def get_notebook(title: str) -> Notebook:
         found = cursor.fetchone()
     if found is not None:
         return Notebook.from_db(connection.alias, ["id", "title"], found)
+    raise _not_found(title)
+
+
+def _not_found(title: str) -> NotFound:
     titles = list(Notebook.objects.values_list("title", flat=True))
     close = difflib.get_close_matches(title, titles, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise NotFound(f"No notebook is titled {title!r}.{hint}")
+    return NotFound(f"No notebook is titled {title!r}.{hint}")
+
+
+def notebook_and_head(title: str) -> tuple[Notebook, Head]:
+    """The notebook titled `title` and its head, in one statement (refused as get_notebook refuses)."""
+    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
+        raise NotFound(f"No notebook is titled {title!r}.")
+    found = viewed.notebook_head(title)
+    if found is None:
+        raise _not_found(title)
+    nb_id, nb_title, seq, hash_, at = found
+    notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, nb_title))
+    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:

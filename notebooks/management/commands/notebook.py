@@ -8,7 +8,7 @@ from notebooks.cli import MODULES
 from notebooks.cli.arguments import check_every_argument
 from notebooks.log.rules.errors import NotebookError
 
-EXIT_CODES = {400: 2, 403: 3, 404: 4, 409: 5}  # a refusal's status: its exit code (docs/cli.md); any other is 1
+EXIT_CODES = {400: 2, 403: 3, 404: 4, 409: 5, 429: 7}  # a refusal's status: its exit code (docs/cli.md); any other is 1
 
 
 class Command(BaseCommand):

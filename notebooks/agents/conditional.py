@@ -1,0 +1,178 @@
+"""Conditional reads, and the answers kept for them. The turn, lines, rows and history answers carry an ETag naming
+what decides them: the notebook's head (its last row's seq and hash), the view its reader reads (everyone's, or a
+holder's own with her session's proposals: sessions/reads.py) and the request. If-None-Match with that tag answers 304
+after one lookup of the head, folding and serialising nothing. A live answer's bytes are kept per notebook at its
+head, for each view and request, so a full read after another reader's costs the same lookup and the bytes. A frozen
+read (`until`) is tagged by the row it stands at and the notebook's count of redactions (kept.past keeps its view).
+
+    @conditional.read  # under @api.get, for a view taking `notebook` (and `q` with `until`, if it has one)
+"""
+
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
+from django.utils.http import parse_etags
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel
+
+from notebooks.agents.answers import until_of
+from notebooks.log.identity.roles import Actor
+from notebooks.log.redaction import words_redacted
+from notebooks.log.views import queries, selectors
+from notebooks.log.views.lines import Head
+from notebooks.log.views.lru import LRU, notebook_key
+from notebooks.models import Notebook
+from notebooks.sessions import leases
+from notebooks.sessions import reads as session_reads
+from notebooks.version import VERSION
+
+CONTENT_TYPE = "application/json; charset=utf-8"  # ninja's, as it renders every other answer
+NOTEBOOKS_KEPT = 256  # notebooks whose answers are kept (least recently read dropped first)…
+BYTES_KEPT = 64 * 2**20  # …and no more bytes than this in all of them
+EVERYONE = ("everyone",)  # the view of every reader but a holder: the log as it is (Dad's too: answers.py)
+
+
+@dataclass
+class Kept:
+    """A notebook's answers at one head: (view, request) -> the answer's bytes."""
+
+    seq: int
+    hash: str
+    answers: dict[tuple, bytes] = field(default_factory=dict)
+    size: int = 0
+
+    def put(self, key: tuple, body: bytes) -> None:
+        self.size += len(body) - len(self.answers.get(key, b""))
+        self.answers[key] = body
+
+
+# (alias, database name, notebook pk) -> its answers at the head last read
+_kept: LRU[Kept] = LRU(most=lambda: NOTEBOOKS_KEPT, weigh=lambda kept: kept.size, heaviest=lambda: BYTES_KEPT)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What decides a read's answer: the notebook, the row it stands at, the reader's view; named by `tag`."""
+
+    notebook: Notebook
+    head: Head
+    view: tuple
+    frozen: bool
+    tag: str
+
+
+def view_of(notebook: Notebook, reader: Actor) -> tuple:
+    """The view a live read shows this reader: everyone's, or her own session's (its id and when its lease was last
+    renewed: a renewal moves when it lapses, and a lapse or a land gives her everyone's view again)."""
+    mine = session_reads.held(notebook, reader)  # open, or lapsed and listed apart: either is her own answer
+    return EVERYONE if mine is None else ("session", mine.session.pk, mine.state, leases.renewed_at(mine.session))
+
+
+def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:
+    """The read the request makes, found without folding anything: one statement for the notebook and its head (or,
+    frozen, the row it stands at), and the reader's session (one more statement, two for a holder)."""
+    at = until_of(until)
+    if at is None:
+        notebook, top = selectors.notebook_and_head(title)
+        view = view_of(notebook, request.auth)
+    else:
+        notebook = selectors.get_notebook(title)
+        top, redactions = queries.row_and_redactions(notebook, queries.ALL, at)
+        view = ("frozen", redactions)
+    named = "\x1f".join(map(str, (VERSION, notebook.pk, top.seq, top.hash, *view, request.get_full_path())))
+    tag = '"' + hashlib.blake2b(named.encode(), digest_size=16).hexdigest() + '"'
+    return Read(notebook, top, view, at is not None, tag)
+
+
+def matches(request: HttpRequest, tag: str) -> bool:
+    """Whether If-None-Match names `tag` (compared weakly, as RFC 9110 says for it). A `*` is answered in full: no
+    lookup here says whether the answer exists (a line's history may not)."""
+    sent = parse_etags(request.headers.get("If-None-Match", ""))
+    return tag in {t.removeprefix("W/") for t in sent}
+
+
+def read(view: Callable | None = None, *, also: Callable[[Notebook, Actor], Any] | None = None) -> Callable:
+    """A read view answered conditionally and kept per head (see above). `also` is what a live read does beside its
+    answer (the turn notes that it was read), done when the view itself does not run."""
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def inner(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
+            found = stands(request, kwargs["notebook"], getattr(kwargs.get("q"), "until", None))
+            ran = False
+            if matches(request, found.tag):
+                answer: HttpResponseBase = HttpResponseNotModified()
+            else:
+                path = request.get_full_path()
+                body = None if found.frozen else kept_answer(found, path)
+                if body is None:
+                    body, ran = rendered(fn(request, **kwargs)), True
+                    if not found.frozen:
+                        keep(found, path, body, request.auth)
+                answer = HttpResponse(body, content_type=CONTENT_TYPE)
+            if also is not None and not ran and not found.frozen:
+                also(found.notebook, request.auth)
+            answer["ETag"] = found.tag
+            return answer
+
+        return inner
+
+    return wrap(view) if view is not None else wrap
+
+
+def rendered(result: Any) -> bytes:
+    """A view's answer as ninja renders it: its own bytes, or the model dumped by ninja's encoder."""
+    if isinstance(result, HttpResponseBase):
+        return result.content
+    data = result.model_dump() if isinstance(result, BaseModel) else result
+    return json.dumps(data, cls=NinjaJSONEncoder).encode()
+
+
+def kept_answer(found: Read, request: str) -> bytes | None:
+    kept = _kept.get(notebook_key(found.notebook))
+    if kept is None or (kept.seq, kept.hash) != (found.head.seq, found.head.hash):
+        return None
+    return kept.answers.get((found.view, request))
+
+
+def keep(found: Read, request: str, body: bytes, reader: Actor) -> None:
+    """Keep the answer at the head it was looked up at: it was made after that lookup, so a later head's answer
+    never stands for an earlier one's (a head, once passed, never comes back)."""
+    if found.view == EVERYONE and session_reads.held(found.notebook, reader) is not None:
+        return  # she took a session while her read ran: the answer may be her own view, not everyone's
+    top = found.head
+
+    def put(old: Kept | None) -> Kept:
+        if old is not None and (old.seq, old.hash) != (top.seq, top.hash) and old.seq > top.seq:
+            return old  # a later head's answers came first: this one is already out of date
+        kept = old if old is not None and (old.seq, old.hash) == (top.seq, top.hash) else Kept(top.seq, top.hash)
+        kept.put((found.view, request), body)
+        return kept
+
+    _kept.keep(notebook_key(found.notebook), put)
+
+
+def forget(notebook: Notebook | None = None) -> None:
+    """Drop the kept answers of a notebook (or of every notebook)."""
+    if notebook is None:
+        _kept.clear()
+    else:
+        key = notebook_key(notebook)
+        _kept.drop(lambda found: found == key)
+
+
+def kept_count() -> int:
+    """How many answers are kept, in every notebook."""
+    return sum(len(kept.answers) for kept in _kept.values())
+
+
+@receiver(words_redacted)
+def _redacted(sender: object, notebook: Notebook, **kwargs: object) -> None:
+    """A redaction committed in this process: no answer kept here may still hold its words."""
+    forget(notebook)

@@ -1,0 +1,124 @@
+"""MCP over Streamable HTTP at /mcp: the stdio server's tools (mcp_server.build) for the actor a bearer token speaks
+for, through the official SDK's transport in its stateless JSON mode, so any worker of any instance answers any call.
+
+The app is served over WSGI (gunicorn, runserver); the SDK's transport is ASGI. Each process runs one event loop in
+a thread of its own (an anyio portal, started on the first call, after gunicorn's fork) holding one session manager
+per actor; a request hands its one exchange to that loop and waits for the answer.
+"""
+
+import functools
+import threading
+from typing import Any
+
+import anyio
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from notebooks.agents import tokens
+from notebooks.agents.mcp_server import build
+from notebooks.log.identity.roles import Actor
+
+_started = threading.Lock()
+_portal: BlockingPortal | None = None
+_held: list[Any] = []  # the contexts entered for good: dropped, they would be closed and stop the loop
+
+
+def _loop() -> BlockingPortal:
+    """This process's event loop for MCP exchanges, started once (the context is never left: it lives as long as the
+    process)."""
+    global _portal
+    with _started:
+        if _portal is None:
+            _held.append(start_blocking_portal())
+            _portal = _held[-1].__enter__()
+        return _portal
+
+
+@functools.cache
+def _manager(name: str, editor: bool) -> StreamableHTTPSessionManager:
+    """The actor's tools behind the SDK's transport, running in this process's loop. Django checks the Host header
+    (ALLOWED_HOSTS) and the token stands for the caller, so the SDK's own DNS-rebinding check is off."""
+    server = build(Actor(name=name, editor=editor))
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    manager = server.session_manager
+    _held.append(_loop().wrap_async_context_manager(manager.run()))
+    _held[-1].__enter__()
+    return manager
+
+
+def _scope(request: HttpRequest) -> dict[str, Any]:
+    headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in request.headers.items()]
+    port = int(request.get_port() or 80)
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "raw_path": request.path.encode(),
+        "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
+        "root_path": "",
+        "headers": headers,
+        "client": (request.META.get("REMOTE_ADDR", ""), 0),
+        "server": (request.get_host().split(":")[0], port),
+    }
+
+
+async def _exchange(manager: StreamableHTTPSessionManager, scope: dict[str, Any], body: bytes) -> HttpResponse:
+    """One request through the transport: its body in, the status, headers and body it sends out."""
+    answered = anyio.Event()
+    given = False
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await answered.wait()  # the client is still there until its answer is sent
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                answered.set()
+
+    await manager.handle_request(scope, receive, send)
+    response = HttpResponse(b"".join(chunks), status=start.get("status", 500))
+    for key, value in start.get("headers", []):
+        if key.lower() not in (b"content-length", b"connection"):
+            response[key.decode("latin-1")] = value.decode("latin-1")
+    return response
+
+
+def _unauthorized(message: str) -> JsonResponse:
+    response = JsonResponse({"error": {"code": "unauthorized", "message": message}}, status=401)
+    response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
+    return response
+
+
+@csrf_exempt
+@require_POST  # stateless: no event stream to GET (it would hold a worker thread), no session to DELETE
+def endpoint(request: HttpRequest) -> HttpResponse:
+    """POST a JSON-RPC message with `Authorization: Bearer <token>`: the MCP tools the token's actor may use."""
+    scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return _unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
+    actor = tokens.authenticate(secret.strip())
+    if actor is None:
+        return _unauthorized("The token is unknown or revoked.")
+    manager = _manager(actor.name, actor.editor)
+    return _loop().call(_exchange, manager, _scope(request), request.body)

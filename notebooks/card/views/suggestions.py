@@ -1,0 +1,88 @@
+"""Dad's decision on a suggestion from outside, in the Similar view: the same decisions as an engine group's, and
+his SuggestionDecision with his reason (similar/suggestions.decide)."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django_htmx.http import reswap, retarget
+
+from notebooks.card import similar as card_similar
+from notebooks.card import suggestions as card_suggestions
+from notebooks.card.suggestions import SuggestionForm
+from notebooks.card.views.respond import (
+    INVALID,
+    actor_of,
+    back_to,
+    card_context,
+    card_url,
+    editor_required,
+    notebook_or_404,
+    refusal_status,
+    render_page,
+    with_oob,
+)
+from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.views import selectors
+from notebooks.models import Notebook, Suggestion
+from notebooks.similar import suggestions
+
+SIMILAR = "notebooks/similar.html"
+SUGGESTIONS = "notebooks/suggestions.html"
+VIEW = {"show": "similar"}
+
+
+@login_required
+@editor_required("POST")
+def decide(request: HttpRequest, title: str, suggestion: int) -> HttpResponse:
+    notebook = notebook_or_404(title)
+    form = SuggestionForm(request.POST)
+    status = INVALID
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            done = suggestions.decide(
+                notebook=notebook.title, suggestion=suggestion, action=data["action"], by=actor_of(request),
+                why=data["reason"].strip(), numbers=data["n"] or None, keep=data.get("keep"), words=data["words"],
+            )  # fmt: skip
+        except NotebookError as exc:  # a line gone since the view was drawn: said in its place, not a 404
+            status = INVALID if isinstance(exc, NotFound) else refusal_status(exc)
+            form.add_error(None, f"Nothing was changed. {exc.message}")
+        else:
+            if data["action"] not in ("not-alike", "dismiss"):  # as an engine group's: only what changes lines
+                kind = done.decision.suggestion.kind
+                card_similar.remember_reason(request, kind, data["reason"].strip(), carry=data["carry"])
+            # The engine's groups stay those drawn when Dad opened the view, as after a decision on one of them.
+            view = {**VIEW, "drawn": "" if data.get("drawn") is None else str(data["drawn"])}
+            if not request.htmx:
+                return back_to(request, card_url(notebook, view), done.note)
+            shown = QueryDict(mutable=True)
+            shown.update(view)
+            context = card_context(request, notebook, shown, similar_note=done.note, similar_fresh=done.fresh)
+            answer = with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, done.note)
+            answer["HX-Replace-Url"] = card_url(notebook, view)  # a reload shows the same groups
+            return answer
+    return _again(request, notebook, suggestion, form, status)
+
+
+def _again(request: HttpRequest, notebook: Notebook, number: int, form: SuggestionForm, status: int) -> HttpResponse:
+    """A refused decision: the suggestion again with the message and Dad's draft, or, when it no longer pends, the
+    view as it is now."""
+    found = Suggestion.objects.filter(notebook=notebook, pk=number).first()
+    live = {x.n: x for x in selectors.view(notebook) if not x.redacted}
+    view = card_suggestions.drawn(found, live) if found is not None else None
+    if not request.htmx:
+        for error in form.top_errors() + [e for f in form for e in f.errors]:
+            messages.error(request, error)
+        return HttpResponseRedirect(card_url(notebook, VIEW))
+    drawn = request.POST.get("drawn", "")
+    if view is None or len(view.group.choices) < len(found.lines):
+        said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
+        shown = QueryDict(mutable=True)
+        shown.update({**VIEW, "drawn": drawn})
+        context = card_context(request, notebook, shown, similar_note=said)
+        return render_page(request, f"{SIMILAR}#groups", context, status)
+    context = {"notebook": notebook, "item": view, "form": form, "can_edit": True, "draft": request.POST,
+               "draft_out": request.POST.getlist("out"),
+               "similar_drawn": drawn if drawn.isdigit() else None}  # fmt: skip
+    answer = render_page(request, f"{SUGGESTIONS}#suggestion", context, status)
+    return reswap(retarget(answer, f"#suggestion-{view.key}"), "outerHTML")

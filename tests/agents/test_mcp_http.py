@@ -1,0 +1,105 @@
+"""MCP over Streamable HTTP at /mcp, through gunicorn as `make serve` runs it, driven by the SDK's own HTTP client:
+the stdio server's tools and refusals, for the actor the bearer token speaks for; no token, no tools."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.databases import Scratch
+from tests.web_instances import Instance, collectstatic, scratch_env, start_gunicorn
+
+
+@pytest.fixture(scope="module")
+def site(scratch_templates, tmp_path_factory) -> Iterator[dict[str, Any]]:  # noqa: ANN001
+    tmp = tmp_path_factory.mktemp("mcp-http")
+    scratch: Scratch = scratch_templates.new()
+    env = scratch_env(scratch.env(), tmp / "static")
+    collectstatic(env)
+    scratch.manage("notebook", "create", "zelda", env=env)
+    tokens = {name: scratch.manage("notebook", "token", name, env=env).stdout.split()[-1] for name in ("pippa", "zoe")}
+    instance: Instance = start_gunicorn(env, tmp / "gunicorn.log", workers=2, threads=2)
+    try:
+        yield {"base": instance.base, "tokens": tokens, "scratch": scratch, "env": env}
+    finally:
+        instance.stop()
+
+
+async def _calls(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Each call's structured answer, or ("error", its text, its structured content) for a refusal."""
+    out: list[Any] = []
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with streamable_http_client(url, http_client=http) as streams, ClientSession(*streams[:2]) as client:
+            await client.initialize()
+            out.append(sorted(t.name for t in (await client.list_tools()).tools))
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                if result.is_error:
+                    out.append(("error", result.content[0].text, result.structured_content))
+                else:
+                    out.append(result.structured_content)
+    return out
+
+
+def run(site: dict[str, Any], who: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    return anyio.run(_calls, site["base"] + "/mcp", site["tokens"][who], calls)
+
+
+def test_an_sdk_client_over_http_adds_reads_and_lands_a_session(site) -> None:  # noqa: ANN001
+    tools, taken, added, view, turn = run(
+        site,
+        "pippa",
+        [
+            ("take", {"notebook": "zelda", "plan": "the forest temple"}),
+            ("add", {"notebook": "zelda", "text": "Bombs open cracked walls", "why": "saw it", "source": "seen"}),
+            ("view", {"notebook": "zelda"}),
+            ("turn", {"notebook": "zelda"}),
+        ],
+    )
+    assert {"add", "view", "turn", "take", "land", "history"} <= set(tools)
+    assert added["n"] == 1 and [line["text"] for line in view["lines"]] == ["Bombs open cracked walls"]
+    assert "Bombs open cracked walls" in turn["text"]
+    # A second request (any worker) lands the session the first took: nothing is kept between requests but the rows.
+    _, landed = run(site, "pippa", [("land", {"session": taken["id"], "summary": "the walls"})])
+    assert landed["result"] == "landed"
+    rows = site["scratch"].manage("notebook", "export", "zelda", env=site["env"]).stdout
+    assert "Bombs open cracked walls" in rows and '"lands"' in rows
+
+
+def test_refusals_over_http_are_the_tools_structured_errors(site) -> None:  # noqa: ANN001
+    _, missing, as_dad = run(
+        site,
+        "zoe",
+        [
+            ("view", {"notebook": "zeldx"}),
+            ("add", {"notebook": "zelda", "text": "x", "why": "y", "source": "dad"}),
+        ],
+    )
+    assert missing[0] == "error" and "Did you mean 'zelda'?" in missing[1]
+    assert missing[2]["error"]["code"] == "not_found"
+    assert as_dad[0] == "error" and as_dad[2]["error"]["code"] == "forbidden"
+
+
+@pytest.mark.parametrize(
+    "authorization, says",
+    [(None, "Send a token"), ("Bearer nbk_not-a-token", "unknown or revoked"), ("Basic cGlwcGE6eA==", "Send a token")],
+)
+def test_without_a_live_token_mcp_answers_401(site, authorization: str | None, says: str) -> None:  # noqa: ANN001
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    if authorization:
+        headers["Authorization"] = authorization
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    answer = httpx2.post(site["base"] + "/mcp", json=body, headers=headers, timeout=30)
+    assert answer.status_code == 401 and answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert says in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_mcp_offers_no_event_stream_and_no_session_to_end(site, method: str) -> None:  # noqa: ANN001
+    headers = {"Authorization": f"Bearer {site['tokens']['pippa']}", "Accept": "text/event-stream"}
+    answer = httpx2.request(method, site["base"] + "/mcp", headers=headers, timeout=30)
+    assert answer.status_code == 405 and answer.headers["Allow"] == "POST"

@@ -1,0 +1,65 @@
+"""The reads a harness needs, through MCP as through the API: one line, a search, the rows, the sessions and one
+session; and an unknown tool answered as every refusal is, structured and naming the tools there are."""
+
+import anyio
+import pytest
+
+from tests.mcp_client import mcp_session, scratch_database, tool_caller
+
+SETUP = """
+import os, django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
+django.setup()
+from django.core.management import call_command
+from notebooks.log import services
+from notebooks.sessions import services as sessions
+call_command("migrate", "--no-input", verbosity=0)
+services.create_notebook(title="zelda", by="test")
+for text in ("the bridge guard swings twice", "always attack first", "save before the boss door"):
+    services.add(notebook="zelda", text=text, source="seen", by="pippa", why="seen")
+taken = sessions.take(notebook="zelda", plan="one run", by="pippa")
+sessions.land(session=taken.id, summary="nothing", by="pippa")
+"""
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory):  # noqa: ANN001, ANN201
+    return anyio.run(_calls, scratch_database(tmp_path_factory, "mcp-reads", SETUP))
+
+
+async def _calls(url: str) -> dict:
+    out: dict = {}
+    async with mcp_session({"DATABASE_URL": url}) as (client, _info):
+        listed = await client.list_tools()
+        out["tools"] = {tool.name for tool in listed.tools}
+        call = tool_caller(client)
+        out["line"] = await call("line", notebook="zelda", n=2)
+        out["no_line"] = await call("line", notebook="zelda", n=9)
+        out["search"] = await call("search", notebook="zelda", q="boss attack", match="any")
+        out["rows"] = await call("rows", notebook="zelda", after=1, limit=2)
+        out["sessions"] = await call("sessions", actor="pippa")
+        sid = out["sessions"]["sessions"][0]["id"]
+        out["session"] = await call("session", session=sid)
+        out["unknown"] = await call("lines_by_number", notebook="zelda")
+    return out
+
+
+def test_one_line_and_a_search_through_mcp(calls):
+    assert calls["line"]["line"]["text"] == "always attack first" and calls["line"]["notebook"] == "zelda"
+    assert calls["no_line"][1].startswith("not_found (404): Line #9")
+    assert [x["n"] for x in calls["search"]["lines"]] == [2, 3]
+
+
+def test_rows_sessions_and_one_session_through_mcp(calls):
+    rows = calls["rows"]
+    assert [r["seq"] for r in rows["rows"]] == [2, 3] and rows["after"] == 1 and rows["more"] is False
+    (session,) = calls["sessions"]["sessions"]
+    assert session["actor"] == "pippa" and session["state"] == "no-op"
+    assert calls["session"]["id"] == session["id"] and calls["session"]["plan"] == "one run"
+
+
+def test_an_unknown_tool_is_a_structured_refusal_naming_the_tools(calls):
+    kind, text, structured = calls["unknown"]
+    assert kind == "error" and text.startswith("not_found (404): No tool is named 'lines_by_number'")
+    assert structured["error"]["code"] == "not_found"
+    assert set(structured["error"]["tools"]) == calls["tools"] >= {"line", "search", "rows", "sessions", "session"}

@@ -1,0 +1,148 @@
+"""What cost Dad actions in the measured cleanup (docs/card.md, "What a cleanup costs"), mended, in a real browser:
+a reason typed for one suggestion given to the next suggestions of its kind when he asks; a decided suggestion
+leaving the engine's groups as they were drawn (no new group pairing the merged line); a line's Retire giving its
+reason to the next lines he retires, so the next one is the line's number and Enter. Each by the keyboard."""
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.browser.support import Server
+
+pytestmark = pytest.mark.browser
+
+BOSS = "the big dinosaur swallows bombs"
+BOSS_TOO = "King Dodongo: throw a bomb into his mouth"
+BOSS_AGAIN = "Throw a bomb into King Dodongo's mouth when it opens"
+BOW = "the fairy bow is in the forest temple"
+BOW_TOO = "Forest Temple: the Fairy Bow, after the Stalfos"
+MILK = "remember to buy milk"
+ROLL = "roll after the second swing"
+ROLL_TOO = "after his second swing, roll"
+ROLL_AGAIN = "wait for the second swing and roll"
+
+
+@pytest.fixture(scope="module")
+def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
+    tmp = tmp_path_factory.mktemp("carried-browser")
+
+    def seed(site: Server) -> None:
+        site.run("notebook", "create", "zelda")
+        for words in (BOSS, BOSS_TOO, BOSS_AGAIN, BOW, BOW_TOO, MILK):  # #1-#6
+            site.run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "seen")
+        site.run("notebook", "token", "pippa")
+        found = tmp / "suggestions.json"
+        found.write_text(json.dumps([
+            {"lines": [1, 2], "kind": "repeat", "words": BOSS_TOO, "why": "both are King Dodongo"},
+            {"lines": [4, 5], "kind": "repeat", "words": BOW_TOO, "why": "both are the Fairy Bow"},
+            {"lines": [6], "kind": "stray", "why": "not about the game"},
+        ]))  # fmt: skip
+        site.run("notebook", "suggest", "zelda", str(found), "--by", "pippa")
+        site.run("notebook", "create", "retire")
+        for words in (ROLL, ROLL_TOO, ROLL_AGAIN):
+            site.run("notebook", "add", "retire", words, "--source", "seen", "--by", "pippa", "--why", "seen")
+
+    with live_sites.serve("carried-browser", seed, vendor="sqlite") as site:
+        yield site
+
+
+def _signed_in(browser, server: Server, path: str):  # noqa: ANN001, ANN202
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{server.url}/accounts/login/")
+    page.get_by_label("Username").fill("dad")
+    page.get_by_label("Password").fill(server.password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{server.url}/")
+    page.goto(f"{server.url}{path}")
+    page.evaluate("window.__same_page = true")  # gone if a decision reloads the page instead of swapping
+    return context, page, errors
+
+
+def _decisions(server: Server) -> list:
+    code = (
+        "import json; from notebooks.models import SuggestionDecision as D; "
+        "print(json.dumps([[d.outcome, d.why] for d in D.objects.all()]))"
+    )
+    return json.loads(server.run("shell", "--no-imports", "-c", code).strip().splitlines()[-1])
+
+
+def test_one_reason_for_a_run_of_suggested_merges_and_the_engines_groups_held(browser, server):  # noqa: ANN001
+    from playwright.sync_api import expect
+
+    context, page, errors = _signed_in(browser, server, "/notebooks/zelda/?show=similar")
+    groups = page.locator("section.similar-group:not(.suggestion)")
+    expect(groups.first).to_be_visible()
+    drawn = [g.get_attribute("id") for g in groups.all()]
+    first = page.locator("#suggestions .suggestion.kind-repeat").first
+    first.get_by_label("Your reason", exact=True).focus()
+    page.keyboard.type("one lesson")
+    page.keyboard.press("Tab")
+    carry = first.get_by_label("Use this reason for the next groups too")
+    expect(carry).to_be_focused()
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")
+    expect(first.get_by_role("button", name="Merge", exact=True)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#similar .similar-done")).to_contain_text("Merged #1, #2 into new line #7.")
+
+    # The engine's groups are those drawn: the merged #7 joins none, though its words are #3's nearly.
+    expect(page.locator("#similar-drawn")).to_contain_text("Look again")
+    assert "drawn=" in page.url
+    for key in [g.get_attribute("id") for g in groups.all()]:
+        assert "-7" not in key and key in drawn, (key, drawn)
+
+    second = page.locator("#suggestions .suggestion.kind-repeat").first
+    expect(second).to_contain_text("Fairy Bow")
+    reason = second.get_by_label("Your reason", exact=True)
+    expect(reason).to_have_value("one lesson")
+    expect(second.get_by_label("Use this reason for the next groups too")).to_be_checked()
+    reason.focus()
+    page.keyboard.press("Enter")  # the first button: Merge
+    expect(page.locator("#similar .similar-done")).to_contain_text("Merged #4, #5 into new line #8.")
+    stray = page.locator("#suggestions .suggestion.kind-stray")
+    expect(stray.get_by_label("Your reason", exact=True)).to_have_value("")  # a stray's reason is its own
+    assert page.evaluate("window.__same_page === true")
+    assert _decisions(server) == [["merged", "one lesson"], ["merged", "one lesson"]]
+    page.reload()
+    for key in [g.get_attribute("id") for g in groups.all()]:
+        assert key in drawn, (key, drawn)  # a reload shows the same groups
+    context.close()
+    assert errors == [], errors
+
+
+def test_dad_retires_lines_into_one_for_one_reason_by_the_keyboard(browser, server):  # noqa: ANN001
+    from playwright.sync_api import expect
+
+    context, page, errors = _signed_in(browser, server, "/notebooks/retire/")
+    line = page.locator("#line-2")
+    line.get_by_role("link", name="Retire").click()
+    expect(line.get_by_label("Reason", exact=True)).to_be_focused()
+    page.keyboard.type("#1 says it")
+    page.keyboard.press("Tab")
+    expect(line.get_by_label("Now said by line #")).to_be_focused()
+    page.keyboard.type("1")
+    page.keyboard.press("Tab")
+    expect(line.get_by_label("Say this for the next lines I retire too")).to_be_focused()
+    page.keyboard.press("Space")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#line-2.retired-notice")).to_contain_text("line #1 now says it")
+
+    line = page.locator("#line-3")
+    line.get_by_role("link", name="Retire").click()
+    expect(line.get_by_label("Reason", exact=True)).to_have_value("#1 says it")
+    expect(line.get_by_label("Now said by line #")).to_be_focused()  # what is left to say
+    page.keyboard.type("1")
+    page.keyboard.press("Enter")
+    expect(page.locator("#line-3.retired-notice")).to_contain_text("line #1 now says it")
+    history = json.loads(server.run("notebook", "history", "retire", "3", "--json"))
+    strike = (history["entries"] if isinstance(history, dict) else history)[-1]
+    assert (strike["into"], strike["why"]) == (1, "#1 says it")
+    assert page.evaluate("window.__same_page === true")
+    context.close()
+    assert errors == [], errors
