@@ -8,7 +8,7 @@ bind = [os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"]
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1))
 # Threads per worker (gthread): a request waiting on the database leaves the process to another. Each thread keeps
 # its own database connection (CONN_MAX_AGE), so PostgreSQL sees up to workers x threads connections per instance.
-worker_class = "gthread"
+worker_class = os.environ.get("WEB_WORKER_CLASS", "gthread")  # "sync": one request a process
 threads = int(os.environ.get("WEB_THREADS", "4"))
 # A card of many thousand lines is the slowest page; an import through the API can be large.
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))

@@ -20,10 +20,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import scratch, serve_report
-from tests.web_instances import Instance, collectstatic, start_gunicorn
+from tests.web_instances import Instance, collectstatic, free_port, start_gunicorn, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 READERS, WRITERS, AGENT_LINES, CARD_LINES = 16, 4, 200, 1000
+# The servers `--compare` puts side by side; each is given about the same concurrency for 2 cores.
+SERVERS = ("gunicorn-gthread", "gunicorn-sync", "granian")
+
+
+def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, threads: int) -> Instance:
+    """One instance of the app through `kind`: gunicorn with gunicorn.conf.py (gthread, or sync with one process per
+    request: 2 x cores + 1, gunicorn's own advice), or granian's WSGI interface (a process per core, threads each)."""
+    if kind == "gunicorn-gthread":
+        return start_gunicorn(env, log, workers=workers, threads=threads)
+    if kind == "gunicorn-sync":
+        return start_gunicorn(env, log, workers=2 * (os.cpu_count() or 1) + 1, threads=1, WEB_WORKER_CLASS="sync")
+    if kind != "granian":
+        raise SystemExit(f"unknown server {kind!r}: one of {', '.join(SERVERS)}")
+    port, cores = free_port(), os.cpu_count() or 1
+    command = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--workers", str(cores), "--blocking-threads", str(workers * threads // cores), "--no-access-log"]
+    proc = subprocess.Popen([*command, "notebook_site.wsgi:application"], cwd=ROOT, env=env, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), "granian")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -71,14 +90,15 @@ class Run:
     def drop(self) -> None:
         self.database.close()
 
-    def instances(self, count: int) -> list[Instance]:
+    def instances(self, count: int, server: str) -> list[Instance]:
         workers = self.args.workers // count
+        log = self.work / f"serve-{server}"
         return [
-            start_gunicorn(self.env, self.work / f"serve-gunicorn{k}.log", workers=workers, threads=self.args.threads)
+            start_server(server, self.env, Path(f"{log}{k}.log"), workers=workers, threads=self.args.threads)
             for k in range(count)
         ]
 
-    def load(self, hosts: list[str], readers: int, seconds: float) -> dict:
+    def load(self, hosts: list[str], readers: int, seconds: float, conditional: bool = False) -> dict:
         spec = {
             "hosts": hosts,
             "readers": readers,
@@ -89,6 +109,7 @@ class Run:
             "dad_session": self.seed["dad_session"],
             "seconds": seconds,
             "warmup": self.args.warmup,
+            "conditional": conditional,
         }
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "spec.json").write_text(json.dumps(spec))
@@ -126,8 +147,10 @@ class Run:
                 if round_ >= 2 and took[-1] < 2 * took[len(took) // 2]:
                     break
 
-    def scenario(self, count: int, readers: int, seconds: float) -> dict:
-        servers = self.instances(count)
+    def scenario(
+        self, count: int, readers: int, seconds: float, server: str = SERVERS[0], conditional: bool = False
+    ) -> dict:
+        servers = self.instances(count, server)
         try:
             # A first read of every notebook folds it, and a worker's first card of 1,000 lines renders every line
             # (about 1.5 s): the load measures the app warm, as it runs for days (the first card is timed apart).
@@ -135,14 +158,29 @@ class Run:
             self.load([s.base for s in servers], readers, 1.0)
             cpu0 = sum(cpu_seconds(s.proc.pid) for s in servers)
             load0 = os.getloadavg()
-            result = self.load([s.base for s in servers], readers, seconds)
+            result = self.load([s.base for s in servers], readers, seconds, conditional)
             result["server_cpu"] = sum(cpu_seconds(s.proc.pid) for s in servers) - cpu0
             result["loadavg"] = [load0, os.getloadavg()]
         finally:
             for s in servers:
                 s.stop()
-        result.update(instances=count, readers=readers, vendor=self.vendor, first_card=self.first_card)
+        result.update(instances=count, readers=readers, vendor=self.vendor, first_card=self.first_card, server=server)
+        result.update(conditional=conditional)
         return serve_report.summarise(result)
+
+
+def compare(run: Run, args: argparse.Namespace) -> list[dict]:
+    """Every server of --servers at 4, 16 and 64 readers (full reads), and at 16 with conditional reads."""
+    points = []
+    for server in args.servers.split(","):
+        for readers, conditional in ((4, False), (16, False), (64, False), (16, True)):
+            how = "conditional" if conditional else "full"
+            print(f"[{run.vendor}] {server}: {readers} readers, {how}, {args.curve_seconds:.0f} s", file=sys.stderr)
+            point = run.scenario(1, readers, args.curve_seconds, server, conditional)
+            point["compare"] = True
+            points.append(point)
+            print(serve_report.one_line(points[-1]), file=sys.stderr)
+    return points
 
 
 def measure(args: argparse.Namespace, work: Path) -> list[dict]:
@@ -151,6 +189,10 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict]:
         run = Run(vendor, args, work)
         try:
             run.setup()
+            if args.compare and vendor == "postgresql":
+                runs += compare(run, args)
+            if args.compare_only:
+                continue
             for count in (1, 2):
                 print(f"[{vendor}] {count} instance(s), {READERS} readers, {args.seconds:.0f} s", file=sys.stderr)
                 runs.append(run.scenario(count, READERS, args.seconds))
@@ -177,10 +219,14 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
     parser.add_argument("--write-rate", type=float, default=5.0, help="adds per second by each writing agent")
     parser.add_argument("--no-curve", action="store_true")
+    parser.add_argument("--servers", default=",".join(SERVERS), help="the servers --compare puts side by side")
+    parser.add_argument("--compare", action="store_true", help="on PostgreSQL, first every server side by side")
+    parser.add_argument("--compare-only", action="store_true", help="only the servers side by side")
     parser.add_argument("--quick", action="store_true", help="10 s a run; writes under var/bench/")
     parser.add_argument("--out", help="folder for SERVE.md and serve-latency.png (default bench/, quick var/bench/)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from var/bench/serve.json")
     args = parser.parse_args()
+    args.compare = args.compare or args.compare_only
     if args.quick:
         args.seconds = min(args.seconds, 10.0)
     args.curve_seconds = args.curve_seconds or max(5.0, args.seconds / 4)

@@ -35,11 +35,20 @@ def user_classes(spec: dict) -> list[type]:
             self.headers = {"Authorization": f"Bearer {readers[k % len(readers)]}"}
             self.path = f"/api/notebooks/agent-{k % len(readers)}"
             self.i = 0
+            self.etag = ""
 
         @task
         def read(self) -> None:
             self.i += 1
-            if self.i % 5 == 0:
+            if spec.get("conditional"):  # a harness that sends back the ETag of its last turn (304 when unchanged)
+                headers = {**self.headers, "If-None-Match": self.etag} if self.etag else self.headers
+                with self.client.get(f"{self.path}/turn", headers=headers, name="turn", catch_response=True) as got:
+                    if got.status_code in (200, 304):
+                        self.etag = got.headers.get("ETag", self.etag)
+                        got.success()
+                    else:
+                        got.failure(f"status {got.status_code}")
+            elif self.i % 5 == 0:
                 self.client.get(f"{self.path}/lines", headers=self.headers, name="lines")
             else:
                 self.client.get(f"{self.path}/turn", headers=self.headers, name="turn")

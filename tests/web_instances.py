@@ -63,11 +63,15 @@ def start_gunicorn(env: dict[str, str], log: Path, *, workers: int = 2, threads:
         stdout=handle,
         stderr=handle,
     )
-    instance = Instance(f"http://127.0.0.1:{port}", proc, log)
-    deadline = time.monotonic() + 60
+    return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), "gunicorn")
+
+
+def wait_ready(instance: Instance, name: str, within: float = 60) -> Instance:
+    """The instance once its /healthz answers 200; stopped, with its log's end, if it exits or stays silent."""
+    deadline = time.monotonic() + within
     while True:
-        if proc.poll() is not None:
-            raise AssertionError(f"gunicorn exited {proc.returncode}: {log.read_text()[-3000:]}")
+        if instance.proc.poll() is not None:
+            raise AssertionError(f"{name} exited {instance.proc.returncode}: {instance.log.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(instance.base + "/healthz", timeout=5) as response:
                 if response.status == 200:
@@ -76,7 +80,9 @@ def start_gunicorn(env: dict[str, str], log: Path, *, workers: int = 2, threads:
             pass
         if time.monotonic() > deadline:
             instance.stop()
-            raise AssertionError(f"gunicorn did not answer /healthz within 60 s: {log.read_text()[-3000:]}")
+            raise AssertionError(
+                f"{name} did not answer /healthz within {within:.0f} s: {instance.log.read_text()[-3000:]}"
+            )
         time.sleep(0.2)
 
 

@@ -67,20 +67,19 @@ class Read:
     tag: str
 
 
-def view_of(notebook: Notebook, reader: Actor) -> tuple:
-    """The view a live read shows this reader: everyone's, or her own session's (its id and when its lease was last
-    renewed: a renewal moves when it lapses, and a lapse or a land gives her everyone's view again)."""
-    mine = session_reads.held(notebook, reader)  # open, or lapsed and listed apart: either is her own answer
+def view_of(mine: session_reads.Held | None) -> tuple:
+    """The view a live read shows its reader: everyone's, or her own session's, open or lapsed and listed apart (its
+    id and when its lease was last renewed: a renewal moves when it lapses, a land gives her everyone's view again)."""
     return EVERYONE if mine is None else ("session", mine.session.pk, mine.state, leases.renewed_at(mine.session))
 
 
 def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:
-    """The read the request makes, found without folding anything: one statement for the notebook and its head (or,
-    frozen, the row it stands at), and the reader's session (one more statement, two for a holder)."""
+    """The read the request makes, found without folding anything: one statement for the notebook, its head and the
+    reader's session (one more for a holder), or, frozen, the row it stands at."""
     at = until_of(until)
     if at is None:
-        notebook, top = selectors.notebook_and_head(title)
-        view = view_of(notebook, request.auth)
+        notebook, top, mine = session_reads.head_and_held(title, request.auth)
+        view = view_of(mine)
     else:
         notebook = selectors.get_notebook(title)
         top, redactions = queries.row_and_redactions(notebook, queries.ALL, at)

@@ -8,7 +8,7 @@ from django.db import connection
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor
 from notebooks.log.views import selectors
-from notebooks.log.views.lines import Line
+from notebooks.log.views.lines import Head, Line
 from notebooks.models import Notebook, Session
 from notebooks.sessions import claims, leases
 
@@ -28,24 +28,38 @@ class Held:
 
 # The actor's latest session, if it is on this notebook and no land or abandon closed it: one statement, for every
 # read (most readers hold none).
-HELD_SQL = (
+HELD_ON = (
     "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m WHERE m.actor = %s) "
-    "AND s.notebook_id = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND "
-    f"e.kind IN {leases.in_kinds(claims.CLOSING)})"
+    "AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id "
+    f"AND e.kind IN {leases.in_kinds(claims.CLOSING)})"
 )
+HELD_SQL = HELD_ON.format(notebook="%s")
 
 
 def held(nb: Notebook, reader: "Actor | str | None") -> Held | None:
     """The reader's session on this notebook, open or lapsed; None for anyone else (and for a closed one)."""
     if reader is None:
         return None
-    name = reader if isinstance(reader, str) else reader.name
     with connection.cursor() as cursor:
-        cursor.execute(HELD_SQL, [name, nb.pk])
+        cursor.execute(HELD_SQL, [_name(reader), nb.pk])
         found = cursor.fetchone()
-    if found is None:
-        return None
-    session = Session.objects.select_related("notebook", "lease").get(pk=found[0])
+    return None if found is None else _held(found[0])
+
+
+def head_and_held(title: str, reader: "Actor | str | None") -> tuple[Notebook, Head, Held | None]:
+    """The notebook titled `title`, its head and the reader's session on it (as `held`), in one statement for the
+    usual reader, who holds none (a holder's session is then read in one more)."""
+    also = ("NULL", []) if reader is None else (HELD_ON.format(notebook="n.id"), [_name(reader)])
+    notebook, head, session_id = selectors.notebook_and_head(title, also)
+    return notebook, head, None if session_id is None else _held(session_id)
+
+
+def _name(reader: "Actor | str") -> str:
+    return reader if isinstance(reader, str) else reader.name
+
+
+def _held(session_id: int) -> Held:
+    session = Session.objects.select_related("notebook", "lease").get(pk=session_id)
     state = "open" if claims.is_open(session) else "lapsed"
     return Held(session, state, leases.lapses_at(session))
 

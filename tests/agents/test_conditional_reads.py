@@ -139,6 +139,30 @@ def test_the_tag_changes_when_her_session_lapses(zelda, pippa, monkeypatch, sett
     assert lapsed.status_code == 200 and PENDING not in lapsed.json()["text"]
 
 
+@pytest.mark.parametrize("path", [TURN, LINES])
+def test_a_lapsed_holders_kept_view_crosses_no_other_reader(zelda, pippa, reflector, monkeypatch, settings, path):
+    """A lapsed session is her own view (its pending lines listed as lapsed): kept apart from everyone's, in either
+    order of reading, and never the open view it was before."""
+    settings.NOTEBOOK_SESSION_TTL = 60
+    clock = [time.time()]
+    monkeypatch.setattr(leases, "now", lambda: clock[0])
+    _take(pippa)
+    _add(pippa, PENDING)
+    opened = _get(pippa, path)
+    clock[0] += 61
+    for order in ((pippa, reflector), (reflector, pippa)):
+        conditional.forget()
+        kept.forget()
+        answers = [_get(api, path) for api in order]
+        mine, others = (answers[0], answers[1]) if order[0] is pippa else (answers[1], answers[0])
+        assert mine.json()["session"]["state"] == "lapsed"
+        assert [x["text"] for x in mine.json()["lapsed"]] == [PENDING]
+        assert others.json()["session"] is None and PENDING not in others.content.decode()
+        assert len({mine["ETag"], others["ETag"], opened["ETag"]}) == 3
+        again = [_get(api, path) for api in order]  # from what is kept
+        assert [a.content for a in again] == [a.content for a in answers]
+
+
 def test_a_304_folds_nothing_and_makes_no_answer(zelda, pippa, monkeypatch, django_assert_num_queries):
     tags = {path: _tag(pippa, path) for path in READS}
 
@@ -149,8 +173,8 @@ def test_a_304_folds_nothing_and_makes_no_answer(zelda, pippa, monkeypatch, djan
         monkeypatch.setattr(kept, name, refused)
     monkeypatch.setattr(conditional, "rendered", refused)
     for path, tag in tags.items():
-        # The token, the notebook and its head in one statement, and whether she may hold a session on it.
-        with django_assert_num_queries(3):
+        # The token, then the notebook, its head and whether she holds a session on it in one statement.
+        with django_assert_num_queries(2):
             assert _get(pippa, path, tag).status_code == 304
 
 
@@ -172,8 +196,8 @@ def test_a_full_read_of_a_kept_answer_folds_nothing(zelda, pippa, reflector, mon
 
     monkeypatch.setattr(kept, "with_live", refused)
     monkeypatch.setattr(conditional, "rendered", refused)
-    # The token, her first call's renewal of any lease of hers, the head, and whether she may hold a session on it.
-    with django_assert_num_queries(4):
+    # The token, her first call's renewal of any lease of hers, then the head and her session in one statement.
+    with django_assert_num_queries(3):
         answer = _get(pippa, TURN)
     assert answer.status_code == 200 and "[#1 seen] the bridge guard swings twice" in answer.json()["text"]
 

@@ -111,14 +111,17 @@ def notebook_heads() -> list[Found]:
     )
 
 
-def notebook_head(title: str) -> Found | None:
-    """(id, title, seq, hash, at) of the notebook titled `title` and its last row (None's before its first), or None
-    when no notebook has that title: a conditional read's one lookup (seeks on the title and on row_cut_idx)."""
+def notebook_head(title: str, also: tuple[str, list] = ("NULL", [])) -> Found | None:
+    """(id, title, seq, hash, at, also) of the notebook titled `title` and its last row (None's before its first), or
+    None when no notebook has that title: a conditional read's one lookup (seeks on the title and on row_cut_idx).
+    `also` is one more scalar column (SQL that may name the notebook as n.id, and its parameters), read in the same
+    statement so a layer above adds what it needs without a second round trip."""
+    column, params = also
     return fetch_one(
-        "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+        f"SELECT n.id, n.title, r.seq, r.hash, r.at, ({column}) FROM notebooks_notebook n LEFT JOIN notebooks_row r "
         "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
         "WHERE n.title = %s",
-        [title],
+        [*params, title],
     )
 
 

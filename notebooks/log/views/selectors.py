@@ -47,16 +47,17 @@ def _not_found(title: str) -> NotFound:
     return NotFound(f"No notebook is titled {title!r}.{hint}")
 
 
-def notebook_and_head(title: str) -> tuple[Notebook, Head]:
-    """The notebook titled `title` and its head, in one statement (refused as get_notebook refuses)."""
+def notebook_and_head(title: str, also: tuple[str, list] = ("NULL", [])) -> tuple[Notebook, Head, Any]:
+    """The notebook titled `title`, its head and the `also` column (view_reads.notebook_head), in one statement
+    (refused as get_notebook refuses)."""
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
         raise NotFound(f"No notebook is titled {title!r}.")
-    found = viewed.notebook_head(title)
+    found = viewed.notebook_head(title, also)
     if found is None:
         raise _not_found(title)
-    nb_id, nb_title, seq, hash_, at = found
+    nb_id, nb_title, seq, hash_, at, extra = found
     notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, nb_title))
-    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS
+    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS, extra
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
