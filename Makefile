@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run serve test lint venv browser bench bench-quick bench-serve clean screenshots reliability soak
+.PHONY: run serve test lint spectral venv browser bench bench-quick bench-serve clean screenshots reliability soak
 
 venv: $(VENV)/.installed
 
@@ -41,6 +41,18 @@ serve: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# Spectral's OpenAPI ruleset (.spectral.yaml: spectral:oas, nothing turned off) on the document the app serves: any
+# error, warning, info or hint fails. Needs Node; npx fetches the CLI once. tests/agents/test_openapi.py checks the
+# rules the document once broke without it.
+SPECTRAL ?= npx -y @stoplight/spectral-cli@6.16.3
+
+spectral: venv
+	mkdir -p var
+	DJANGO_SETTINGS_MODULE=notebook_site.settings_test $(PY) -c 'import django, json; django.setup(); \
+		from notebooks.agents.api import api; print(json.dumps(api.get_openapi_schema(path_prefix="/api/"), indent=1))' \
+		> var/openapi.json
+	$(SPECTRAL) lint var/openapi.json --ruleset .spectral.yaml --fail-severity hint
 
 # The suite runs on PYTEST_WORKERS pytest-xdist workers (each with its own test database); 0 runs it in one process.
 # A file's tests stay on one worker: a module's fixtures (a browser test's server, an MCP process) start once.

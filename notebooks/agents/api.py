@@ -111,7 +111,10 @@ NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
 
 @api.get("/notebooks", response={200: s.NotebookList, **declared(400, 401, 405)}, operation_id="listNotebooks",
          tags=NOTEBOOKS, summary="The notebooks by title, each with its head seq and the session that claims it, if "
-         "any; a page of them with 'limit' (all without).")  # fmt: skip
+         "any; a page of them with 'limit' (all without).",
+         description="Any token reads every notebook. 'head' is the seq of the notebook's last row (0 while it is "
+         "empty); 'session' is {id, actor} of the open session that claims it, or null: while it is claimed, "
+         "another actor's take of it is refused (409).")  # fmt: skip
 def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
     return answers.notebook_list(q.after, q.limit)
 
@@ -158,7 +161,11 @@ def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) 
 
 @api.get("/notebooks/{notebook}/lines/{n}/history", response={200: s.History, **UNCHANGED, **READ},
          operation_id="getHistory", tags=LINES,
-         summary="Every text line n has had, who changed it, when and why (adopted words first).")  # fmt: skip
+         summary="Every text line n has had, who changed it, when and why (adopted words first).",
+         description="One entry per row of the line (op, text, source, by, at, why, how, into), and one per row of "
+         "another line that touched it: 'restored' (the line that restored it, in 'into') and 'retired_into' (a "
+         "line retired or merged into it, in 'from_n'). A retired line keeps its history; a number never given is "
+         "404.")  # fmt: skip
 @conditional.read
 def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.History:
     return answers.history(notebook, n)
@@ -166,7 +173,10 @@ def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.H
 
 @api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **UNCHANGED, **READ}, operation_id="listRows",
          tags=NOTEBOOKS,
-         summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
+         summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.",
+         description="Each row is the object the export writes for it (docs/file-format.md): its op, n, seq, at and "
+         "hash, which chains it to the row before, and the fields its op carries. A row whose words were redacted "
+         "reads '[redacted: why]'; the chain still verifies.")  # fmt: skip
 @conditional.read
 def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> s.Rows:
     return s.Rows.model_validate(answers.rows(notebook, q.after, q.limit))
@@ -199,7 +209,12 @@ def edit(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.E
 
 @api.post("/notebooks/{notebook}/lines/{n}/retire", response={200: s.Written, **WRITE}, operation_id="retireLine",
           tags=LINES,
-          summary="Take line n out of view with a strike row; 'into' names the line that now says it.")  # fmt: skip
+          summary="Take line n out of view with a strike row; 'into' names the line that now says it.",
+          description="'why' is required. Without 'into' the line is dropped: a session's land refuses an agent's "
+          "session that dropped more than half of the lines live at its base. 'expected' is the seq of the line's "
+          "last row as you read it: a stale retire is refused (409, with current and current_seq), as is a line "
+          "already retired. The line keeps its number and its history; restore brings its words back as a new "
+          "line.")  # fmt: skip
 @idempotency.http
 def retire(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, body: b.RetireIn) -> s.Written:
     answers.within(notebook, request.auth, body.session)
@@ -277,7 +292,10 @@ def suggest(request: HttpRequest, notebook: s.Title, body: b.SuggestIn) -> Statu
 
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
-         "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
+         "those in a state when asked; a page of them (100 when no limit is given).",
+         description="Each session names its notebook, actor, plan, base and state (open, landed, no-op, abandoned "
+         "or lapsed, with lapsed_at), its events (take, drift, checkpoint, refuse, land, abandon, lapse) and how "
+         "many rows its change and its drift hold. Filter with 'state', 'actor' and 'notebook'.")  # fmt: skip
 def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
     return answers.session_list(q)
 
@@ -297,14 +315,20 @@ def take(request: HttpRequest, body: b.TakeIn) -> Status:
 
 @api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
          summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
-         "its rows at a time (change and drift together, in log order).")  # fmt: skip
+         "its rows at a time (change and drift together, in log order).",
+         description="'change' holds the rows the session wrote (its proposals and, once it landed, their landed "
+         "copies), 'drift' the rows others wrote since its base, recorded apart; 'change_rows' and 'drift_rows' "
+         "are their totals. Any token reads any session; an unknown id is 404.")  # fmt: skip
 def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
     return answers.session(id, q.after, q.limit)
 
 
 @api.post("/sessions/{id}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
           tags=SESSIONS,
-          summary="Record the head as recovery evidence; it moves no base and grants nothing.")  # fmt: skip
+          summary="Record the head as recovery evidence; it moves no base and grants nothing.",
+          description="'note' says where the run stands; the answer gives the session's base and the head now. Only "
+          "its holder checkpoints a session (403 for anyone else's); a session landed or abandoned answers 409 "
+          "conflict, a lapsed one 409 lapsed. Like any call of the holder's, it renews the lease.")  # fmt: skip
 @idempotency.http(joins=True)
 def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
     return idempotency.joined(
@@ -324,7 +348,10 @@ def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:
 
 @api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
           tags=SESSIONS,
-          summary="Close a session without a semantic change; its rows stay in the log.")  # fmt: skip
+          summary="Close a session without a semantic change; its rows stay in the log.",
+          description="'why' is required. The holder or the editor abandons a session (403 for anyone else), a "
+          "lapsed one too; one landed or abandoned answers 409 conflict. Its proposals never count, drift since its "
+          "base is recorded apart, and the notebook is free to take again.")  # fmt: skip
 @idempotency.http(joins=True)
 def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
     return idempotency.joined(lambda: sessions.abandon(session=id, why=body.why, by=request.auth), answers.abandoned)

@@ -1,7 +1,7 @@
 """The API's OpenAPI document, as ninja generates it from schemas.py, finished in one place: each refusal described
 in the API's words, every Retry-After declared, the Idempotency-Key on every write, the token required everywhere,
-the project's version, a conditional read's ETag, If-None-Match and 304, and no component that no operation uses
-(ninja lists each query model, which the document flattens into parameters)."""
+the project's version and whom to ask (info.contact), a conditional read's ETag, If-None-Match and 304, and no
+component that no operation uses (ninja lists each query model, which the document flattens into parameters)."""
 
 import json
 import re
@@ -16,6 +16,7 @@ TAGS = [
     {"name": "lines", "description": "A notebook's lines: read, history, add, edit, retire, redact, merge, suggest."},
     {"name": "sessions", "description": "Take, checkpoint, land and abandon a session; read sessions."},
 ]
+CONTACT = {"name": "The editor of this instance, who gives out its tokens (python manage.py notebook token NAME)"}
 LEASE = "A notebook claimed by another session: the seconds until its holder's lease would lapse."
 IN_PROGRESS = (
     f"A request with the same {HEADER} still being answered (idempotency_in_progress): the seconds to wait before "
@@ -70,6 +71,7 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
             if 304 in responses:
                 _conditional(operation)
     doc["info"]["version"] = VERSION
+    doc["info"]["contact"] = dict(CONTACT)
     doc["tags"] = TAGS
     doc["security"] = [{"Bearer": []}]
     _drop_unused(doc)

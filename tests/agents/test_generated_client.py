@@ -1,46 +1,20 @@
 """A client generated from /api/openapi.json by openapi-python-client runs the agent's flow (docs/agents.md: take,
 read, add, edit, land) in process against the WSGI app: every answer parses into its typed model, refusals too."""
 
-import importlib
-import json
-import subprocess
-import sys
-
 import httpx
 import pytest
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 
-from tests.databases import ROOT
-
-CONFIG = "post_hooks: []\npackage_name_override: notebooks_client\n"
+from tests.generated_client import generated_client
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):  # noqa: ANN001, ANN201
     """The client package, generated once from the document the app serves."""
-    from notebooks.agents.api import api
-
-    where = tmp_path_factory.mktemp("client")
-    (where / "openapi.json").write_text(json.dumps(api.get_openapi_schema(path_prefix="/api/")))
-    (where / "config.yaml").write_text(CONFIG)
-    generator = ROOT / ".venv" / "bin" / "openapi-python-client"
-    done = subprocess.run(
-        [str(generator), "generate", "--path", "openapi.json", "--config", "config.yaml", "--meta", "none"]
-        + ["--output-path", "notebooks_client"],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Warning" not in done.stdout + done.stderr, done.stdout + done.stderr  # every part of the document read
-    sys.path.insert(0, str(where))
-    yield lambda name: importlib.import_module(f"notebooks_client.{name}")
-    sys.path.remove(str(where))
-    for name in [m for m in sys.modules if m.startswith("notebooks_client")]:
-        del sys.modules[name]
+    with generated_client(tmp_path_factory.mktemp("client")) as load:
+        yield load
 
 
 @pytest.fixture
