@@ -19,7 +19,7 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, conditional, document, idempotency, problems, queries, refusals, tokens
+from notebooks.agents import answers, conditional, document, idempotency, paging, problems, queries, refusals, tokens
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
@@ -107,11 +107,18 @@ for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, Susp
 
 
 NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
+PAGING = (
+    f"Every list pages alike: 'limit' items a page ({paging.PAGE} when not given, at most {paging.PAGE_MAX}; more is "
+    "a 400 naming 'limit'), after the cursor 'after' (none for the first page); the answer's 'next' is the cursor of "
+    "the following page, null when nothing is left. A cursor is opaque: send it back as it came. Deprecated: a plain "
+    "position as 'after' (a number, or a title for the notebooks) is still read as before; any other 'after' is a "
+    "400 naming it."
+)
 
 
 @api.get("/notebooks", response={200: s.NotebookList, **declared(400, 401, 405)}, operation_id="listNotebooks",
          tags=NOTEBOOKS, summary="The notebooks by title, each with its head seq and the session that claims it, if "
-         "any; a page of them with 'limit' (all without).")  # fmt: skip
+         "any; a page of them.", description=PAGING)  # fmt: skip
 def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
     return answers.notebook_list(q.after, q.limit)
 
@@ -129,9 +136,10 @@ def create(request: HttpRequest, body: b.NotebookIn) -> Status:
 
 @api.get("/notebooks/{notebook}/lines", response={200: s.Lines, **UNCHANGED, **READ}, operation_id="listLines",
          tags=LINES,
-         summary="The live lines, in number order; with 'until', as they stood then; a page of them with 'limit'.",
+         summary="The live lines, in number order; with 'until', as they stood then; a page of them.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
-         "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
+         "read. Pages are cut from the view read at each call: for pages of one view, give 'until'. "
+         + PAGING)  # fmt: skip
 @conditional.read
 def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines:
     return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth, q=q.q, match=q.match)
@@ -166,10 +174,11 @@ def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.H
 
 @api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **UNCHANGED, **READ}, operation_id="listRows",
          tags=NOTEBOOKS,
-         summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.")  # fmt: skip
+         summary="Raw rows in log order, in the export format (JSON Lines objects), a page of them: for followers.",
+         description=PAGING)  # fmt: skip
 @conditional.read
 def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> s.Rows:
-    return s.Rows.model_validate(answers.rows(notebook, q.after, q.limit))
+    return answers.rows(notebook, q.after, q.limit)
 
 
 @api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
@@ -277,9 +286,9 @@ def suggest(request: HttpRequest, notebook: s.Title, body: b.SuggestIn) -> Statu
 
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
-         "those in a state when asked; a page of them (100 when no limit is given).")  # fmt: skip
+         "those in a state when asked; a page of them.", description=PAGING)  # fmt: skip
 def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
-    return answers.session_list(q)
+    return answers.session_list(state=q.state, actor=q.actor, notebook=q.notebook, after=q.after, limit=q.limit)
 
 
 @api.post("/sessions", response={201: s.Taken, **TAKE}, operation_id="takeSession", tags=SESSIONS,
@@ -297,7 +306,7 @@ def take(request: HttpRequest, body: b.TakeIn) -> Status:
 
 @api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
          summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
-         "its rows at a time (change and drift together, in log order).")  # fmt: skip
+         "its rows at a time (change and drift together, in log order).", description=PAGING)  # fmt: skip
 def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
     return answers.session(id, q.after, q.limit)
 
