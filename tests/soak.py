@@ -231,7 +231,7 @@ class Soak(Actors, Checks):
 
     def live(self, title: str) -> list[dict[str, Any]]:
         try:
-            status, answer = self.api("GET", f"/api/notebooks/{title}/lines", "reader")
+            status, answer = self.api("GET", f"/api/notebooks/{title}/lines?limit=1000", "reader")
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             return []  # a worker killed under the read: the actor goes on, as its writes do
         return answer["lines"] if status == 200 else []

@@ -278,7 +278,7 @@ class Actors:
             title = rng.choice([*AGENT_BOOKS, *OUTSIDE_BOOKS])
             frozen = rng.random() < 0.5 and now() - t0 > 10
             until = round(rng.uniform(t0, now() - 5), 3) if frozen else None
-            path = f"/api/notebooks/{title}/lines" + (f"?until={until}" if frozen else "")
+            path = f"/api/notebooks/{title}/lines?limit=1000" + (f"&until={until}" if frozen else "")
             try:
                 status, answer = self.api("GET", path, "reader")
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):

@@ -90,7 +90,8 @@ class Checks:
         self.secrets = {w.secret for w in self.writes if w.kind == "card-redact" and w.status in (200, 302)}
         frozen_again, self.late_imports = [], 0
         for fr in self.frozen[:: max(1, len(self.frozen) // 200)]:
-            status, answer = self.api("GET", f"/api/notebooks/{fr['title']}/lines?until={fr['until']}", "reader")
+            path = f"/api/notebooks/{fr['title']}/lines?until={fr['until']}&limit=1000"
+            status, answer = self.api("GET", path, "reader")
             same = status == 200 and self.same_lines(answer["lines"], fr["lines"]) and answer["seq"] == fr["seq"]
             if not same and status == 200 and self.imported_late(fr, answer):
                 self.late_imports += 1  # outside rows carry their writer's time: imported after the cut was read
@@ -176,7 +177,7 @@ class Checks:
         for title in AGENT_BOOKS:
             for _ in range(6):  # three workers, each with its own kept fragments
                 bodies.append(self.card_get(f"/notebooks/{title}/")[1])
-            for part in ("lines", "turn", "rows"):
+            for part in ("lines?limit=1000", "turn", "rows?limit=1000"):  # the most a page holds, as before cursors
                 bodies.append(json.dumps(self.api("GET", f"/api/notebooks/{title}/{part}", "reader")[1]).encode())
         for w in self.writes:
             if w.kind == "card-redact" and w.status in (200, 302):

@@ -2,9 +2,8 @@
 same shape on both sides (schemas.py)."""
 
 import math
-from typing import Any
 
-from notebooks.agents import creation_limit, queries, schemas
+from notebooks.agents import creation_limit, paging, schemas
 from notebooks.log import proposals, services
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import checks
@@ -33,28 +32,21 @@ def until_of(raw: str | None) -> float | None:
     return value
 
 
-def notebook_list(after: str | None = None, limit: int | None = None) -> schemas.NotebookList:
-    """The notebooks by title, after the title `after`, `limit` of them (all when none is given)."""
+def notebook_list(after: str | None = None, limit: int | None = paging.PAGE) -> schemas.NotebookList:
+    """The notebooks by title, after the title `after`, `limit` of them."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
     heads = {found.id: found.head.seq for found in selectors.notebook_heads()}
     found = Notebook.objects.order_by("title")
     if after is not None:
         found = found.filter(title__gt=after)
-    page, more = _page(list(found if limit is None else found[: limit + 1]), limit)
+    page, more = paging.page(list(found if limit is None else found[: limit + 1]), limit)
     items = []
     for nb in page:
         claim = claims.get(nb.pk)
         session = schemas.Claim(id=claim.pk, actor=claim.actor) if claim else None
         items.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
     last = items[-1].title if items else after
-    return schemas.NotebookList(notebooks=items, after=after, next=last if more else None, more=more)
-
-
-def _page(found: list, limit: int | None) -> tuple[list, bool]:
-    """A page of `found` (read with one more than `limit`) and whether more follow."""
-    if limit is None:
-        return found, False
-    return found[:limit], len(found) > limit
+    return schemas.NotebookList(notebooks=items, **paging.cursors("notebooks", after, last, more))
 
 
 def created(title: str, by: Actor) -> schemas.NotebookItem:
@@ -65,8 +57,8 @@ def created(title: str, by: Actor) -> schemas.NotebookItem:
 def lines(
     title: str,
     until: str | None,
-    after: int = 0,
-    limit: int | None = None,
+    after: int | None = None,
+    limit: int | None = paging.PAGE,
     reader: Actor | None = None,
     q: str | None = None,
     match: str = "all",
@@ -97,7 +89,7 @@ def found_by(lines: list, q: str, match: str = "all") -> list:
 
 def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:
     """One live line as the reader sees it; a line that is not live (never written, retired, merged) is 404."""
-    read = lines(title, until, reader=reader)
+    read = lines(title, until, limit=None, reader=reader)
     found = next((x for x in read.lines if x.n == n), None)
     if found is None:
         raise NotFound(f"Line #{n} of {read.notebook!r} is not live; its history tells what became of it.")
@@ -119,16 +111,16 @@ def _lines(
     nb: Notebook,
     at: float | None,
     read: selectors.PinnedView,
-    after: int = 0,
-    limit: int | None = None,
+    after: int | None = None,
+    limit: int | None = paging.PAGE,
     mine: "session_reads.Held | None" = None,
     lapsed: list | None = None,
 ) -> schemas.Lines:
-    found, more = _page([line.as_dict() for line in read.lines if line.n > after], limit)
+    found, more = paging.page([line.as_dict() for line in read.lines if line.n > (after or 0)], limit)
     last = found[-1]["n"] if found else after
     return schemas.Lines.model_validate(
         {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
-        | {"after": after or None, "next": last if more else None, "more": more}
+        | paging.cursors("lines", after, last, more)
         | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed or []]}
     )
 
@@ -191,37 +183,43 @@ def history(title: str, n: int) -> schemas.History:
     return schemas.History.model_validate({"notebook": nb.title, "n": n, "entries": entries})
 
 
-def rows(title: str, after: int = 0, limit: int = queries.ROWS_PAGE) -> dict[str, Any]:
+def rows(title: str, after: int | None = None, limit: int = paging.PAGE) -> schemas.Rows:
     """Raw rows after seq `after`, in the export format, `limit` of them: what a follower mirrors."""
     nb = selectors.get_notebook(title)
-    found = list(selectors.rows(nb, after=min(after, selectors.ALL), limit=limit + 1))
-    page, more = _page(found, limit)
+    found = list(selectors.rows(nb, after=min(after or 0, selectors.ALL), limit=limit + 1))
+    page, more = paging.page(found, limit)
     last = page[-1]["seq"] if page else after
-    return {"notebook": nb.title, "after": after or None, "rows": page, "next": last if more else None, "more": more}
+    cursor = paging.cursors("rows", after, last, more)
+    return schemas.Rows.model_validate({"notebook": nb.title, "rows": page, **cursor})
 
 
-def session(session_id: int, after: int = 0, limit: int = queries.SESSION_ROWS_PAGE) -> schemas.SessionRows:
+def session(session_id: int, after: int | None = None, limit: int = paging.PAGE) -> schemas.SessionRows:
     """A session with a page of its rows: change and drift together in log order, `limit` of them after seq `after`."""
     found = session_selectors.get_session(session_id)
-    view = session_selectors.describe(found, rows=True, limit=limit + 1, after=after)
+    view = session_selectors.describe(found, rows=True, limit=limit + 1, after=after or 0)
     seqs = sorted(row["seq"] for row in [*view.change, *view.drift])
-    page, more = _page(seqs, limit)
+    page, more = paging.page(seqs, limit)
     last = page[-1] if page else after
-    view.change = [row for row in view.change if row["seq"] <= last]
-    view.drift = [row for row in view.drift if row["seq"] <= last]
-    cursor = {"after": after or None, "next": last if more else None, "more": more}
-    return schemas.SessionRows.model_validate(view.as_dict(rows=True) | cursor)
+    view.change = [row for row in view.change if row["seq"] <= (last or 0)]
+    view.drift = [row for row in view.drift if row["seq"] <= (last or 0)]
+    return schemas.SessionRows.model_validate(view.as_dict(rows=True) | paging.cursors("session", after, last, more))
 
 
-def session_list(q: queries.SessionsQuery) -> schemas.SessionList:
-    found = session_selectors.recent(
-        limit=q.limit + 1, state=q.state, actor=q.actor, notebook=q.notebook, before=q.after
-    )
-    page, more = _page(found, q.limit)
-    last = page[-1].session.pk if page else q.after
+def session_list(
+    *,
+    state: str | None = None,
+    actor: str | None = None,
+    notebook: str | None = None,
+    after: int | None = None,
+    limit: int = paging.PAGE,
+) -> schemas.SessionList:
+    """The sessions newest first, only those in `state`, of `actor`, on `notebook` when given; `limit` of them older
+    than session `after`."""
+    found = session_selectors.recent(limit=limit + 1, state=state, actor=actor, notebook=notebook, before=after)
+    page, more = paging.page(found, limit)
+    last = page[-1].session.pk if page else after
     sessions = [view.as_dict() for view in page]
-    cursor = {"after": q.after, "next": last if more else None, "more": more}
-    return schemas.SessionList.model_validate({"sessions": sessions, **cursor})
+    return schemas.SessionList.model_validate({"sessions": sessions, **paging.cursors("sessions", after, last, more)})
 
 
 def suggested(

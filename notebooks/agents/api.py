@@ -19,7 +19,7 @@ from ninja.openapi.views import openapi_view
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
-from notebooks.agents import answers, conditional, document, idempotency, problems, queries, refusals, tokens
+from notebooks.agents import answers, conditional, document, idempotency, paging, problems, queries, refusals, tokens
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
@@ -107,14 +107,22 @@ for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, Susp
 
 
 NOTEBOOKS, LINES, SESSIONS = ["notebooks"], ["lines"], ["sessions"]
+PAGING = (
+    f"Every list pages alike: 'limit' items a page ({paging.PAGE} when not given, at most {paging.PAGE_MAX}; more is "
+    "a 400 naming 'limit'), after the cursor 'after' (none for the first page); the answer's 'next' is the cursor of "
+    "the following page, null when nothing is left. A cursor is opaque: send it back as it came. Deprecated: a plain "
+    "position as 'after' (a number, or a title for the notebooks) is still read as before; any other 'after' is a "
+    "400 naming it."
+)
 
 
 @api.get("/notebooks", response={200: s.NotebookList, **declared(400, 401, 405)}, operation_id="listNotebooks",
          tags=NOTEBOOKS, summary="The notebooks by title, each with its head seq and the session that claims it, if "
-         "any; a page of them with 'limit' (all without).",
+         "any; a page of them.",
          description="Any token reads every notebook. 'head' is the seq of the notebook's last row (0 while it is "
          "empty); 'session' is {id, actor} of the open session that claims it, or null: while it is claimed, "
-         "another actor's take of it is refused (409).")  # fmt: skip
+         "another actor's take of it is refused (409)."
+         " " + PAGING)  # fmt: skip
 def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
     return answers.notebook_list(q.after, q.limit)
 
@@ -132,9 +140,10 @@ def create(request: HttpRequest, body: b.NotebookIn) -> Status:
 
 @api.get("/notebooks/{notebook}/lines", response={200: s.Lines, **UNCHANGED, **READ}, operation_id="listLines",
          tags=LINES,
-         summary="The live lines, in number order; with 'until', as they stood then; a page of them with 'limit'.",
+         summary="The live lines, in number order; with 'until', as they stood then; a page of them.",
          description="The answer names the seq and hash of the last row read, so a frozen reader can prove what it "
-         "read. Pages are cut from the view read at each call: for pages of one view, give 'until'.")  # fmt: skip
+         "read. Pages are cut from the view read at each call: for pages of one view, give 'until'. "
+         + PAGING)  # fmt: skip
 @conditional.read
 def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines:
     return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth, q=q.q, match=q.match)
@@ -173,13 +182,14 @@ def history(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber) -> s.H
 
 @api.get("/notebooks/{notebook}/rows", response={200: s.Rows, **UNCHANGED, **READ}, operation_id="listRows",
          tags=NOTEBOOKS,
-         summary="Raw rows after a seq, in the export format (JSON Lines objects), for followers.",
+         summary="Raw rows in log order, in the export format (JSON Lines objects), a page of them: for followers.",
          description="Each row is the object the export writes for it (docs/file-format.md): its op, n, seq, at and "
          "hash, which chains it to the row before, and the fields its op carries. A row whose words were redacted "
-         "reads '[redacted: why]'; the chain still verifies.")  # fmt: skip
+         "reads '[redacted: why]'; the chain still verifies."
+         " " + PAGING)  # fmt: skip
 @conditional.read
 def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> s.Rows:
-    return s.Rows.model_validate(answers.rows(notebook, q.after, q.limit))
+    return answers.rows(notebook, q.after, q.limit)
 
 
 @api.post("/notebooks/{notebook}/lines", response={201: s.Added, **WRITE}, operation_id="addLine", tags=LINES,
@@ -292,12 +302,13 @@ def suggest(request: HttpRequest, notebook: s.Title, body: b.SuggestIn) -> Statu
 
 @api.get("/sessions", response={200: s.SessionList, **declared(400, 401, 405)}, operation_id="listSessions",
          tags=SESSIONS, summary="The sessions, newest first, each with its events; only an actor's, a notebook's or "
-         "those in a state when asked; a page of them (100 when no limit is given).",
+         "those in a state when asked; a page of them.",
          description="Each session names its notebook, actor, plan, base and state (open, landed, no-op, abandoned "
          "or lapsed, with lapsed_at), its events (take, drift, checkpoint, refuse, land, abandon, lapse) and how "
-         "many rows its change and its drift hold. Filter with 'state', 'actor' and 'notebook'.")  # fmt: skip
+         "many rows its change and its drift hold. Filter with 'state', 'actor' and 'notebook'."
+         " " + PAGING)  # fmt: skip
 def sessions_(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
-    return answers.session_list(q)
+    return answers.session_list(state=q.state, actor=q.actor, notebook=q.notebook, after=q.after, limit=q.limit)
 
 
 @api.post("/sessions", response={201: s.Taken, **TAKE}, operation_id="takeSession", tags=SESSIONS,
@@ -318,7 +329,8 @@ def take(request: HttpRequest, body: b.TakeIn) -> Status:
          "its rows at a time (change and drift together, in log order).",
          description="'change' holds the rows the session wrote (its proposals and, once it landed, their landed "
          "copies), 'drift' the rows others wrote since its base, recorded apart; 'change_rows' and 'drift_rows' "
-         "are their totals. Any token reads any session; an unknown id is 404.")  # fmt: skip
+         "are their totals. Any token reads any session; an unknown id is 404."
+         " " + PAGING)  # fmt: skip
 def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
     return answers.session(id, q.after, q.limit)
 

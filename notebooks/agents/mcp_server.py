@@ -10,7 +10,7 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from notebooks.agents import answers, bodies, idempotency, queries
+from notebooks.agents import answers, bodies, idempotency, paging, queries
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log import services
@@ -30,12 +30,12 @@ def _described(kind: Any, description: str, *validators: Any, **limits: Any) -> 
 Until = _described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
 Expected = _described(s.Seq | None, "The seq of the line's last row as you read it: a stale change is refused.")
 Into = _described(s.LineNumber | None, "The line that now says what this one said.")
-After = _described(int, "Lines numbered after this: the `next` of the page.", ge=0, le=s.MAX_NUMBER)
-Limit = _described(int | None, "How many lines a page answers (all if none).", ge=1, le=queries.PAGE_MAX)
-AfterTitle = _described(
-    str | None, "Notebooks titled after this one: the `next` of the page before.", s.Findable, max_length=80
-)
-NotebookLimit = _described(int | None, "How many notebooks a page answers (all if none).", ge=1, le=queries.PAGE_MAX)
+# Every list pages as the API's do (paging.py): the cursor `after`, `limit`, and `next` in the answer.
+NotebooksAfter, NotebooksLimit = paging.tool_after("notebooks"), paging.tool_limit("notebooks")
+LinesAfter, LinesLimit = paging.tool_after("lines"), paging.tool_limit("lines")
+RowsAfter, RowsLimit = paging.tool_after("rows"), paging.tool_limit("rows")
+SessionsAfter, SessionsLimit = paging.tool_after("sessions"), paging.tool_limit("sessions")
+SessionRowsAfter, SessionRowsLimit = paging.tool_after("session"), paging.tool_limit("change and drift rows")
 Source = _described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
 KeepWords = _described(s.Words | None, "A repeat: the words to keep. " + GAME_ONLY)
 KeepLine = _described(s.LineNumber | None, "A conflict: the line to keep (one of 'lines').")
@@ -54,17 +54,17 @@ SearchWords = _described(
     str, "A line number, or the words to look for.", min_length=1, max_length=queries.SEARCH_LONGEST
 )
 Match = _described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
-AfterSeq = _described(int, "Rows after this seq: the `next` of the page before.", ge=0, le=s.MAX_ID)
-RowsLimit = _described(int, "How many rows a page answers.", ge=1, le=queries.ROWS_PAGE_MAX)
 SessionState = _described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
 ActorName = _described(str | None, "Only the sessions this actor took.", s.Findable, max_length=150)
 NotebookTitle = _described(str | None, "Only the sessions on this notebook (its title).", s.Findable, max_length=80)
-AfterSession = _described(
-    int | None, "Sessions older than this id (newest first): the `next` of the page before.", ge=1, le=s.MAX_ID
-)
-SessionsLimit = _described(int, "How many sessions a page answers.", ge=1, le=queries.PAGE_MAX)
-SessionRowsLimit = _described(int, "How many change and drift rows a page answers.", ge=1, le=queries.PAGE_MAX)
 OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
+
+
+PAGED = (
+    f"Paged as every list: 'limit' a page ({paging.PAGE} when not given, at most {paging.PAGE_MAX}), after the cursor "
+    "'after' (none for the first page); send the answer's 'next' as 'after' for the following page (null: nothing "
+    "is left)."
+)
 
 
 def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
@@ -120,11 +120,11 @@ def build(actor: Actor) -> MCPServer:
         return register
 
     @tool(
-        "The notebooks by title: each title, its head seq and the session that claims it, if any; with 'limit', a "
-        "page of them after the title 'after'."
+        "The notebooks by title: each title, its head seq and the session that claims it, if any; a page of them. "
+        + PAGED
     )
-    def notebooks(after: AfterTitle = None, limit: NotebookLimit = None) -> s.NotebookList:
-        return answers.notebook_list(after or None, limit)  # "" reads as no cursor, as the API's ?after= does
+    def notebooks(after: NotebooksAfter = None, limit: NotebooksLimit = paging.PAGE) -> s.NotebookList:
+        return answers.notebook_list(after, limit)  # "" reads as no cursor, as the API's ?after= does
 
     @tool(
         "Start a notebook for a game, empty. Refused while you hold a session on another notebook, when the title "
@@ -136,10 +136,12 @@ def build(actor: Actor) -> MCPServer:
 
     @tool(
         "The live lines of a notebook in number order, each with n, text, source, by, at and seq; with 'until' "
-        "(ISO 8601 or epoch seconds) as the notebook stood then; with 'limit', a page of them after line 'after'. "
-        "The answer names the seq and hash read."
+        "(ISO 8601 or epoch seconds) as the notebook stood then; a page of them. The answer names the seq and hash "
+        "read. " + PAGED
     )
-    def view(notebook: s.Title, until: Until = None, after: After = 0, limit: Limit = None) -> s.Lines:
+    def view(
+        notebook: s.Title, until: Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
+    ) -> s.Lines:
         return answers.lines(notebook, until, after, limit, reader=actor)
 
     @tool(
@@ -159,35 +161,34 @@ def build(actor: Actor) -> MCPServer:
     @tool(
         "Search the live lines as the card's search does: a number (12, #12, line 12) asks for that line; words "
         "find the lines with a word beginning with each of them ('match': all, or any), case, accents and "
-        "apostrophes ignored. Answered as view answers, a page of them with 'limit'."
+        "apostrophes ignored. Answered as view answers, a page of them, paged as view is."
     )
     def search(
-        notebook: s.Title, q: SearchWords, match: Match = "all", until: Until = None, after: After = 0,
-        limit: Limit = None,
+        notebook: s.Title, q: SearchWords, match: Match = "all", until: Until = None, after: LinesAfter = None,
+        limit: LinesLimit = paging.PAGE,
     ) -> s.Lines:  # fmt: skip
         return answers.lines(notebook, until, after, limit, reader=actor, q=q, match=match)
 
     @tool(
-        "The notebook's raw rows after seq 'after', in the export format (JSON Lines objects), 'limit' of them: "
-        "for a follower that mirrors the log; 'next' and 'more' page on."
+        "The notebook's raw rows in log order, in the export format (JSON Lines objects), a page of them: for a "
+        "follower that mirrors the log. " + PAGED
     )
-    def rows(notebook: s.Title, after: AfterSeq = 0, limit: RowsLimit = queries.ROWS_PAGE) -> s.Rows:
+    def rows(notebook: s.Title, after: RowsAfter = None, limit: RowsLimit = paging.PAGE) -> s.Rows:
         return answers.rows(notebook, after, limit)
 
     @tool(
         "The sessions, newest first, each with its state and events; only those in 'state', of 'actor' or on "
-        "'notebook' when given; a page of 'limit' after the session id 'after'."
+        "'notebook' when given; a page of them. " + PAGED
     )
     def sessions(
         state: SessionState = None, actor: ActorName = None, notebook: NotebookTitle = None,
-        after: AfterSession = None, limit: SessionsLimit = queries.SESSIONS_PAGE,
+        after: SessionsAfter = None, limit: SessionsLimit = paging.PAGE,
     ) -> s.SessionList:  # fmt: skip
-        query = queries.SessionsQuery(state=state, actor=actor, notebook=notebook, after=after, limit=limit)
-        return answers.session_list(query)
+        return answers.session_list(state=state, actor=actor, notebook=notebook, after=after, limit=limit)
 
-    @tool("One session with a page of its rows, its change and the drift beside it in log order, after seq 'after'.")
+    @tool("One session with a page of its rows, its change and the drift beside it in log order. " + PAGED)
     def session(
-        session: s.SessionId, after: AfterSeq = 0, limit: SessionRowsLimit = queries.SESSION_ROWS_PAGE
+        session: s.SessionId, after: SessionRowsAfter = None, limit: SessionRowsLimit = paging.PAGE
     ) -> s.SessionRows:
         return answers.session(session, after, limit)
 

@@ -1,19 +1,14 @@
 """What each read of the API takes in its query string: strict like the bodies (schemas.py), an unknown parameter
-refused (api.py); each list pages with the cursor of /rows: `limit` and `after` in, `next` and `more` out."""
+refused (api.py); every list pages alike (paging.py): a cursor `after` and `limit` in, `next` and `more` out."""
 
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from notebooks.agents.schemas import STATES, Findable, UrlDigits
-from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER
+from notebooks.agents import paging
+from notebooks.agents.schemas import STATES, Findable
 
-ROWS_PAGE = 1000
-ROWS_PAGE_MAX = 5000
-PAGE_MAX = 5000  # lines, notebooks, sessions and a session's rows per page at most
-SESSIONS_PAGE = 100  # sessions answered when no limit is given, as before paging
 SEARCH_LONGEST = 200  # characters of a search
-SESSION_ROWS_PAGE = 400  # a session's change and drift rows together when no limit is given: each had 200 at most
 
 
 class Query(BaseModel):
@@ -32,23 +27,14 @@ class UntilQuery(Query):
     )
 
 
-def _limit(default: int | None, most: int, what: str) -> Any:
-    said = f"at most {default} when not given" if default else "all of them when not given"
-    return Field(default, ge=1, le=most, description=f"How many {what} a page answers ({said}).")
-
-
-def _after(what: str, most: int, *, least: int = 0, default: int | None = 0) -> Any:
-    return Field(default, ge=least, le=most, description=f"{what}: the `next` of the page before.")
-
-
 class RowsQuery(Query):
-    after: Annotated[int, UrlDigits] = _after("Rows after this seq", MAX_ID)
-    limit: Annotated[int, UrlDigits] = _limit(ROWS_PAGE, ROWS_PAGE_MAX, "rows")
+    after: paging.query_after("rows") = None
+    limit: paging.query_limit("rows") = paging.PAGE
 
 
 class LinesQuery(UntilQuery):
-    after: Annotated[int, UrlDigits] = _after("Lines numbered after this", MAX_NUMBER)
-    limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "lines")
+    after: paging.query_after("lines") = None
+    limit: paging.query_limit("lines") = paging.PAGE
     q: Annotated[str | None, Findable] = Field(
         None,
         max_length=SEARCH_LONGEST,
@@ -60,10 +46,8 @@ class LinesQuery(UntilQuery):
 
 
 class NotebooksQuery(Query):
-    after: Annotated[str | None, Findable] = Field(
-        None, max_length=80, description="Titles after this one: the `next` of the page before."
-    )
-    limit: Annotated[int | None, UrlDigits] = _limit(None, PAGE_MAX, "notebooks")
+    after: paging.query_after("notebooks") = None
+    limit: paging.query_limit("notebooks") = paging.PAGE
 
 
 class SessionsQuery(Query):
@@ -74,12 +58,10 @@ class SessionsQuery(Query):
     notebook: Annotated[str | None, Findable] = Field(
         None, max_length=80, description="Only the sessions on this notebook (its title)."
     )
-    after: Annotated[int | None, UrlDigits] = _after(
-        "Sessions older than this id (newest first)", MAX_ID, least=1, default=None
-    )
-    limit: Annotated[int, UrlDigits] = _limit(SESSIONS_PAGE, PAGE_MAX, "sessions")
+    after: paging.query_after("sessions") = None
+    limit: paging.query_limit("sessions") = paging.PAGE
 
 
 class SessionQuery(Query):
-    after: Annotated[int, UrlDigits] = _after("The session's rows after this seq", MAX_ID)
-    limit: Annotated[int, UrlDigits] = _limit(SESSION_ROWS_PAGE, PAGE_MAX, "change and drift rows together")
+    after: paging.query_after("session") = None
+    limit: paging.query_limit("change and drift rows together") = paging.PAGE

@@ -85,9 +85,14 @@ class Answer(BaseModel):
 
 
 PAGED = (
-    "`next` is the cursor to send as `after` for the following page, null when there is none; `more` says whether "
-    "there is one. Every list pages alike: `after` is null on the first page."
+    "Every list pages alike: `next` is the cursor to send as `after` for the following page (opaque: send it back "
+    "as it came), null when nothing is left; `more` says whether there is one."
 )
+AFTER = "The cursor this page was read after; null for the first page."
+
+
+def _cursor(said: str) -> Any:
+    return Field(None, description=f"{said} {PAGED}")
 
 
 class Claim(Answer):
@@ -103,8 +108,8 @@ class NotebookItem(Answer):
 
 class NotebookList(Answer):
     notebooks: list[NotebookItem]
-    after: str | None = Field(None, description="The cursor this page was read after.")
-    next: str | None = Field(None, description="The last title of this page. " + PAGED)
+    after: str | None = Field(None, description=AFTER)
+    next: str | None = _cursor("The cursor of the last title of this page.")
     more: bool = False
 
 
@@ -138,8 +143,8 @@ class Lines(Answer):
     seq: int = Field(description="The last row read: a frozen reader can prove what it read.")
     hash: str | None
     lines: list[Line]
-    after: int | None = Field(None, description="The line number this page was read after; null for the first.")
-    next: int | None = Field(None, description="The last line number of this page. " + PAGED)
+    after: str | None = Field(None, description=AFTER)
+    next: str | None = _cursor("The cursor of the last line of this page.")
     more: bool = False
     session: HeldSession | None = Field(None, description=HELD)
     lapsed: list[Line] = Field([], description=LAPSED)
@@ -231,10 +236,10 @@ class Row(BaseModel):
 
 class Rows(Answer):
     notebook: str
-    after: int | None = Field(description="The seq this page was read after; null for the first.")
+    after: str | None = Field(None, description=AFTER)
     rows: list[Row]
-    next: int | None = Field(description="The last seq of this page. " + PAGED)
-    more: bool
+    next: str | None = _cursor("The cursor of the last row of this page.")
+    more: bool = False
 
 
 class Written(Answer):
@@ -355,13 +360,13 @@ class Session(Answer):
 class SessionRows(Session):
     change: list[Row]
     drift: list[Row]
-    after: int | None = Field(None, description="The seq this page of the session's rows was read after.")
-    next: int | None = Field(None, description="The last seq of this page, change and drift together. " + PAGED)
+    after: str | None = Field(None, description=AFTER)
+    next: str | None = _cursor("The cursor of the last row of this page, change and drift together.")
     more: bool = False
 
 
 class SessionList(Answer):
     sessions: list[Session]
-    after: int | None = Field(None, description="The session id this page was read after (newest first).")
-    next: int | None = Field(None, description="The last (oldest) session id of this page. " + PAGED)
+    after: str | None = Field(None, description=AFTER)
+    next: str | None = _cursor("The cursor of the last (oldest) session of this page.")
     more: bool = False

@@ -27,6 +27,15 @@ def arg(*names: str, **options: Any) -> Argument:
 TITLE = arg("title")
 N = arg("n", type=int)
 JSON = arg("--json", action="store_true")
+# A list pages as the API's do (notebooks/agents/paging.py): --after the `next` of the page before, --limit a page.
+AFTER = arg("--after", help="the `next` of the page before (a cursor; none for the first page)")
+LIMIT = arg("--limit", type=int, help="how many a page holds (100 when not given, at most 1000)")
+
+
+def more_after(cmd: Any, answer: Any) -> None:
+    """A page with more after it says how to read on, on stderr: the text listing stays a listing."""
+    if answer.next is not None:
+        cmd.stderr.write(f"(more: --after {answer.next})")
 
 
 class Commands:

@@ -5,12 +5,11 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from notebooks.agents import tokens
-from notebooks.cli import JSON, TITLE, Commands, arg, rows, shown
+from notebooks.agents import answers, paging, tokens
+from notebooks.cli import AFTER, JSON, LIMIT, TITLE, Commands, arg, more_after, rows, shown
 from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.log.rules.errors import Forbidden
 from notebooks.models import Token
-from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as sessions
 
 BY = arg("--by", required=True)
@@ -80,20 +79,22 @@ def abandon(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(f"abandoned session #{done.id}; its {rows(done.rows)} stay in the log")
 
 
-@command(arg("--state", choices=["open", "landed", "no-op", "abandoned", "lapsed"]), JSON)
+@command(arg("--state", choices=["open", "landed", "no-op", "abandoned", "lapsed"]), AFTER, LIMIT, JSON)
 def sessions_(cmd: BaseCommand, o: dict) -> None:
-    """List sessions, newest first, with their change and drift counts."""
-    views = session_selectors.recent(limit=100, state=o["state"])
+    """List sessions, newest first, with their change and drift counts, a page of them; --json prints the API's
+    answer to GET /api/sessions."""
+    after, limit = paging.read("sessions", o["after"], o["limit"], names=("--after", "--limit"))
+    answer = answers.session_list(state=o["state"], after=after, limit=limit)
     if o["json"]:
-        cmd.stdout.write(json.dumps([v.as_dict() for v in views], ensure_ascii=False, indent=1))
+        cmd.stdout.write(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=1))
         return
-    for v in views:
-        s = v.session
-        lapsed = f" (lapsed {_when(v.lapsed_at)})" if v.lapsed_at is not None and v.state == "lapsed" else ""
+    for s in answer.sessions:
+        lapsed = f" (lapsed {_when(s.lapsed_at)})" if s.lapsed_at is not None and s.state == "lapsed" else ""
         cmd.stdout.write(
-            f"#{s.pk} {v.state:<9} {s.notebook.title!r} by {s.actor} base {s.base}{lapsed}: "
-            f"{rows(v.change_total)} of change, {v.drift_total} of drift; plan: {shown(s.plan)}"
+            f"#{s.id} {s.state:<9} {s.notebook!r} by {s.actor} base {s.base}{lapsed}: "
+            f"{rows(s.change_rows)} of change, {s.drift_rows} of drift; plan: {shown(s.plan)}"
         )
+    more_after(cmd, answer)
 
 
 def _when(at: float) -> str:

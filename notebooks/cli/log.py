@@ -8,7 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notebooks.cli import JSON, TITLE, Commands, N, arg, iso, rows, shown
+from notebooks.agents import answers, paging
+from notebooks.cli import AFTER, JSON, LIMIT, TITLE, Commands, N, arg, iso, more_after, rows, shown
 from notebooks.log import moves, services
 from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
@@ -116,18 +117,20 @@ def export(cmd: BaseCommand, o: dict) -> None:
     cmd.stderr.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
 
-@command(TITLE, UNTIL, JSON)
+@command(TITLE, UNTIL, AFTER, LIMIT, JSON)
 def view(cmd: BaseCommand, o: dict) -> None:
-    """Print the live lines."""
-    nb = selectors.get_notebook(o["title"])
-    lines = selectors.view(nb, until=_when(o["until"]))
+    """Print the live lines, a page of them; --json prints the API's answer to GET .../lines."""
+    after, limit = paging.read("lines", o["after"], o["limit"], names=("--after", "--limit"))
+    _when(o["until"])  # a bad time is the CLI's refusal, as before
+    answer = answers.lines(o["title"], o["until"], after, limit)
     if o["json"]:
-        cmd.stdout.write(json.dumps([line.as_dict() for line in lines], ensure_ascii=False, indent=1))
+        cmd.stdout.write(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=1))
         return
-    for line in lines:
+    for line in answer.lines:
         cmd.stdout.write(f"#{line.n} [{line.source}] {shown(line.text)}")
-    if not lines:
+    if not answer.lines:
         cmd.stderr.write("(no live lines)")
+    more_after(cmd, answer)
 
 
 @command(TITLE, N, JSON)

@@ -3,6 +3,7 @@ answer's status, shape and error code checked, so a change of how the API is bui
 
 import pytest
 
+from notebooks.agents import paging
 from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
 from tests.agent_helpers import Api
@@ -75,7 +76,8 @@ def test_the_reads_answer_as_documented(zelda, pippa):
 
     rows = pippa.get("/api/notebooks/zelda/rows", after="1", limit="1").json()
     assert set(rows) == {"notebook", "after", "rows", "next", "more"}
-    assert (rows["after"], rows["next"], rows["more"], [r["seq"] for r in rows["rows"]]) == (1, 2, True, [2])
+    cursors = (rows["after"], rows["next"], rows["more"], [r["seq"] for r in rows["rows"]])
+    assert cursors == (paging.encode("rows", 1), paging.encode("rows", 2), True, [2])
     assert {"op", "n", "seq", "hash", "at", "text", "source", "by"} <= set(rows["rows"][0])
 
 

@@ -1,10 +1,12 @@
-"""Every list the API answers pages with the cursor of /rows (`limit`, `after`; answering `next` and `more`), and a
-query parameter no operation takes is a 400, as an unknown field of a body is."""
+"""Every list the API answers pages alike (`limit`, the cursor `after`; answering `next` and `more`), and a query
+parameter no operation takes is a 400, as an unknown field of a body is. tests/agents/test_cursors.py holds the
+convention itself, on the API and MCP alike."""
 
 from urllib.parse import quote
 
 import pytest
 
+from notebooks.agents.paging import encode
 from notebooks.log import services
 from tests.agent_helpers import DAD
 
@@ -43,10 +45,10 @@ def test_an_unknown_query_parameter_on_a_write_is_a_400_and_writes_nothing(zelda
 def test_lines_page_through_a_notebook_two_at_a_time(zelda, pippa):
     services.add(notebook="zelda", text="the moat floods at night", source="seen", by="pippa", why="saw")
     first = pippa.get("/api/notebooks/zelda/lines", limit="2").json()
-    assert ([x["n"] for x in first["lines"]], first["next"], first["more"]) == ([1, 2], 2, True)
+    assert ([x["n"] for x in first["lines"]], first["next"], first["more"]) == ([1, 2], encode("lines", 2), True)
     assert first["seq"] == 4 and len(first["hash"]) == 64  # the page names the view it was cut from
     assert _pages(pippa, "/api/notebooks/zelda/lines", "lines", lambda x: x["n"], limit="2") == [[1, 2], [3, 4]]
-    whole = pippa.get("/api/notebooks/zelda/lines").json()  # no limit: every line, as before paging
+    whole = pippa.get("/api/notebooks/zelda/lines").json()  # no limit: a page of 100, all of them here
     assert ([x["n"] for x in whole["lines"]], whole["next"], whole["more"]) == ([1, 2, 3, 4], None, False)
 
 
@@ -98,9 +100,9 @@ def test_a_sessions_rows_page_change_and_drift_together_in_log_order(zelda, pipp
 
     # Rows 1-3 were written before the take: pending drift, recorded by it.
     first = pippa.get(f"/api/sessions/{sid}", limit="2").json()
-    assert (seqs(first), first["next"], first["more"]) == ([1, 2], 2, True)
+    assert (seqs(first), first["next"], first["more"]) == ([1, 2], encode("session", 2), True)
     assert (first["change_rows"], first["drift_rows"]) == (2, 4)  # the totals, whatever the page
-    second = pippa.get(f"/api/sessions/{sid}", limit="2", after="2").json()
+    second = pippa.get(f"/api/sessions/{sid}", limit="2", after=first["next"]).json()
     assert [r["seq"] for r in second["drift"]] == [3] and [r["seq"] for r in second["change"]] == [4]
     assert _pages(pippa, f"/api/sessions/{sid}", "change", lambda r: r["seq"], limit="2") == [[], [4], [6]]
     assert _pages(pippa, f"/api/sessions/{sid}", "drift", lambda r: r["seq"], limit="2") == [[1, 2], [3], [5]]

@@ -1,5 +1,6 @@
 import json
 
+from notebooks.agents.paging import encode
 from notebooks.log import redaction, services
 from notebooks.log.files.rowformat import GAME_ONLY
 
@@ -66,14 +67,14 @@ def test_it_pages_raw_rows_after_a_seq_in_the_export_format(zelda, pippa):
     body = pippa.get("/api/notebooks/zelda/rows", after="1", limit="1").json()
     assert [r["seq"] for r in body["rows"]] == [2]
     assert body["rows"][0]["op"] == "add" and "hash" in body["rows"][0] and "text" in body["rows"][0]
-    assert body["next"] == 2 and body["more"] is True
-    last = pippa.get("/api/notebooks/zelda/rows", after="2").json()
-    assert [r["seq"] for r in last["rows"]] == [3] and last["more"] is False
+    assert body["next"] == encode("rows", 2) and body["more"] is True
+    last = pippa.get("/api/notebooks/zelda/rows", after=body["next"]).json()
+    assert [r["seq"] for r in last["rows"]] == [3] and last["more"] is False and last["next"] is None
 
 
 def test_rows_after_a_huge_seq_are_none(zelda, pippa):
     body = pippa.get("/api/notebooks/zelda/rows", after=str(2**63 - 1)).json()
-    assert body["rows"] == [] and body["next"] is None and body["after"] == 2**63 - 1
+    assert body["rows"] == [] and body["next"] is None and body["after"] == encode("rows", 2**63 - 1)
 
 
 def test_it_refuses_a_bad_after_or_limit(zelda, pippa):

@@ -114,7 +114,9 @@ def calls(database):  # noqa: ANN001, ANN201
 def test_the_notebooks_page_with_the_apis_cursor(calls):
     one, two = calls["page_one"], calls["page_two"]
     assert [x["title"] for x in one["notebooks"]] == ["celeste", "metroid"] and one["more"] is True
-    assert one["next"] == "metroid"
+    from notebooks.agents.paging import encode
+
+    assert one["next"] == encode("notebooks", "metroid")
     assert [x["title"] for x in two["notebooks"]] == ["metroid prime", "zelda"] and two["more"] is False
     assert calls["blank_after"] == one | {"after": None}  # no cursor, as the API reads ?after=
 

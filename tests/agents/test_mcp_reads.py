@@ -52,7 +52,9 @@ def test_one_line_and_a_search_through_mcp(calls):
 
 def test_rows_sessions_and_one_session_through_mcp(calls):
     rows = calls["rows"]
-    assert [r["seq"] for r in rows["rows"]] == [2, 3] and rows["after"] == 1 and rows["more"] is False
+    from notebooks.agents.paging import encode
+
+    assert [r["seq"] for r in rows["rows"]] == [2, 3] and rows["after"] == encode("rows", 1) and rows["more"] is False
     (session,) = calls["sessions"]["sessions"]
     assert session["actor"] == "pippa" and session["state"] == "no-op"
     assert calls["session"]["id"] == session["id"] and calls["session"]["plan"] == "one run"

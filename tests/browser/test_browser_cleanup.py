@@ -65,8 +65,9 @@ class Tally:
 
 
 def _live(server: Server) -> dict[int, dict]:
-    view = json.loads(server.run("notebook", "view", TITLE, "--json"))
-    return {line["n"]: line for line in (view["lines"] if isinstance(view, dict) else view)}
+    view = json.loads(server.run("notebook", "view", TITLE, "--json", "--limit", "1000"))  # a page of them all
+    assert view["next"] is None, "more than a page of live lines"
+    return {line["n"]: line for line in view["lines"]}
 
 
 def _histories(server: Server, numbers: list[int]) -> dict[int, list[dict]]:

@@ -133,9 +133,11 @@ def test_view_prints_each_live_line_with_its_number_and_source(zelda):
     )
 
 
-def test_view_json_is_a_list_in_number_order(zelda):
+def test_view_json_is_the_apis_page_of_lines_in_number_order(zelda):
     notebook("retire", "zelda", "1", "--by", "pippa", "--why", "stale")
-    lines = json.loads(notebook("view", "zelda", "--json")[0])
+    page = json.loads(notebook("view", "zelda", "--json")[0])
+    assert (page["notebook"], page["after"], page["next"], page["more"]) == ("zelda", None, None, False)
+    lines = page["lines"]
     assert [(x["n"], x["text"], x["source"]) for x in lines] == [
         (2, "always attack first", "guessed"),
         (3, "save before the boss", "dad"),
@@ -145,8 +147,8 @@ def test_view_json_is_a_list_in_number_order(zelda):
 
 def test_view_until_reads_the_notebook_as_it_stood(zelda):
     (first, *_) = Row.objects.filter(notebook=zelda).order_by("seq")
-    assert json.loads(notebook("view", "zelda", "--json", "--until", str(first.at))[0])[0]["n"] == 1
-    assert json.loads(notebook("view", "zelda", "--json", "--until", "2000-01-01T00:00")[0]) == []
+    assert json.loads(notebook("view", "zelda", "--json", "--until", str(first.at))[0])["lines"][0]["n"] == 1
+    assert json.loads(notebook("view", "zelda", "--json", "--until", "2000-01-01T00:00")[0])["lines"] == []
     assert notebook("view", "zelda", "--until", "2000-01-01T00:00Z") == ("", "(no live lines)\n")
 
 
@@ -222,7 +224,7 @@ def test_import_adopt_from_recovers_a_hand_rewrite(zelda, tmp_path):
         ("add", "clean", False),
     ]
     assert "adopted by pippa:" in notebook("history", "clean", "1")[0]
-    assert [x["n"] for x in json.loads(notebook("view", "clean", "--json")[0])] == [1]
+    assert [x["n"] for x in json.loads(notebook("view", "clean", "--json")[0])["lines"]] == [1]
 
 
 def test_import_names_the_first_bad_line_and_writes_nothing(db, tmp_path):
@@ -382,7 +384,7 @@ def test_the_command_line_writes_and_reads(cli_db):
     added = run(env, "add", "zelda", "roll after the second swing", "--source", "seen", "--by", "pippa", "--why", "w")
     assert (added.returncode, added.stdout, added.stderr) == (0, "added line #1 (seq 1)\n", "")
     view = run(env, "view", "zelda", "--json")
-    assert [(x["n"], x["text"]) for x in json.loads(view.stdout)] == [(1, "roll after the second swing")]
+    assert [(x["n"], x["text"]) for x in json.loads(view.stdout)["lines"]] == [(1, "roll after the second swing")]
     assert run(env, "verify").returncode == 0
 
 
@@ -445,4 +447,4 @@ def test_words_reasons_and_plans_an_agent_wrote_reach_the_terminal_without_escap
         out = notebook(*args)[0]
         assert "\x1b" not in out and "\x07" not in out, args
         assert len(out.splitlines()) == 1 and "\\x1b]0;owned\\x07" in out and "late\\n#9 [dad]" in out, args
-    assert json.loads(notebook("view", "zelda", "--json")[0])[0]["text"] == evil
+    assert json.loads(notebook("view", "zelda", "--json")[0])["lines"][0]["text"] == evil
