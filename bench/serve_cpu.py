@@ -6,7 +6,7 @@ mix of `make bench-serve` (16 agents, each reading its notebook's turn, every fi
 process CPU a request (time.process_time), the PostgreSQL backend's CPU a request (/proc/<pid>/stat), the queries a
 request, and with --profile the top of a cProfile.
 
-    python -m bench.serve_cpu [--vendor postgresql|sqlite] [-n 1600] [--profile]
+    python -m bench.serve_cpu [--vendor postgresql|sqlite] [-n 1600] [--profile] [--conditional]
 """
 
 import argparse
@@ -60,7 +60,7 @@ def environ(path: str, token: str) -> dict:
     }
 
 
-def measure(seed: dict, n: int, profile: bool, variants_file: str | None) -> None:
+def measure(seed: dict, n: int, profile: bool, variants_file: str | None, conditional: bool = False) -> None:
     import django
 
     django.setup()
@@ -79,13 +79,20 @@ def measure(seed: dict, n: int, profile: bool, variants_file: str | None) -> Non
     handlers = {name: make(application) for name, make in variants.items()}
     current = [application]
 
-    def start_response(status: str, headers: list, exc_info: object = None) -> None:
-        statuses.append(status)
+    tags: dict[str, str] = {}  # with --conditional: the ETag each path last answered, sent back as If-None-Match
 
     def request(k: int) -> None:
         reader = k % READERS
-        path = f"/api/notebooks/agent-{reader}/{'lines' if (k // READERS) % 5 == 4 else 'turn'}"
-        result = current[0](environ(path, seed["readers"][reader]), start_response)
+        path = f"/api/notebooks/agent-{reader}/{'lines' if (k // READERS) % 5 == 4 and not conditional else 'turn'}"
+        env = environ(path, seed["readers"][reader])
+        if conditional and path in tags:
+            env["HTTP_IF_NONE_MATCH"] = tags[path]
+
+        def start_response(status: str, headers: list, exc_info: object = None) -> None:
+            statuses.append("200 (304)" if status.startswith("304") else status)
+            tags.update((path, v) for h, v in headers if h == "ETag")
+
+        result = current[0](env, start_response)
         try:
             b"".join(result)
         finally:
@@ -162,10 +169,12 @@ def main() -> int:
     parser.add_argument(
         "--variants", help="a Python file defining VARIANTS, compared round by round with the app as is"
     )
+    parser.add_argument("--conditional", action="store_true", help="the turn only, each sent with its last ETag")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
-        measure(json.loads(Path(args.inner).read_text()), args.n, args.profile, args.variants)
+        seed = json.loads(Path(args.inner).read_text())
+        measure(seed, args.n, args.profile, args.variants, args.conditional)
         return 0
     name = "serve_cpu" if args.vendor == "sqlite" else f"serve_cpu_{os.getpid()}"
     with tempfile.TemporaryDirectory() as tmp, scratch.fresh_database(args.vendor, name, Path(tmp)) as url:
@@ -193,6 +202,7 @@ def main() -> int:
         inner = [sys.executable, "-m", "bench.serve_cpu", "-n", str(args.n), "--inner", f"{tmp}/seed.json"]
         options = [
             *(["--profile"] if args.profile else []),
+            *(["--conditional"] if args.conditional else []),
             *(["--variants", args.variants] if args.variants else []),
         ]
         subprocess.run([*inner, *options], **run)
