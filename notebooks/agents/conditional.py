@@ -69,9 +69,14 @@ class Read:
 
 def view_of(notebook: Notebook, reader: Actor) -> tuple:
     """The view a live read shows this reader: everyone's, or her own session's (its id and when its lease was last
-    renewed: a renewal moves when it lapses, and a lapse or a land gives her everyone's view again)."""
+    renewed: a renewal moves when it lapses, and a lapse or a land gives her everyone's view again; and how many of
+    its proposals she withdrew)."""
     mine = session_reads.held(notebook, reader)  # open, or lapsed and listed apart: either is her own answer
-    return EVERYONE if mine is None else ("session", mine.session.pk, mine.state, leases.renewed_at(mine.session))
+    if mine is None:
+        return EVERYONE
+    # A withdrawn proposal leaves her view with no new row: the count of withdrawals is part of the view.
+    s = mine.session
+    return ("session", s.pk, mine.state, leases.renewed_at(s), session_reads.withdrawals(s))
 
 
 def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:

@@ -64,6 +64,7 @@ AfterSession = _described(
 )
 SessionsLimit = _described(int, "How many sessions a page answers.", ge=1, le=queries.PAGE_MAX)
 SessionRowsLimit = _described(int, "How many change and drift rows a page answers.", ge=1, le=queries.PAGE_MAX)
+ProposalSeq = _described(s.Seq, "The proposal to take back: the seq its write answered.")
 OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
 
 
@@ -297,6 +298,16 @@ def build(actor: Actor) -> MCPServer:
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
         done = lambda: session_services.land(session=session, summary=summary, by=actor)  # noqa: E731
         return idempotency.joined(done, answers.landed)
+
+    @tool(
+        "Withdraw one proposal of your open session ('seq', as its write answered or a gate's reason names it), "
+        "with a reason: it stays in the log and history but no longer counts in your view, the gates or the land; "
+        "the rest of the session stays to land. A proposal a later one builds on is refused: withdraw that first.",
+        joins=True,
+    )
+    def withdraw(session: s.SessionId, seq: ProposalSeq, why: s.Why) -> s.Withdrawn:
+        done = lambda: session_services.withdraw(session=session, proposal=seq, why=why, by=actor)  # noqa: E731
+        return idempotency.joined(done, answers.withdrawn)
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
