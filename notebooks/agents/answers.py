@@ -259,6 +259,7 @@ def written(done: services.Written, title: str, reader: Actor) -> schemas.Writte
 taken = schemas.Taken.model_validate
 checkpointed = schemas.Checkpointed.model_validate
 landed = schemas.Landed.model_validate
+withdrawn = schemas.Withdrawn.model_validate
 
 
 def abandoned(done: session_services.Abandoned) -> schemas.Abandoned:

@@ -369,6 +369,19 @@ def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.A
     return idempotency.joined(lambda: sessions.abandon(session=id, why=body.why, by=request.auth), answers.abandoned)
 
 
+@api.post("/sessions/{id}/withdraw", response={200: s.Withdrawn, **WRITE}, operation_id="withdrawProposal",
+          tags=SESSIONS,
+          summary="Take back one proposal of your open session ('seq'), with a reason; the rest stays to land.",
+          description="Nothing is erased: a withdraw event names the proposal, which stays in the log and history "
+          "and no longer counts in your view, the final gates or the land. Refused: a seq that is no proposal of the "
+          "session (404), one already withdrawn or one a later proposal builds on (409: withdraw that one first), a "
+          "session landed, abandoned (409) or lapsed (409 lapsed), another's (403; the editor may).")  # fmt: skip
+@idempotency.http(joins=True)
+def withdraw(request: HttpRequest, id: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:  # noqa: A002
+    done = lambda: sessions.withdraw(session=id, proposal=body.seq, why=body.why, by=request.auth)  # noqa: E731
+    return idempotency.joined(done, answers.withdrawn)
+
+
 @csrf_exempt
 def unknown(request: HttpRequest, rest: str = "") -> JsonResponse:
     return error_response(NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json."))

@@ -148,3 +148,8 @@ class LandIn(Body):
 
 class AbandonIn(Body):
     why: Why
+
+
+class WithdrawIn(Body):
+    seq: Seq = Field(description="The proposal to take back: the seq its write answered (a gate's reason names it).")
+    why: Why

@@ -69,8 +69,13 @@ class Read:
 
 def view_of(mine: session_reads.Held | None) -> tuple:
     """The view a live read shows its reader: everyone's, or her own session's, open or lapsed and listed apart (its
-    id and when its lease was last renewed: a renewal moves when it lapses, a land gives her everyone's view again)."""
-    return EVERYONE if mine is None else ("session", mine.session.pk, mine.state, leases.renewed_at(mine.session))
+    id and when its lease was last renewed: a renewal moves when it lapses, a land gives her everyone's view again;
+    and how many of its proposals she withdrew)."""
+    if mine is None:
+        return EVERYONE
+    # A withdrawn proposal leaves her view with no new row: the count of withdrawals is part of the view.
+    s = mine.session
+    return ("session", s.pk, mine.state, leases.renewed_at(s), session_reads.withdrawals(s))
 
 
 def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:

@@ -57,6 +57,7 @@ Match = _described(Literal["all", "any"], "Lines holding all of the words, or an
 SessionState = _described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
 ActorName = _described(str | None, "Only the sessions this actor took.", s.Findable, max_length=150)
 NotebookTitle = _described(str | None, "Only the sessions on this notebook (its title).", s.Findable, max_length=80)
+ProposalSeq = _described(s.Seq, "The proposal to take back: the seq its write answered.")
 OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
 
 
@@ -298,6 +299,16 @@ def build(actor: Actor) -> MCPServer:
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
         done = lambda: session_services.land(session=session, summary=summary, by=actor)  # noqa: E731
         return idempotency.joined(done, answers.landed)
+
+    @tool(
+        "Withdraw one proposal of your open session ('seq', as its write answered or a gate's reason names it), "
+        "with a reason: it stays in the log and history but no longer counts in your view, the gates or the land; "
+        "the rest of the session stays to land. A proposal a later one builds on is refused: withdraw that first.",
+        joins=True,
+    )
+    def withdraw(session: s.SessionId, seq: ProposalSeq, why: s.Why) -> s.Withdrawn:
+        done = lambda: session_services.withdraw(session=session, proposal=seq, why=why, by=actor)  # noqa: E731
+        return idempotency.joined(done, answers.withdrawn)
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:

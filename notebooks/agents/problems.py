@@ -30,6 +30,7 @@ class Problem(BaseModel):
     lease_until: float | None = Field(
         None, description="A take by the holder of an open session: when its lease runs out (her calls renew it)."
     )
+    proposal: int | None = Field(None, description="A withdraw refused: the seq of the proposal it named.")
     line: int | None = Field(None, description="An import refused: the line of the file.")
     existing: str | None = Field(None, description="A title refused as a look-alike: the taken title it looks like.")
     limit: int | None = Field(

@@ -318,6 +318,15 @@ class Landed(Answer):
     drift: int
 
 
+class Withdrawn(Answer):
+    id: int = Field(description="The session, still open.")
+    proposal: int = Field(description="The seq of the proposal taken back: it stays in the log and history.")
+    proposes: Literal["add", "edit", "strike"]
+    n: int = Field(description="The line it proposed to add or change.")
+    head: int
+    rows: int = Field(description="The session's proposals that still count (a land copies those).")
+
+
 class Abandoned(Answer):
     id: int
     result: Literal["abandoned"]
@@ -336,6 +345,7 @@ class Event(Answer):
     note: str
     result: str
     rows: int
+    proposal: int | None = Field(None, description="A withdraw: the seq of the proposal it took back.")
 
 
 class Session(Answer):

@@ -1,4 +1,4 @@
-"""The agent's side: token, token-revoke, tokens, take, checkpoint, land, abandon, sessions, mcp."""
+"""The agent's side: token, token-revoke, tokens, take, checkpoint, land, withdraw, abandon, sessions, mcp."""
 
 import json
 import time
@@ -70,6 +70,19 @@ def land(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(f"session #{done.id}: no-op (it wrote nothing); {rows(done.drift)} of drift recorded")
     else:
         cmd.stdout.write(f"landed session #{done.id}: {rows(done.rows)} as one change, {rows(done.drift)} of drift")
+
+
+@command(
+    arg("session", type=int), arg("--seq", type=int, required=True, help="the proposal to take back (its row's seq)"),
+    arg("--why", required=True), BY,
+)  # fmt: skip
+def withdraw(cmd: BaseCommand, o: dict) -> None:
+    """Withdraw one proposal of an open session; it stays in the log and no longer counts."""
+    done = sessions.withdraw(session=o["session"], proposal=o["seq"], why=o["why"], by=o["by"])
+    cmd.stdout.write(
+        f"withdrew proposal seq {done.proposal} ({done.proposes} of line #{done.n}) from session #{done.id}; "
+        f"{rows(done.rows)} still to land"
+    )
 
 
 @command(arg("session", type=int), arg("--why", required=True), BY)

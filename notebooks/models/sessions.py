@@ -40,10 +40,12 @@ class EventKind(models.TextChoices):
     ABANDON = "abandon"
     LAPSE = "lapse"  # no call of the holder for NOTEBOOK_SESSION_TTL seconds: the notebook is free (sessions/leases.py)
     REFUSE = "refuse"  # the land gates' reasons: a land they refused, or overruled by the editor's land (decisions.py)
+    WITHDRAW = "withdraw"  # one proposal taken back while the session is open: it no longer counts (services.py)
 
 
 class SessionEvent(models.Model):
-    """One step of a session, in order. Drift covers the rows by others in (after, head]."""
+    """One step of a session, in order. Drift covers the rows by others in (after, head]; a withdraw names the
+    proposal it takes back."""
 
     session = models.ForeignKey(Session, on_delete=models.PROTECT, related_name="events")
     seq = models.PositiveIntegerField()
@@ -55,6 +57,8 @@ class SessionEvent(models.Model):
     note = models.TextField(blank=True, default="")
     result = models.CharField(max_length=12, blank=True, default="")
     rows = models.PositiveIntegerField(default=0)
+    # A withdraw: the seq of the session's proposal it takes back (that row stays in the log; it never lands).
+    proposal = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="session_event_seq_once")]

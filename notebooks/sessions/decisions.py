@@ -47,7 +47,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
     with hooks.lock():
         _undecided(s)
         leases.lapse(s, by=actor.name)  # if it lapsed, recorded first: the log says it lapsed, then landed
-        hooks.check_land(s, [row[0] for row in own_rows(s)])  # the vault's final gate on the file: may refuse
+        hooks.check_land(s, own_seqs(s) if own_rows(s) else [])  # the vault's final gate on the file: may refuse
         with transaction.atomic():
             nb = lock_for_sessions(s.notebook)
             _undecided(s)  # again, under the lock: two decisions cannot both stand
@@ -57,7 +57,8 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
             if reasons:
                 record_refusal(s, by=actor.name, reasons=reasons, result="overruled")
             landed = record_land(s, nb, top, own, by=actor.name, note=reason)
-        hooks.land_in_git(s, approval_summary(actor.name, reason), own_seqs(s))  # with the landed copies
+        seqs = own_seqs(s) if landed.rows else []  # with the landed copies; a no-op (all withdrawn) commits none
+        hooks.land_in_git(s, approval_summary(actor.name, reason), seqs)
     return landed
 
 

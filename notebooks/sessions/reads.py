@@ -9,7 +9,7 @@ from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Head, Line
-from notebooks.models import Notebook, Session
+from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import claims, leases
 
 
@@ -89,3 +89,8 @@ def holder_lines(nb: Notebook, lines: list[Line], own: Session) -> list[Line]:
 def holder_turn(nb: Notebook, own: Session) -> str:
     read = selectors.pinned_view(nb)
     return selectors.turn_text(nb, holder_lines(nb, read.lines, own), selectors.head_at(nb))
+
+
+def withdrawals(session: Session) -> int:
+    """How many proposals the session's holder took back: each changes her view with no new row (conditional.py)."""
+    return SessionEvent.objects.filter(session=session, kind=EventKind.WITHDRAW).count()

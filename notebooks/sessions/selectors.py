@@ -15,7 +15,7 @@ from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
 _NAMES = viewed.EXPORT_NAMES
-EVENT_FIELDS = ("seq", "kind", "by", "at", "head", "after", "note", "result", "rows")  # an event as answered
+EVENT_FIELDS = ("seq", "kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")  # as answered
 
 
 @dataclass

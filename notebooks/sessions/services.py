@@ -10,13 +10,15 @@ from django.db.models import Max
 
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor, as_actor
-from notebooks.log.rules.checks import check_text
+from notebooks.log.rules import decision
+from notebooks.log.rules.checks import check_id, check_text
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
+from notebooks.log.rules.fold import PROPOSE
 from notebooks.log.store import joined
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
-from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
+from notebooks.models import EventKind, Notebook, Row, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import leases
 from notebooks.sessions.claims import open_session_of, open_session_on
@@ -52,6 +54,16 @@ class Landed:
     head: int
     rows: int  # the session's rows: its semantic change
     drift: int  # rows by others since base, recorded apart
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    id: int
+    proposal: int  # the seq of the proposal taken back (it stays in the log)
+    proposes: str
+    n: int
+    head: int
+    rows: int  # the session's proposals that still count
 
 
 @dataclass(frozen=True)
@@ -177,7 +189,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
     with hooks.lock():
         try:
             _, own = _land_gates(s, actor, summary)
-            hooks.check_land(s, [row[0] for row in own])  # may refuse; runs before the transaction opens
+            hooks.check_land(s, own_seqs(s) if own else [])  # may refuse; runs before the transaction opens
             with transaction.atomic():
                 nb = lock_for_sessions(s.notebook)
                 top, own = _land_gates(s, actor, summary)  # again: rows may have come since the first reading
@@ -187,7 +199,8 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
             record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
             raise
         # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
-        hooks.land_in_git(s, summary or "", own_seqs(s))  # its proposals and their landed copies
+        # Its proposals (those withdrawn too: the file holds them) and their landed copies; a no-op commits none.
+        hooks.land_in_git(s, summary or "", own_seqs(s) if landed.rows else [])
     return landed
 
 
@@ -249,4 +262,30 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
             done = Abandoned(id=s.pk, head=top, rows=own, drift=drift)
             joined.join(done)
         hooks.after_abandon(s, why)  # after the commit: the abandon stands whatever git does
+    return done
+
+
+def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Withdrawn:
+    """Take back one proposal of an open session (its holder's, or the editor's act): a `withdraw` event naming it,
+    with the reason. Nothing is erased: the proposal stays in the log and in history, and from then on no view, gate
+    or land counts it (the rule: decision.withdrawal). The session stays open with the rest."""
+    actor = as_actor(by)
+    s = get_session(session, with_events=False)
+    check_id(proposal, "proposal")
+    check_text(why, "reason")
+    if s.actor != actor.name and not actor.editor:
+        raise Forbidden(f"Session #{s.pk} is {s.actor}'s; {actor.name} may not withdraw its proposals.")
+    with transaction.atomic():
+        nb = lock_for_sessions(s.notebook)
+        _open_for(s, actor, "withdraw a proposal", editor_may=True)
+        rows = Row.objects.filter(notebook_id=s.notebook_id, seq__gt=s.base, session=s, op=PROPOSE)
+        found = list(rows.order_by("seq").values("seq", "proposes", "n", "into"))
+        events = SessionEvent.objects.filter(session=s, kind=EventKind.WITHDRAW)
+        gone = dict(events.values_list("proposal", "by"))
+        taken = decision.withdrawal(found, proposal, session=s.pk, withdrawn=gone)
+        top = head(nb).seq
+        left = len(found) - len(gone) - 1
+        record(s, EventKind.WITHDRAW, by=actor.name, head_seq=top, note=why, proposal=proposal, rows=left)
+        done = Withdrawn(id=s.pk, proposal=proposal, proposes=taken["proposes"], n=taken["n"], head=top, rows=left)
+        joined.join(done)
     return done

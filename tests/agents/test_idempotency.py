@@ -299,8 +299,8 @@ def test_a_failure_after_a_lands_key_is_stored_leaves_the_session_open_and_no_ke
 def test_the_document_declares_the_header_and_the_422_on_every_write(pippa, db):
     doc = pippa.client.get("/api/openapi.json").json()
     writes = [op for methods in doc["paths"].values() for verb, op in methods.items() if verb == "post"]
-    # create, add, edit, retire, restore, put back, redact, merge, suggest, take, checkpoint, land, abandon
-    assert len(writes) == 13
+    # create, add, edit, retire, restore, put back, redact, merge, suggest, take, checkpoint, withdraw, land, abandon
+    assert len(writes) == 14
     for op in writes:
         (header,) = [p for p in op["parameters"] if p["name"] == "Idempotency-Key"]
         assert header["in"] == "header" and not header["required"] and header["schema"]["maxLength"] == 255

@@ -34,7 +34,7 @@ from notebooks.sessions import services as sessions
 sessions.take(notebook="celeste", plan="climb", by="reflector")
 """
 TOOLS = {"notebooks", "create", "view", "turn", "add", "edit", "retire", "merge", "history", "take", "checkpoint"}
-TOOLS |= {"land", "abandon"}
+TOOLS |= {"land", "withdraw", "abandon"}
 
 
 @pytest.fixture(scope="module")

@@ -113,8 +113,8 @@ def test_every_operation_is_tagged_notebooks_lines_or_sessions(client):
 def test_every_write_documents_the_full_disk_with_retry_after_and_every_operation_405(client):
     doc = _doc(client)
     writes = [(path, op) for path, method, op in _operations(doc) if method == "post"]
-    # create, add, edit, retire, restore, put back, redact, merge, suggest, take, checkpoint, land, abandon
-    assert len(writes) == 13
+    # create, add, edit, retire, restore, put back, redact, merge, suggest, take, checkpoint, land, withdraw, abandon
+    assert len(writes) == 14
     for path, operation in writes:
         full = operation["responses"]["503"]
         assert full["headers"]["Retry-After"]["schema"]["type"] == "integer", path

@@ -184,8 +184,10 @@ def import_state(notebook: Notebook) -> decision.State:
     """The notebook as the decision's state: enough to judge rows appended after its head."""
     state = decision.State(title=notebook.title)
     for row in stored.rows_to_judge(notebook.pk):
-        seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid = row
-        if op == fold.PROPOSE:  # a session's proposal: a landed copy may name it later (importing.py)
+        seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid, withdrawn = row
+        # A session's proposal: a landed copy may name it later (importing.py). One withdrawn (sessions/) counts as
+        # nothing: no copy lands it and no view of its holder's holds it.
+        if op == fold.PROPOSE and not withdrawn:
             state.proposals[seq] = (proposes, n)
             if proposes == "add":
                 state.reserved.add(n)

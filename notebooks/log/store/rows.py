@@ -22,6 +22,7 @@ from notebooks.log.store.view_reads import (
     proposed_op_sql,
     redacted_why_sql,
     streamed,
+    withdrawn_sql,
 )
 
 # ----- a session's rows --------------------------------------------------------------------------------------------
@@ -161,8 +162,8 @@ def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
     found = fetch_one(sql, [notebook_id, n])
     if found is None and session is not None:
         found = fetch_one(
-            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
-            'AND "into" = %s AND session_id = %s',
+            "SELECT n FROM notebooks_row r WHERE notebook_id = %s AND op = 'propose' AND proposes = 'add' "
+            f'AND "into" = %s AND session_id = %s AND NOT {withdrawn_sql("r")}',
             [notebook_id, n, session],
         )
     return found[0] if found else None
@@ -229,11 +230,13 @@ PROPOSAL_COLUMNS = (
 
 
 def proposal_rows(notebook_id: int, session_id: int, after: int) -> list[Found]:
-    """The session's proposals after seq `after` in log order: PROPOSAL_COLUMNS, words, salt, the redacted why."""
+    """The session's proposals after seq `after` not withdrawn, in log order: PROPOSAL_COLUMNS, words, salt, the
+    redacted why."""
     columns = ", ".join(f'r."{c}"' for c in PROPOSAL_COLUMNS)
     return fetch_all(
         f"SELECT {columns}, w.body, w.salt, {redacted_why_sql('r', 'w')} FROM notebooks_row r {WORDS_JOIN} "
-        "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s ORDER BY r.seq",
+        "WHERE r.notebook_id = %s AND r.seq > %s AND r.session_id = %s AND r.op = %s "
+        f"AND NOT {withdrawn_sql('r')} ORDER BY r.seq",
         [notebook_id, after, session_id, fold.PROPOSE],
     )
 
@@ -247,10 +250,11 @@ def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
 
 def rows_to_judge(notebook_id: int) -> Iterator[Found]:
     """Every row of the notebook in log order, as an import judges rows after them: (seq, op, n, source, at, digest,
-    redacts, into, moved_notebook, moved_n, proposes, lands, session_id), streamed from one query."""
+    redacts, into, moved_notebook, moved_n, proposes, lands, session_id, withdrawn), streamed from one query."""
     return streamed(
         'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
-        "session_id FROM notebooks_row WHERE notebook_id = %s ORDER BY seq",
+        f"session_id, CASE WHEN op = '{fold.PROPOSE}' AND {withdrawn_sql('r')} THEN 1 ELSE 0 END "
+        "FROM notebooks_row r WHERE notebook_id = %s ORDER BY seq",
         [notebook_id],
     )
 
@@ -271,11 +275,13 @@ def analyze() -> None:
 
 # ----- a session's land gates and drift (sessions/) ----------------------------------------------------------------
 def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
-    """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
+    """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py), those
+    withdrawn left out."""
     # A session's rows all come after its base: a seek on (notebook, seq), where session_id has no index.
     return fetch_all(
         f'SELECT r.seq, {proposed_op_sql("r")}, r.n, r.how, r."into", r.why '
-        "FROM notebooks_row r WHERE notebook_id = %s AND seq > %s AND session_id = %s ORDER BY seq",
+        "FROM notebooks_row r WHERE notebook_id = %s AND seq > %s AND session_id = %s "
+        f"AND NOT {withdrawn_sql('r')} ORDER BY seq",
         [notebook_id, base, session_id],
     )
 

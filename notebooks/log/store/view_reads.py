@@ -48,11 +48,21 @@ def redacted_why_sql(r: str, w: str) -> str:
     )
 
 
+def withdrawn_sql(r: str) -> str:
+    """Whether row `r`, a proposal, was withdrawn: its session's `withdraw` event names it (sessions/services.py).
+    It stays in the log and in history, and counts as nothing: no view, gate or land sees it."""
+    return (
+        f"EXISTS (SELECT 1 FROM notebooks_sessionevent x WHERE x.session_id = {r}.session_id "
+        f"AND x.kind = 'withdraw' AND x.proposal = {r}.seq)"
+    )
+
+
 def proposed_op_sql(r: str, *, of_session: bool = False) -> str:
-    """The op row `r` counts as: a proposal (fold.PROPOSE) as the op it proposes. With `of_session`, only the
-    proposals of the session whose id is the statement's next parameter (read your own writes)."""
+    """The op row `r` counts as: a proposal (fold.PROPOSE) as the op it proposes, unless it was withdrawn. With
+    `of_session`, only the proposals of the session whose id is the statement's next parameter (read your own
+    writes)."""
     mine = f" AND {r}.session_id = %s" if of_session else ""
-    return f"(CASE WHEN {r}.op = '{fold.PROPOSE}'{mine} THEN {r}.proposes ELSE {r}.op END)"
+    return f"(CASE WHEN {r}.op = '{fold.PROPOSE}'{mine} AND NOT {withdrawn_sql(r)} THEN {r}.proposes ELSE {r}.op END)"
 
 
 # A notebook's count of redact rows (a snapshot is good only while it is the same).
