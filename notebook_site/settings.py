@@ -58,6 +58,11 @@ MIDDLEWARE = [
     "notebook_site.middleware.DatabaseUnavailableMiddleware",  # a full disk or a lost connection: 503, not a traceback
     "notebooks.card.security.HtmxSignInMiddleware",
 ]
+# An agent's call (a bearer token on the API or /mcp) passes only these (notebook_site/wsgi.py): it uses no sign-in,
+# session, CSRF cookie, reader zone, message or htmx, and its answers keep the same headers.
+AGENT_MIDDLEWARE = [m for m in MIDDLEWARE if m.rsplit(".", 1)[-1] in {"SecurityMiddleware",
+                    "ContentSecurityPolicyMiddleware", "CommonMiddleware", "XFrameOptionsMiddleware",
+                    "DatabaseUnavailableMiddleware"}]  # fmt: skip
 
 ROOT_URLCONF = "notebook_site.urls"
 
