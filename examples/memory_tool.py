@@ -64,7 +64,8 @@ class NotebookMemory(BetaAbstractMemoryTool):
 
     `source` is the source of the lines the model writes (`guessed` unless told otherwise; `seen` for a harness
     that writes only what the game showed). `http` is an httpx2 client to send through (a test's in-process app,
-    a proxy); without one each request goes to URL with `timeout`."""
+    a proxy); without one each request goes to URL with `timeout`. `session` names the session (its id, from a take)
+    every write goes into; without it a write goes where the API's answer says."""
 
     def __init__(
         self,
@@ -74,13 +75,16 @@ class NotebookMemory(BetaAbstractMemoryTool):
         source: str = "guessed",
         http: httpx2.Client | None = None,
         timeout: float = 30,
+        session: int | None = None,
     ) -> None:
         super().__init__()
-        self.url, self.source = url.rstrip("/"), source
+        self.url, self.source, self.session = url.rstrip("/"), source, session
         self._http = http or httpx2.Client(timeout=timeout)
         self._headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
         # Each notebook's lines as the model last saw them: a str_replace matches these and sends their seq.
         self._seen: dict[str, dict[int, Line]] = {}
+        # The ETag of each notebook's first page of lines when last read: an unchanged notebook answers 304.
+        self._tags: dict[str, str] = {}
 
     # ----- the commands -----
 
@@ -211,10 +215,13 @@ class NotebookMemory(BetaAbstractMemoryTool):
         return head + "\n" + ("\n".join(found) if found else "(no notebooks yet)")
 
     def _read(self, title: str) -> dict[int, Line]:
-        """The notebook's live lines, read now (every page), and kept as what the model has seen."""
+        """The notebook's live lines, read now (every page; none when the first answers 304: nothing changed since the
+        last read), and kept as what the model has seen."""
         lines: dict[int, Line] = {}
         try:
-            found = self._pages(f"/api/notebooks/{_quoted(title)}/lines", "lines")
+            found = self._pages(f"/api/notebooks/{_quoted(title)}/lines", "lines", title)
+            if found is None:
+                return self._seen[title]
         except _Refusal as refused:
             if refused.code != "not_found":
                 raise
@@ -228,12 +235,18 @@ class NotebookMemory(BetaAbstractMemoryTool):
     def _exists(self, title: str) -> None:
         self._call("GET", f"/api/notebooks/{_quoted(title)}/lines", params={"limit": 1})
 
-    def _pages(self, path: str, field: str) -> list[dict[str, Any]]:
-        """Every item of a paged list: its `next` sent back as `after` while `more` says so."""
+    def _pages(self, path: str, field: str, tagged: str | None = None) -> list[dict[str, Any]] | None:
+        """Every item of a paged list: its `next` sent back as `after` while `more` says so. With `tagged` (a title
+        whose lines were read before), None when the first page answers 304."""
         found: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            page = self._call("GET", path, params=params)
+            tag = self._tags.get(tagged) if tagged in self._seen and not params else None
+            page = self._call("GET", path, params=params, tag=tag)
+            if page is None:
+                return None
+            if tagged is not None and not params:
+                self._tags[tagged] = page.pop("_etag", "")
             found.extend(page[field])
             if not page.get("more") or page.get("next") is None:
                 return found
@@ -292,11 +305,23 @@ class NotebookMemory(BetaAbstractMemoryTool):
         return " ".join(x for x in said if x)
 
     def _call(
-        self, method: str, path: str, body: dict | None = None, *, key: str | None = None, params: dict | None = None
-    ) -> dict[str, Any]:
+        self,
+        method: str,
+        path: str,
+        body: dict | None = None,
+        *,
+        key: str | None = None,
+        params: dict | None = None,
+        tag: str | None = None,
+    ) -> Any:
+        """The answer's JSON (a GET's with its ETag as `_etag`), or None for a 304 to `tag`."""
         headers = dict(self._headers)
         if key is not None:  # the same content makes the same key: a retried call is answered, not written twice
             headers["Idempotency-Key"] = key
+        if tag:
+            headers["If-None-Match"] = tag
+        if body is not None and self.session is not None and "/lines" in path:  # a line's write, not a create
+            body = {**body, "session": self.session}
         try:
             answer = self._http.request(method, self.url + path, json=body, params=params, headers=headers)
         except httpx2.HTTPError as failed:
@@ -304,8 +329,13 @@ class NotebookMemory(BetaAbstractMemoryTool):
                 f"The notebooks server at {self.url} could not be reached ({type(failed).__name__}); a write may or "
                 "may not have been made. The same call again is safe: it is written at most once."
             ) from None
+        if answer.status_code == 304 and tag:
+            return None
         if answer.is_success:
-            return answer.json()
+            found = answer.json()
+            if method == "GET" and isinstance(found, dict):
+                found["_etag"] = answer.headers.get("ETag", "")
+            return found
         try:
             error = answer.json()["error"]
             raise _Refusal(str(error["code"]), " ".join(str(error["message"]).split()), error)

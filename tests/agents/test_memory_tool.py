@@ -319,3 +319,35 @@ def test_a_proxys_page_instead_of_the_api_is_a_sentence_not_a_traceback():
     assert refusal(behind, view("/memories/zelda")) == "The notebooks server answered HTTP 502 without saying why."
     said = refusal(behind, view("/memories"))
     assert said == "The memory tool failed inside the harness (JSONDecodeError); its log says more."
+
+
+def test_a_second_view_of_an_unchanged_notebook_is_answered_304_and_shows_the_same(memory, pippa):
+    memory.execute(create("/memories/zelda", "bombs open cracked walls"))
+    statuses: list[int] = []
+    send = memory._http.request
+
+    def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        answer = send(*args, **kwargs)
+        statuses.append(answer.status_code)
+        return answer
+
+    memory._http.request = recorded
+    first = memory.execute(view("/memories/zelda"))
+    again = memory.execute(view("/memories/zelda"))
+    assert again == first and statuses == [200, 304]
+    memory.execute(insert("/memories/zelda", "the boomerang stuns keese"))
+    statuses.clear()
+    third = memory.execute(view("/memories/zelda"))
+    assert statuses[0] == 200 and "the boomerang stuns keese" in third
+
+
+def test_with_a_session_named_every_write_goes_into_it(in_process, pippa, lines):
+    sid = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "what the dungeon taught"}).json()["id"]
+    held = NotebookMemory("http://testserver", pippa.secret, http=httpx2.Client(transport=in_process), session=sid)
+    held.execute(view("/memories/zelda"))
+    held.execute(insert("/memories/zelda", "the compass shows the boss room"))
+    session = pippa.get(f"/api/sessions/{sid}").json()
+    (proposal,) = session["change"]
+    assert proposal["op"] == "propose" and "the compass shows the boss room" in json.dumps(proposal)
+    gone = NotebookMemory("http://testserver", pippa.secret, http=httpx2.Client(transport=in_process), session=sid + 1)
+    assert "session" in refusal(gone, insert("/memories/zelda", "a line for no session")).lower()
