@@ -15,7 +15,7 @@ from django.core.management import call_command
 from notebooks.log import services
 from notebooks.sessions import services as sessions
 call_command("migrate", "--no-input", verbosity=0)
-for title in ("zelda", "metroid"):
+for title in ("zelda", "metroid", "kirby"):
     services.create_notebook(title=title, by="test")
 for text in ("the bridge guard swings twice", "always attack first", "the guard drops his shield"):
     services.add(notebook="zelda", text=text, source="seen", by="pippa", why="seen")
@@ -47,6 +47,13 @@ async def _calls(url: str) -> dict:
         out["put_back"] = await call("put_back", notebook="zelda", n=3, seq=3, why="the first words were right")
         out["landed"] = await call("land", session=sid, summary="tidy")
         out["view"] = await call("view", notebook="zelda")
+        kirby = (await call("take", notebook="kirby", plan="first lessons"))["id"]
+        await call("add", notebook="kirby", text="inhale to copy a power", why="seen", session=kirby)
+        out["wrong"] = await call("add", notebook="kirby", text="the sword never misses", why="a guess", session=kirby)
+        out["withdrawn"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="a wrong guess")
+        out["withdrawn_again"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="again")
+        out["kirby_landed"] = await call("land", session=kirby, summary="first lessons")
+        out["kirby"] = await call("view", notebook="kirby")
     return out
 
 
@@ -77,3 +84,10 @@ def test_restore_and_put_back_are_offered_with_a_session_argument(calls):
     for name in ("add", "edit", "retire", "merge", "restore", "put_back"):
         assert "session" in calls["tools"][name].input_schema["properties"], name
     assert set(calls["tools"]["put_back"].input_schema["required"]) == {"notebook", "n", "seq", "why"}
+
+
+def test_she_withdraws_one_proposal_through_mcp_and_the_rest_lands_without_it(calls):
+    assert calls["withdrawn"]["proposal"] == calls["wrong"]["seq"]
+    kind, text, _error = calls["withdrawn_again"]
+    assert kind == "error" and text.startswith("conflict (409): ")
+    assert [line["text"] for line in calls["kirby"]["lines"]] == ["inhale to copy a power"]
