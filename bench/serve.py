@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import scratch, serve_report
+from bench import scratch, serve_floor, serve_report
 from tests.web_instances import Instance, collectstatic, free_port, start_gunicorn, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,20 +28,23 @@ READERS, WRITERS, AGENT_LINES, CARD_LINES = 16, 4, 200, 1000
 SERVERS = ("gunicorn-gthread", "gunicorn-sync", "granian")
 
 
-def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, threads: int) -> Instance:
-    """One instance of the app through `kind`: gunicorn with gunicorn.conf.py (gthread, or sync with one process per
+APP, FLOOR = "notebook_site.wsgi:application", "bench.serve_floor:application"
+
+
+def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, threads: int, app: str = APP) -> Instance:
+    """One instance of `app` through `kind`: gunicorn with gunicorn.conf.py (gthread, or sync with one process per
     request: 2 x cores + 1, gunicorn's own advice), or granian's WSGI interface (a process per core, threads each)."""
     if kind == "gunicorn-gthread":
-        return start_gunicorn(env, log, workers=workers, threads=threads)
+        return start_gunicorn(env, log, workers=workers, threads=threads, app=app)
     if kind == "gunicorn-sync":
-        return start_gunicorn(env, log, workers=2 * (os.cpu_count() or 1) + 1, threads=1, WEB_WORKER_CLASS="sync")
+        cores = os.cpu_count() or 1
+        return start_gunicorn(env, log, workers=2 * cores + 1, threads=1, app=app, WEB_WORKER_CLASS="sync")
     if kind != "granian":
         raise SystemExit(f"unknown server {kind!r}: one of {', '.join(SERVERS)}")
     port, cores = free_port(), os.cpu_count() or 1
     command = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workers", str(cores), "--blocking-threads", str(workers * threads // cores), "--no-access-log"]
-    proc = subprocess.Popen([*command, "notebook_site.wsgi:application"], cwd=ROOT, env=env, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen([*command, app], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), "granian")
 
 
@@ -90,11 +93,12 @@ class Run:
     def drop(self) -> None:
         self.database.close()
 
-    def instances(self, count: int, server: str) -> list[Instance]:
+    def instances(self, count: int, server: str, floor: bool = False) -> list[Instance]:
         workers = self.args.workers // count
-        log = self.work / f"serve-{server}"
+        log = self.work / f"serve-{server}{'-floor' if floor else ''}"
+        env, app = ({**self.env, "BARE_DIR": str(self.work / "bare")}, FLOOR) if floor else (self.env, APP)
         return [
-            start_server(server, self.env, Path(f"{log}{k}.log"), workers=workers, threads=self.args.threads)
+            start_server(server, env, Path(f"{log}{k}.log"), workers=workers, threads=self.args.threads, app=app)
             for k in range(count)
         ]
 
@@ -148,13 +152,23 @@ class Run:
                     break
 
     def scenario(
-        self, count: int, readers: int, seconds: float, server: str = SERVERS[0], conditional: bool = False
+        self,
+        count: int,
+        readers: int,
+        seconds: float,
+        server: str = SERVERS[0],
+        conditional: bool = False,
+        floor: bool = False,
     ) -> dict:
-        servers = self.instances(count, server)
+        servers = self.instances(count, server, floor)
         try:
             # A first read of every notebook folds it, and a worker's first card of 1,000 lines renders every line
             # (about 1.5 s): the load measures the app warm, as it runs for days (the first card is timed apart).
             self.warm_cards(servers)
+            if not floor and not (self.work / "bare").exists():
+                seed = self.seed
+                serve_floor.capture(servers[0].base, seed["readers"][0], seed["writers"][0], seed["dad_session"],
+                                    self.work / "bare")  # fmt: skip
             self.load([s.base for s in servers], readers, 1.0)
             cpu0 = sum(cpu_seconds(s.proc.pid) for s in servers)
             load0 = os.getloadavg()
@@ -165,18 +179,21 @@ class Run:
             for s in servers:
                 s.stop()
         result.update(instances=count, readers=readers, vendor=self.vendor, first_card=self.first_card, server=server)
-        result.update(conditional=conditional)
+        result.update(conditional=conditional, floor=floor)
         return serve_report.summarise(result)
 
 
 def compare(run: Run, args: argparse.Namespace) -> list[dict]:
-    """Every server of --servers at 4, 16 and 64 readers (full reads), and at 16 with conditional reads."""
+    """Every server of --servers at 4, 16 and 64 readers (full reads), and at 16 with conditional reads; then the
+    same server's floor (bench/serve_floor.py: the app's answers from a bare app) at 16 readers, full and
+    conditional, so the app reads as a ratio to what the server alone costs."""
     points = []
+    shape = ((4, False, False), (16, False, False), (64, False, False), (16, True, False), (16, False, True))
     for server in args.servers.split(","):
-        for readers, conditional in ((4, False), (16, False), (64, False), (16, True)):
-            how = "conditional" if conditional else "full"
+        for readers, conditional, floor in (*shape, (16, True, True)):
+            how = ("conditional" if conditional else "full") + (", the floor" if floor else "")
             print(f"[{run.vendor}] {server}: {readers} readers, {how}, {args.curve_seconds:.0f} s", file=sys.stderr)
-            point = run.scenario(1, readers, args.curve_seconds, server, conditional)
+            point = run.scenario(1, readers, args.curve_seconds, server, conditional, floor)
             point["compare"] = True
             points.append(point)
             print(serve_report.one_line(points[-1]), file=sys.stderr)

@@ -48,7 +48,7 @@ def summarise(result: dict) -> dict:
 
 def label(run: dict) -> str:
     server = f"{run['server']}, " if run.get("compare") else ""
-    reads = ", conditional" if run.get("conditional") else ""
+    reads = (", conditional" if run.get("conditional") else "") + (", the server's floor" if run.get("floor") else "")
     return (
         f"{server}{run['vendor']}, {run['instances']} instance{'s' if run['instances'] > 1 else ''}, "
         f"{run['readers']} readers{reads}"
@@ -79,6 +79,8 @@ def targets(runs: list[dict]) -> list[dict]:
 
     for run in runs:
         errors = float(sum(k["errors"] for k in run["kinds"].values()))
+        if run.get("compare") and run.get("floor"):
+            continue  # no target of its own: the app's ratio to it is (floor_ratios)
         if run.get("compare"):
             for readers, conditional, text, figure, op, bound in COMPARE_TARGETS:
                 if (run["readers"], run["conditional"]) == (readers, conditional):

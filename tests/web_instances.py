@@ -44,8 +44,11 @@ class Instance:
                 self.proc.wait()
 
 
-def start_gunicorn(env: dict[str, str], log: Path, *, workers: int = 2, threads: int = 4, **extra: str) -> Instance:
-    """Start gunicorn with the project's gunicorn.conf.py on a free port; returns once /healthz answers 200."""
+def start_gunicorn(
+    env: dict[str, str], log: Path, *, workers: int = 2, threads: int = 4, app: str | None = None, **extra: str
+) -> Instance:
+    """Start gunicorn with the project's gunicorn.conf.py (serving `app`, the project's by default) on a free port;
+    returns once /healthz answers 200."""
     port = free_port()
     env = {
         **env,
@@ -57,7 +60,7 @@ def start_gunicorn(env: dict[str, str], log: Path, *, workers: int = 2, threads:
     }
     handle = log.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")],
+        [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"), *([app] if app else [])],
         cwd=ROOT,
         env=env,
         stdout=handle,
