@@ -57,12 +57,13 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "notebook_site.middleware.DatabaseUnavailableMiddleware",  # a full disk or a lost connection: 503, not a traceback
     "notebooks.card.security.HtmxSignInMiddleware",
+    "notebooks.agents.conditional.UnchangedMiddleware",  # innermost: an unchanged read answered 304 before its URL
 ]
 # An agent's call (a bearer token on the API or /mcp) passes only these (notebook_site/wsgi.py): it uses no sign-in,
 # session, CSRF cookie, reader zone, message or htmx, and its answers keep the same headers.
 AGENT_MIDDLEWARE = [m for m in MIDDLEWARE if m.rsplit(".", 1)[-1] in {"SecurityMiddleware",
                     "ContentSecurityPolicyMiddleware", "CommonMiddleware", "XFrameOptionsMiddleware",
-                    "DatabaseUnavailableMiddleware"}]  # fmt: skip
+                    "DatabaseUnavailableMiddleware", "UnchangedMiddleware"}]  # fmt: skip
 
 ROOT_URLCONF = "notebook_site.urls"
 

@@ -11,20 +11,24 @@ read (`until`) is tagged by the row it stands at and the notebook's count of red
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.http import parse_etags
 from ninja.responses import NinjaJSONEncoder
 from pydantic import BaseModel
 
+from notebooks.agents import tokens
 from notebooks.agents.answers import until_of
 from notebooks.log.identity.roles import Actor
 from notebooks.log.redaction import words_redacted
-from notebooks.log.views import queries, selectors
+from notebooks.log.rules.errors import NotebookError
+from notebooks.log.views import queries, selectors, turn_reads
 from notebooks.log.views.lines import Head
 from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import Notebook
@@ -89,9 +93,12 @@ def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:
         notebook = selectors.get_notebook(title)
         top, redactions = queries.row_and_redactions(notebook, queries.ALL, at)
         view = ("frozen", redactions)
-    named = "\x1f".join(map(str, (VERSION, notebook.pk, top.seq, top.hash, *view, request.get_full_path())))
-    tag = '"' + hashlib.blake2b(named.encode(), digest_size=16).hexdigest() + '"'
-    return Read(notebook, top, view, at is not None, tag)
+    return Read(notebook, top, view, at is not None, tag_of(notebook.pk, top, view, request.get_full_path()))
+
+
+def tag_of(notebook_id: int, top: Head, view: tuple, full_path: str) -> str:
+    named = "\x1f".join(map(str, (VERSION, notebook_id, top.seq, top.hash, *view, full_path)))
+    return '"' + hashlib.blake2b(named.encode(), digest_size=16).hexdigest() + '"'
 
 
 def matches(request: HttpRequest, tag: str) -> bool:
@@ -180,3 +187,48 @@ def kept_count() -> int:
 def _redacted(sender: object, notebook: Notebook, **kwargs: object) -> None:
     """A redaction committed in this process: no answer kept here may still hold its words."""
     forget(notebook)
+
+
+# The live reads answered 304 before the URL is resolved, and what each does beside its answer (as `read(also=…)`).
+UNCHANGED_READS = re.compile(r"/api/notebooks/(?P<title>[^/]+)/(?P<kind>turn|lines|rows)")
+ALSO = {"turn": turn_reads.note_turn_read}
+
+
+class UnchangedMiddleware:
+    """A live read of the turn, the lines or the rows whose If-None-Match still names its answer is answered 304 here,
+    innermost, before the URL is resolved and the API's own machinery runs: the token, then the notebook's head and
+    the reader's session in one statement, as `read` does. Anything else, a holder's read, or any refusal or error,
+    goes on to the API, which answers it as always."""
+
+    # bench/NOTES.md: a 304 turn read 0.59 -> 0.45 ms of app CPU in process, side by side.
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        early = unchanged(request)
+        return early if early is not None else self.get_response(request)
+
+
+def unchanged(request: HttpRequest) -> HttpResponseBase | None:
+    """The 304 of a live read (see UnchangedMiddleware), or None when the API must answer it."""
+    found = UNCHANGED_READS.fullmatch(request.path_info) if request.method == "GET" else None
+    scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
+    if found is None or scheme.lower() != "bearer" or "If-None-Match" not in request.headers or "until" in request.GET:
+        return None
+    try:
+        reader = tokens.caller(secret)
+        if reader is None:
+            return None
+        notebook, top, mine = session_reads.head_and_held(found["title"], reader)
+        if mine is not None:
+            return None  # a holder's view: `read` asks her session what decides its tag
+        tag = tag_of(notebook.pk, top, EVERYONE, request.get_full_path())
+        if not matches(request, tag):
+            return None
+        if found["kind"] in ALSO:
+            ALSO[found["kind"]](notebook, reader)
+    except (NotebookError, DatabaseError):
+        return None  # the API answers it: a 404 with "did you mean", a 503 for a database that cannot take it
+    answer = HttpResponseNotModified()
+    answer["ETag"] = tag
+    return answer

@@ -10,6 +10,7 @@ from django.utils import timezone
 from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.log.rules.errors import Forbidden, Invalid, NotFound
 from notebooks.models import Role, Token
+from notebooks.sessions import leases
 
 PREFIX = "nbk_"
 MAX_TOKEN_LENGTH = 200
@@ -78,3 +79,12 @@ def authenticate(secret: str) -> Actor | None:
     name, role = found
     editor = role == Role.EDITOR and actor_named(name).editor
     return Actor(name=name, editor=editor)
+
+
+def caller(secret: str) -> Actor | None:
+    """The actor an API or MCP call speaks for (None for an unknown or revoked token); any call of a session's holder
+    renews its lease."""
+    actor = authenticate(secret.strip())
+    if actor is not None:
+        leases.renew_calls_of(actor.name)
+    return actor

@@ -260,3 +260,55 @@ def test_a_refused_read_is_refused_as_before(zelda, pippa):
     assert _get(pippa, "/api/notebooks/zelda/lines/99/history", "*").status_code == 404
     assert _get(pippa, f"{TURN}?until=not-a-time").status_code == 400
     assert _get(pippa, "/api/notebooks/zelda/lines/99/history").status_code == 404
+
+
+FAST = [TURN, LINES, "/api/notebooks/zelda/rows", f"{LINES}?limit=5"]
+
+
+@pytest.mark.parametrize("path", FAST)
+def test_an_unchanged_live_read_is_answered_before_the_api_runs(zelda, pippa, monkeypatch, path):
+    tag = _tag(pippa, path)
+
+    def refused(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the API ran for an unchanged read")
+
+    monkeypatch.setattr(conditional, "stands", refused)
+    again = _get(pippa, path, tag)
+    assert again.status_code == 304 and again["ETag"] == tag
+
+
+@pytest.mark.parametrize("path", FAST)
+def test_a_304_before_the_api_has_the_headers_of_the_apis_own(zelda, pippa, monkeypatch, path):
+    tag = _tag(pippa, path)
+    early = _get(pippa, path, tag)
+    monkeypatch.setattr(conditional, "unchanged", lambda request: None)
+    late = _get(pippa, path, tag)
+    assert early.status_code == late.status_code == 304
+    assert sorted(early.headers.items()) == sorted(late.headers.items())
+
+
+def test_an_unchanged_turn_answered_early_still_notes_that_it_was_read(zelda, pippa):
+    from notebooks.log.views import turn_reads
+
+    tag = _tag(pippa, TURN)
+    turn_reads.forget()
+    TurnRead = turn_reads.TurnRead
+    TurnRead.objects.all().delete()
+    assert _get(pippa, TURN, tag).status_code == 304
+    assert list(TurnRead.objects.values_list("by", flat=True)) == ["pippa"]
+
+
+def test_a_holder_an_unknown_token_a_frozen_read_and_an_unknown_title_go_on_to_the_api(zelda, pippa, monkeypatch):
+    tag = _tag(pippa, TURN)
+    seen = []
+    real = conditional.stands
+    monkeypatch.setattr(conditional, "stands", lambda *a, **k: seen.append(a[1]) or real(*a, **k))
+    assert pippa.client.get(TURN, HTTP_AUTHORIZATION="Bearer nbk_unknown", HTTP_IF_NONE_MATCH=tag).status_code == 401
+    assert _get(pippa, "/api/notebooks/zeldo/turn", tag).status_code == 404
+    assert _get(pippa, f"{TURN}?until=2030-01-01", tag).status_code == 200
+    _take(pippa)
+    held = _get(pippa, TURN, _tag(pippa, TURN))
+    assert held.status_code == 304
+    # The unknown token refused by the API's own sign-in; the unknown title, the frozen read and the holder's two
+    # reads (her full read, then her unchanged one) read by the API.
+    assert seen == ["zeldo", "zelda", "zelda", "zelda"]
