@@ -1,5 +1,5 @@
 """The rows a view reads (its cut, the view in SQL, snapshots, a line's history, an export), and the pieces of
-statements rows.py joins in. Each function returns the database's tuples as they come; the callers give them their
+statements rows/ joins in. Each function returns the database's tuples as they come; the callers give them their
 meaning. The statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
 """
 

@@ -42,7 +42,7 @@ class KeptView:
         return self.live.lines
 
     def fold_forward(self, rows: Sequence[tuple]) -> bool:
-        """Fold rows (store/rows.fold_rows's columns) after `seq` into the view; False, and the view unchanged, if
+        """Fold rows (store/view_reads.fold_rows's columns) after `seq` into the view; False, and the view unchanged, if
         they do not continue its chain or carry a redaction (the view is then computed again, without the words)."""
         prev_seq, prev_hash = self.seq, self.hash
         for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, body in rows:
