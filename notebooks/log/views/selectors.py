@@ -211,18 +211,24 @@ LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # what str.spli
 _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts and emoji
 
 
+def escaped(text: str, line_break: str = "") -> str:
+    """`text` as the turn or a terminal shows it: each control or format character as its escape, but a line break as
+    `line_break` when one is given."""
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
+            out.append(ch)
+        else:
+            out.append(line_break if line_break and ch in LINE_BREAKS else ascii(ch)[1:-1])
+    return "".join(out)
+
+
 def turn_words(text: str) -> str:
     """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer: a line
     break becomes a marked continuation, other control and format characters escapes, a `[#` is escaped."""
     if text.isprintable() and "[" not in text:
         return text  # the usual line, at once
-    out = []
-    for ch in _TAG.sub(r"\\[", text.replace("\r\n", "\n")):
-        if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
-            out.append(ch)
-        else:
-            out.append(CONTINUED if ch in LINE_BREAKS else ascii(ch)[1:-1])
-    return "".join(out)
+    return escaped(_TAG.sub(r"\\[", text.replace("\r\n", "\n")), CONTINUED)
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
