@@ -96,16 +96,17 @@ def pinned_view(notebook: Notebook, *, until: float | None = None) -> PinnedView
     return PinnedView(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
 
 
+def made_from(view: kept.KeptView, name: str, make: Callable[[PinnedView], T]) -> T:
+    """What `make` makes of a kept view, made once and kept with it under `name` (the caller holds its lock). `make`
+    must only read the view's lines."""
+    if name not in view.made:
+        view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
+    return view.made[name]
+
+
 def made_from_live(notebook: Notebook, name: str, make: Callable[[PinnedView], T]) -> T:
-    """What `make` makes of the live view, made once per head and kept with the view under `name` (every read still
-    checks the head against the log). `make` must only read the view's lines."""
-
-    def use(view: kept.KeptView) -> T:
-        if name not in view.made:
-            view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
-        return view.made[name]
-
-    return kept.with_live(notebook, use)
+    """made_from the live view: made once per head (every read still checks the head against the log)."""
+    return kept.with_live(notebook, lambda view: made_from(view, name, make))
 
 
 def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
