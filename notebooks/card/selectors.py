@@ -36,9 +36,8 @@ class NotebookSummary:
 
     @property
     def by_source(self) -> list[tuple[str, int]]:
-        """The counts in turn order, sources without live lines left out."""
-        rank = {source: i for i, source in enumerate(selectors.TURN_ORDER)}
-        return sorted(((s, c) for s, c in self.counts.items() if c), key=lambda sc: (rank.get(sc[0], 99), sc[0]))
+        """The counts in turn order, sources without live lines left out (as the card's tally)."""
+        return [(s, self.counts[s]) for s in selectors.TURN_ORDER if self.counts.get(s)]
 
 
 def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:

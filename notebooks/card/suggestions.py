@@ -14,7 +14,7 @@ from notebooks.models import Notebook, Suggestion
 from notebooks.similar.suggestion_selectors import pending_for
 from notebooks.similar.suggestions import ACTIONS
 
-KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?", "stray": "Not about the game?"}
+KIND_LABEL = {**card_similar.KIND_LABEL, "stray": "Not about the game?"}  # the engine's kinds, and a stray
 SHOWN = 100  # pending suggestions drawn at once, oldest first: the rest come up as these are decided
 
 

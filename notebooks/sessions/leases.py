@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
+from notebooks.log.rules.checks import shown_time
 from notebooks.log.rules.errors import Conflict
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import head
@@ -101,7 +102,7 @@ def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
     """The Lapsed a session whose lease has run out (recorded or not) answers when its holder would `verb` it."""
     at = renewed + ttl()
     return Lapsed(
-        f"Session #{session_id} lapsed at {when(at)}: no call of {actor}'s for {ttl():g} s "
+        f"Session #{session_id} lapsed at {shown_time(at)}: no call of {actor}'s for {ttl():g} s "
         f"(NOTEBOOK_SESSION_TTL). It may not {verb}; its notebook is free again: take a new session, or abandon "
         "this one.",
         session=session_id,
@@ -122,7 +123,7 @@ def lapse(session: Session, *, by: str) -> bool:
         top = head(nb).seq
         events.record_drift(fresh, nb, top, by=by)
         note = (
-            f"no call of {fresh.actor}'s for {ttl():g} s after {when(renewed_at(fresh))}; the notebook is free "
+            f"no call of {fresh.actor}'s for {ttl():g} s after {shown_time(renewed_at(fresh))}; the notebook is free "
             f"again (found by {by})"
         )
         events.record(
@@ -143,7 +144,3 @@ def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = No
     if notebook_id is not None or actor is not None:
         found = found.filter(Q(notebook_id=notebook_id) | Q(actor=actor))
     return [s.pk for s in found if expired(renewed_at(s)) and lapse(s, by=by)]
-
-
-def when(at: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))

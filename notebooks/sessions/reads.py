@@ -67,7 +67,7 @@ def _held(session_id: int) -> Held:
 def lapsed_lines(nb: Notebook, lines: list[Line], lapsed: Held) -> list[Line]:
     """The lines a lapsed session had added or changed, as they would have stood: gone from her view, not lost."""
     was = {(x.n, x.seq) for x in lines}
-    mine = proposals.holder_view(lines, nb, lapsed.session.pk, after=lapsed.session.base)
+    mine = holder_lines(nb, lines, lapsed.session)
     return [x for x in mine if (x.n, x.seq) not in was]
 
 
@@ -75,7 +75,7 @@ def own_session(nb: Notebook, reader: "Actor | str | None") -> Session | None:
     """The reader's open session on this notebook, whose proposals her live reads show; None for anyone else."""
     if reader is None:
         return None
-    name = reader if isinstance(reader, str) else reader.name
+    name = _name(reader)
     if not claims.may_hold(name, nb.title):
         return None  # the usual reader: one cheap statement
     held = claims.open_session_of(name)

@@ -11,7 +11,7 @@ from django.db.models import Max
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules import decision
-from notebooks.log.rules.checks import check_id, check_text
+from notebooks.log.rules.checks import check_id, check_text, shown_time
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.rules.fold import PROPOSE
 from notebooks.log.store import joined
@@ -105,7 +105,7 @@ def _already_yours(mine: Session) -> Conflict:
     until = leases.lapses_at(mine)
     return Conflict(
         f"{mine.actor} already holds session #{mine.pk} on {mine.notebook.title!r}, its lease running until "
-        f"{leases.when(until)} (each call of {mine.actor}'s renews it). Go on with it: name session {mine.pk} in "
+        f"{shown_time(until)} (each call of {mine.actor}'s renews it). Go on with it: name session {mine.pk} in "
         "your writes (every write's answer names the session it went into), or land or abandon it to take another.",
         session=mine.pk,
         notebook=mine.notebook.title,

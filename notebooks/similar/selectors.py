@@ -111,9 +111,7 @@ def _found(notebook: Notebook, limit: Budget, drawn: int | None = None) -> _Foun
         return log_selectors.made_from_live(notebook, name, make)
     past = kept.past(notebook, drawn)
     with past.lock:
-        if name not in past.made:
-            past.made[name] = make(log_selectors.PinnedView(seq=past.seq, hash=past.hash, lines=past.lines))
-        return past.made[name]
+        return log_selectors.made_from(past, name, make)
 
 
 def compared_for(notebook: Notebook, limit: Budget | None = None, *, drawn: int | None = None) -> Compared:

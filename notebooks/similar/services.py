@@ -13,7 +13,8 @@ from notebooks.log.views import selectors as log_selectors
 from notebooks.models import NotAlike
 
 
-def _editor(by: "Actor | str", verb: str) -> Actor:
+def as_editor(by: "Actor | str", verb: str) -> Actor:
+    """The actor `by`, refused unless the human editor, who alone may `verb` (a mark, a suggestion's decision)."""
     actor = as_actor(by)
     if not actor.editor:
         raise Forbidden(f"Only the human editor may {verb}; {actor.name!r} is not the editor.")
@@ -22,7 +23,7 @@ def _editor(by: "Actor | str", verb: str) -> Actor:
 
 def mark_not_alike(*, notebook: str, numbers: Iterable[int], by: "Actor | str", why: str = "") -> NotAlike:
     """Dad marks a set of live lines as not alike: a group made only of them is no longer offered."""
-    actor = _editor(by, "mark lines as not alike")
+    actor = as_editor(by, "mark lines as not alike")
     marked = sorted({check_number(n) for n in numbers})
     if len(marked) < 2:
         raise Invalid("Mark at least two different lines as not alike.")
@@ -38,7 +39,7 @@ def mark_not_alike(*, notebook: str, numbers: Iterable[int], by: "Actor | str", 
 
 def undo_not_alike(*, notebook: str, mark_id: int, by: "Actor | str", why: str = "") -> NotAlike:
     """Dad takes a mark back (a new row naming it): its group is offered again."""
-    actor = _editor(by, "undo a not-alike mark")
+    actor = as_editor(by, "undo a not-alike mark")
     why = check_text(why, "reason", limit=max_reason(), required=False) if why else ""
     with transaction.atomic():
         nb = log_selectors.get_notebook(notebook)

@@ -134,13 +134,6 @@ def suggest(
     return Suggested(made)
 
 
-def _editor(by: "Actor | str") -> Actor:
-    actor = as_actor(by)
-    if not actor.editor:
-        raise Forbidden(f"Only the human editor may decide a suggestion; {actor.name!r} is not the editor.")
-    return actor
-
-
 def _listed(numbers: list[int]) -> str:
     return ", ".join(f"#{x}" for x in numbers)
 
@@ -158,7 +151,7 @@ def decide(
 ) -> Decided:
     """Dad's decision on a pending suggestion, through the services that decide an engine's group, and his
     SuggestionDecision with his reason, all or nothing. `numbers` are the suggestion's lines he did not leave out."""
-    actor = _editor(by)
+    actor = marks.as_editor(by, "decide a suggestion")
     if action not in ACTIONS:
         raise Invalid(f"Unknown decision {action!r}: use one of {', '.join(ACTIONS)}.")
     why = check_reason(why)

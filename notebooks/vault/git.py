@@ -115,13 +115,13 @@ class Git:
     def exists(self) -> bool:
         return (self.root / ".git").is_dir()
 
-    def init(self, branch: str = "main") -> None:
-        """A repository with one empty root commit, so take always has a base."""
+    def init(self) -> None:
+        """A repository with one empty root commit on main, so take always has a base."""
         self.root.mkdir(parents=True, exist_ok=True)
         self.run("init", "-q")
-        self.run("symbolic-ref", "HEAD", f"refs/heads/{branch}")
+        self.run("symbolic-ref", "HEAD", "refs/heads/main")
         root = self.commit_tree(EMPTY_TREE, [], "vault: every notebook mirrored as its append-only JSONL file\n")
-        self.update_ref(f"refs/heads/{branch}", root, None)
+        self.update_ref("refs/heads/main", root, None)
 
     def branch_ref(self) -> str:
         ref = self.text("symbolic-ref", "-q", "HEAD")

@@ -33,6 +33,8 @@ from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
 REVIEW = "notebooks/review.html"
+SIMILAR = "notebooks/similar.html"
+SIMILAR_VIEW = {"show": "similar"}  # the card's query that opens the Similar view
 # review.html's forms: on a full page they stand above the list
 REVIEW_PANELS = ("restore-form", "putback-form", "undo-merge-form")
 VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
@@ -352,6 +354,33 @@ def region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **con
     full = card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
     template = f"{CARD}#region" if request.htmx else CARD
     return render_page(request, template, full, status)
+
+
+def similar_view(drawn: int | str | None) -> dict[str, str]:
+    """The Similar view's query with its groups as drawn at row `drawn` ("" when the page named none)."""
+    return {**SIMILAR_VIEW, "drawn": "" if drawn is None else str(drawn)}
+
+
+def similar_groups(
+    request: HttpRequest, notebook: Notebook, drawn: int | str | None, status: int = 200, **context: Any
+) -> HttpResponse:
+    """The Similar view's groups as drawn at row `drawn`, with `context` (a note, the lines just made...)."""
+    shown = QueryDict(mutable=True)
+    shown.update(similar_view(drawn))
+    return render_page(request, f"{SIMILAR}#groups", card_context(request, notebook, shown, **context), status)
+
+
+def similar_decided(
+    request: HttpRequest, notebook: Notebook, drawn: int | None, note: str, **context: Any
+) -> HttpResponse:
+    """After a decision on a group or a suggestion: the groups as drawn (the decision takes off only its own lines)
+    with the note, and the page's URL naming them, so a reload shows the same groups; the card, for a plain POST."""
+    view = similar_view(drawn)
+    if not request.htmx:
+        return back_to(request, card_url(notebook, view), note)
+    answer = with_oob(request, similar_groups(request, notebook, drawn, similar_note=note, **context), notebook, note)
+    answer["HX-Replace-Url"] = card_url(notebook, view)
+    return answer
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:

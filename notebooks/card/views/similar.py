@@ -2,16 +2,17 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
 from notebooks.card.forms import SimilarForm, UndoMergeForm
 from notebooks.card.views.respond import (
     INVALID,
+    SIMILAR,
+    SIMILAR_VIEW,
     actor_of,
     back_to,
-    card_context,
     card_url,
     editor_required,
     line_or_panel,
@@ -19,6 +20,9 @@ from notebooks.card.views.respond import (
     refusal_status,
     region,
     render_page,
+    similar_decided,
+    similar_groups,
+    similar_view,
     with_oob,
 )
 from notebooks.log import services
@@ -27,9 +31,6 @@ from notebooks.log.store import rows as stored
 from notebooks.log.views import selectors
 from notebooks.models import Notebook
 from notebooks.similar import services as similar_services
-
-SIMILAR = "notebooks/similar.html"
-VIEW = {"show": "similar"}
 
 
 @login_required
@@ -49,25 +50,11 @@ def decide(request: HttpRequest, title: str) -> HttpResponse:
             if data["action"] != "not-alike":
                 kind = request.POST.get("kind", "")
                 card_similar.remember_reason(request, kind, data["reason"].strip(), carry=data["carry"])
-            # The groups stay those drawn when Dad opened the view: this decision takes off only its own lines.
-            view = {**VIEW, "drawn": _drawn(data.get("drawn"))}
-            if not request.htmx:
-                return back_to(request, card_url(notebook, view), note)
-            shown = QueryDict(mutable=True)
-            shown.update(view)
             merged = fresh if data["action"] == "merge" else None  # its note offers the merge's undo
-            context = card_context(
-                request, notebook, shown, similar_note=note, similar_fresh=fresh, similar_merged=merged
+            return similar_decided(
+                request, notebook, data.get("drawn"), note, similar_fresh=fresh, similar_merged=merged
             )
-            answer = with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
-            answer["HX-Replace-Url"] = card_url(notebook, view)  # a reload shows the same groups
-            return answer
     return _group_again(request, notebook, form, status)
-
-
-def _drawn(drawn: int | None) -> str:
-    """The row the page's groups were drawn at, as the card's query gives it ("" when the page named none)."""
-    return "" if drawn is None else str(drawn)
 
 
 def _apply(request: HttpRequest, notebook: Notebook, data: dict) -> tuple[str, int | None]:
@@ -101,10 +88,7 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
     group = card_similar.group_of(selectors.view(notebook), numbers, request.POST.get("kind", "repeat"))
     if group is None and request.htmx:  # its lines are gone since the view was drawn: the view as it is now
         said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-        shown = QueryDict(mutable=True)
-        shown.update({**VIEW, "drawn": request.POST.get("drawn", "")})
-        context = card_context(request, notebook, shown, similar_note=said)
-        return render_page(request, f"{SIMILAR}#groups", context, status)
+        return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
     context = {"notebook": notebook, "group": group, "form": form, "can_edit": True, "draft": request.POST,
                "draft_out": request.POST.getlist("out"), "draft_add": request.POST.getlist("add"),
                "similar_drawn": form.cleaned_data.get("drawn") if hasattr(form, "cleaned_data") else None}  # fmt: skip
@@ -113,7 +97,7 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
         return reswap(retarget(answer, f"#group-{_key(request)}"), "outerHTML")
     for error in form.top_errors() + [e for f in form for e in f.errors]:
         messages.error(request, error)
-    return HttpResponseRedirect(card_url(notebook, VIEW))
+    return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
 
 
 @login_required
@@ -126,7 +110,7 @@ def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
         messages.error(request, exc.message)
     else:
         messages.success(request, "The group is offered again.")
-    return HttpResponseRedirect(card_url(notebook, VIEW))
+    return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
 
 
 @login_required
@@ -140,7 +124,7 @@ def undo_merge(request: HttpRequest, title: str, n: int) -> HttpResponse:
     if request.method == "GET":
         return line_or_panel(request, notebook, "undo-merge-form", n, undo_form=UndoMergeForm(n=n), **shown)
     form = UndoMergeForm(request.POST, n=n)
-    similar_view = request.POST.get("show") == "similar"
+    from_similar = request.POST.get("show") == "similar"
     status = INVALID
     if form.is_valid():
         try:
@@ -153,24 +137,18 @@ def undo_merge(request: HttpRequest, title: str, n: int) -> HttpResponse:
             back = ", ".join(f"#{x} as #{y}" for x, y in undone.restored.items())
             note = f"Undid the merge into #{n}: restored {back}; #{n} is retired."
             fresh = tuple(undone.restored.values())
-            if similar_view:
-                view = {**VIEW, "drawn": _drawn(form.cleaned_data.get("drawn"))}
+            if from_similar:
+                drawn = form.cleaned_data.get("drawn")
                 if not request.htmx:
-                    return back_to(request, card_url(notebook, view), note)
-                listed = QueryDict(mutable=True)
-                listed.update(view)
-                context = card_context(request, notebook, listed, similar_note=note)
-                return with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, note)
+                    return back_to(request, card_url(notebook, similar_view(drawn)), note)
+                return with_oob(request, similar_groups(request, notebook, drawn, similar_note=note), notebook, note)
             if not request.htmx:
                 return back_to(request, card_url(notebook, anchor=f"line-{fresh[0]}"), note)
             return reswap(retarget(region(request, notebook, note=note, fresh=fresh), "#lines-region"), "outerHTML")
-    if similar_view:  # refused from the Similar view's note: said there, the groups as they were drawn
+    if from_similar:  # refused from the Similar view's note: said there, the groups as they were drawn
         said = " ".join(form.top_errors() + [e for e in form.errors.get("reason", [])])
+        drawn = request.POST.get("drawn", "")
         if not request.htmx:
-            messages.error(request, said)
-            return HttpResponseRedirect(card_url(notebook, {**VIEW, "drawn": request.POST.get("drawn", "")}))
-        listed = QueryDict(mutable=True)
-        listed.update({**VIEW, "drawn": request.POST.get("drawn", "")})
-        context = card_context(request, notebook, listed, similar_note=said, similar_merged=n)
-        return render_page(request, f"{SIMILAR}#groups", context, status)
+            return back_to(request, card_url(notebook, similar_view(drawn)), said, messages.ERROR)
+        return similar_groups(request, notebook, drawn, status, similar_note=said, similar_merged=n)
     return line_or_panel(request, notebook, "undo-merge-form", n, undo_form=form, status=status, **shown)

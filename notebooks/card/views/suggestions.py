@@ -3,7 +3,7 @@ his SuggestionDecision with his reason (similar/suggestions.decide)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
@@ -11,24 +11,22 @@ from notebooks.card import suggestions as card_suggestions
 from notebooks.card.suggestions import SuggestionForm
 from notebooks.card.views.respond import (
     INVALID,
+    SIMILAR_VIEW,
     actor_of,
-    back_to,
-    card_context,
     card_url,
     editor_required,
     notebook_or_404,
     refusal_status,
     render_page,
-    with_oob,
+    similar_decided,
+    similar_groups,
 )
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.models import Notebook, Suggestion
 from notebooks.similar import suggestions
 
-SIMILAR = "notebooks/similar.html"
 SUGGESTIONS = "notebooks/suggestions.html"
-VIEW = {"show": "similar"}
 
 
 @login_required
@@ -52,15 +50,7 @@ def decide(request: HttpRequest, title: str, suggestion: int) -> HttpResponse:
                 kind = done.decision.suggestion.kind
                 card_similar.remember_reason(request, kind, data["reason"].strip(), carry=data["carry"])
             # The engine's groups stay those drawn when Dad opened the view, as after a decision on one of them.
-            view = {**VIEW, "drawn": "" if data.get("drawn") is None else str(data["drawn"])}
-            if not request.htmx:
-                return back_to(request, card_url(notebook, view), done.note)
-            shown = QueryDict(mutable=True)
-            shown.update(view)
-            context = card_context(request, notebook, shown, similar_note=done.note, similar_fresh=done.fresh)
-            answer = with_oob(request, render_page(request, f"{SIMILAR}#groups", context), notebook, done.note)
-            answer["HX-Replace-Url"] = card_url(notebook, view)  # a reload shows the same groups
-            return answer
+            return similar_decided(request, notebook, data.get("drawn"), done.note, similar_fresh=done.fresh)
     return _again(request, notebook, suggestion, form, status)
 
 
@@ -73,14 +63,11 @@ def _again(request: HttpRequest, notebook: Notebook, number: int, form: Suggesti
     if not request.htmx:
         for error in form.top_errors() + [e for f in form for e in f.errors]:
             messages.error(request, error)
-        return HttpResponseRedirect(card_url(notebook, VIEW))
+        return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
     drawn = request.POST.get("drawn", "")
     if view is None or len(view.group.choices) < len(found.lines):
         said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-        shown = QueryDict(mutable=True)
-        shown.update({**VIEW, "drawn": drawn})
-        context = card_context(request, notebook, shown, similar_note=said)
-        return render_page(request, f"{SIMILAR}#groups", context, status)
+        return similar_groups(request, notebook, drawn, status, similar_note=said)
     context = {"notebook": notebook, "item": view, "form": form, "can_edit": True, "draft": request.POST,
                "draft_out": request.POST.getlist("out"),
                "similar_drawn": drawn if drawn.isdigit() else None}  # fmt: skip

@@ -49,7 +49,6 @@ def checked_rows(
     *,
     state: decision.State,
     door: decision.Door = decision.IMPORT,
-    default_by: str = "unknown",
     is_editor: Callable[[str], bool] = lambda name: False,
     max_words: int = 4000,
     max_reason: int = 2000,
@@ -104,7 +103,7 @@ def checked_rows(
         kind = proposes or op  # a proposal's fields are those of the op it proposes
         claimed = name_of(obj, "by", line_no, required=kind in ("edit", "strike", "redact"))
         if attribute is None:
-            by = claimed or default_by
+            by = claimed or "unknown"
             editor = is_editor(by)
         else:
             by, editor = attribute(obj, claimed, line_no)

@@ -32,6 +32,16 @@ class Imported:
     adopted: int
 
 
+def _limits() -> dict[str, Any]:
+    """The limits a file from outside is read within: words, reasons, rows, and no row dated past the clock."""
+    return {
+        "max_words": settings.NOTEBOOK_MAX_WORDS,
+        "max_reason": settings.NOTEBOOK_MAX_REASON,
+        "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
+        "latest": latest_time(),
+    }
+
+
 def import_notebook(
     *,
     title: str,
@@ -43,12 +53,7 @@ def import_notebook(
 ) -> Imported:
     """A new notebook from JSON Lines; `adopt_from` recovers a hand rewrite's lost words. The rows are written as
     they are read and checked (PostgreSQL files them on the other core meanwhile); a refusal rolls them all back."""
-    limits = {
-        "max_words": settings.NOTEBOOK_MAX_WORDS,
-        "max_reason": settings.NOTEBOOK_MAX_REASON,
-        "max_rows": settings.NOTEBOOK_MAX_IMPORT_ROWS,
-        "latest": latest_time(),
-    }
+    limits = _limits()
     check_name(by)
     is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
     with transaction.atomic():
@@ -129,11 +134,8 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
             state=state,
             door=door,
             attribute=authors.attribute,
-            max_words=settings.NOTEBOOK_MAX_WORDS,
-            max_reason=settings.NOTEBOOK_MAX_REASON,
-            max_rows=settings.NOTEBOOK_MAX_IMPORT_ROWS,
             start=first_line,
-            latest=latest_time(),
+            **_limits(),
             keyed=wordkeys.keyer(notebook),
             session_of=_Claims(notebook),
         )

@@ -96,16 +96,17 @@ def pinned_view(notebook: Notebook, *, until: float | None = None) -> PinnedView
     return PinnedView(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
 
 
+def made_from(view: kept.KeptView, name: str, make: Callable[[PinnedView], T]) -> T:
+    """What `make` makes of a kept view, made once and kept with it under `name` (the caller holds its lock). `make`
+    must only read the view's lines."""
+    if name not in view.made:
+        view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
+    return view.made[name]
+
+
 def made_from_live(notebook: Notebook, name: str, make: Callable[[PinnedView], T]) -> T:
-    """What `make` makes of the live view, made once per head and kept with the view under `name` (every read still
-    checks the head against the log). `make` must only read the view's lines."""
-
-    def use(view: kept.KeptView) -> T:
-        if name not in view.made:
-            view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
-        return view.made[name]
-
-    return kept.with_live(notebook, use)
+    """made_from the live view: made once per head (every read still checks the head against the log)."""
+    return kept.with_live(notebook, lambda view: made_from(view, name, make))
 
 
 def live_line(notebook: Notebook, n: int, cut: int = ALL) -> Line | None:
@@ -211,18 +212,24 @@ LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # what str.spli
 _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts and emoji
 
 
+def escaped(text: str, line_break: str = "") -> str:
+    """`text` as the turn or a terminal shows it: each control or format character as its escape, but a line break as
+    `line_break` when one is given."""
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
+            out.append(ch)
+        else:
+            out.append(line_break if line_break and ch in LINE_BREAKS else ascii(ch)[1:-1])
+    return "".join(out)
+
+
 def turn_words(text: str) -> str:
     """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer: a line
     break becomes a marked continuation, other control and format characters escapes, a `[#` is escaped."""
     if text.isprintable() and "[" not in text:
         return text  # the usual line, at once
-    out = []
-    for ch in _TAG.sub(r"\\[", text.replace("\r\n", "\n")):
-        if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
-            out.append(ch)
-        else:
-            out.append(CONTINUED if ch in LINE_BREAKS else ascii(ch)[1:-1])
-    return "".join(out)
+    return escaped(_TAG.sub(r"\\[", text.replace("\r\n", "\n")), CONTINUED)
 
 
 def rows(notebook: Notebook, *, after: int = 0, upto: int = ALL, limit: int | None = None) -> Iterator[dict[str, Any]]:
