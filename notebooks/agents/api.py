@@ -22,7 +22,7 @@ from ninja.security import HttpBearer
 from notebooks.agents import answers, conditional, document, idempotency, paging, problems, queries, refusals, tokens
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
-from notebooks.agents.refusals import MethodNotAllowed, TooLarge, Unauthorized
+from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, TooLarge, Unauthorized, http_refusal
 from notebooks.log import redaction, services
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
@@ -39,7 +39,7 @@ class Bearer(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Actor:
         actor = tokens.authenticate(token.strip())
         if actor is None:
-            raise Unauthorized("The token is unknown or revoked.")
+            raise Unauthorized(BAD_TOKEN)
         leases.renew_calls_of(actor.name)  # any call of a session's holder renews its lease
         return actor
 
@@ -76,15 +76,6 @@ CREATE = declared(400, 401, 405, 409, 413, 429, 503)
 SUGGEST = declared(400, 401, 403, 404, 405, 409, 413, 429, 503)
 
 
-def error_response(exc: NotebookError) -> JsonResponse:
-    response = JsonResponse({"error": exc.as_dict()}, status=exc.status)
-    if exc.status == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
-    if exc.retry_after is not None:  # a take of a claimed notebook: the seconds until its holder's lease would lapse
-        response["Retry-After"] = str(exc.retry_after)
-    return response
-
-
 def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     if isinstance(exc, ValidationError):
         route = getattr(request, "api_route", None)
@@ -92,14 +83,14 @@ def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
         given = request.resolver_match.kwargs if request.resolver_match else {}
         exc = refusals.invalid_request(exc.errors, given, known)
     elif isinstance(exc, AuthenticationError):
-        exc = Unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
+        exc = Unauthorized(NO_TOKEN)
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
         exc = Invalid("The body is not valid JSON." if exc.status_code == 400 else str(exc))
     elif isinstance(exc, RequestDataTooBig):
         exc = TooLarge("The request body is too large.")
     elif isinstance(exc, SuspiciousOperation):  # e.g. too many query fields: Django's own 400, as JSON
         exc = Invalid(f"The request was refused: {exc}")
-    return error_response(exc)
+    return http_refusal(exc)
 
 
 for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, SuspiciousOperation):
@@ -384,7 +375,7 @@ def withdraw(request: HttpRequest, id: s.PathSessionId, body: b.WithdrawIn) -> s
 
 @csrf_exempt
 def unknown(request: HttpRequest, rest: str = "") -> JsonResponse:
-    return error_response(NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json."))
+    return http_refusal(NotFound(f"No API endpoint at {request.path!r}; see /api/openapi.json."))
 
 
 @functools.cache
@@ -411,12 +402,12 @@ def _json_405(view: Callable, route: str) -> Callable:
         known = _query_names().get((request.api_route, request.method or ""))
         unknown = [name for name in given if known is not None and name not in known]
         if unknown:
-            return error_response(refusals.unknown_query(unknown, known or []))
+            return http_refusal(refusals.unknown_query(unknown, known or []))
         response = view(request, *args, **kwargs)
         if response.status_code != 405:
             return response
         allowed = ", ".join(m for m in ("GET", "POST") if m in response.get("Allow", ""))
-        refused = error_response(MethodNotAllowed(f"{request.method} is not allowed here; use {allowed}."))
+        refused = http_refusal(MethodNotAllowed(f"{request.method} is not allowed here; use {allowed}."))
         refused["Allow"] = allowed
         return refused
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -20,6 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from notebooks.agents import tokens
 from notebooks.agents.mcp_server import build
+from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, Unauthorized, http_refusal
 from notebooks.log.identity.roles import Actor
 
 _started = threading.Lock()
@@ -104,21 +105,15 @@ async def _exchange(manager: StreamableHTTPSessionManager, scope: dict[str, Any]
     return response
 
 
-def _unauthorized(message: str) -> JsonResponse:
-    response = JsonResponse({"error": {"code": "unauthorized", "message": message}}, status=401)
-    response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
-    return response
-
-
 @csrf_exempt
 @require_POST  # stateless: no event stream to GET (it would hold a worker thread), no session to DELETE
 def endpoint(request: HttpRequest) -> HttpResponse:
     """POST a JSON-RPC message with `Authorization: Bearer <token>`: the MCP tools the token's actor may use."""
     scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
-        return _unauthorized("Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME).")
+        return http_refusal(Unauthorized(NO_TOKEN))
     actor = tokens.authenticate(secret.strip())
     if actor is None:
-        return _unauthorized("The token is unknown or revoked.")
+        return http_refusal(Unauthorized(BAD_TOKEN))
     manager = _manager(actor.name, actor.editor)
     return _loop().call(_exchange, manager, _scope(request), request.body)

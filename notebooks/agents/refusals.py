@@ -1,7 +1,10 @@
 """Every refusal the agent's side answers, in the project's words: the codes (one list, the document's enum), the
-statuses they come with, and bad input described field by field, for the API (api.py) and the MCP tools alike."""
+statuses they come with, a refusal as an HTTP answer, and bad input described field by field, for the API (api.py) and
+the MCP tools alike."""
 
 from typing import Any
+
+from django.http import JsonResponse
 
 from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
 
@@ -49,6 +52,10 @@ SAID = {
 }
 
 
+NO_TOKEN = "Send a token: Authorization: Bearer <token> (python manage.py notebook token NAME)."
+BAD_TOKEN = "The token is unknown or revoked."
+
+
 class Unauthorized(NotebookError):
     code, status = "unauthorized", 401
 
@@ -59,6 +66,17 @@ class MethodNotAllowed(NotebookError):
 
 class TooLarge(NotebookError):
     code, status = "too_large", 413
+
+
+def http_refusal(exc: NotebookError) -> JsonResponse:
+    """A refusal as the API and /mcp answer it over HTTP: {"error": ...} with its status, WWW-Authenticate on a 401,
+    and Retry-After when it has one (a take of a claimed notebook: the seconds until its holder's lease lapses)."""
+    response = JsonResponse({"error": exc.as_dict()}, status=exc.status)
+    if exc.status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
+    if exc.retry_after is not None:
+        response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] | None = None) -> Invalid:
