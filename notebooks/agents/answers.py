@@ -98,11 +98,6 @@ def line(title: str, n: int, until: str | None = None, reader: Actor | None = No
     )
 
 
-def holds_session_on(title: str, reader: Actor) -> bool:
-    """Whether the reader's live reads of this notebook tell of a session of hers (the kept JSON does not)."""
-    return session_reads.held(selectors.get_notebook(title), reader) is not None
-
-
 def _session(mine: "session_reads.Held | None") -> schemas.HeldSession | None:
     return None if mine is None else schemas.HeldSession(**mine.as_dict())
 
