@@ -1,9 +1,9 @@
 """What the API and the MCP tools answer, built in one place from the core's results, so the same meaning has the
-same shape on both sides (schemas.py)."""
+same shape on both sides (schemas.py): the reads, and the answers of the writes (writes.py calls them)."""
 
 import math
 
-from notebooks.agents import creation_limit, paging, schemas
+from notebooks.agents import paging, schemas
 from notebooks.log import proposals, services
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import checks
@@ -16,7 +16,6 @@ from notebooks.sessions import reads as session_reads
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as session_services
 from notebooks.similar import selectors as similar_selectors
-from notebooks.similar import suggestions
 
 
 def until_of(raw: str | None) -> float | None:
@@ -47,11 +46,6 @@ def notebook_list(after: str | None = None, limit: int | None = paging.PAGE) -> 
         items.append(schemas.NotebookItem(title=nb.title, head=heads.get(nb.pk, 0), session=session))
     last = items[-1].title if items else after
     return schemas.NotebookList(notebooks=items, **paging.cursors("notebooks", after, last, more))
-
-
-def created(title: str, by: Actor) -> schemas.NotebookItem:
-    nb = creation_limit.create_notebook(title=title, actor=by)
-    return schemas.NotebookItem(title=nb.title, head=0, session=None)
 
 
 def lines(
@@ -149,12 +143,6 @@ def went_into(title: str, reader: Actor) -> schemas.HeldSession | None:
     return _went_into(session_reads.own_session(selectors.get_notebook(title), reader))
 
 
-def within(title: str, reader: Actor, session: int | None) -> None:
-    """A write that names its session goes only into it: refused unless it is the writer's open session on `title`."""
-    if session is not None:
-        session_claims.check_named(session_id=session, actor=reader, title=title)
-
-
 def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
@@ -215,28 +203,6 @@ def session_list(
     last = page[-1].session.pk if page else after
     sessions = [view.as_dict() for view in page]
     return schemas.SessionList.model_validate({"sessions": sessions, **paging.cursors("sessions", after, last, more)})
-
-
-def suggested(
-    title: str, lines: list[int], kind: str, words: str | None, keep: int | None, why: str, by: Actor
-) -> tuple[int, schemas.Suggested]:
-    """A suggestion stored (201), or the one already there (200): the same lines and kind pending, or Dad's mark."""
-    done = suggestions.suggest(notebook=title, lines=lines, kind=kind, words=words, keep=keep, why=why, by=by)
-    item = done.suggestion
-    mark = done.mark
-    answer = schemas.Suggested(
-        already=done.already,
-        suggestion=None if item is None else schemas.SuggestionItem(notebook=title, **suggestions.as_dict(item)),
-        mark=None if mark is None else schemas.NotAlikeMark(id=mark.pk, lines=mark.lines, by=mark.by, at=mark.at),
-    )
-    return (201 if done.already is None else 200), answer
-
-
-def title_of(value: str) -> str:
-    """A title a notebook could have; any other names no notebook."""
-    if not isinstance(value, str) or not schemas.TITLE.fullmatch(value):
-        raise NotFound(f"No notebook is titled {value!r}.")
-    return value
 
 
 def merged(done: services.Written, title: str, reader: Actor) -> schemas.Merged:

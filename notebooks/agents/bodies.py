@@ -1,6 +1,7 @@
-"""What the API (api.py) and the MCP tools (mcp_server.py) take in a request's body: strict (a string is never a
+"""What the API (api/) and the MCP tools (mcp_server.py) take in a request's body: strict (a string is never a
 number, a bool never an integer), unknown fields refused, limits those of log/rules/checks.py. The field types and the
-answers are schemas.py's."""
+answers are schemas.py's. A field is named as the argument of the write it goes to (writes.py), which the API passes
+a body's fields to as they are."""
 
 from typing import Annotated, Any
 

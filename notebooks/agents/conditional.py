@@ -5,7 +5,7 @@ after one lookup of the head, folding and serialising nothing. A live answer's b
 head, for each view and request, so a full read after another reader's costs the same lookup and the bytes. A frozen
 read (`until`) is tagged by the row it stands at and the notebook's count of redactions (kept.past keeps its view).
 
-    @conditional.read  # under @api.get, for a view taking `notebook` (and `q` with `until`, if it has one)
+    @conditional.read  # under @router.get, for a view taking `notebook` (and `q` with `until`, if it has one)
 """
 
 import functools

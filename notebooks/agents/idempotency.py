@@ -242,12 +242,12 @@ def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
     return call.answered
 
 
-def joined(write: Callable[[], T], answer: Callable[[T], Any]) -> Any:
-    """A session's write and its answer. Under a key the answer is made and stored inside the write's transaction
-    (the service calls log.joined.join); without one it is made after, as ever."""
+def joined(write: Callable[..., T], answer: Callable[[T], Any], **arguments: Any) -> Any:
+    """A session's write (the service called with `arguments`) and its answer. Under a key the answer is made and
+    stored inside the write's transaction (the service calls log.joined.join); without one it is made after, as ever."""
     call = _calling.get()
     if call is None:
-        return answer(write())
+        return answer(write(**arguments))
     made: list[Any] = []
 
     def store(result: T) -> None:
@@ -256,32 +256,34 @@ def joined(write: Callable[[], T], answer: Callable[[T], Any]) -> Any:
         _store(call, call.answered)
 
     with log_joined.joining(store):
-        write()
+        write(**arguments)
     if not made:
         raise RuntimeError(f"{call.what}: the service did not join its transaction")
     return made[0]
 
 
-def _rendered(result: Any) -> Answer:
-    """What a view returned, as the JSON ninja would render it."""
-    status, value = (result.status_code, result.value) if isinstance(result, Status) else (200, result)
+def _rendered(result: Any, status: int = 200) -> Answer:
+    """What a view returned, as the JSON ninja would render it: a plain answer with `status`."""
+    status, value = (result.status_code, result.value) if isinstance(result, Status) else (status, result)
     if isinstance(value, BaseModel):
         value = value.model_dump()
     return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
 
 
-def http(view: Callable | None = None, *, joins: bool = False) -> Callable:
+def http(view: Callable | None = None, *, joins: bool = False, status: int = 200) -> Callable:
     """A write view taking an Idempotency-Key header; without one it runs as it always has. A session's view passes
-    joins=True and answers through `joined`."""
+    joins=True and answers through `joined`. A plain answer (not a Status) is sent with `status`."""
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
             key = key_of(request.headers.get(HEADER))
             if key is None:
-                return fn(request, *args, **kwargs)
+                result = fn(request, *args, **kwargs)
+                return result if isinstance(result, Status | HttpResponse) else Status(status, result)
             sent = json.loads(request.body) if request.body else None
-            call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, _rendered)
+            render = functools.partial(_rendered, status=status)
+            call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, render)
             answered = _run(call, lambda: fn(request, *args, **kwargs), joins=joins)
             response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
             if answered.replayed:

@@ -1,6 +1,7 @@
 """The MCP server (official `mcp` SDK, stdio; `notebook mcp --actor NAME`): the API's reads and writes for one actor,
-with its field types, answers (schemas.py, answers.py), strictness and refusals (mcp_strict.py). Tools run in the
-SDK's worker threads, so each call closes its thread's database connection when done."""
+calling the functions the API calls (answers.py, writes.py), with its field types (schemas.py), strictness and
+refusals (mcp_strict.py). Tools run in the SDK's worker threads, so each call closes its thread's database
+connection when done."""
 
 import functools
 from collections.abc import Callable
@@ -10,16 +11,14 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from notebooks.agents import answers, bodies, idempotency, paging, queries
+from notebooks.agents import answers, idempotency, paging, queries, writes
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
-from notebooks.log import services
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import NotebookError
 from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
-from notebooks.sessions import services as session_services
 from notebooks.version import VERSION
 
 
@@ -133,7 +132,7 @@ def build(actor: Actor) -> MCPServer:
         "notebooks in a window (too_many_notebooks, with retry_after seconds)."
     )
     def create(title: s.Title) -> s.NotebookItem:
-        return answers.created(title, actor)
+        return writes.create(title=title, by=actor)
 
     @tool(
         "The live lines of a notebook in number order, each with n, text, source, by, at and seq; with 'until' "
@@ -202,9 +201,7 @@ def build(actor: Actor) -> MCPServer:
     def add(
         notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen", session: InSession = None
     ) -> s.Added:
-        answers.within(notebook, actor, session)
-        done = services.add(notebook=notebook, text=text, source=source, by=actor, why=why)
-        return answers.added(notebook, done.n, done.seq, text, reader=actor)
+        return writes.add(notebook=notebook, text=text, source=source, why=why, session=session, by=actor)
 
     @tool(
         "Give line n new words ('text') under the same number; 'expected' is the seq of the line's last row as "
@@ -217,10 +214,9 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
         expected: Expected = None, session: InSession = None,
     ) -> s.Written:  # fmt: skip
-        words = bodies.new_words(text, to)
-        answers.within(notebook, actor, session)
-        done = services.edit(notebook=notebook, n=n, to=words, by=actor, why=why, expected=expected)
-        return answers.written(done, notebook, actor)
+        return writes.edit(
+            notebook=notebook, n=n, why=why, text=text, to=to, expected=expected, session=session, by=actor
+        )
 
     @tool(
         "Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.",
@@ -230,9 +226,7 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None,
         session: InSession = None,
     ) -> s.Written:  # fmt: skip
-        answers.within(notebook, actor, session)
-        done = services.retire(notebook=notebook, n=n, by=actor, why=why, into=into, expected=expected)
-        return answers.written(done, notebook, actor)
+        return writes.retire(notebook=notebook, n=n, why=why, into=into, expected=expected, session=session, by=actor)
 
     @tool(
         "Undo the retirement of line n: its last words and source back as a new line (the next number); line n "
@@ -240,8 +234,7 @@ def build(actor: Actor) -> MCPServer:
         keyed=True,
     )
     def restore(notebook: s.Title, n: s.LineNumber, why: s.Why, session: InSession = None) -> s.Written:
-        answers.within(notebook, actor, session)
-        return answers.written(services.restore(notebook=notebook, n=n, by=actor, why=why), notebook, actor)
+        return writes.restore(notebook=notebook, n=n, why=why, session=session, by=actor)
 
     @tool(
         "Edit line n back to the words an earlier row of its history gave it ('seq', from history), as a new edit; "
@@ -252,15 +245,11 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, n: s.LineNumber, seq: Version, why: s.Why, expected: Expected = None,
         session: InSession = None,
     ) -> s.Written:  # fmt: skip
-        answers.within(notebook, actor, session)
-        done = services.put_back(notebook=notebook, n=n, seq=seq, by=actor, why=why, expected=expected)
-        return answers.written(done, notebook, actor)
+        return writes.put_back(notebook=notebook, n=n, seq=seq, why=why, expected=expected, session=session, by=actor)
 
     @tool("Write one line for several and retire them into it. " + GAME_ONLY, keyed=True)
     def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why, session: InSession = None) -> s.Merged:
-        answers.within(notebook, actor, session)
-        done = services.merge(notebook=notebook, numbers=numbers, text=text, by=actor, why=why)
-        return answers.merged(done, notebook, actor)
+        return writes.merge(notebook=notebook, numbers=numbers, text=text, why=why, session=session, by=actor)
 
     @tool(
         "Suggest that lines repeat, contradict each other or stray. It changes no line: Dad decides it in his Similar "
@@ -273,7 +262,7 @@ def build(actor: Actor) -> MCPServer:
         notebook: s.Title, lines: s.SuggestedLines, kind: Kind, why: s.Why, words: KeepWords = None,
         keep: KeepLine = None,
     ) -> s.Suggested:  # fmt: skip
-        return answers.suggested(notebook, lines, kind, words, keep, why, actor)[1]
+        return writes.suggest(notebook=notebook, lines=lines, kind=kind, why=why, words=words, keep=keep, by=actor)
 
     @tool(
         "Take a session on a notebook before changing it: pending drift is recorded, then base is fixed at its head. "
@@ -282,13 +271,11 @@ def build(actor: Actor) -> MCPServer:
         joins=True,
     )
     def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
-        return idempotency.joined(lambda: session_services.take(notebook=notebook, plan=plan, by=actor), answers.taken)
+        return writes.take(notebook=notebook, plan=plan, by=actor)
 
     @tool("Checkpoint an open session: recovery evidence only; it moves no base.", joins=True)
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
-        return idempotency.joined(
-            lambda: session_services.checkpoint(session=session, note=note, by=actor), answers.checkpointed
-        )
+        return writes.checkpoint(session=session, note=note, by=actor)
 
     @tool(
         "Land a session: its rows become one semantic change (no-op when it wrote nothing). Final gates compare "
@@ -297,8 +284,7 @@ def build(actor: Actor) -> MCPServer:
         joins=True,
     )
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
-        done = lambda: session_services.land(session=session, summary=summary, by=actor)  # noqa: E731
-        return idempotency.joined(done, answers.landed)
+        return writes.land(session=session, summary=summary, by=actor)
 
     @tool(
         "Withdraw one proposal of your open session ('seq', as its write answered or a gate's reason names it), "
@@ -307,13 +293,11 @@ def build(actor: Actor) -> MCPServer:
         joins=True,
     )
     def withdraw(session: s.SessionId, seq: ProposalSeq, why: s.Why) -> s.Withdrawn:
-        done = lambda: session_services.withdraw(session=session, proposal=seq, why=why, by=actor)  # noqa: E731
-        return idempotency.joined(done, answers.withdrawn)
+        return writes.withdraw(session=session, seq=seq, why=why, by=actor)
 
     @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
-        done = lambda: session_services.abandon(session=session, why=why, by=actor)  # noqa: E731
-        return idempotency.joined(done, answers.abandoned)
+        return writes.abandon(session=session, why=why, by=actor)
 
     return NotebookServer(
         name="notebooks",

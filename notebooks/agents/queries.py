@@ -1,5 +1,5 @@
 """What each read of the API takes in its query string: strict like the bodies (schemas.py), an unknown parameter
-refused (api.py); every list pages alike (paging.py): a cursor `after` and `limit` in, `next` and `more` out."""
+refused (api/); every list pages alike (paging.py): a cursor `after` and `limit` in, `next` and `more` out."""
 
 from typing import Annotated, Any, Literal
 

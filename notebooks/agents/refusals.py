@@ -1,5 +1,5 @@
 """Every refusal the agent's side answers, in the project's words: the codes (one list, the document's enum), the
-statuses they come with, a refusal as an HTTP answer, and bad input described field by field, for the API (api.py) and
+statuses they come with, a refusal as an HTTP answer, and bad input described field by field, for the API (api/) and
 the MCP tools alike."""
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""The agent's contract, declared once: the fields the API (api.py) and the MCP tools (mcp_server.py) take, and what
+"""The agent's contract, declared once: the fields the API (api/) and the MCP tools (mcp_server.py) take, and what
 they answer (their bodies are bodies.py's). The OpenAPI document is generated from these models, bodies.py's and
 queries.py's, so it cannot disagree with the code; the limits are log/rules/checks.py's."""
 

@@ -1,4 +1,4 @@
-"""The agent's JSON API (token-authenticated), included at /api/: ninja's routes (api.py), the generated document at
+"""The agent's JSON API (token-authenticated), included at /api/: ninja's routes (api/), the generated document at
 /api/openapi.json, the docs at /api/docs, and a JSON 404 for anything else."""
 
 from django.urls import re_path

@@ -1,5 +1,5 @@
 """The MCP tool `suggest`, through the SDK's stdio client against `manage.py notebook mcp` on a database of its own:
-the API's answers (answers.suggested) and refusals, in the tool's words."""
+the API's answers (writes.suggest) and refusals, in the tool's words."""
 
 import os
 import subprocess
