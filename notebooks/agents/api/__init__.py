@@ -28,7 +28,6 @@ from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, Too
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
-from notebooks.sessions import leases
 from notebooks.version import VERSION
 
 
@@ -36,10 +35,9 @@ class Bearer(HttpBearer):
     """Authorization: Bearer <token>, a token of tokens.py; the actor it speaks for becomes request.auth."""
 
     def authenticate(self, request: HttpRequest, token: str) -> Actor:
-        actor = tokens.authenticate(token.strip())
+        actor = tokens.caller(token)  # any call of a session's holder renews its lease
         if actor is None:
             raise Unauthorized(BAD_TOKEN)
-        leases.renew_calls_of(actor.name)  # any call of a session's holder renews its lease
         return actor
 
 
