@@ -324,52 +324,56 @@ def take(request: HttpRequest, body: b.TakeIn) -> Status:
     )
 
 
-@api.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
+@api.get("/sessions/{session}", response={200: s.SessionRows, **READ}, operation_id="getSession", tags=SESSIONS,
          summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page of "
          "its rows at a time (change and drift together, in log order).",
          description="'change' holds the rows the session wrote (its proposals and, once it landed, their landed "
          "copies), 'drift' the rows others wrote since its base, recorded apart; 'change_rows' and 'drift_rows' "
          "are their totals. Any token reads any session; an unknown id is 404."
          " " + PAGING)  # fmt: skip
-def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
-    return answers.session(id, q.after, q.limit)
+def session(request: HttpRequest, session: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:
+    return answers.session(session, q.after, q.limit)
 
 
-@api.post("/sessions/{id}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
+@api.post("/sessions/{session}/checkpoint", response={200: s.Checkpointed, **WRITE}, operation_id="checkpointSession",
           tags=SESSIONS,
           summary="Record the head as recovery evidence; it moves no base and grants nothing.",
           description="'note' says where the run stands; the answer gives the session's base and the head now. Only "
           "its holder checkpoints a session (403 for anyone else's); a session landed or abandoned answers 409 "
           "conflict, a lapsed one 409 lapsed. Like any call of the holder's, it renews the lease.")  # fmt: skip
 @idempotency.http(joins=True)
-def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
+def checkpoint(request: HttpRequest, session: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:
     return idempotency.joined(
-        lambda: sessions.checkpoint(session=id, note=body.note, by=request.auth), answers.checkpointed
+        lambda: sessions.checkpoint(session=session, note=body.note, by=request.auth), answers.checkpointed
     )
 
 
-@api.post("/sessions/{id}/land", response={200: s.Landed, **WRITE}, operation_id="landSession", tags=SESSIONS,
+@api.post("/sessions/{session}/land", response={200: s.Landed, **WRITE}, operation_id="landSession", tags=SESSIONS,
           summary="Land: the session's rows become one semantic change, others' rows are recorded as drift.",
           description="A session that wrote nothing gives result no-op. The final gates compare with the original "
           "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the session "
           "open.")  # fmt: skip
 @idempotency.http(joins=True)
-def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:  # noqa: A002
-    return idempotency.joined(lambda: sessions.land(session=id, summary=body.summary, by=request.auth), answers.landed)
+def land(request: HttpRequest, session: s.PathSessionId, body: b.LandIn) -> s.Landed:
+    return idempotency.joined(
+        lambda: sessions.land(session=session, summary=body.summary, by=request.auth), answers.landed
+    )
 
 
-@api.post("/sessions/{id}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
+@api.post("/sessions/{session}/abandon", response={200: s.Abandoned, **WRITE}, operation_id="abandonSession",
           tags=SESSIONS,
           summary="Close a session without a semantic change; its rows stay in the log.",
           description="'why' is required. The holder or the editor abandons a session (403 for anyone else), a "
           "lapsed one too; one landed or abandoned answers 409 conflict. Its proposals never count, drift since its "
           "base is recorded apart, and the notebook is free to take again.")  # fmt: skip
 @idempotency.http(joins=True)
-def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
-    return idempotency.joined(lambda: sessions.abandon(session=id, why=body.why, by=request.auth), answers.abandoned)
+def abandon(request: HttpRequest, session: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:
+    return idempotency.joined(
+        lambda: sessions.abandon(session=session, why=body.why, by=request.auth), answers.abandoned
+    )
 
 
-@api.post("/sessions/{id}/withdraw", response={200: s.Withdrawn, **WRITE}, operation_id="withdrawProposal",
+@api.post("/sessions/{session}/withdraw", response={200: s.Withdrawn, **WRITE}, operation_id="withdrawProposal",
           tags=SESSIONS,
           summary="Take back one proposal of your open session ('seq'), with a reason; the rest stays to land.",
           description="Nothing is erased: a withdraw event names the proposal, which stays in the log and history "
@@ -377,8 +381,8 @@ def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.A
           "session (404), one already withdrawn or one a later proposal builds on (409: withdraw that one first), a "
           "session landed, abandoned (409) or lapsed (409 lapsed), another's (403; the editor may).")  # fmt: skip
 @idempotency.http(joins=True)
-def withdraw(request: HttpRequest, id: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:  # noqa: A002
-    done = lambda: sessions.withdraw(session=id, proposal=body.seq, why=body.why, by=request.auth)  # noqa: E731
+def withdraw(request: HttpRequest, session: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:
+    done = lambda: sessions.withdraw(session=session, proposal=body.seq, why=body.why, by=request.auth)  # noqa: E731
     return idempotency.joined(done, answers.withdrawn)
 
 
