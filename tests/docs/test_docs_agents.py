@@ -216,3 +216,16 @@ def test_every_endpoint_is_listed_with_every_field_of_its_body_and_answer():
         _check_fields(document, _braced(answer), _schema(document, returned), where)
     operations = {(m.upper(), p) for p, ops in document["paths"].items() for m in ops if p != "/api/openapi.json"}
     assert listed == operations
+
+
+def test_the_table_of_errors_names_every_code_and_every_field_a_refusal_carries():
+    """Every code the API answers is a row, and every field a refusal may carry is named there."""
+    from notebooks.agents.problems import Problem
+    from notebooks.agents.refusals import CODES
+
+    text = DOC.read_text(encoding="utf-8").split("## Errors and their codes", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| \d{3} \| `(\w+)` \|", text, re.MULTILINE)
+    assert sorted(rows) == sorted(set(CODES) - {"vault_git"})  # vault_git: the CLI's alone (a take or land: 503)
+    table = "\n".join(line for line in text.splitlines() if line.startswith("| "))
+    named = set(re.findall(r"`(\w+)`", table))
+    assert set(Problem.model_fields) - {"code", "message", "line"} <= named  # line: an import's, never the API's
