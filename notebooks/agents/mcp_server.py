@@ -36,6 +36,10 @@ RowsAfter, RowsLimit = paging.tool_after("rows"), paging.tool_limit("rows")
 SessionsAfter, SessionsLimit = paging.tool_after("sessions"), paging.tool_limit("sessions")
 SessionRowsAfter, SessionRowsLimit = paging.tool_after("session"), paging.tool_limit("change and drift rows")
 Source = _described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
+MergedSource = _described(
+    s.SourceName | None,
+    "The merged line's source; without it, an agent's merge is seen when any merged line was seen, else guessed.",
+)
 KeepWords = _described(s.Words | None, "A repeat: the words to keep. " + GAME_ONLY)
 KeepLine = _described(s.LineNumber | None, "A conflict: the line to keep (one of 'lines').")
 Kind = _described(
@@ -248,8 +252,13 @@ def build(actor: Actor) -> MCPServer:
         return writes.put_back(notebook=notebook, n=n, seq=seq, why=why, expected=expected, session=session, by=actor)
 
     @tool("Write one line for several and retire them into it. " + GAME_ONLY, keyed=True)
-    def merge(notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why, session: InSession = None) -> s.Merged:
-        return writes.merge(notebook=notebook, numbers=numbers, text=text, why=why, session=session, by=actor)
+    def merge(
+        notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why, source: MergedSource = None,
+        session: InSession = None,
+    ) -> s.Merged:  # fmt: skip
+        return writes.merge(
+            notebook=notebook, numbers=numbers, text=text, why=why, source=source, session=session, by=actor
+        )
 
     @tool(
         "Suggest that lines repeat, contradict each other or stray. It changes no line: Dad decides it in his Similar "

@@ -336,7 +336,7 @@ class Abandoned(Answer):
 
 
 class Event(Answer):
-    seq: int
+    number: int = Field(description="The event's place among the session's events: 1, 2, 3... (not a row's seq).")
     kind: str
     by: str
     at: float

@@ -15,7 +15,8 @@ from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
 _NAMES = viewed.EXPORT_NAMES
-EVENT_FIELDS = ("seq", "kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")  # as answered
+# As answered; an event's own counter is answered as `number`, so `seq` only ever names a row of the log.
+EVENT_FIELDS = ("kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")
 
 
 @dataclass
@@ -62,7 +63,7 @@ class SessionView:
             "at": s.at,
             "state": self.state,
             "lapsed_at": self.lapsed_at,
-            "events": [{name: getattr(e, name) for name in EVENT_FIELDS} for e in self.events],
+            "events": [{"number": e.seq} | {name: getattr(e, name) for name in EVENT_FIELDS} for e in self.events],
             "change_rows": self.change_total,
             "drift_rows": self.drift_total,
         }

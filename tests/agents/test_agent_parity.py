@@ -140,3 +140,66 @@ def test_the_same_refusal_codes_on_both_sides(both):
         "string for a number": "invalid",
     }
     assert {name: mcp[name]["error"]["code"] for name in codes} == codes
+
+
+# Each MCP tool and the API operation it is: (method, path).
+OPERATIONS = {
+    "notebooks": ("get", "/api/notebooks"),
+    "create": ("post", "/api/notebooks"),
+    "view": ("get", "/api/notebooks/{notebook}/lines"),
+    "search": ("get", "/api/notebooks/{notebook}/lines"),
+    "line": ("get", "/api/notebooks/{notebook}/lines/{n}"),
+    "turn": ("get", "/api/notebooks/{notebook}/turn"),
+    "history": ("get", "/api/notebooks/{notebook}/lines/{n}/history"),
+    "rows": ("get", "/api/notebooks/{notebook}/rows"),
+    "add": ("post", "/api/notebooks/{notebook}/lines"),
+    "edit": ("post", "/api/notebooks/{notebook}/lines/{n}/edit"),
+    "retire": ("post", "/api/notebooks/{notebook}/lines/{n}/retire"),
+    "restore": ("post", "/api/notebooks/{notebook}/lines/{n}/restore"),
+    "put_back": ("post", "/api/notebooks/{notebook}/lines/{n}/put-back"),
+    "merge": ("post", "/api/notebooks/{notebook}/merge"),
+    "suggest": ("post", "/api/notebooks/{notebook}/suggestions"),
+    "sessions": ("get", "/api/sessions"),
+    "session": ("get", "/api/sessions/{session}"),
+    "take": ("post", "/api/sessions"),
+    "checkpoint": ("post", "/api/sessions/{session}/checkpoint"),
+    "land": ("post", "/api/sessions/{session}/land"),
+    "withdraw": ("post", "/api/sessions/{session}/withdraw"),
+    "abandon": ("post", "/api/sessions/{session}/abandon"),
+}
+
+
+def _api_arguments(document: dict, method: str, path: str) -> dict[str, bool]:
+    """An operation's arguments by name, whether each is required: its path and query parameters and its body's
+    fields (headers are HTTP's own words, Idempotency-Key and If-None-Match)."""
+    operation = document["paths"][path][method]
+    found = {p["name"]: p.get("required", False) for p in operation.get("parameters", []) if p["in"] != "header"}
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    if body:
+        fields = document["components"]["schemas"][body["$ref"].split("/")[-1]]
+        found |= {name: name in fields.get("required", []) for name in fields["properties"]}
+    return found
+
+
+@pytest.mark.parametrize("editor", [False, True], ids=["agent", "editor"])
+def test_every_tool_takes_its_operations_names_each_required_alike(editor):
+    """One name for one thing: a write tool's arguments are its API operation's, each required or not as there; a
+    read tool's are among its operation's (view leaves `q` to search, which requires it); the session a tool names
+    is `session` on both sides, never `id`."""
+    from notebooks.agents import mcp_server
+    from notebooks.agents.api import api
+    from notebooks.log.identity.roles import Actor
+
+    document = api.get_openapi_schema(path_prefix="/api/")
+    tools = anyio.run(mcp_server.build(Actor("dad" if editor else "pippa", editor=editor)).list_tools)
+    assert {tool.name for tool in tools} == set(OPERATIONS)
+    for tool in tools:
+        method, path = OPERATIONS[tool.name]
+        schema = tool.input_schema
+        taken = {name: name in schema.get("required", []) for name in schema["properties"]}
+        taken.pop("idempotency_key", None)  # the Idempotency-Key header, in MCP's words
+        expected = _api_arguments(document, method, path)
+        if method == "post":
+            assert taken == expected, tool.name
+        else:
+            assert set(taken) <= set(expected), tool.name

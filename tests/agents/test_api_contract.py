@@ -222,9 +222,9 @@ def test_the_document_is_served_without_a_token(zelda):
         "/api/notebooks/{notebook}/lines/{n}/redact": {"post"},
         "/api/notebooks/{notebook}/merge": {"post"},
         "/api/sessions": {"get", "post"},
-        "/api/sessions/{id}": {"get"},
-        "/api/sessions/{id}/checkpoint": {"post"},
-        "/api/sessions/{id}/land": {"post"},
-        "/api/sessions/{id}/abandon": {"post"},
+        "/api/sessions/{session}": {"get"},
+        "/api/sessions/{session}/checkpoint": {"post"},
+        "/api/sessions/{session}/land": {"post"},
+        "/api/sessions/{session}/abandon": {"post"},
     }.items():
         assert methods <= set(paths[path]), path

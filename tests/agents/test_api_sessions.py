@@ -145,3 +145,28 @@ def test_session_endpoints_need_a_token(zelda, pippa):
 
     assert Api(None).post("/api/sessions", {"notebook": "zelda", "plan": "x"}).status_code == 401
     assert Api(None).get("/api/sessions").status_code == 401
+
+
+def test_a_sessions_events_count_as_number_and_seq_names_only_rows(zelda, pippa):
+    """An event's place among its session's events is `number` in the API, the CLI's --json and the document: a
+    `seq` is a row of the log, everywhere."""
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from notebooks.agents.api import api
+
+    sid = _take(pippa).json()["id"]
+    added = pippa.post("/api/notebooks/zelda/lines", {"text": "roll after the swing", "source": "seen", "why": "seen"})
+    pippa.post(f"/api/sessions/{sid}/withdraw", {"seq": added.json()["seq"], "why": "misread"})
+    pippa.post(f"/api/sessions/{sid}/land", {"summary": "nothing"})
+    events = pippa.get(f"/api/sessions/{sid}").json()["events"]
+    assert [(e["number"], e["kind"]) for e in events] == [(1, "drift"), (2, "take"), (3, "withdraw"), (4, "land")]
+    assert all("seq" not in e for e in events) and events[2]["proposal"] == added.json()["seq"]
+    assert pippa.get("/api/sessions").json()["sessions"][0]["events"] == events
+    out = StringIO()
+    call_command("notebook", "sessions", "--json", stdout=out)
+    assert json.loads(out.getvalue())["sessions"][0]["events"] == events
+    event = api.get_openapi_schema(path_prefix="/api/")["components"]["schemas"]["Event"]
+    assert "number" in event["required"] and "seq" not in event["properties"]

@@ -164,7 +164,7 @@ def test_a_limit_past_the_maximum_is_refused_alike_on_every_list(lists, pippa):
 def test_every_list_declares_the_same_cursor_and_limit_in_the_document(client):
     document = client.get("/api/openapi.json").json()
     for _kind, path, _params, _tool, _args in LISTS:
-        operation = document["paths"][path.replace("{sid}", "{id}").replace("zelda", "{notebook}")]["get"]
+        operation = document["paths"][path.replace("{sid}", "{session}").replace("zelda", "{notebook}")]["get"]
         params = {p["name"]: p["schema"] for p in operation["parameters"]}
         assert (params["limit"]["default"], params["limit"]["maximum"]) == (paging.PAGE, paging.PAGE_MAX), path
         assert {"type": "string", "maxLength": paging.LONGEST} in params["after"]["anyOf"], path

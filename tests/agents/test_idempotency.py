@@ -189,6 +189,16 @@ def test_a_retried_edit_without_a_key_is_refused_as_unchanged_not_as_bad_input(z
     assert again.status_code == 400 and again.json()["error"]["code"] == "unchanged"
 
 
+def test_a_retried_edit_without_a_key_sent_with_expected_is_a_conflict_showing_the_words_written(zelda, pippa):
+    body = {"text": "block first, then strike", "why": "learned", "expected": 2}
+    first = send(pippa, f"{LINES}/2/edit", body)
+    assert first.status_code == 200
+    again = send(pippa, f"{LINES}/2/edit", body)
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"  # not 400 unchanged
+    error = again.json()["error"]
+    assert (error["current"], error["current_seq"]) == ("block first, then strike", first.json()["seq"])
+
+
 @pytest.mark.parametrize("key", ["", "a b", "x" * 256, "caf\u00e9", 'say "hi"', "back\\slash"])
 def test_a_bad_key_is_a_400_naming_the_header_with_nothing_written(zelda, pippa, key):
     before = Row.objects.count()

@@ -1,6 +1,10 @@
 """MCP over Streamable HTTP at /mcp, through gunicorn as `make serve` runs it, driven by the SDK's own HTTP client:
 the stdio server's tools and refusals, for the actor the bearer token speaks for; no token, no tools."""
 
+import ast
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +14,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.databases import Scratch
+from tests.databases import ROOT, Scratch
 from tests.web_instances import Instance, collectstatic, scratch_env, start_gunicorn
 
 
@@ -103,3 +107,18 @@ def test_mcp_offers_no_event_stream_and_no_session_to_end(site, method: str) -> 
     headers = {"Authorization": f"Bearer {site['tokens']['pippa']}", "Accept": "text/event-stream"}
     answer = httpx2.request(method, site["base"] + "/mcp", headers=headers, timeout=30)
     assert answer.status_code == 405 and answer.headers["Allow"] == "POST"
+
+
+def test_the_guides_sdk_client_runs_and_prints_what_it_shows(site) -> None:  # noqa: ANN001
+    """docs/agents.md's Python client, as printed there, against this server: its add answers what its comment says."""
+    guide = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    code = re.search(r"The Python SDK's client.*?```python\n(.*?)```", guide, re.DOTALL)[1]
+    shown = re.search(r"print\(added\.structured_content\)  # (.*)", code)[1]
+    site["scratch"].manage("notebook", "create", "hyrule", env=site["env"])  # a notebook of its own: line 1, row 1
+    code = code.replace("http://127.0.0.1:8000", site["base"]).replace("nbk_…", site["tokens"]["zoe"])
+    done = subprocess.run(
+        [sys.executable, "-c", code.replace('"notebook": "zelda"', '"notebook": "hyrule"')],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert ast.literal_eval(done.stdout.strip()) == ast.literal_eval(shown)

@@ -65,3 +65,9 @@ def test_an_unknown_tool_is_a_structured_refusal_naming_the_tools(calls):
     assert kind == "error" and text.startswith("not_found (404): No tool is named 'lines_by_number'")
     assert structured["error"]["code"] == "not_found"
     assert set(structured["error"]["tools"]) == calls["tools"] >= {"line", "search", "rows", "sessions", "session"}
+
+
+def test_a_sessions_events_count_as_number_through_mcp(calls):
+    events = calls["session"]["events"]
+    assert [(e["number"], e["kind"]) for e in events] == [(1, "drift"), (2, "take"), (3, "land")]
+    assert all("seq" not in e for e in events) and calls["sessions"]["sessions"][0]["events"] == events

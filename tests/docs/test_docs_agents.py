@@ -137,3 +137,95 @@ def test_every_request_in_the_guide_gets_the_answer_it_shows(dad):
             f"{first}\nthe guide shows {status} {json.dumps(shown, ensure_ascii=False)}\n"
             f"the API answers {response.status_code} {json.dumps(got, ensure_ascii=False)}"
         )
+
+
+def _fields(listed: str) -> dict[str, str]:
+    """`{a, b?, c: {d, e}, f: [{g}], h: words}` as {name: what follows its colon, or "?" for an optional one}; the
+    top level only (a nested `{…}` is given whole), `seq? or digest?` two names."""
+    inner, depth, parts, part = listed.strip()[1:-1], 0, [], ""
+    for char in inner + ",":
+        depth += char in "{[" and 1 or char in "}]" and -1 or 0
+        if char == "," and depth == 0:
+            parts.append(part.strip())
+            part = ""
+        else:
+            part += char
+    out = {}
+    for part in filter(None, parts):
+        name, _, value = part.partition(":")
+        for one in name.split(" or "):
+            out[one.strip().rstrip("?")] = "?" if one.strip().endswith("?") else value.strip()
+    return out
+
+
+def _braced(cell: str) -> str | None:
+    """The first `{…}` of a table cell, nested braces and all."""
+    start, depth = cell.find("{"), 0
+    for i, char in enumerate(cell[start:] if start >= 0 else "", start):
+        depth += 1 if char == "{" else -1 if char == "}" else 0
+        if depth == 0:
+            return cell[start : i + 1]
+    return None
+
+
+def _schema(document: dict, found: dict) -> dict:
+    """The object schema a property holds, through a $ref, a nullable anyOf or a list's items."""
+    found = found.get("items", found)
+    for candidate in [found, *found.get("anyOf", [])]:
+        candidate = candidate.get("items", candidate)
+        if "$ref" in candidate:
+            return document["components"]["schemas"][candidate["$ref"].split("/")[-1]]
+    return found
+
+
+def _check_fields(document: dict, listed: str, schema: dict, where: str, *, body: bool = False) -> None:
+    fields = _fields(listed)
+    names = set(schema["properties"]) - {n for n, p in schema["properties"].items() if p.get("deprecated")}
+    assert set(fields) == names, f"{where}: the guide lists {sorted(fields)}, the document {sorted(names)}"
+    for name, value in fields.items():
+        if body:
+            assert (value == "?") == (name not in schema.get("required", [])), f"{where}: {name} required or not"
+        nested = value.removeprefix("[").removesuffix("]")
+        if nested.startswith("{"):
+            _check_fields(document, _braced(nested), _schema(document, schema["properties"][name]), f"{where}.{name}")
+
+
+def test_every_endpoint_is_listed_with_every_field_of_its_body_and_answer():
+    """The table of every endpoint names each operation's body fields (`?` when optional) and its answer's fields,
+    nested ones too, as the document declares them."""
+    from notebooks.agents.api import api
+
+    document = json.loads(json.dumps(api.get_openapi_schema(path_prefix="/api/")))  # as served: its keys strings
+    text = DOC.read_text(encoding="utf-8").split("## Every endpoint", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(GET|POST) (/api/[^`\[]*)[^`]*` \|(.*?)\|(.*)\|$", text, re.MULTILINE)
+    listed = set()
+    for method, path, body, answer in rows:
+        path = re.sub(r"<(\w+)>", r"{\1}", path)
+        if path not in document["paths"]:
+            continue  # the document and the docs pages themselves
+        operation = document["paths"][path][method.lower()]
+        listed.add((method, path))
+        where = f"{method} {path}"
+        request = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+        assert (request is None) == (_braced(body) is None), f"{where}: a body listed or not"
+        if request:
+            _check_fields(document, _braced(body), _schema(document, request), where + " body", body=True)
+        ok = next(code for code in ("201", "200") if code in operation["responses"])
+        returned = operation["responses"][ok]["content"]["application/json"]["schema"]
+        assert _braced(answer), f"{where}: its answer's fields are not listed"
+        _check_fields(document, _braced(answer), _schema(document, returned), where)
+    operations = {(m.upper(), p) for p, ops in document["paths"].items() for m in ops if p != "/api/openapi.json"}
+    assert listed == operations
+
+
+def test_the_table_of_errors_names_every_code_and_every_field_a_refusal_carries():
+    """Every code the API answers is a row, and every field a refusal may carry is named there."""
+    from notebooks.agents.problems import Problem
+    from notebooks.agents.refusals import CODES
+
+    text = DOC.read_text(encoding="utf-8").split("## Errors and their codes", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| \d{3} \| `(\w+)` \|", text, re.MULTILINE)
+    assert sorted(rows) == sorted(set(CODES) - {"vault_git"})  # vault_git: the CLI's alone (a take or land: 503)
+    table = "\n".join(line for line in text.splitlines() if line.startswith("| "))
+    named = set(re.findall(r"`(\w+)`", table))
+    assert set(Problem.model_fields) - {"code", "message", "line"} <= named  # line: an import's, never the API's

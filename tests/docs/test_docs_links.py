@@ -94,3 +94,31 @@ def test_the_front_page_links_to_every_guide():
     found = {target.partition("#")[0] for target in links(ROOT / "README.md")}
     guides = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
     assert guides <= found, f"README.md does not link to {sorted(guides - found)}"
+
+
+CITED = re.compile(r'([\w./-]+\.md),? "([^"]+)"')  # a section named in words: docs/agents.md, "Paging"
+
+
+def uncited(page: Path) -> list[str]:
+    """The sections `page` names in words (`FILE.md, "Heading"`) that its file has no heading for: the heading's
+    words, or the part of them before a subtitle (": …", " (…)"), backticks aside."""
+    wrong = []
+    for name, section in CITED.findall(" ".join(FENCE.sub("", page.read_text(encoding="utf-8")).split())):
+        goal = next((p for p in (ROOT / name, page.parent / name) if p.is_file()), None)
+        headings = HEADING.findall(FENCE.sub("", goal.read_text(encoding="utf-8"))) if goal else []
+        titles = {t.replace("`", "") for h in headings for t in (h, re.split(r": | \(", h)[0])}
+        if section.replace("`", "") not in titles:
+            wrong.append(f'{name}, "{section}"')
+    return wrong
+
+
+def test_the_section_checker_finds_a_section_no_heading_has(tmp_path):
+    (tmp_path / "other.md").write_text("# Other\n\n## Sessions: take and land\n\n## Figures (2026)\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text('See other.md, "Sessions"; other.md, "Figures"; other.md "Retries and\nkeys".\n', encoding="utf-8")
+    assert uncited(page) == ['other.md, "Retries and keys"']
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_section_named_in_words_exists(page):
+    assert uncited(page) == []

@@ -128,6 +128,13 @@ def test_a_take_of_a_claimed_notebook_answers_retry_after_and_the_holder(zelda, 
     assert error["code"] == "conflict" and error["holder"] == "pippa" and error["session"] == sid
 
 
+def test_the_wait_is_said_in_each_transports_own_words(zelda, pippa, reflector, clock):
+    """HTTP says it in its header, Retry-After; MCP in its refusal, retry_after (below): never both in one answer."""
+    _take(pippa)
+    response = _take(reflector)
+    assert response["Retry-After"] == str(int(TTL)) and "retry_after" not in response.json()["error"]
+
+
 def test_a_lapsed_notebook_is_free_to_another_agents_write(zelda, pippa, reflector, clock):
     _take(pippa)
     assert _add(reflector, "a line of the reflector's").status_code == 409

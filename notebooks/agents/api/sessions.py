@@ -32,50 +32,50 @@ def take(request: HttpRequest, body: b.TakeIn) -> s.Taken:
     return writes.take(by=request.auth, **body.model_dump())
 
 
-@router.get("/sessions/{id}", response={200: s.SessionRows, **READ}, operation_id="getSession",
+@router.get("/sessions/{session}", response={200: s.SessionRows, **READ}, operation_id="getSession",
             summary="A session: its events, its own rows (its semantic change) and the drift recorded apart, a page "
             "of its rows at a time (change and drift together, in log order).",
             description="'change' holds the rows the session wrote (its proposals and, once it landed, their landed "
             "copies), 'drift' the rows others wrote since its base, recorded apart; 'change_rows' and 'drift_rows' "
             "are their totals. Any token reads any session; an unknown id is 404."
             " " + PAGING)  # fmt: skip
-def session(request: HttpRequest, id: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:  # noqa: A002
-    return answers.session(id, q.after, q.limit)
+def session(request: HttpRequest, session: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:
+    return answers.session(session, q.after, q.limit)
 
 
-@router.write("/sessions/{id}/checkpoint", {200: s.Checkpointed}, joins=True, operation_id="checkpointSession",
+@router.write("/sessions/{session}/checkpoint", {200: s.Checkpointed}, joins=True, operation_id="checkpointSession",
               summary="Record the head as recovery evidence; it moves no base and grants nothing.",
               description="'note' says where the run stands; the answer gives the session's base and the head now. "
               "Only its holder checkpoints a session (403 for anyone else's); a session landed or abandoned answers "
               "409 conflict, a lapsed one 409 lapsed. Like any call of the holder's, it renews the lease.")  # fmt: skip
-def checkpoint(request: HttpRequest, id: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:  # noqa: A002
-    return writes.checkpoint(session=id, by=request.auth, **body.model_dump())
+def checkpoint(request: HttpRequest, session: s.PathSessionId, body: b.CheckpointIn) -> s.Checkpointed:
+    return writes.checkpoint(session=session, by=request.auth, **body.model_dump())
 
 
-@router.write("/sessions/{id}/land", {200: s.Landed}, joins=True, operation_id="landSession",
+@router.write("/sessions/{session}/land", {200: s.Landed}, joins=True, operation_id="landSession",
               summary="Land: the session's rows become one semantic change, others' rows are recorded as drift.",
               description="A session that wrote nothing gives result no-op. The final gates compare with the original "
               "base, never a checkpoint; a failed gate answers 409 gate_refused with its reasons and leaves the "
               "session open.")  # fmt: skip
-def land(request: HttpRequest, id: s.PathSessionId, body: b.LandIn) -> s.Landed:  # noqa: A002
-    return writes.land(session=id, by=request.auth, **body.model_dump())
+def land(request: HttpRequest, session: s.PathSessionId, body: b.LandIn) -> s.Landed:
+    return writes.land(session=session, by=request.auth, **body.model_dump())
 
 
-@router.write("/sessions/{id}/abandon", {200: s.Abandoned}, joins=True, operation_id="abandonSession",
+@router.write("/sessions/{session}/abandon", {200: s.Abandoned}, joins=True, operation_id="abandonSession",
               summary="Close a session without a semantic change; its rows stay in the log.",
               description="'why' is required. The holder or the editor abandons a session (403 for anyone else), a "
               "lapsed one too; one landed or abandoned answers 409 conflict. Its proposals never count, drift since "
               "its base is recorded apart, and the notebook is free to take again.")  # fmt: skip
-def abandon(request: HttpRequest, id: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:  # noqa: A002
-    return writes.abandon(session=id, by=request.auth, **body.model_dump())
+def abandon(request: HttpRequest, session: s.PathSessionId, body: b.AbandonIn) -> s.Abandoned:
+    return writes.abandon(session=session, by=request.auth, **body.model_dump())
 
 
-@router.write("/sessions/{id}/withdraw", {200: s.Withdrawn}, joins=True, operation_id="withdrawProposal",
+@router.write("/sessions/{session}/withdraw", {200: s.Withdrawn}, joins=True, operation_id="withdrawProposal",
               summary="Take back one proposal of your open session ('seq'), with a reason; the rest stays to land.",
               description="Nothing is erased: a withdraw event names the proposal, which stays in the log and history "
               "and no longer counts in your view, the final gates or the land. Refused: a seq that is no proposal of "
               "the session (404), one already withdrawn or one a later proposal builds on (409: withdraw that one "
               "first), a session landed, abandoned (409) or lapsed (409 lapsed), another's (403; the editor "
               "may).")  # fmt: skip
-def withdraw(request: HttpRequest, id: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:  # noqa: A002
-    return writes.withdraw(session=id, by=request.auth, **body.model_dump())
+def withdraw(request: HttpRequest, session: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:
+    return writes.withdraw(session=session, by=request.auth, **body.model_dump())
