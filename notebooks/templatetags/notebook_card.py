@@ -1,6 +1,7 @@
 """The card's filters (a source's name and mark, an op's words, epoch seconds as a time) and its lines' tag."""
 
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from django import template
 from django.template.loader import get_template
@@ -70,20 +71,17 @@ def epoch(seconds: float | None) -> datetime | None:
 register.filter("marked", search.highlight)  # a line's words escaped, what the search matched in <mark>
 
 
-_line_prefixes: dict[tuple[str, str], str] = {}
+@lru_cache(maxsize=1024)
+def _line_prefix(script_prefix: str, title: str) -> str:
+    """The start of every line's URL in a notebook, under the script prefix it was reversed with."""
+    return reverse("card:line", args=[title, 0]).removesuffix("0/")
 
 
 @register.simple_tag
 def line_url(title: str, n: int, action: str = "") -> str:
     """A line's URL (card:line, or its action: edit, retire, history), from one reverse() per title: a 1,000-line
     card made three per line, a sixth of its first draw."""
-    key = (get_script_prefix(), title)
-    prefix = _line_prefixes.get(key)
-    if prefix is None:
-        prefix = reverse("card:line", args=[title, 0]).removesuffix("0/")
-        if len(_line_prefixes) > 1000:
-            _line_prefixes.clear()
-        _line_prefixes[key] = prefix
+    prefix = _line_prefix(get_script_prefix(), title)
     return f"{prefix}{int(n)}/{action}/" if action else f"{prefix}{int(n)}/"
 
 
