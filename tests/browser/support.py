@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from typing import Any
 
 from bench.similar_data import START, load
 from tests.databases import ROOT, Commands, Scratch
+from tests.web_instances import free_port
 
 # Debian's Chromium (`make browser` installs it), or any Chromium named by CHROMIUM=/path.
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -44,12 +44,6 @@ window.__violations = [];
 document.addEventListener('securitypolicyviolation',
     e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_server(url: str, server: subprocess.Popen, log: Callable[[], str], timeout: float = 60) -> None:
