@@ -1,6 +1,8 @@
-"""Helpers for the agent's side: the JSON API client and Dad as an actor (their fixtures are in conftest.py)."""
+"""Helpers for the agent's side: the JSON API client, Dad as an actor (their fixtures are in conftest.py), and a
+reader of the notebook file as an older agent reads it."""
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.test import Client
@@ -8,6 +10,19 @@ from django.test import Client
 from notebooks.log.identity.roles import Actor
 
 DAD = Actor(name="dad", editor=True)
+
+
+def older_reader(lines: Iterable[str]) -> dict[int, str]:
+    """A reader of the seed's format: add, edit, strike; any other op skipped."""
+    view: dict[int, str] = {}
+    for row in map(json.loads, lines):
+        if row["op"] == "add":
+            view[row["n"]] = row["text"]
+        elif row["op"] == "edit" and row["n"] in view:
+            view[row["n"]] = row["to"]
+        elif row["op"] == "strike":
+            view.pop(row["n"], None)
+    return view
 
 
 class Api:

@@ -26,6 +26,21 @@ def owner_tag() -> str:
     return f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{os.getpid()}"
 
 
+def act_as_app_role(prefix: str) -> None:
+    """For the rest of the test's transaction, act as a new role (rolled back with it) with the grants least privilege
+    gives the app (docs/POSTGRES.md). PostgreSQL only."""
+    from django.db import connection
+
+    from notebooks.log.store import privileges
+
+    role = f"{prefix}_{owner_tag()}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE ROLE {role} NOLOGIN")
+    privileges.apply(role)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL ROLE {role}")
+
+
 def suite_vendor() -> str:
     url = os.environ.get("DATABASE_URL", "")
     return "postgresql" if url.startswith(("postgres://", "postgresql://")) else "sqlite"

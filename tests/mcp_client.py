@@ -7,10 +7,23 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from tests.databases import ROOT
+
+Caller = Callable[..., Awaitable[Any]]
+# What every setup script starts with: Django set up on DATABASE_URL, migrated, and the two write services at hand.
+PREAMBLE = """
+import os, django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
+django.setup()
+from django.core.management import call_command
+from notebooks.log import services
+from notebooks.sessions import services as sessions
+call_command("migrate", "--no-input", verbosity=0)
+"""
 
 
 @asynccontextmanager
@@ -27,16 +40,16 @@ async def mcp_session(env: dict[str, str], actor: str = "pippa") -> AsyncIterato
 
 
 def scratch_database(tmp_path_factory, name: str, setup: str) -> str:  # noqa: ANN001
-    """A SQLite file of its own, made by running `setup` (a script that migrates and writes what the test needs); its
-    DATABASE_URL."""
+    """A SQLite file of its own, made by running `setup` (a script that writes what the test needs) after PREAMBLE; its
+    DATABASE_URL. One process migrates and fills it: each Django start costs seconds on a busy machine."""
     path = tmp_path_factory.mktemp(name) / "notebooks.sqlite3"
     url = f"sqlite:///{path}"
-    subprocess.run([sys.executable, "-c", setup], cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True,
-                   capture_output=True)  # fmt: skip
+    env = {**os.environ, "DATABASE_URL": url}
+    subprocess.run([sys.executable, "-c", PREAMBLE + setup], cwd=ROOT, env=env, check=True, capture_output=True)
     return url
 
 
-def tool_caller(client: ClientSession) -> Callable[..., Awaitable[Any]]:
+def tool_caller(client: ClientSession) -> Caller:
     """call(name, **arguments): a tool's structured answer, or ("error", its text, its structured error)."""
 
     async def call(name: str, **arguments: object) -> Any:
@@ -46,3 +59,18 @@ def tool_caller(client: ClientSession) -> Callable[..., Awaitable[Any]]:
         return result.structured_content
 
     return call
+
+
+Script = Callable[[ClientSession, Caller], Awaitable[dict]]
+
+
+def run_mcp_script(tmp_path_factory, name: str, setup: str, script: Script, **env: str) -> dict:  # noqa: ANN001
+    """What `script(client, call)` gathers in one session as pippa, on a scratch database made by `setup` and with `env`
+    set for the server."""
+    url = scratch_database(tmp_path_factory, name, setup)
+
+    async def run() -> dict:
+        async with mcp_session({"DATABASE_URL": url, **env}) as (client, _info):
+            return await script(client, tool_caller(client))
+
+    return anyio.run(run)

@@ -5,7 +5,6 @@ page before), `limit` with one default and one maximum, `next` null when nothing
 
 from io import StringIO
 
-import anyio
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -13,7 +12,7 @@ from django.core.management.base import CommandError
 from notebooks.agents import paging
 from notebooks.log import services
 from notebooks.sessions import services as sessions
-from tests.mcp_client import mcp_session, scratch_database, tool_caller
+from tests.mcp_client import run_mcp_script
 
 # Each list: its kind (the cursor's), the API's path, the MCP tool and its arguments, and what names an item.
 # "{sid}" is the landed session's id.
@@ -188,12 +187,6 @@ def test_without_a_limit_every_list_answers_one_page_of_the_default(zelda, pippa
 # ----- MCP ----------------------------------------------------------------------------------------------------------
 
 SETUP = """
-import os, django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-django.setup()
-from django.core.management import call_command
-from notebooks.log import services
-call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 services.add(notebook="zelda", text="the bridge guard swings twice", source="seen", by="pippa", why="seen")
 services.add(notebook="zelda", text="always attack first", source="guessed", by="pippa", why="a hunch")
@@ -206,36 +199,34 @@ setup_lists()
 
 @pytest.fixture(scope="module")
 def mcp_calls(tmp_path_factory):  # noqa: ANN001, ANN201
-    return anyio.run(_mcp_calls, scratch_database(tmp_path_factory, "mcp-cursors", SETUP))
+    return run_mcp_script(tmp_path_factory, "mcp-cursors", SETUP, _mcp_calls)
 
 
-async def _mcp_calls(url: str) -> dict:
+async def _mcp_calls(client, call) -> dict:  # noqa: ANN001
     out: dict = {"lists": {}}
-    async with mcp_session({"DATABASE_URL": url}) as (client, _info):
-        out["inputs"] = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
-        call = tool_caller(client)
-        sid = (await call("sessions", limit=2))["sessions"][1]["id"]  # the landed one: the older of the two
-        for kind, _path, _params, tool, arguments in LISTS:
-            args = {k: sid if v == "{sid}" else v for k, v in arguments.items()}
-            got: dict = {"whole": await call(tool, **args, limit=paging.PAGE_MAX), "pages": []}
-            after = None
-            while len(got["pages"]) < 50:
-                page = await call(tool, **args, **({} if after is None else {"after": after}), limit=1)
-                got["pages"].append(page)
-                if not isinstance(page, dict) or page["next"] is None:
-                    break
-                after = page["next"]
-            first = got["pages"][0]
-            plain = items(kind, first)[0]
-            got["by_cursor"] = await call(tool, **args, after=first["next"], limit=1)
-            got["by_plain"] = await call(tool, **args, after=plain, limit=1)
-            got["garbled"] = await call(tool, **args, after="~not a cursor")
-            got["cut"] = await call(tool, **args, after=first["next"][:-2])
-            got["too_many"] = await call(tool, **args, limit=paging.PAGE_MAX + 1)
-            got["none"] = await call(tool, **args, limit=0)
-            out["lists"][tool] = (kind, got)
-        rows_next = out["lists"]["rows"][1]["pages"][0]["next"]
-        out["crossed"] = await call("view", notebook="zelda", after=rows_next)
+    out["inputs"] = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    sid = (await call("sessions", limit=2))["sessions"][1]["id"]  # the landed one: the older of the two
+    for kind, _path, _params, tool, arguments in LISTS:
+        args = {k: sid if v == "{sid}" else v for k, v in arguments.items()}
+        got: dict = {"whole": await call(tool, **args, limit=paging.PAGE_MAX), "pages": []}
+        after = None
+        while len(got["pages"]) < 50:
+            page = await call(tool, **args, **({} if after is None else {"after": after}), limit=1)
+            got["pages"].append(page)
+            if not isinstance(page, dict) or page["next"] is None:
+                break
+            after = page["next"]
+        first = got["pages"][0]
+        plain = items(kind, first)[0]
+        got["by_cursor"] = await call(tool, **args, after=first["next"], limit=1)
+        got["by_plain"] = await call(tool, **args, after=plain, limit=1)
+        got["garbled"] = await call(tool, **args, after="~not a cursor")
+        got["cut"] = await call(tool, **args, after=first["next"][:-2])
+        got["too_many"] = await call(tool, **args, limit=paging.PAGE_MAX + 1)
+        got["none"] = await call(tool, **args, limit=0)
+        out["lists"][tool] = (kind, got)
+    rows_next = out["lists"]["rows"][1]["pages"][0]["next"]
+    out["crossed"] = await call("view", notebook="zelda", after=rows_next)
     return out
 
 

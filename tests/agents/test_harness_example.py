@@ -1,23 +1,22 @@
-"""examples/harness.py run as a user runs it: a subprocess against a live server (`manage.py runserver` on a SQLite
-file of its own, as the browser tests do: pytest-django's live_server flushes tables, which the triggers refuse)."""
+"""examples/harness.py run as a user runs it: a subprocess against a live server (the browser tests' `manage.py
+runserver` on a scratch database: pytest-django's live_server flushes tables, which the triggers refuse)."""
 
 import http.server
 import json
-import os
 import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from tests.browser.support import free_port, wait_for_server
+from tests.browser.support import Server, free_port, serve
+from tests.databases import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "examples" / "harness.py"
 SUGGEST_STEP = ROOT / "examples" / "suggest_step.py"
 # A scripted stand-in for the model, run as --model-command: it answers a repeat and a line that is not there.
@@ -31,22 +30,9 @@ LESSON = "The shrine's door opens only at night."
 
 
 @dataclass(frozen=True)
-class Server:
+class Site:
     url: str
     token: str
-    env: dict
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), *args],
-            env=self.env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-        return done.stdout
 
     def harness(self, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
         argv = [sys.executable, str(HARNESS), "--url", self.url, "--token", token or self.token, *args]
@@ -54,52 +40,55 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("harness")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "notebook_site.settings",
-        "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}",
-        "DEBUG": "1",
-        "SECRET_KEY": "harness-tests-only",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    env.pop("NOTEBOOK_VAULT", None)
-    setup = Server(url="", token="", env=env)
-    setup.manage("migrate", "--no-input")
-    setup.manage("notebook", "demo", "--title", "zelda")  # lines 1-17
-    token = setup.manage("notebook", "token", "pippa").splitlines()[-1].strip()
-    port = free_port()
-    log = (tmp / "server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=log,
-    )
-    url = f"http://127.0.0.1:{port}"
+def server(scratch_templates, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:  # noqa: ANN001
+    """The demo's zelda served, and a token for pippa."""
+    tokens: list[str] = []
+
+    def seed(live: Server) -> None:
+        live.run("notebook", "demo", "--title", "zelda")  # lines 1-17
+        tokens.append(live.run("notebook", "token", "pippa").splitlines()[-1].strip())
+
+    with serve(scratch_templates.new(), tmp_path_factory.mktemp("harness"), seed) as live:
+        yield Site(url=live.url, token=tokens[0])
+
+
+@contextmanager
+def _stand_in(answer: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A bare HTTP server standing in for the API, answering with `answer` until the block ends: its address."""
+    stand_in = http.server.HTTPServer(("127.0.0.1", 0), answer)
+    threading.Thread(target=stand_in.serve_forever, daemon=True).start()
     try:
-        wait_for_server(f"{url}/healthz", process, (tmp / "server.log").read_text)
-        yield Server(url=url, token=token, env=env)
+        yield f"http://127.0.0.1:{stand_in.server_port}"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
+        stand_in.shutdown()
 
 
-def _read(server: Server, path: str) -> dict:
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    """A stand-in's handler: JSON answers, and no log."""
+
+    def send_json(self, data: dict) -> None:
+        body = json.dumps(data).encode()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _read(server: Site, path: str) -> dict:
     """What the server holds, read through the API with the same token."""
     request = urllib.request.Request(server.url + path, headers={"Authorization": f"Bearer {server.token}"})
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.load(answer)
 
 
-def _lines(server: Server) -> dict[int, dict]:
+def _lines(server: Site) -> dict[int, dict]:
     return {line["n"]: line for line in _read(server, "/api/notebooks/zelda/lines")["lines"]}
 
 
-def _sessions(server: Server) -> list[dict]:
+def _sessions(server: Site) -> list[dict]:
     return _read(server, "/api/sessions")["sessions"]
 
 
@@ -180,7 +169,7 @@ def test_a_turn_read_again_sends_its_tag_and_reuses_its_text_when_answered_304()
     sent: list[str | None] = []
     answered: list[int] = []
 
-    class Answer(http.server.BaseHTTPRequestHandler):
+    class Answer(_Quiet):
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
             sent.append(self.headers.get("If-None-Match"))
             answered.append(304 if sent[-1] == now["tag"] else 200)
@@ -189,24 +178,13 @@ def test_a_turn_read_again_sends_its_tag_and_reuses_its_text_when_answered_304()
             if answered[-1] == 304:
                 self.end_headers()
                 return
-            body = json.dumps({"notebook": "zelda", "until": None, "text": now["text"]}).encode()
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_json({"notebook": "zelda", "until": None, "text": now["text"]})
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    stand_in = http.server.HTTPServer(("127.0.0.1", 0), Answer)
-    threading.Thread(target=stand_in.serve_forever, daemon=True).start()
-    try:
-        api = harness.Notebooks(f"http://127.0.0.1:{stand_in.server_port}", "t")
+    with _stand_in(Answer) as url:
+        api = harness.Notebooks(url, "t")
         read = [api.turn("zelda"), api.turn("zelda")]
         now.update(tag='"b"', text="# the turn after a write")
         read += [api.turn("zelda"), api.turn("zelda")]
-    finally:
-        stand_in.shutdown()
     assert sent == [None, '"a"', '"a"', '"b"'] and answered == [200, 304, 200, 304]
     assert read == ["# the first turn", "# the first turn", "# the turn after a write", "# the turn after a write"]
 
@@ -232,28 +210,17 @@ def test_each_lesson_is_sent_with_an_idempotency_key_of_its_own():
     harness = _harness_module()
     keys: list[str | None] = []
 
-    class Answer(http.server.BaseHTTPRequestHandler):
+    class Answer(_Quiet):
         def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
             keys.append(self.headers.get("Idempotency-Key"))
             self.rfile.read(int(self.headers["Content-Length"]))
-            body = json.dumps({"n": 1, "seq": 1, "similar": []}).encode()
             self.send_response(201)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_json({"n": 1, "seq": 1, "similar": []})
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    stand_in = http.server.HTTPServer(("127.0.0.1", 0), Answer)
-    threading.Thread(target=stand_in.serve_forever, daemon=True).start()
-    try:
-        api = harness.Notebooks(f"http://127.0.0.1:{stand_in.server_port}", "t")
+    with _stand_in(Answer) as url:
+        api = harness.Notebooks(url, "t")
         api.add("zelda", "one", "seen", "why")
         api.add("zelda", "two", "seen", "why")
-    finally:
-        stand_in.shutdown()
     assert len(keys) == 2 and all(keys) and keys[0] != keys[1]
 
 

@@ -4,33 +4,21 @@ The server runs in another process, so it gets a temporary SQLite file migrated 
 """
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from notebooks.log.files.rowformat import GAME_ONLY
+from tests.databases import ROOT
+from tests.mcp_client import mcp_session, scratch_database
 
-ROOT = Path(__file__).resolve().parents[2]
 WRITES_WORDS = {"add", "edit", "merge"}
-# One process migrates and fills the database: each Django start costs seconds on a busy machine.
 SETUP = """
-import os, django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-django.setup()
-from django.core.management import call_command
-from notebooks.log import services
 from notebooks.log.identity.roles import Actor
-call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 services.create_notebook(title="metroid", by="test")
 services.add(notebook="zelda", text="block first", source="dad", by=Actor("dad", editor=True), why="a rule")
 services.create_notebook(title="celeste", by="test")
-from notebooks.sessions import services as sessions
 sessions.take(notebook="celeste", plan="climb", by="reflector")
 """
 TOOLS = {"notebooks", "create", "view", "turn", "add", "edit", "retire", "merge", "history", "take", "checkpoint"}
@@ -39,70 +27,60 @@ TOOLS |= {"land", "withdraw", "abandon"}
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory):  # noqa: ANN001, ANN201
-    path = tmp_path_factory.mktemp("mcp") / "notebooks.sqlite3"
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{path}"}
-
-    subprocess.run([sys.executable, "-c", SETUP], cwd=ROOT, env=env, check=True, capture_output=True)
-    return env["DATABASE_URL"]
+    return scratch_database(tmp_path_factory, "mcp", SETUP)
 
 
 async def _session_calls(database_url: str) -> dict:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "notebook", "mcp", "--actor", "pippa"],
-        env={"DATABASE_URL": database_url, "NOTEBOOK_NEW_NOTEBOOKS": "2"},  # the third new notebook is refused
-        cwd=str(ROOT),
-    )
+    env = {"DATABASE_URL": database_url, "NOTEBOOK_NEW_NOTEBOOKS": "2"}  # the third new notebook is refused
     out: dict = {}
-    with open(os.devnull, "w") as quiet:  # the server's system-check warnings go to stderr
-        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            out["server"] = (await client.initialize()).server_info
-            listed = (await client.list_tools()).tools
-            out["tools"] = {tool.name: tool.description for tool in listed}
-            out["inputs"] = {tool.name: tool.input_schema for tool in listed}
-            out["outputs"] = {tool.name: tool.output_schema for tool in listed}
+    async with mcp_session(env) as (client, info):
+        out["server"] = info
+        listed = (await client.list_tools()).tools
+        out["tools"] = {tool.name: tool.description for tool in listed}
+        out["inputs"] = {tool.name: tool.input_schema for tool in listed}
+        out["outputs"] = {tool.name: tool.output_schema for tool in listed}
 
-            async def call(name: str, **arguments: object) -> object:
-                result = await client.call_tool(name, arguments)
-                text = result.content[0].text if result.content else ""
-                if result.is_error:
-                    out.setdefault("refusals", {})[text] = result.structured_content
-                    return ("error", text)
-                return result.structured_content if result.structured_content is not None else text
+        async def call(name: str, **arguments: object) -> object:
+            result = await client.call_tool(name, arguments)
+            text = result.content[0].text if result.content else ""
+            if result.is_error:
+                out.setdefault("refusals", {})[text] = result.structured_content
+                return ("error", text)
+            return result.structured_content if result.structured_content is not None else text
 
-            out["claimed"] = await call("take", notebook="celeste", plan="climb higher")
-            out["took"] = await call("take", notebook="zelda", plan="write what the bridge taught her")
-            out["created_during"] = await call("create", title="metroid prime")
-            out["added"] = await call("add", notebook="zelda", text="roll after the second swing", why="died twice")
-            out["elsewhere"] = await call("add", notebook="Bridge guard", text="x", why="a heading, not a title")
-            out["dads"] = await call("edit", notebook="zelda", n=1, to="attack first", why="disagree")
-            out["edited"] = await call("edit", notebook="zelda", n=2, text="roll after his second swing", why="exact")
-            out["stale"] = await call("edit", notebook="zelda", n=2, text="roll", why="again", expected=2)
-            out["unknown"] = await call("add", notebook="zelda", text="x", why="y", sorce="guessed")
-            out["string_n"] = await call("history", notebook="zelda", n="2")
-            out["string_expected"] = await call("edit", notebook="zelda", n=2, text="x", why="y", expected="3")
-            out["empty"] = await call("add", notebook="zelda", text="", why="y")
-            out["too_long"] = await call("add", notebook="zelda", text="x" * 5000, why="y")
-            out["as_dad"] = await call("add", notebook="zelda", text="x", why="y", source="dad")
-            out["view"] = await call("view", notebook="zelda")
-            out["turn"] = await call("turn", notebook="zelda")
-            out["history"] = await call("history", notebook="zelda", n=2)
-            out["checkpoint"] = await call("checkpoint", session=out["took"]["id"], note="two rows in")
-            out["landed"] = await call("land", session=out["took"]["id"], summary="the guard's timing")
-            out["retired"] = await call("retire", notebook="metroid", n=1, why="nothing there")
-            out["created"] = await call("create", title="metroid prime")
-            out["old_to"] = await call("edit", notebook="metroid prime", n=1, to="x", why="y")
-            out["huge"] = await call("history", notebook="zelda", n=2**40)
-            await call("add", notebook="zelda", text="roll late", why="died again")
-            out["merged"] = await call("merge", notebook="zelda", numbers=[2, 3], text="roll late", why="one thing")
-            out["merged_history"] = await call("history", notebook="zelda", n=4)
-            out["page_one"] = await call("notebooks", limit=2)
-            out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
-            out["nul_after"] = await call("notebooks", after="a\x00")
-            out["blank_after"] = await call("notebooks", after="", limit=2)
-            out["looks_alike"] = await call("create", title="Metroid_Prime.")
-            out["second_created"] = await call("create", title="samus")
-            out["one_too_many"] = await call("create", title="samus returns")
+        out["claimed"] = await call("take", notebook="celeste", plan="climb higher")
+        out["took"] = await call("take", notebook="zelda", plan="write what the bridge taught her")
+        out["created_during"] = await call("create", title="metroid prime")
+        out["added"] = await call("add", notebook="zelda", text="roll after the second swing", why="died twice")
+        out["elsewhere"] = await call("add", notebook="Bridge guard", text="x", why="a heading, not a title")
+        out["dads"] = await call("edit", notebook="zelda", n=1, to="attack first", why="disagree")
+        out["edited"] = await call("edit", notebook="zelda", n=2, text="roll after his second swing", why="exact")
+        out["stale"] = await call("edit", notebook="zelda", n=2, text="roll", why="again", expected=2)
+        out["unknown"] = await call("add", notebook="zelda", text="x", why="y", sorce="guessed")
+        out["string_n"] = await call("history", notebook="zelda", n="2")
+        out["string_expected"] = await call("edit", notebook="zelda", n=2, text="x", why="y", expected="3")
+        out["empty"] = await call("add", notebook="zelda", text="", why="y")
+        out["too_long"] = await call("add", notebook="zelda", text="x" * 5000, why="y")
+        out["as_dad"] = await call("add", notebook="zelda", text="x", why="y", source="dad")
+        out["view"] = await call("view", notebook="zelda")
+        out["turn"] = await call("turn", notebook="zelda")
+        out["history"] = await call("history", notebook="zelda", n=2)
+        out["checkpoint"] = await call("checkpoint", session=out["took"]["id"], note="two rows in")
+        out["landed"] = await call("land", session=out["took"]["id"], summary="the guard's timing")
+        out["retired"] = await call("retire", notebook="metroid", n=1, why="nothing there")
+        out["created"] = await call("create", title="metroid prime")
+        out["old_to"] = await call("edit", notebook="metroid prime", n=1, to="x", why="y")
+        out["huge"] = await call("history", notebook="zelda", n=2**40)
+        await call("add", notebook="zelda", text="roll late", why="died again")
+        out["merged"] = await call("merge", notebook="zelda", numbers=[2, 3], text="roll late", why="one thing")
+        out["merged_history"] = await call("history", notebook="zelda", n=4)
+        out["page_one"] = await call("notebooks", limit=2)
+        out["page_two"] = await call("notebooks", after=out["page_one"]["next"], limit=2)
+        out["nul_after"] = await call("notebooks", after="a\x00")
+        out["blank_after"] = await call("notebooks", after="", limit=2)
+        out["looks_alike"] = await call("create", title="Metroid_Prime.")
+        out["second_created"] = await call("create", title="samus")
+        out["one_too_many"] = await call("create", title="samus returns")
     return out
 
 

@@ -1,19 +1,11 @@
 """The reads a harness needs, through MCP as through the API: one line, a search, the rows, the sessions and one
 session; and an unknown tool answered as every refusal is, structured and naming the tools there are."""
 
-import anyio
 import pytest
 
-from tests.mcp_client import mcp_session, scratch_database, tool_caller
+from tests.mcp_client import run_mcp_script
 
 SETUP = """
-import os, django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-django.setup()
-from django.core.management import call_command
-from notebooks.log import services
-from notebooks.sessions import services as sessions
-call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 for text in ("the bridge guard swings twice", "always attack first", "save before the boss door"):
     services.add(notebook="zelda", text=text, source="seen", by="pippa", why="seen")
@@ -24,23 +16,21 @@ sessions.land(session=taken.id, summary="nothing", by="pippa")
 
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory):  # noqa: ANN001, ANN201
-    return anyio.run(_calls, scratch_database(tmp_path_factory, "mcp-reads", SETUP))
+    return run_mcp_script(tmp_path_factory, "mcp-reads", SETUP, _calls)
 
 
-async def _calls(url: str) -> dict:
+async def _calls(client, call) -> dict:  # noqa: ANN001
     out: dict = {}
-    async with mcp_session({"DATABASE_URL": url}) as (client, _info):
-        listed = await client.list_tools()
-        out["tools"] = {tool.name for tool in listed.tools}
-        call = tool_caller(client)
-        out["line"] = await call("line", notebook="zelda", n=2)
-        out["no_line"] = await call("line", notebook="zelda", n=9)
-        out["search"] = await call("search", notebook="zelda", q="boss attack", match="any")
-        out["rows"] = await call("rows", notebook="zelda", after=1, limit=2)
-        out["sessions"] = await call("sessions", actor="pippa")
-        sid = out["sessions"]["sessions"][0]["id"]
-        out["session"] = await call("session", session=sid)
-        out["unknown"] = await call("lines_by_number", notebook="zelda")
+    listed = await client.list_tools()
+    out["tools"] = {tool.name for tool in listed.tools}
+    out["line"] = await call("line", notebook="zelda", n=2)
+    out["no_line"] = await call("line", notebook="zelda", n=9)
+    out["search"] = await call("search", notebook="zelda", q="boss attack", match="any")
+    out["rows"] = await call("rows", notebook="zelda", after=1, limit=2)
+    out["sessions"] = await call("sessions", actor="pippa")
+    sid = out["sessions"]["sessions"][0]["id"]
+    out["session"] = await call("session", session=sid)
+    out["unknown"] = await call("lines_by_number", notebook="zelda")
     return out
 
 

@@ -2,19 +2,11 @@
 went into, a write may name its session, and she mends a refused land with restore (put_back beside it), through
 the SDK's stdio client against `manage.py notebook mcp` on a database of its own."""
 
-import anyio
 import pytest
 
-from tests.mcp_client import mcp_session, scratch_database, tool_caller
+from tests.mcp_client import run_mcp_script
 
 SETUP = """
-import os, django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-django.setup()
-from django.core.management import call_command
-from notebooks.log import services
-from notebooks.sessions import services as sessions
-call_command("migrate", "--no-input", verbosity=0)
 for title in ("zelda", "metroid", "kirby"):
     services.create_notebook(title=title, by="test")
 for text in ("the bridge guard swings twice", "always attack first", "the guard drops his shield"):
@@ -26,34 +18,32 @@ sessions.take(notebook="metroid", plan="map it", by="reflector")
 
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory):  # noqa: ANN001, ANN201
-    return anyio.run(_calls, scratch_database(tmp_path_factory, "mcp-handle", SETUP))
+    return run_mcp_script(tmp_path_factory, "mcp-handle", SETUP, _calls)
 
 
-async def _calls(url: str) -> dict:
+async def _calls(client, call) -> dict:  # noqa: ANN001
     out: dict = {}
-    async with mcp_session({"DATABASE_URL": url}) as (client, _info):
-        listed = await client.list_tools()
-        out["tools"] = {tool.name: tool for tool in listed.tools}
-        call = tool_caller(client)
-        out["took"] = await call("take", notebook="zelda", plan="tidy")
-        sid = out["took"]["id"]
-        out["again"] = await call("take", notebook="zelda", plan="tidy from another process")
-        out["added"] = await call("add", notebook="zelda", text="roll after the swing", why="seen", session=sid)
-        out["foreign"] = await call("add", notebook="zelda", text="x", why="y", session=sid + 1000)
-        for n in (1, 2):
-            out[f"retired{n}"] = await call("retire", notebook="zelda", n=n, why="old")
-        out["refused"] = await call("land", session=sid, summary="tidy")
-        out["restored"] = await call("restore", notebook="zelda", n=1, why="keep it after all")
-        out["put_back"] = await call("put_back", notebook="zelda", n=3, seq=3, why="the first words were right")
-        out["landed"] = await call("land", session=sid, summary="tidy")
-        out["view"] = await call("view", notebook="zelda")
-        kirby = (await call("take", notebook="kirby", plan="first lessons"))["id"]
-        await call("add", notebook="kirby", text="inhale to copy a power", why="seen", session=kirby)
-        out["wrong"] = await call("add", notebook="kirby", text="the sword never misses", why="a guess", session=kirby)
-        out["withdrawn"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="a wrong guess")
-        out["withdrawn_again"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="again")
-        out["kirby_landed"] = await call("land", session=kirby, summary="first lessons")
-        out["kirby"] = await call("view", notebook="kirby")
+    listed = await client.list_tools()
+    out["tools"] = {tool.name: tool for tool in listed.tools}
+    out["took"] = await call("take", notebook="zelda", plan="tidy")
+    sid = out["took"]["id"]
+    out["again"] = await call("take", notebook="zelda", plan="tidy from another process")
+    out["added"] = await call("add", notebook="zelda", text="roll after the swing", why="seen", session=sid)
+    out["foreign"] = await call("add", notebook="zelda", text="x", why="y", session=sid + 1000)
+    for n in (1, 2):
+        out[f"retired{n}"] = await call("retire", notebook="zelda", n=n, why="old")
+    out["refused"] = await call("land", session=sid, summary="tidy")
+    out["restored"] = await call("restore", notebook="zelda", n=1, why="keep it after all")
+    out["put_back"] = await call("put_back", notebook="zelda", n=3, seq=3, why="the first words were right")
+    out["landed"] = await call("land", session=sid, summary="tidy")
+    out["view"] = await call("view", notebook="zelda")
+    kirby = (await call("take", notebook="kirby", plan="first lessons"))["id"]
+    await call("add", notebook="kirby", text="inhale to copy a power", why="seen", session=kirby)
+    out["wrong"] = await call("add", notebook="kirby", text="the sword never misses", why="a guess", session=kirby)
+    out["withdrawn"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="a wrong guess")
+    out["withdrawn_again"] = await call("withdraw", session=kirby, seq=out["wrong"]["seq"], why="again")
+    out["kirby_landed"] = await call("land", session=kirby, summary="first lessons")
+    out["kirby"] = await call("view", notebook="kirby")
     return out
 
 

@@ -1,23 +1,13 @@
 """The MCP tool `suggest`, through the SDK's stdio client against `manage.py notebook mcp` on a database of its own:
 the API's answers (writes.suggest) and refusals, in the tool's words."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from functools import partial
 
-import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.mcp_client import run_mcp_script
+
 SETUP = """
-import os, django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
-django.setup()
-from django.core.management import call_command
-from notebooks.log import services
-call_command("migrate", "--no-input", verbosity=0)
 services.create_notebook(title="zelda", by="test")
 for text in ("the big dinosaur swallows bombs", "King Dodongo: throw a bomb into his mouth", "buy milk"):
     services.add(notebook="zelda", text=text, source="seen", by="pippa", why="seen")
@@ -28,41 +18,19 @@ REPEAT = {"notebook": "zelda", "lines": [1, 2], "kind": "repeat", "why": "one bo
 
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory):  # noqa: ANN001, ANN201
-    path = tmp_path_factory.mktemp("mcp-suggest") / "notebooks.sqlite3"
-    url = f"sqlite:///{path}"
-    subprocess.run([sys.executable, "-c", SETUP], cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True,
-                   capture_output=True)  # fmt: skip
-    return anyio.run(_calls, url)
+    return run_mcp_script(tmp_path_factory, "mcp-suggest", SETUP, _calls, NOTEBOOK_PENDING_SUGGESTIONS="1")
 
 
-async def _calls(url: str) -> dict:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "notebook", "mcp", "--actor", "pippa"],
-        env={"DATABASE_URL": url, "NOTEBOOK_PENDING_SUGGESTIONS": "1"},
-        cwd=str(ROOT),
-    )
-    out: dict = {}
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            out["tools"] = {tool.name: tool for tool in (await client.list_tools()).tools}
-
-            async def call(**arguments: object) -> object:
-                result = await client.call_tool("suggest", arguments)
-                if result.is_error:
-                    return ("error", result.content[0].text, result.structured_content)
-                return result.structured_content
-
-            out["new"] = await call(**REPEAT, words="King Dodongo: throw a bomb into his mouth", idempotency_key="k1")
-            out["replayed"] = await call(
-                **REPEAT, words="King Dodongo: throw a bomb into his mouth", idempotency_key="k1"
-            )
-            out["pending"] = await call(**{**REPEAT, "why": "again"})
-            out["gone"] = await call(notebook="zelda", lines=[3], kind="stray", why="milk")
-            out["bad_kind"] = await call(**{**REPEAT, "kind": "dupe"})
-            out["string_lines"] = await call(**{**REPEAT, "lines": ["1", "2"]})
-            out["too_many"] = await call(notebook="zelda", lines=[1, 2], kind="conflict", keep=1, why="which")
+async def _calls(client, call) -> dict:  # noqa: ANN001
+    out: dict = {"tools": {tool.name: tool for tool in (await client.list_tools()).tools}}
+    suggest = partial(call, "suggest")
+    out["new"] = await suggest(**REPEAT, words="King Dodongo: throw a bomb into his mouth", idempotency_key="k1")
+    out["replayed"] = await suggest(**REPEAT, words="King Dodongo: throw a bomb into his mouth", idempotency_key="k1")
+    out["pending"] = await suggest(**{**REPEAT, "why": "again"})
+    out["gone"] = await suggest(notebook="zelda", lines=[3], kind="stray", why="milk")
+    out["bad_kind"] = await suggest(**{**REPEAT, "kind": "dupe"})
+    out["string_lines"] = await suggest(**{**REPEAT, "lines": ["1", "2"]})
+    out["too_many"] = await suggest(notebook="zelda", lines=[1, 2], kind="conflict", keep=1, why="which")
     return out
 
 

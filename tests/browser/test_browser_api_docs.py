@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import WATCH, Server
+from tests.browser.support import WATCH, Server, fill_sign_in
 
 pytestmark = pytest.mark.browser
 PASSWORD = "browser-docs-password-0123"
@@ -39,9 +39,7 @@ def test_the_docs_need_the_sign_in_and_render_under_the_policy(browser, site):
     try:
         page.goto(f"{site}/api/docs")
         assert page.url.startswith(f"{site}/accounts/login/")  # the card's sign-in first
-        page.get_by_label("Username").fill("dad")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
+        fill_sign_in(page, PASSWORD)
         page.wait_for_url(f"{site}/api/docs")
         page.locator(".swagger-ui .info .title").wait_for()
         assert "Notebooks API" in page.locator(".swagger-ui .info .title").inner_text()

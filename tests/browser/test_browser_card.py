@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, fill_sign_in, save_sign_in, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -34,23 +34,11 @@ def card_server(live_sites) -> Iterator[Server]:  # noqa: ANN001
         yield server
 
 
-def _sign_in(page, server: Server) -> None:  # noqa: ANN001
-    page.goto(f"{server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(server.password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server.url}/")
-
-
 @pytest.fixture(scope="module")
 def signed_in(browser, card_server, tmp_path_factory):  # noqa: ANN001, ANN201
     """Dad's session cookie, signed in once (the password hash is deliberately slow) and reused by each test."""
     path = tmp_path_factory.mktemp("card-session") / "state.json"
-    context = browser.new_context()
-    _sign_in(context.new_page(), card_server)
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
+    return save_sign_in(browser, card_server.url, card_server.password, path)
 
 
 @pytest.fixture
@@ -87,9 +75,7 @@ def test_sign_in_leads_to_the_notebooks(browser, card_server):
     page = context.new_page()
     page.goto(f"{card_server.url}/notebooks/zelda/")
     expect(page).to_have_url(f"{card_server.url}/accounts/login/?next=/notebooks/zelda/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(card_server.password)
-    page.get_by_role("button", name="Sign in").click()
+    fill_sign_in(page, card_server.password)
     expect(page.get_by_role("heading", level=1)).to_contain_text("zelda")
     expect(page.locator("#line-1")).to_be_visible()
     assert page.evaluate("typeof htmx") == "object"
@@ -254,7 +240,7 @@ def test_every_action_works_without_javascript(browser, card_server):
 
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    _sign_in(page, card_server)
+    sign_in(page, card_server.url, card_server.password)
     page.goto(f"{card_server.url}/notebooks/zelda/")
     page.locator("#line-10").get_by_role("link", name="Edit").click()
     line = page.locator("#line-10")

@@ -5,7 +5,6 @@ sign-in during an htmx request lands on the sign-in page.
 The server is a `manage.py runserver` subprocess on a scratch database of the suite's vendor (tests/databases.py).
 """
 
-import json
 import re
 import time
 from collections.abc import Iterator
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, fill_sign_in, import_rows, save_sign_in, seen_rows, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -29,15 +28,6 @@ ZORA = "Zora's Domain sells the best spears in the east."
 LYNEL = "Guardian beams miss when you sprint; the old Lynel does not."
 
 
-def _rows(count: int, text: "callable", start_at: float) -> list[str]:
-    return [
-        json.dumps(
-            {"op": "add", "n": n, "text": text(n), "source": "seen", "by": "pippa", "why": "seen", "at": start_at + n}
-        )
-        for n in range(1, count + 1)
-    ]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("browser-scale")
@@ -45,14 +35,12 @@ def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:
     def seed(server: Server) -> None:
         at = time.time() - 86400
         books = {
-            "long": _rows(60, lambda n: SENTENCES[n % len(SENTENCES)], at),
-            "huge": _rows(3000, lambda n: f"Shrine {n} opens at dusk.", at),
-            "zelda": _rows(30, lambda n: ZORA if n == 12 else LYNEL if n == 20 else SENTENCES[n % len(SENTENCES)], at),
+            "long": (SENTENCES[n % len(SENTENCES)] for n in range(1, 61)),
+            "huge": (f"Shrine {n} opens at dusk." for n in range(1, 3001)),
+            "zelda": (ZORA if n == 12 else LYNEL if n == 20 else SENTENCES[n % len(SENTENCES)] for n in range(1, 31)),
         }
-        for title, rows in books.items():
-            path = tmp / f"{title}.jsonl"
-            path.write_text("\n".join(rows) + "\n")
-            server.run("notebook", "import", str(path), "--title", title)
+        for title, texts in books.items():
+            import_rows(server, tmp / f"{title}.jsonl", seen_rows(texts, at), title)
 
     with live_sites.serve("browser-scale", seed, password=PASSWORD) as server:
         yield server.url
@@ -60,21 +48,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
-    path = tmp_path_factory.mktemp("scale-session") / "state.json"
-    context = browser.new_context()
-    page = context.new_page()
-    _sign_in(page, site)
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
-
-
-def _sign_in(page, url: str) -> None:  # noqa: ANN001
-    page.goto(f"{url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{url}/")
+    return save_sign_in(browser, site, PASSWORD, tmp_path_factory.mktemp("scale-session") / "state.json")
 
 
 @pytest.fixture
@@ -332,16 +306,14 @@ def test_an_expired_sign_in_during_an_htmx_edit_lands_on_the_sign_in_page(browse
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    _sign_in(page, site)
+    sign_in(page, site, PASSWORD)
     page.goto(f"{site}/notebooks/zelda/")
     context.clear_cookies(name="sessionid")
     page.locator("#line-3").get_by_role("link", name="Edit").click()
     page.wait_for_url("**/accounts/login/**")
     assert page.url.endswith("/accounts/login/?next=%2Fnotebooks%2Fzelda%2F")
     expect(page.locator("li.line")).to_have_count(0)
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    fill_sign_in(page, PASSWORD)
     page.wait_for_url(f"{site}/notebooks/zelda/")
     context.close()
 

@@ -6,13 +6,12 @@ The server is a `manage.py runserver` subprocess on a scratch database of the su
 each test has a notebook of its own, so they may run in any order.
 """
 
-import json
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, card_pages, fill_sign_in, import_rows, save_sign_in, seen_rows
 
 pytestmark = pytest.mark.browser
 
@@ -42,66 +41,27 @@ LINES = [
 TITLES = ("click", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
 
 
-def _rows(start_at: float) -> list[str]:
-    return [
-        json.dumps(
-            {"op": "add", "n": n, "text": text, "source": "seen", "by": "pippa", "why": "seen", "at": start_at + n}
-        )
-        for n, text in enumerate(LINES, start=1)
-    ]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("browser-cardflow")
 
     def seed(server: Server) -> None:
-        path = tmp / "lines.jsonl"
-        path.write_text("\n".join(_rows(time.time() - 86400)) + "\n")
-        for title in TITLES:
-            server.run("notebook", "import", str(path), "--title", title)
+        import_rows(server, tmp / "lines.jsonl", seen_rows(LINES, time.time() - 86400), *TITLES)
 
     with live_sites.serve("browser-cardflow", seed, password=PASSWORD) as server:
         yield server.url
 
 
-def _sign_in(page, url: str) -> None:  # noqa: ANN001
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-
-
 @pytest.fixture(scope="module")
 def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
-    path = tmp_path_factory.mktemp("cardflow-session") / "state.json"
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{site}/accounts/login/")
-    _sign_in(page, site)
-    page.wait_for_url(f"{site}/")
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
+    return save_sign_in(browser, site, PASSWORD, tmp_path_factory.mktemp("cardflow-session") / "state.json")
 
 
 @pytest.fixture
 def open_card(browser, site, signed_in):  # noqa: ANN001, ANN201
-    """open_card(title, width=1280, height=900): a signed-in page on that notebook's card; fails on script errors."""
-    contexts, errors = [], []
-
-    def opened(title: str, width: int = 1280, height: int = 900, query: str = ""):  # noqa: ANN202
-        context = browser.new_context(viewport={"width": width, "height": height}, storage_state=signed_in)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{site}/notebooks/{title}/{query}")
-        return page
-
-    yield opened
-    for context in contexts:
-        context.close()
-    assert errors == [], f"script errors: {errors}"
+    """open_card(title, width=1280, height=900, query=""): a signed-in page on that notebook's card."""
+    with card_pages(browser, site, signed_in) as opened:
+        yield opened
 
 
 def _settled(page) -> None:  # noqa: ANN001
@@ -256,7 +216,7 @@ def test_a_draft_typed_while_the_sign_in_expired_comes_back_after_signing_in(bro
     page.set_default_timeout(15_000)
     try:
         page.goto(f"{site}/notebooks/draft/?q=torches")
-        _sign_in(page, site)
+        fill_sign_in(page, PASSWORD)
         page.wait_for_url("**/notebooks/draft/**")
         line = page.locator("#line-3")
         line.get_by_role("link", name="Edit").click()
@@ -267,7 +227,7 @@ def test_a_draft_typed_while_the_sign_in_expired_comes_back_after_signing_in(bro
         line.get_by_role("button", name="Save").click()
         page.wait_for_url("**/accounts/login/**")
         assert "next=%2Fnotebooks%2Fdraft%2F%3Fq%3Dtorches" in page.url
-        _sign_in(page, site)
+        fill_sign_in(page, PASSWORD)
         page.wait_for_url("**/notebooks/draft/?q=torches")
         page.locator("#line-3").get_by_role("link", name="Edit").click()
         expect(page.locator("#line-3").get_by_label("Words", exact=True)).to_have_value(draft)

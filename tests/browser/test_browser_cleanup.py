@@ -7,15 +7,12 @@ Dad knows his game: the labels stand for what he knows (which lines say one thin
 true); the page decides nothing for him, and a group the engine got wrong is answered "Not alike" or trimmed.
 """
 
-import difflib
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import pytest
 
-from bench.similar_data import START, load
-from tests.browser.support import Server
+from bench.similar_data import load
+from tests.browser.support import Server, Tally, labelled_seed, line_histories, live_lines, true_side
 
 pytestmark = pytest.mark.browser
 
@@ -26,62 +23,9 @@ BAR_ACTIONS, BAR_TYPED = 90, 600  # the issue's bar (today's card without the vi
 
 @pytest.fixture(scope="module")
 def messy_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
-    tmp = tmp_path_factory.mktemp("cleanup-browser")
-
-    def seed(server: Server) -> None:
-        rows = tmp / "messy.jsonl"
-        with rows.open("w") as out:
-            for i, (n, words, source) in enumerate(load(GAME).lines):
-                by = "dad" if source.startswith("dad") else "pippa"
-                row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}
-                out.write(json.dumps(row) + "\n")
-        server.run("notebook", "import", str(rows), "--title", TITLE)
-
+    seed = labelled_seed(tmp_path_factory.mktemp("cleanup-browser"), GAME, TITLE)
     with live_sites.serve("cleanup-browser", seed, vendor="sqlite") as server:
         yield server
-
-
-@dataclass
-class Tally:
-    """Dad's hands: every click, choice and field filled is an action; every character he types is counted."""
-
-    page: object
-    actions: int = 0
-    typed: int = 0
-    said: list[str] = field(default_factory=list)
-
-    def click(self, locator) -> None:  # noqa: ANN001
-        locator.click()
-        self.actions += 1
-
-    def fill(self, locator, text: str) -> None:  # noqa: ANN001
-        locator.fill(text)
-        self.actions += 1
-        self.typed += len(text)
-
-    def choose(self, locator, label: str) -> None:  # noqa: ANN001
-        locator.select_option(label=label)
-        self.actions += 1
-
-
-def _live(server: Server) -> dict[int, dict]:
-    view = json.loads(server.run("notebook", "view", TITLE, "--json", "--limit", "1000"))  # a page of them all
-    assert view["next"] is None, "more than a page of live lines"
-    return {line["n"]: line for line in view["lines"]}
-
-
-def _histories(server: Server, numbers: list[int]) -> dict[int, list[dict]]:
-    """`notebook history TITLE N --json` of each line, run in one process (a process per line cost minutes here)."""
-    code = (
-        "import io, json\nfrom django.core.management import call_command\nout = {}\n"
-        f"for n in {sorted(set(numbers))!r}:\n"
-        "    buf = io.StringIO()\n"
-        f"    call_command('notebook', 'history', {TITLE!r}, str(n), '--json', stdout=buf)\n"
-        "    out[n] = json.loads(buf.getvalue())\n"
-        "print(json.dumps(out))"
-    )
-    found = json.loads(server.run("shell", "--no-imports", "-c", code).strip().splitlines()[-1])
-    return {int(n): h["entries"] if isinstance(h, dict) else h for n, h in found.items()}
 
 
 def _reason(dad: Tally, group, reason: str) -> None:  # noqa: ANN001
@@ -93,11 +37,6 @@ def _reason(dad: Tally, group, reason: str) -> None:  # noqa: ANN001
     carry = group.get_by_label("Use this reason for the next groups too")
     if not carry.is_checked():
         dad.click(carry)
-
-
-def _true_side(numbers: list[int], words: dict[int, str], keep: str) -> int:
-    """Which line of a contradiction Dad keeps: the one that says what he knows is right (the label's words)."""
-    return max(numbers, key=lambda x: (difflib.SequenceMatcher(None, words[x], keep).ratio(), -x))
 
 
 def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser, messy_server):  # noqa: ANN001
@@ -112,7 +51,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    dad = Tally(page)
+    dad = Tally()
 
     page.goto(f"{messy_server.url}/notebooks/{TITLE}/")  # his bookmark: the sign-in, then the card
     dad.fill(page.get_by_label("Username"), "dad")
@@ -150,7 +89,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
                 dad.click(group.get_by_label(f"Add #{x}", exact=True))  # one the suggestion cut short
                 best.append(x)
         if g["kind"] == "conflict":
-            keep = _true_side(best, words, g["keep"])
+            keep = true_side(best, words, g["keep"])
             _reason(dad, group, "the other is wrong")
             named = group.get_by_role("button", name=f"Keep #{keep}, retire the others into it", exact=True)
             if named.count():  # the line the view proposes: one press
@@ -185,7 +124,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
     # What the view did not group: Dad, who knows his game, retires each leftover into the line that says it.
     suggested = (dad.actions, dad.typed)
     leftovers = 0
-    before = _live(messy_server)  # retiring one group's leftovers changes no other group's
+    before = live_lines(messy_server, TITLE)  # retiring one group's leftovers changes no other group's
     for i, _g in enumerate(data.groups):
         standing = sorted(n for n in before if label.get(n) == i)
         keep = max(standing, default=None)  # the merged line when there is one (numbers only grow)
@@ -201,7 +140,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
             expect(page.locator(f"#line-{x}.retired-notice")).to_be_visible()
             kept_into.setdefault(keep, []).append(x)
 
-    live = _live(messy_server)
+    live = live_lines(messy_server, TITLE)
     print(
         f"cleanup: {dad.actions} actions, {dad.typed} typed characters, {len(live)} live lines; through Similar "
         f"lines {suggested[0]} and {suggested[1]}, then {leftovers} lines it did not group"
@@ -216,7 +155,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
     assert len(live) == data.clean()["live_after"]
 
     # Every merged line names where it came from, with their words; her seen words stayed hers.
-    histories = _histories(messy_server, [*merged, *kept_into])
+    histories = line_histories(messy_server, TITLE, [*merged, *kept_into])
     for new, (_i, sources) in merged.items():
         entries = histories[new]
         came = sorted(x for e in entries for x in (e.get("merged_from") or []))

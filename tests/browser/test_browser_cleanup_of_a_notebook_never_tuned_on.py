@@ -10,19 +10,18 @@ Dad knows his game: the labels stand for what he knows (which lines say one thin
 true); the page decides nothing for him. A click is a click, a choice a choice, and every typed character counts.
 """
 
-import difflib
 import json
 import random
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bench.similar_data import START, Labelled, load
-from tests.browser.support import Server
+from bench.similar_data import Labelled, load
+from tests.browser.support import Server, Tally, fill_sign_in, labelled_seed, line_histories, live_lines, true_side
 
 pytestmark = pytest.mark.browser
 
@@ -32,30 +31,17 @@ ENGINE_BAR = 120  # actions: the engine's groups alone
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _seed(tmp: Path):  # noqa: ANN202
-    def seed(server: Server) -> None:
-        rows = tmp / "messy.jsonl"
-        with rows.open("w") as out:
-            for i, (n, words, source) in enumerate(load(GAME).lines):
-                by = "dad" if source.startswith("dad") else "pippa"
-                row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + i * 60}
-                out.write(json.dumps(row) + "\n")
-        server.run("notebook", "import", str(rows), "--title", TITLE)
-
-    return seed
-
-
 @pytest.fixture(scope="module")
 def engine_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
-    tmp = tmp_path_factory.mktemp("never-tuned-engine")
-    with live_sites.serve("never-tuned-engine", _seed(tmp), vendor="sqlite") as server:
+    seed = labelled_seed(tmp_path_factory.mktemp("never-tuned-engine"), GAME, TITLE)
+    with live_sites.serve("never-tuned-engine", seed, vendor="sqlite") as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def suggested_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
-    tmp = tmp_path_factory.mktemp("never-tuned-suggested")
-    with live_sites.serve("never-tuned-suggested", _seed(tmp), vendor="sqlite") as server:
+    seed = labelled_seed(tmp_path_factory.mktemp("never-tuned-suggested"), GAME, TITLE)
+    with live_sites.serve("never-tuned-suggested", seed, vendor="sqlite") as server:
         yield server
 
 
@@ -100,7 +86,7 @@ def stand_in(data: Labelled, errs: Errs, asked: list[str]):  # noqa: ANN201
             if g["kind"] == "repeat":
                 groups.append({"lines": lines, "kind": "repeat", "words": g["keep"], "why": "they say one thing"})
             else:
-                keep = number[words[_true_side(list(g["lines"]), words, g["keep"])]]
+                keep = number[words[true_side(list(g["lines"]), words, g["keep"])]]
                 groups.append({"lines": lines, "kind": "conflict", "keep": keep, "why": "they disagree"})
         groups.insert(len(groups) // 2, {"lines": [number[w] for w in errs.pair], "kind": "repeat",
                                          "why": "both about the same thing"})  # fmt: skip
@@ -127,66 +113,12 @@ def _post_suggestions(server: Server, data: Labelled, errs: Errs) -> list:
 # ----- Dad's hands ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Tally:
-    """Dad's hands: every click, choice and field filled is an action; every character he types is counted."""
-
-    actions: int = 0
-    typed: int = 0
-    steps: dict[str, list[int]] = field(default_factory=dict)  # phase -> [actions, typed] spent in it
-    phase: str = ""
-
-    def _count(self, actions: int, typed: int = 0) -> None:
-        self.actions += actions
-        self.typed += typed
-        spent = self.steps.setdefault(self.phase, [0, 0])
-        spent[0] += actions
-        spent[1] += typed
-
-    def click(self, locator) -> None:  # noqa: ANN001
-        locator.click()
-        self._count(1)
-
-    def fill(self, locator, text: str) -> None:  # noqa: ANN001
-        locator.fill(text)
-        self._count(1, len(text))
-
-    def choose(self, locator, label: str) -> None:  # noqa: ANN001
-        locator.select_option(label=label)
-        self._count(1)
-
-
-def _live(server: Server) -> dict[int, dict]:
-    view = json.loads(server.run("notebook", "view", TITLE, "--json", "--limit", "1000"))  # a page of them all
-    assert view["next"] is None, "more than a page of live lines"
-    return {line["n"]: line for line in view["lines"]}
-
-
-def _histories(server: Server, numbers: list[int]) -> dict[int, list[dict]]:
-    """`notebook history TITLE N --json` of each line, run in one process."""
-    code = (
-        "import io, json\nfrom django.core.management import call_command\nout = {}\n"
-        f"for n in {sorted(set(numbers))!r}:\n"
-        "    buf = io.StringIO()\n"
-        f"    call_command('notebook', 'history', {TITLE!r}, str(n), '--json', stdout=buf)\n"
-        "    out[n] = json.loads(buf.getvalue())\n"
-        "print(json.dumps(out))"
-    )
-    found = json.loads(server.run("shell", "--no-imports", "-c", code).strip().splitlines()[-1])
-    return {int(n): h["entries"] if isinstance(h, dict) else h for n, h in found.items()}
-
-
-def _true_side(numbers: list[int], words: dict[int, str], keep: str) -> int:
-    """Which line of a contradiction says what Dad knows is right: the closest to the label's words."""
-    return max(numbers, key=lambda x: (difflib.SequenceMatcher(None, words[x], keep).ratio(), -x))
-
-
 def _keepable(group: dict, shown: list[int], words: dict[int, str]) -> int:
     """The line of a contradiction Dad keeps among those he can choose (`shown`): the true side's, or a line that
     agrees with it (an "also close" line added in cannot be the one kept)."""
-    true = _true_side(list(group["lines"]), words, group["keep"])
+    true = true_side(list(group["lines"]), words, group["keep"])
     wrong = {b if a == true else a for a, b in group["contradicts"] if true in (a, b)}
-    return _true_side([x for x in shown if x not in wrong], words, group["keep"])
+    return true_side([x for x in shown if x not in wrong], words, group["keep"])
 
 
 class Cleanup:
@@ -215,9 +147,7 @@ class Cleanup:
         page, dad = self.page, self.dad
         page.goto(f"{self.server.url}/notebooks/{TITLE}/")  # his bookmark: the sign-in, then the card
         dad.phase = "sign in and open Similar lines"
-        page.get_by_label("Username").fill("dad")  # signing in is not cleaning: its keys are not counted
-        page.get_by_label("Password").fill(self.server.password)
-        page.get_by_role("button", name="Sign in").click()
+        fill_sign_in(page, self.server.password)  # signing in is not cleaning: its keys are not counted
         expect(page.get_by_role("heading", level=1)).to_contain_text(TITLE)
         dad.choose(page.get_by_label("Show", exact=True), "Similar lines")
         expect(page.locator("#similar-title")).to_be_visible()
@@ -373,7 +303,7 @@ class Cleanup:
             dad.fill(bar.get_by_label("Reason"), "not about the game")
             dad.click(bar.get_by_role("button", name="Retire selected"))
             expect(page.locator(f"#line-{strays[0]}.retired-notice")).to_be_visible()
-        before = _live(self.server)  # retiring one group's leftovers changes no other group's
+        before = live_lines(self.server, TITLE)  # retiring one group's leftovers changes no other group's
         carried = False  # whether a line's Retire starts with his reason (he asked it to)
         left = sum(1 for n in before if n in self.label) - len(self.data.groups)  # lines he will retire here
         for i, _g in enumerate(self.data.groups):
@@ -408,18 +338,18 @@ class Cleanup:
     def check_end_state(self) -> dict[int, dict]:
         """Exactly the labelled end state: each group one live line (a contradiction its true side), the strays
         retired, nothing else lost, and every merged line's history naming its origin lines."""
-        live = _live(self.server)
+        live = live_lines(self.server, TITLE)
         for i, g in enumerate(self.data.groups):
             standing = [n for n in live if self.label.get(n) == i]
             assert len(standing) == 1, (g["kind"], g["lines"], standing)
             if g["kind"] == "conflict":  # its true side: the line with the label's words, and those agreeing
-                true = _true_side(list(g["lines"]), self.words, g["keep"])
+                true = true_side(list(g["lines"]), self.words, g["keep"])
                 wrong = {b if a == true else a for a, b in g["contradicts"] if true in (a, b)}
                 said = live[standing[0]]["text"]
                 assert said in {self.words[n] for n in g["lines"] if n not in wrong} | {g["keep"]}, (g, said)
         assert not set(self.data.off_topic) & set(live)
         assert len(live) == self.data.clean()["live_after"]
-        histories = _histories(self.server, [*self.merged, *self.kept_into])
+        histories = line_histories(self.server, TITLE, [*self.merged, *self.kept_into])
         for new, sources in self.merged.items():
             came = sorted(x for e in histories[new] for x in (e.get("merged_from") or []))
             assert came == sorted(sources), (new, came, sources)

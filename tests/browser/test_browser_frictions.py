@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench.similar_data import START
-from tests.browser.support import Server
+from tests.browser.support import Server, import_rows, save_sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -52,34 +52,18 @@ MORE = (
 def _notebook(server: Server, lines: tuple = LINES) -> str:
     """A fresh notebook of the seven lines (or `lines`), its title."""
     title = f"frictions-{next(titles)}"
-    path = server.rows / f"{title}.jsonl"  # type: ignore[attr-defined]
-    with path.open("w") as out:
-        for n, (words, source) in enumerate(lines, start=1):
-            by = "dad" if source == "dad" else "pippa"
-            row = {"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + n * 60}
-            out.write(json.dumps(row) + "\n")
-    server.run("notebook", "import", str(path), "--title", title)
+    rows = []
+    for n, (words, source) in enumerate(lines, start=1):
+        by = "dad" if source == "dad" else "pippa"
+        rows.append({"op": "add", "n": n, "text": words, "source": source, "by": by, "at": START + n * 60})
+    import_rows(server, server.rows / f"{title}.jsonl", rows, title)  # type: ignore[attr-defined]
     return title
-
-
-def _sign_in(browser, server: Server, path: str) -> None:  # noqa: ANN001
-    """A session of its own for each test: the reason Dad carries lives in his session."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(server.password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server.url}/")
-    context.storage_state(path=path)
-    context.close()
 
 
 @pytest.fixture
 def signed_in(browser, server, tmp_path):  # noqa: ANN001, ANN201
-    path = str(tmp_path / "state.json")
-    _sign_in(browser, server, path)
-    return path
+    """A session of its own for each test: the reason Dad carries lives in his session."""
+    return save_sign_in(browser, server.url, server.password, tmp_path / "state.json")
 
 
 def _open(browser, server: Server, signed_in: str, *, width: int = 1280, script: bool = True, lines: tuple = LINES):  # noqa: ANN001, ANN202, E501
@@ -109,9 +93,7 @@ def _live(server: Server, title: str) -> dict[int, dict]:
 
 def _into(server: Server, title: str, n: int) -> int | None:
     """The line a retired line is now said by (its retirement's `into`)."""
-    entries = json.loads(server.run("notebook", "history", title, str(n), "--json"))
-    entries = entries["entries"] if isinstance(entries, dict) else entries
-    return next(e.get("into") for e in entries if e.get("op") == "strike")
+    return next(e.get("into") for e in _history(server, title, n) if e.get("op") == "strike")
 
 
 def test_keep_n_retires_the_others_into_it_in_one_action(browser, server, signed_in):  # noqa: ANN001

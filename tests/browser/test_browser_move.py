@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, open_signed_in
 
 pytestmark = pytest.mark.browser
 
@@ -26,18 +26,7 @@ def server(live_sites) -> Iterator[tuple[str, str]]:  # noqa: ANN001
 @pytest.fixture
 def page(browser, server):  # noqa: ANN001, ANN201
     """Signed in as dad on the stray notebook's card; fails the test on any script error."""
-    url, password = server
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{url}/")
-    page.goto(f"{url}/notebooks/zelda%20heading/")
+    context, page, errors = open_signed_in(browser, *server, "/notebooks/zelda%20heading/")
     page.evaluate("window.__same_page = true")  # gone if an action reloads the page instead of swapping
     yield page
     context.close()

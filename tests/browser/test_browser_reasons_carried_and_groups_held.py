@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, open_signed_in, seed_suggestions
 
 pytestmark = pytest.mark.browser
 
@@ -28,17 +28,11 @@ def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("carried-browser")
 
     def seed(site: Server) -> None:
-        site.run("notebook", "create", "zelda")
-        for words in (BOSS, BOSS_TOO, BOSS_AGAIN, BOW, BOW_TOO, MILK):  # #1-#6
-            site.run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "seen")
-        site.run("notebook", "token", "pippa")
-        found = tmp / "suggestions.json"
-        found.write_text(json.dumps([
+        seed_suggestions(site, tmp / "suggestions.json", "zelda", (BOSS, BOSS_TOO, BOSS_AGAIN, BOW, BOW_TOO, MILK), [
             {"lines": [1, 2], "kind": "repeat", "words": BOSS_TOO, "why": "both are King Dodongo"},
             {"lines": [4, 5], "kind": "repeat", "words": BOW_TOO, "why": "both are the Fairy Bow"},
             {"lines": [6], "kind": "stray", "why": "not about the game"},
-        ]))  # fmt: skip
-        site.run("notebook", "suggest", "zelda", str(found), "--by", "pippa")
+        ])  # fmt: skip
         site.run("notebook", "create", "retire")
         for words in (ROLL, ROLL_TOO, ROLL_AGAIN):
             site.run("notebook", "add", "retire", words, "--source", "seen", "--by", "pippa", "--why", "seen")
@@ -48,17 +42,7 @@ def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
 
 
 def _signed_in(browser, server: Server, path: str):  # noqa: ANN001, ANN202
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(server.password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server.url}/")
-    page.goto(f"{server.url}{path}")
+    context, page, errors = open_signed_in(browser, server.url, server.password, path)
     page.evaluate("window.__same_page = true")  # gone if a decision reloads the page instead of swapping
     return context, page, errors
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, save_sign_in
 
 pytestmark = pytest.mark.browser
 PASSWORD = "review-browser-test-password"
@@ -28,16 +28,7 @@ def review_server(live_sites) -> Iterator[Server]:  # noqa: ANN001
 @pytest.fixture(scope="module")
 def signed_in(browser, review_server, tmp_path_factory):  # noqa: ANN001, ANN201
     path = tmp_path_factory.mktemp("review-session") / "state.json"
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{review_server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{review_server.url}/")
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
+    return save_sign_in(browser, review_server.url, PASSWORD, path)
 
 
 def _open(browser, server: Server, state: str, **options):  # noqa: ANN001, ANN003, ANN202

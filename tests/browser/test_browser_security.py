@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import WATCH, Server
+from tests.browser.support import WATCH, Server, sign_in
 from tests.databases import Scratch
 
 pytestmark = pytest.mark.browser
@@ -51,11 +51,7 @@ def page(browser, site):  # noqa: ANN001, ANN201
     page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
     page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
     page.on("console", lambda m: "Content Security Policy" in m.text and problems.append(f"console: {m.text}"))
-    page.goto(f"{url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{url}/")
+    sign_in(page, url, PASSWORD)
     yield page, url, problems
     context.close()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, card_pages, import_rows, save_sign_in, seen_rows, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -33,66 +33,27 @@ LINES = [
 TITLES = ("preview", "search", "keep", "keepkeys", "into", "refused", "phone", "nojs")
 
 
-def _rows(start_at: float) -> list[str]:
-    return [
-        json.dumps(
-            {"op": "add", "n": n, "text": text, "source": "seen", "by": "pippa", "why": "seen", "at": start_at + n}
-        )
-        for n, text in enumerate(LINES, start=1)
-    ]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("browser-selection")
 
     def seed(server: Server) -> None:
-        path = tmp / "lines.jsonl"
-        path.write_text("\n".join(_rows(time.time() - 86400)) + "\n")
-        for title in TITLES:
-            server.run("notebook", "import", str(path), "--title", title)
+        import_rows(server, tmp / "lines.jsonl", seen_rows(LINES, time.time() - 86400), *TITLES)
 
     with live_sites.serve("browser-selection", seed, password=PASSWORD) as server:
         yield server
 
 
-def _sign_in(page, url: str) -> None:  # noqa: ANN001
-    page.goto(f"{url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{url}/")
-
-
 @pytest.fixture(scope="module")
 def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
-    path = tmp_path_factory.mktemp("selection-session") / "state.json"
-    context = browser.new_context()
-    _sign_in(context.new_page(), site.url)
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
+    return save_sign_in(browser, site.url, PASSWORD, tmp_path_factory.mktemp("selection-session") / "state.json")
 
 
 @pytest.fixture
 def open_card(browser, site, signed_in):  # noqa: ANN001, ANN201
     """open_card(title, width=1280, height=900): a signed-in page on that notebook's card; fails on script errors."""
-    contexts, errors = [], []
-
-    def opened(title: str, width: int = 1280, height: int = 900):  # noqa: ANN202
-        context = browser.new_context(viewport={"width": width, "height": height}, storage_state=signed_in)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{site.url}/notebooks/{title}/")
-        page.evaluate("window.__same_page = true")  # gone if an action reloads the page instead of swapping
-        return page
-
-    yield opened
-    for context in contexts:
-        context.close()
-    assert errors == [], f"script errors: {errors}"
+    with card_pages(browser, site.url, signed_in) as opened:
+        yield opened
 
 
 def _tick(page, *numbers: int) -> None:  # noqa: ANN001
@@ -276,7 +237,7 @@ def test_without_javascript_merge_keeps_a_ticked_lines_words_and_retire_names_th
 
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    _sign_in(page, site.url)
+    sign_in(page, site.url, PASSWORD)
     page.goto(f"{site.url}/notebooks/nojs/")
     for n in (1, 10):
         page.locator(f"#pick-{n}").check()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, save_sign_in
 
 pytestmark = pytest.mark.browser
 PASSWORD = "sessions-browser-test-password"
@@ -48,17 +48,7 @@ def server(live_sites) -> Iterator[Site]:  # noqa: ANN001
 
 @pytest.fixture(scope="module")
 def signed_in(browser, server, tmp_path_factory):  # noqa: ANN001, ANN201
-    path = tmp_path_factory.mktemp("sessions-state") / "state.json"
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server.url}/")
-    context.storage_state(path=str(path))
-    context.close()
-    return str(path)
+    return save_sign_in(browser, server.url, PASSWORD, tmp_path_factory.mktemp("sessions-state") / "state.json")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server
+from tests.browser.support import Server, open_signed_in, seed_suggestions
 
 pytestmark = pytest.mark.browser
 
@@ -20,38 +20,23 @@ def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("suggest-browser")
 
     def seed(site: Server) -> None:
-        site.run("notebook", "create", "zelda")
-        for words in (BOSS, BOSS_TOO, MILK):
-            site.run("notebook", "add", "zelda", words, "--source", "seen", "--by", "pippa", "--why", "seen")
-        site.run("notebook", "token", "pippa")
-        found = tmp / "suggestions.json"
-        found.write_text(json.dumps([
+        seed_suggestions(site, tmp / "suggestions.json", "zelda", (BOSS, BOSS_TOO, MILK), [
             {"lines": [1, 2], "kind": "repeat", "words": BOSS_TOO, "why": "both are King Dodongo"},
             {"lines": [3], "kind": "stray", "why": "not about the game"},
-        ]))  # fmt: skip
-        site.run("notebook", "suggest", "zelda", str(found), "--by", "pippa")
+        ])  # fmt: skip
 
     with live_sites.serve("suggest-browser", seed, vendor="sqlite") as site:
         yield site
 
 
 def _signed_in(browser, server: Server, width: int):  # noqa: ANN001, ANN202
-    context = browser.new_context(viewport={"width": width, "height": 844})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{server.url}/accounts/login/")
-    page.get_by_label("Username").fill("dad")
-    page.get_by_label("Password").fill(server.password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{server.url}/")
-    page.goto(f"{server.url}/notebooks/zelda/?show=similar")
-    return context, page
+    return open_signed_in(browser, server.url, server.password, "/notebooks/zelda/?show=similar", width, 844)
 
 
 def test_at_390_px_a_suggestion_fits_the_screen(browser, server):  # noqa: ANN001
     from playwright.sync_api import expect
 
-    context, page = _signed_in(browser, server, 390)
+    context, page, _errors = _signed_in(browser, server, 390)
     suggestion = page.locator("#suggestions .suggestion").first
     expect(suggestion).to_contain_text("Suggested by pippa")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -63,9 +48,7 @@ def test_at_390_px_a_suggestion_fits_the_screen(browser, server):  # noqa: ANN00
 def test_dad_accepts_a_suggested_merge_with_the_keyboard(browser, server):  # noqa: ANN001
     from playwright.sync_api import expect
 
-    context, page = _signed_in(browser, server, 1280)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = _signed_in(browser, server, 1280)
     page.evaluate("window.__same_page = true")  # gone if the decision reloads the page instead of swapping
     repeat = page.locator("#suggestions .suggestion.kind-repeat")
     expect(repeat).to_contain_text("Suggested by pippa")

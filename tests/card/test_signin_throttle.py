@@ -8,8 +8,7 @@ import time
 from django.db import connection
 
 from notebooks.card import throttle
-from notebooks.log.store import privileges
-from tests.databases import Scratch, owner_tag
+from tests.databases import Scratch, act_as_app_role
 
 
 def attempts(db: Scratch, *args: str, **env: str) -> dict:
@@ -63,12 +62,7 @@ def test_the_app_role_may_count_sign_in_failures(dad):
     pair, addr = throttle.key("pair", "dad", "10.0.0.1"), throttle.key("addr", "10.0.0.1")
     if connection.vendor == "postgresql":
         # The table is not the log's: least privilege gives the app role what counting needs (docs/POSTGRES.md).
-        role = f"throttle_app_{owner_tag()}"
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE ROLE {role} NOLOGIN")  # rolled back with the test
-        privileges.apply(role)
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL ROLE {role}")
+        act_as_app_role("throttle_app")
     first = throttle.begin([(pair, 2), (addr, 50)])
     assert throttle.begin([(pair, 2), (addr, 50)]).wait is None
     assert throttle.begin([(pair, 2), (addr, 50)]).wait > 0

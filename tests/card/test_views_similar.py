@@ -6,25 +6,13 @@ import pytest
 from notebooks.log import services
 from notebooks.log.views import selectors
 from notebooks.models import NotAlike, Notebook
-
-SHIELD = "Buy the Deku Shield in Kokiri Forest before entering the Deku Tree."
-SHIELD_TOO = "get a deku shield from the kokiri shop first, the Deku Tree needs it"
-LEFT = "In the Lost Woods, take the left path at the first fork to reach the meadow."
-RIGHT = "Lost Woods: the right path at the first fork leads to the meadow."
-ZORA = "The Zora Tunic lets Link breathe underwater."
+from tests.card_helpers import LEFT, SHIELD, SHIELD_TOO, ZORA, add_messy
 
 
 @pytest.fixture
 def messy(notebook, dad):  # noqa: ANN001, ANN201
     """zelda: #1 and #3 say one thing (hers: seen, guessed), #2 stands alone, #4 and #5 contradict (seen, dad)."""
-    for text, source, by in (
-        (SHIELD, "seen", "pippa"),
-        (ZORA, "seen", "pippa"),
-        (SHIELD_TOO, "guessed", "pippa"),
-        (LEFT, "seen", "pippa"),
-        (RIGHT, "dad", "dad"),
-    ):
-        services.add(notebook="zelda", text=text, source=source, by=by, why="seen")
+    add_messy()
     return Notebook.objects.get(title="zelda")
 
 

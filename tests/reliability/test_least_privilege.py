@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
 from notebooks.log import redaction, services
-from notebooks.log.store import privileges, triggers
-from tests.databases import owner_tag, pg_execute, pg_url
+from notebooks.log.store import triggers
+from tests.databases import act_as_app_role, owner_tag, pg_execute, pg_url
 
 
 def _refused(sql: str, match: str) -> None:
@@ -27,12 +27,7 @@ def test_the_app_role_may_only_read_and_append_the_log(dad, notebook):
         with pytest.raises(CommandError, match="PostgreSQL's; SQLite relies on its triggers"):
             call_command("notebook", "grants", "app", stdout=io.StringIO())
         return
-    role = f"reliability_app_{owner_tag()}"
-    with connection.cursor() as cursor:
-        cursor.execute(f"CREATE ROLE {role} NOLOGIN")  # rolled back with the test
-    privileges.apply(role)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL ROLE {role}")
+    act_as_app_role("reliability_app")
     written = services.add(notebook="zelda", text="written as the app", source="seen", by="pippa", why="seen")
     services.edit(notebook="zelda", n=written.n, to="edited as the app", by="dad", why="clearer")
     redaction.redact(notebook="zelda", n=written.n, by="dad", why="a secret")  # the one DELETE, gated by the trigger

@@ -2,7 +2,6 @@
 turn, export or frozen view shows; its holder reads her own writes; a land copies them at its own place in the log;
 an abandoned session's change never counts."""
 
-import json
 import time
 
 import pytest
@@ -14,24 +13,11 @@ from notebooks.log.views import selectors
 from notebooks.sessions import decisions
 from notebooks.sessions import services as sessions
 from notebooks.sessions.services import GateRefused
-from tests.agent_helpers import DAD
+from tests.agent_helpers import DAD, older_reader
 
 
 def _texts(api, **params) -> list[str]:  # noqa: ANN001, ANN003
     return [line["text"] for line in api.get("/api/notebooks/zelda/lines", **params).json()["lines"]]
-
-
-def _older_reader(lines: list[str]) -> dict[int, str]:
-    """A reader of the seed's format: add, edit, strike; any other op skipped."""
-    view: dict[int, str] = {}
-    for row in map(json.loads, lines):
-        if row["op"] == "add":
-            view[row["n"]] = row["text"]
-        elif row["op"] == "edit" and row["n"] in view:
-            view[row["n"]] = row["to"]
-        elif row["op"] == "strike":
-            view.pop(row["n"], None)
-    return view
 
 
 def _pending_session(pippa) -> int:  # noqa: ANN001
@@ -57,7 +43,7 @@ def test_a_sessions_pending_rows_are_in_no_other_readers_view_turn_or_export(zel
     assert [line.text for line in selectors.view(nb)] == BEFORE
     turn = reflector.get("/api/notebooks/zelda/turn").json()["text"]
     assert "roll twice" not in turn and "always attack first" in turn
-    assert sorted(_older_reader(list(selectors.export(nb))).values()) == sorted(BEFORE)
+    assert sorted(older_reader(list(selectors.export(nb))).values()) == sorted(BEFORE)
     assert all(line["text"] in BEFORE for line in reflector.get("/api/notebooks/zelda/lines", limit=10).json()["lines"])
 
 
@@ -93,7 +79,7 @@ def test_a_land_makes_them_count_at_its_own_place_and_a_frozen_view_never_change
     assert reflector.get("/api/notebooks/zelda/lines", until=str(frozen["until"])).json() == frozen
     assert [line.text for line in selectors.view_at_seq(nb, cut)] == BEFORE
     assert _texts(reflector) == AFTER
-    assert sorted(_older_reader(list(selectors.export(nb))).values()) == sorted(AFTER)
+    assert sorted(older_reader(list(selectors.export(nb))).values()) == sorted(AFTER)
     assert verify.verify_chain(nb) == []
 
 

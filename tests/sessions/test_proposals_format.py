@@ -11,6 +11,7 @@ from notebooks.log.rules import fold
 from notebooks.log.store.append import append
 from notebooks.log.store.locked_reads import locked_notebook
 from notebooks.log.views import selectors
+from tests.agent_helpers import older_reader
 
 
 def _propose(title: str, rows: list[dict]) -> list:
@@ -24,20 +25,6 @@ def _land(title: str, proposed: list, rows: list[dict]) -> None:
         nb = locked_notebook(title)
         given = [{**r, "op": "propose", "by": "pippa", "seq": p.seq} for p, r in zip(proposed, rows, strict=True)]
         append(nb, fold.landed_copies(given))
-
-
-def _older_reader(lines: list[str]) -> dict[int, str]:
-    """A reader of the seed's format: add, edit, strike; any other op skipped."""
-    view: dict[int, str] = {}
-    for raw in lines:
-        row = json.loads(raw)
-        if row["op"] == "add":
-            view[row["n"]] = row["text"]
-        elif row["op"] == "edit" and row["n"] in view:
-            view[row["n"]] = row["to"]
-        elif row["op"] == "strike":
-            view.pop(row["n"], None)
-    return view
 
 
 def _proposed_rows() -> list[dict]:
@@ -79,7 +66,7 @@ def test_an_older_reader_of_the_file_sees_only_landed_rows(notebook):
     _notebook_with_proposals()
     lines = list(selectors.export(selectors.get_notebook("zelda")))
     assert all("text" not in json.loads(x) and "to" not in json.loads(x) for x in lines if '"propose"' in x)
-    assert _older_reader(lines) == {1: "Keys open doors.", 2: "Bombs crack walls."}
+    assert older_reader(lines) == {1: "Keys open doors.", 2: "Bombs crack walls."}
     with transaction.atomic():
         nb = locked_notebook("zelda")
         rows = _proposed_rows()
@@ -87,7 +74,7 @@ def test_an_older_reader_of_the_file_sees_only_landed_rows(notebook):
         append(nb, fold.landed_copies(given))
     lines = list(selectors.export(selectors.get_notebook("zelda")))
     view = {line.n: line.text for line in selectors.view(selectors.get_notebook("zelda"))}
-    assert _older_reader(lines) == view == {1: "Keys open doors, mostly.", 3: "A new lesson."}
+    assert older_reader(lines) == view == {1: "Keys open doors, mostly.", 3: "A new lesson."}
 
 
 def test_a_file_with_proposals_and_landed_copies_round_trips_and_verifies(notebook):

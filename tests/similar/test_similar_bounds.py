@@ -14,12 +14,7 @@ from notebooks.log.files import imports
 from notebooks.log.views import kept, selectors
 from notebooks.similar import engine
 from notebooks.similar import selectors as similar
-
-SHIELD = "Buy the Deku Shield in Kokiri Forest before entering the Deku Tree."
-SHIELD_TOO = "get a deku shield from the kokiri shop first, the Deku Tree needs it"
-LEFT = "In the Lost Woods, take the left path at the first fork to reach the meadow."
-RIGHT = "Lost Woods: the right path at the first fork leads to the meadow."
-ZORA = "The Zora Tunic lets Link breathe underwater."
+from tests.card_helpers import LEFT, RIGHT, SHIELD, SHIELD_TOO, add_messy
 
 
 @pytest.fixture(autouse=True)
@@ -48,14 +43,7 @@ def compared(monkeypatch):  # noqa: ANN001, ANN201
 @pytest.fixture
 def messy(notebook, dad):  # noqa: ANN001, ANN201
     """#1 and #3 say one thing, #2 stands alone, #4 and #5 contradict."""
-    for text, source, by in (
-        (SHIELD, "seen", "pippa"),
-        (ZORA, "seen", "pippa"),
-        (SHIELD_TOO, "guessed", "pippa"),
-        (LEFT, "seen", "pippa"),
-        (RIGHT, "dad", "dad"),
-    ):
-        services.add(notebook="zelda", text=text, source=source, by=by, why="seen")
+    add_messy()
     return notebook
 
 

@@ -13,14 +13,6 @@ DAD = Actor("dad", editor=True)
 TTL = 60.0
 
 
-@pytest.fixture
-def enabled(vault, zelda, settings):  # noqa: ANN001, ANN201
-    settings.NOTEBOOK_VAULT_ENABLED = True
-    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
-    vault.sweep()
-    return vault
-
-
 def test_dads_land_of_a_refused_session_is_one_semantic_commit_naming_his_approval(enabled):
     vault = enabled
     taken = sessions.take(notebook="zelda", plan="Tidy the guard lines", by="pippa")

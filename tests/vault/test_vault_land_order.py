@@ -19,14 +19,6 @@ GIT_DELAY = 3.0
 
 
 @pytest.fixture
-def enabled(vault, zelda, settings):  # noqa: ANN001, ANN201
-    settings.NOTEBOOK_VAULT_ENABLED = True
-    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
-    vault.sweep()
-    return vault
-
-
-@pytest.fixture
 def git_fails_after_the_database(monkeypatch):  # noqa: ANN001, ANN201
     """The land's commits in git fail once (the check before the database's land still runs git as usual)."""
     real = vault_sessions.land_commits

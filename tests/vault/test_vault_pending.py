@@ -1,26 +1,17 @@
 """The vault file that anyone else reads shows a session's change only once it lands (fold.py)."""
 
-import json
-
 from notebooks.sessions import services as sessions
-from tests.vault.test_vault_wiring import enabled  # noqa: F401 - the fixture
+from tests.agent_helpers import older_reader
 from tests.vault.vaulttools import add, append_to, at, canonical, file_bytes, outside, signed
 
 
 def _older_reader(data: bytes) -> list[str]:
-    """A reader of the seed's format: add, edit, strike; any other op skipped."""
-    view: dict[int, str] = {}
-    for row in map(json.loads, data.decode().splitlines()):
-        if row["op"] == "add":
-            view[row["n"]] = row["text"]
-        elif row["op"] == "edit" and row["n"] in view:
-            view[row["n"]] = row["to"]
-        elif row["op"] == "strike":
-            view.pop(row["n"], None)
+    """The file's lines as a reader of the seed's format sees them, in number order."""
+    view = older_reader(data.decode().splitlines())
     return [view[n] for n in sorted(view)]
 
 
-def test_the_vault_file_shows_a_sessions_rows_only_once_it_lands(enabled):  # noqa: F811
+def test_the_vault_file_shows_a_sessions_rows_only_once_it_lands(enabled):
     vault = enabled
     before = _older_reader(file_bytes(vault))
     taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
@@ -36,7 +27,7 @@ def test_the_vault_file_shows_a_sessions_rows_only_once_it_lands(enabled):  # no
     )
 
 
-def test_an_abandoned_sessions_rows_never_show_in_the_vault_file(enabled):  # noqa: F811
+def test_an_abandoned_sessions_rows_never_show_in_the_vault_file(enabled):
     vault = enabled
     before = _older_reader(file_bytes(vault))
     taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
@@ -46,7 +37,7 @@ def test_an_abandoned_sessions_rows_never_show_in_the_vault_file(enabled):  # no
     assert _older_reader(file_bytes(vault)) == _older_reader(at(vault, "HEAD")) == before
 
 
-def test_the_holders_harness_appends_an_edit_of_her_pending_line_to_the_file(enabled):  # noqa: F811
+def test_the_holders_harness_appends_an_edit_of_her_pending_line_to_the_file(enabled):
     vault = enabled
     before = _older_reader(file_bytes(vault))
     taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")

@@ -18,14 +18,6 @@ from tests.vault.vaulttools import (
 )
 
 
-@pytest.fixture
-def enabled(vault, zelda, settings):  # noqa: ANN001, ANN201
-    settings.NOTEBOOK_VAULT_ENABLED = True
-    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
-    vault.sweep()
-    return vault
-
-
 def test_a_session_lands_as_one_semantic_commit_by_its_actor(enabled):
     vault = enabled
     add("Dad's pending word", by="dad", source="dad")
