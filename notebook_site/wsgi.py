@@ -10,6 +10,8 @@ everyone = get_wsgi_application()
 from django.conf import settings  # noqa: E402 - after the setup above
 from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 
+from notebooks.agents.api import warm as warm_api  # noqa: E402
+
 
 class AgentHandler(WSGIHandler):
     """The app with settings.AGENT_MIDDLEWARE only, for an agent's calls (bench/NOTES.md: 0.73 -> 0.58 ms of CPU a
@@ -25,6 +27,7 @@ class AgentHandler(WSGIHandler):
 
 
 agents = AgentHandler()
+warm_api()
 
 
 def is_agents(environ: dict[str, Any]) -> bool:
