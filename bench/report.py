@@ -367,8 +367,9 @@ def results_md(results: dict[str, dict], verdicts: dict[str, list], args_line: s
         "",
         f"![time against rows, log-log]({plot_name})",
         "",
-        "Through gunicorn under concurrent load (agents reading and writing, Dad's card, one instance and two):",
-        "`make bench-serve`, results in [SERVE.md](SERVE.md), latency against concurrency in serve-latency.png.",
+        "Through the web server `make serve` runs, under concurrent load (agents reading and writing, Dad's card,",
+        "one instance and two): `make bench-serve`, results in [SERVE.md](SERVE.md), latency against concurrency in",
+        "serve-latency.png.",
         "Runs made apart from `make bench`, and the figures behind the code's choices: [NOTES.md](NOTES.md) (never "
         "rewritten by a run).",
         "",

@@ -1,10 +1,11 @@
-"""`make bench-serve`: the app under load through gunicorn, on PostgreSQL and SQLite, one instance and two.
+"""`make bench-serve`: the app under load through the web server `make serve` runs, on PostgreSQL and SQLite, one
+instance and two.
 
-For each database: a fresh one is migrated and seeded (bench/serve_seed.py), gunicorn is started with the project's
-gunicorn.conf.py, and the load (bench/serve_load.py, locust) runs for --seconds: 16 agents reading their notebooks'
-turn (and every fifth request the lines), 4 agents adding lines, Dad loading a 1,000-line card. Then the same with the
-workers split over two instances, and with 1, 4, 16 and 64 readers for the curve. Prints every target with PASS or
-FAIL; writes SERVE.md and serve-latency.png (bench/ by default, var/bench/ with --quick).
+For each database: a fresh one is migrated and seeded (bench/serve_seed.py), the server is started as `make serve`
+starts it (notebook_site/web_servers.py), and the load (bench/serve_load.py, locust) runs for --seconds: 16 agents
+reading their notebooks' turn (and every fifth request the lines), 4 agents adding lines, Dad loading a 1,000-line card.
+Then the same with the workers split over two instances, and with 1, 4, 16 and 64 readers for the curve. Prints every
+target with PASS or FAIL; writes SERVE.md and serve-latency.png (bench/ by default, var/bench/ with --quick).
 """
 
 import argparse
@@ -20,12 +21,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import scratch, serve_floor, serve_report
-from tests.web_instances import Instance, collectstatic, free_port, start_gunicorn, wait_ready
+from tests.web_instances import Instance, collectstatic, start_instance
 
 ROOT = Path(__file__).resolve().parent.parent
 READERS, WRITERS, AGENT_LINES, CARD_LINES = 16, 4, 200, 1000
-# The servers `--compare` puts side by side; each is given about the same concurrency for 2 cores.
-SERVERS = ("gunicorn-gthread", "gunicorn-sync", "granian")
+# The servers `--compare` puts side by side, each with about the same concurrency for 2 cores; the first is the one
+# `make serve` runs, chosen by that comparison (SERVE.md).
+SERVERS = ("granian", "gunicorn-gthread", "gunicorn-sync")
 
 
 APP, FLOOR = "notebook_site.wsgi:application", "bench.serve_floor:application"
@@ -33,23 +35,21 @@ APP, FLOOR = "notebook_site.wsgi:application", "bench.serve_floor:application"
 
 def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, threads: int, app: str = APP) -> Instance:
     """One instance of `app` through `kind`: gunicorn with gunicorn.conf.py (gthread, or sync with one process per
-    request: 2 x cores + 1, gunicorn's own advice), or granian's WSGI interface (a process per core, threads each)."""
+    request: 2 x cores + 1, gunicorn's own advice), or granian's WSGI interface (a process per core, as many threads
+    in all), each as `make serve` starts it (notebook_site/web_servers.py)."""
+    cores = os.cpu_count() or 1
     if kind == "gunicorn-gthread":
-        return start_gunicorn(env, log, workers=workers, threads=threads, app=app)
+        return start_instance(env, log, workers=workers, threads=threads, app=app, WEB_SERVER="gunicorn")
     if kind == "gunicorn-sync":
-        cores = os.cpu_count() or 1
-        return start_gunicorn(env, log, workers=2 * cores + 1, threads=1, app=app, WEB_WORKER_CLASS="sync")
+        sync = {"WEB_SERVER": "gunicorn", "WEB_WORKER_CLASS": "sync"}
+        return start_instance(env, log, workers=2 * cores + 1, threads=1, app=app, **sync)
     if kind != "granian":
         raise SystemExit(f"unknown server {kind!r}: one of {', '.join(SERVERS)}")
-    port, cores = free_port(), os.cpu_count() or 1
-    command = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--workers", str(cores), "--blocking-threads", str(workers * threads // cores), "--no-access-log"]
-    proc = subprocess.Popen([*command, app], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), "granian")
+    return start_instance(env, log, workers=cores, threads=workers * threads // cores, app=app, WEB_SERVER="granian")
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time of a process and its children (gunicorn's master and workers), from /proc."""
+    """CPU time of a process and its children (the server's main process and workers), from /proc."""
     import psutil
 
     try:

@@ -134,7 +134,7 @@ def plot(runs: list[dict], path: Path) -> None:
     thr.axhline(400, color="0.5", lw=0.8)
     thr.legend(fontsize=7)
     thr.grid(True, alpha=0.25)
-    fig.suptitle("Through gunicorn, one instance: latency and throughput against concurrency")
+    fig.suptitle("Through the server `make serve` runs, one instance: latency and throughput against concurrency")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -180,17 +180,17 @@ def markdown(
         "## Machine",
         "",
         f"- {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}; the load generator "
-        "runs on the same cores as gunicorn and the database (its CPU is in the table).",
+        "runs on the same cores as the web server and the database (its CPU is in the table).",
         f"- Load average (1 min) at the start of each run: {', '.join(f'{a[0][0]:.1f}' for a in loads)}; the "
-        "first is the machine before the bench, each later one carries the run before it (its gunicorn threads, "
+        "first is the machine before the bench, each later one carries the run before it (the server's threads, "
         "the load client and the database count as load), so only a first figure above 2 says other work ran.",
-        f"- gunicorn: `gunicorn.conf.py`, gthread, {args.workers} workers x {args.threads} threads in all "
-        "(two instances: half each), access log off; connections kept (`CONN_MAX_AGE` 60), PostgreSQL's statements "
-        "prepared.",
+        f"- The server `make serve` runs (granian's WSGI interface, notebook_site/web_servers.py): one process a "
+        f"core, {args.workers * args.threads} threads in all (two instances: half each), access log off; "
+        "connections kept (`CONN_MAX_AGE` 60), PostgreSQL's statements prepared.",
         "",
         "Reading these figures: the targets are for this machine otherwise idle. When the load average is far above "
-        "its 2 cores, gunicorn gets a fraction of a core (the server CPU column) and every request waits for it; the "
-        "CPU a request (gunicorn's CPU over every request served) is the figure that least depends on that wait.",
+        "its 2 cores, the server gets a fraction of a core (the server CPU column) and every request waits for it; the "
+        "CPU a request (the server's CPU over every request served) is the figure that least depends on that wait.",
         "",
         "## What runs",
         "",
@@ -203,8 +203,7 @@ def markdown(
         "before each run every worker draws the card once (a worker's first card renders every line; the slowest "
         f"of those first cards took {max(r['first_card'] for r in runs):.1f} s here; later ones reuse the rendered "
         "lines, card/fragments.py).",
-        "- Two instances: the same load, each client given one of two gunicorn processes on separate ports, "
-        "on one database.",
+        "- Two instances: the same load, each client given one of two servers on separate ports, on one database.",
         "- The load: locust 2.47 in library mode (FastHttpUser), one process; every request's latency recorded, "
         "percentiles from all of them.",
         "",
@@ -224,8 +223,9 @@ def markdown(
         lines += [
             "## Servers side by side (PostgreSQL, one instance, 4 agents writing, Dad's card)",
             "",
-            "gunicorn gthread: the workers and threads above; gunicorn sync: 2 x cores + 1 processes of one request "
-            "each; granian (WSGI): one process a core, as many threads in all as gthread. Conditional: every reader "
+            f"granian (WSGI): one process a core, {args.workers * args.threads} threads in all; gunicorn gthread: "
+            f"{args.workers} workers x {args.threads} threads; gunicorn sync: 2 x cores + 1 processes of one request "
+            "each. Conditional: every reader "
             "sends back its last turn's ETag, so an unchanged notebook answers 304.",
             "",
             *_table(compared),

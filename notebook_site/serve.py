@@ -1,7 +1,8 @@
-"""`python -m notebook_site.serve` (the end of `make serve`): gunicorn, and the vault watcher beside it when
-NOTEBOOK_VAULT is set. SIGTERM or SIGINT stops both; if either exits on its own, the other is stopped too and the
-exit status is the first one's, so a supervisor (systemd, a container) restarts the pair. In production each may
-be its own service instead (docs/DEPLOY.md)."""
+"""`python -m notebook_site.serve` (the end of `make serve`): the web server WEB_SERVER names (notebook_site/
+web_servers.py: granian by default, or gunicorn), and the vault watcher beside it when NOTEBOOK_VAULT is set. SIGTERM
+or SIGINT stops both; if either exits on its own, the other is stopped too and the exit status is the first one's, so
+a supervisor (systemd, a container) restarts the pair. In production each may be its own service instead
+(docs/DEPLOY.md)."""
 
 import os
 import signal
@@ -10,11 +11,14 @@ import sys
 import time
 from pathlib import Path
 
+from notebook_site.web_servers import command, server_name
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
-    run = [[sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")]]
+    server = server_name(os.environ)
+    run = [command(os.environ)]
     if os.environ.get("NOTEBOOK_VAULT"):
         interval = os.environ.get("NOTEBOOK_VAULT_INTERVAL", "2")
         run.append([sys.executable, str(ROOT / "manage.py"), "notebook", "vault", "watch", "--interval", interval])
@@ -27,13 +31,13 @@ def main() -> int:
         ended = [p for p in procs if p.poll() is not None]
         if ended:
             status = ended[0].returncode or 1  # one of the pair gone is a failure, even with status 0
-            name = "gunicorn" if "gunicorn" in ended[0].args else "the vault watcher"
+            name = server if ended[0] is procs[0] else "the vault watcher"
             print(f"serve: {name} exited {ended[0].returncode}; stopping the rest", file=sys.stderr)
             break
         time.sleep(0.2)
     for p in procs:
         if p.poll() is None:
-            p.send_signal(signal.SIGTERM)  # gunicorn finishes its requests (graceful_timeout); the watcher its sweep
+            p.send_signal(signal.SIGTERM)  # the server finishes its requests (10 s); the watcher its sweep
     deadline = time.monotonic() + 30
     for p in procs:
         try:

@@ -1,14 +1,14 @@
 """`make soak`: the whole system at once, with faults injected, then checked: on PostgreSQL, then on SQLite with a
 disk that fills up.
 
-A database of its own (dropped at the end), gunicorn with 3 workers on a free port, the vault watcher, and for
-the part's seconds: Dad through the card (sign-in, CSRF, plain POST forms, redactions), 4 agents through the API
-(adds, edits, retires, merges, sessions taken, checkpointed and landed), one MCP client over stdio, an outside
-writer appending rows to a vault file (every other row under the vault's lock), readers of live and frozen views
-(tests/soak_actors.py). Faults on PostgreSQL: backends terminated, a web worker killed with SIGKILL, git failing
-during a land (a `git` wrapper on the server's and watcher's PATH fails while a flag file exists), the vault
-directory and its files made immutable (`chattr +i`: root ignores chmod). On SQLite (its database on a small
-tmpfs mounted for the run): a web worker killed, and twice the tmpfs filled to the last byte for a while.
+A database of its own (dropped at the end), the web server `make serve` runs (3 worker processes) on a free port, the
+vault watcher, and for the part's seconds: Dad through the card (sign-in, CSRF, plain POST forms, redactions), 4 agents
+through the API (adds, edits, retires, merges, sessions taken, checkpointed and landed), one MCP client over stdio, an
+outside writer appending rows to a vault file (every other row under the vault's lock), readers of live and frozen views
+(tests/soak_actors.py). Faults on PostgreSQL: backends terminated, a web worker killed with SIGKILL, git failing during
+a land (a `git` wrapper on the server's and watcher's PATH fails while a flag file exists), the vault directory and its
+files made immutable (`chattr +i`: root ignores chmod). On SQLite (its database on a small tmpfs mounted for the run): a
+web worker killed, and twice the tmpfs filled to the last byte for a while.
 
 SOAK_SECONDS (default 600) is the whole run: the SQLite part takes a fifth of it (at least 60 s), PostgreSQL the
 rest; SOAK_DB=postgresql or SOAK_DB=sqlite runs one part for all of it.
@@ -38,6 +38,7 @@ from typing import Any
 
 import psycopg
 
+from notebook_site import web_servers
 from tests.soak_actors import AGENT_BOOKS, AGENTS, OUTSIDE_BOOKS, SIGNING_WRITERS, Actors, Write, now
 from tests.soak_checks import Checks
 
@@ -162,20 +163,9 @@ class Soak(Actors, Checks):
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        self.server = self.start(
-            PY,
-            "-m",
-            "gunicorn",
-            "notebook_site.wsgi",
-            "--workers",
-            "3",
-            "--bind",
-            f"127.0.0.1:{self.port}",
-            "--timeout",
-            "60",
-            "--graceful-timeout",
-            "5",
-        )
+        # The server `make serve` runs, 3 worker processes: one killed at a time leaves the others answering.
+        server = {"BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "3", "WEB_THREADS": "4", "ACCESS_LOG": "off"}
+        self.server = self.start(*web_servers.command({**self.env(), **server}), env=server)
         self.vault.mkdir()
         self.watcher = self.start(PY, "manage.py", "notebook", "vault", "watch", "--interval", "1")
         deadline = now() + 60
@@ -187,9 +177,10 @@ class Soak(Actors, Checks):
                 time.sleep(0.3)
         raise RuntimeError("the server did not answer within 60 s")
 
-    def start(self, *args: Any) -> subprocess.Popen:
+    def start(self, *args: Any, env: dict[str, str] | None = None) -> subprocess.Popen:
         log = (self.tmp / f"proc{len(self.procs)}.log").open("w")
-        proc = subprocess.Popen([str(a) for a in args], cwd=ROOT, env=self.env(), stdout=log, stderr=log)
+        env = {**self.env(), **(env or {})}
+        proc = subprocess.Popen([str(a) for a in args], cwd=ROOT, env=env, stdout=log, stderr=log)
         self.procs.append(proc)
         return proc
 

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from notebook_site.web_servers import server_name
 from tests.soak_actors import AGENT_BOOKS, NO_ROWS, OUTSIDE_AGENT, OUTSIDE_BOOKS, SIGNING_WRITERS
 
 MARK = "[redacted: "
@@ -337,7 +338,7 @@ class Checks:
         engine = "SQLite (on a tmpfs filled up twice)" if self.engine == "sqlite" else f"PostgreSQL ({self.db})"
         t0 = self.faults[0].start if self.faults else 0
         lines = [
-            f"soak: {self.elapsed:.0f} s on {engine}, gunicorn 3 workers on :{self.port}",
+            f"soak: {self.elapsed:.0f} s on {engine}, {server_name(os.environ)} with 3 workers on :{self.port}",
             "operations (status: count):",
             *[f"  {k}: {', '.join(f'{s} {c}' for s, c in sorted(v.items()))}" for k, v in sorted(kinds.items())],
             f"  reads: live {self.reads['live']}, frozen {self.reads['frozen']}, card pages {self.reads['card']}, "

@@ -1,6 +1,6 @@
-"""Real gunicorn instances on free ports (standing in for hosts), and small HTTP clients for them: the agent's (a
-bearer token) and Dad's (a signed-in session with its CSRF cookie). Used by tests/reliability/test_instances.py and
-bench/serve.py.
+"""Real web server instances (the one `make serve` runs, or the one WEB_SERVER names) on free ports (standing in for
+hosts), and small HTTP clients for them: the agent's (a bearer token) and Dad's (a signed-in session with its CSRF
+cookie). Used by tests/reliability/test_instances.py and bench/serve.py.
 """
 
 import http.cookiejar
@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from notebook_site.web_servers import APP, command, server_name
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -28,7 +30,7 @@ def free_port() -> int:
 
 @dataclass
 class Instance:
-    """One gunicorn (its master and workers) serving the app at `base`."""
+    """One web server (its main process and workers) serving the app at `base`."""
 
     base: str
     proc: subprocess.Popen
@@ -44,11 +46,12 @@ class Instance:
                 self.proc.wait()
 
 
-def start_gunicorn(
-    env: dict[str, str], log: Path, *, workers: int = 2, threads: int = 4, app: str | None = None, **extra: str
+def start_instance(
+    env: dict[str, str], log: Path, *, workers: int = 2, threads: int = 4, app: str = APP, **extra: str
 ) -> Instance:
-    """Start gunicorn with the project's gunicorn.conf.py (serving `app`, the project's by default) on a free port;
-    returns once /healthz answers 200."""
+    """Start the web server `make serve` runs (WEB_SERVER in `extra` or `env` picks another) serving `app`, the
+    project's by default, with `workers` processes of `threads` threads on a free port; returns once /healthz
+    answers 200."""
     port = free_port()
     env = {
         **env,
@@ -59,14 +62,8 @@ def start_gunicorn(
         **extra,
     }
     handle = log.open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"), *([app] if app else [])],
-        cwd=ROOT,
-        env=env,
-        stdout=handle,
-        stderr=handle,
-    )
-    return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), "gunicorn")
+    proc = subprocess.Popen(command(env, app), cwd=ROOT, env=env, stdout=handle, stderr=handle)
+    return wait_ready(Instance(f"http://127.0.0.1:{port}", proc, log), server_name(env))
 
 
 def wait_ready(instance: Instance, name: str, within: float = 60) -> Instance:

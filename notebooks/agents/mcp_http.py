@@ -1,9 +1,9 @@
 """MCP over Streamable HTTP at /mcp: the stdio server's tools (mcp_server.build) for the actor a bearer token speaks
 for, through the official SDK's transport in its stateless JSON mode, so any worker of any instance answers any call.
 
-The app is served over WSGI (gunicorn, runserver); the SDK's transport is ASGI. Each process runs one event loop in
-a thread of its own (an anyio portal, started on the first call, after gunicorn's fork) holding one session manager
-per actor; a request hands its one exchange to that loop and waits for the answer.
+The app is served over WSGI (granian or gunicorn, runserver); the SDK's transport is ASGI. Each process runs one event
+loop in a thread of its own (an anyio portal, started on the first call, in the worker process) holding one session
+manager per actor; a request hands its one exchange to that loop and waits for the answer.
 """
 
 import functools

@@ -1,4 +1,4 @@
-"""The same harness run twice against one gunicorn: once through a client generated from the OpenAPI document
+"""The same harness run twice against one web server: once through a client generated from the OpenAPI document
 (openapi-python-client), once through the SDK's MCP client over Streamable HTTP (/mcp). Each takes a notebook of its
 own (alike at the start), reads the turn, adds a lesson, edits it with `expected`, and lands; both must leave the
 same rows and get answers of the same shape and the same values, but for what names the run (its notebook, its
@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.databases import Scratch
 from tests.generated_client import generated_client
-from tests.web_instances import Instance, collectstatic, scratch_env, start_gunicorn
+from tests.web_instances import Instance, collectstatic, scratch_env, start_instance
 
 # Two notebooks alike at the start (a title that looks like another is refused, so they are not "celeste-1/2").
 TITLES = {"generated": "celeste", "mcp": "hollow"}
@@ -41,14 +41,14 @@ BETTER = "The wind pushes right on the bridge; dash left into it."
 
 @pytest.fixture(scope="module")
 def site(scratch_templates, tmp_path_factory) -> Iterator[dict[str, Any]]:  # noqa: ANN001
-    """One gunicorn (one worker) on a scratch database of its own, and the client generated from the document it
+    """One web server (one worker) on a scratch database of its own, and the client generated from the document it
     serves."""
     tmp = tmp_path_factory.mktemp("harness-parity")
     scratch: Scratch = scratch_templates.new()
     env = scratch_env(scratch.env(), tmp / "static")
     collectstatic(env)
     token = scratch.run("-c", SETUP, env=env).stdout.strip().splitlines()[-1]
-    instance: Instance = start_gunicorn(env, tmp / "gunicorn.log", workers=1, threads=2)
+    instance: Instance = start_instance(env, tmp / "server.log", workers=1, threads=2)
     try:
         served = json.load(urllib.request.urlopen(instance.base + "/api/openapi.json", timeout=30))
         with generated_client(tmp / "client", served) as load:

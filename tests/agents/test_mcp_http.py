@@ -1,4 +1,4 @@
-"""MCP over Streamable HTTP at /mcp, through gunicorn as `make serve` runs it, driven by the SDK's own HTTP client:
+"""MCP over Streamable HTTP at /mcp, through the web server `make serve` runs, driven by the SDK's own HTTP client:
 the stdio server's tools and refusals, for the actor the bearer token speaks for; no token, no tools."""
 
 import ast
@@ -15,7 +15,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.databases import ROOT, Scratch
-from tests.web_instances import Instance, collectstatic, scratch_env, start_gunicorn
+from tests.web_instances import Instance, collectstatic, scratch_env, start_instance
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def site(scratch_templates, tmp_path_factory) -> Iterator[dict[str, Any]]:  # no
     collectstatic(env)
     scratch.manage("notebook", "create", "zelda", env=env)
     tokens = {name: scratch.manage("notebook", "token", name, env=env).stdout.split()[-1] for name in ("pippa", "zoe")}
-    instance: Instance = start_gunicorn(env, tmp / "gunicorn.log", workers=2, threads=2)
+    instance: Instance = start_instance(env, tmp / "server.log", workers=2, threads=2)
     try:
         yield {"base": instance.base, "tokens": tokens, "scratch": scratch, "env": env}
     finally:

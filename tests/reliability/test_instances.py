@@ -1,4 +1,4 @@
-"""Two gunicorn instances (separate processes on separate ports, standing in for hosts) on one PostgreSQL behave as
+"""Two web server instances (separate processes on separate ports, standing in for hosts) on one PostgreSQL behave as
 one: a write through either is read at once through the other, API and card; one session per notebook and per actor;
 no line number given twice; the sign-in throttle counts across them; one vault watcher sweeps a vault at a time."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.databases import ROOT, Scratch
-from tests.web_instances import Browser, Instance, api, collectstatic, scratch_env, start_gunicorn
+from tests.web_instances import Browser, Instance, api, collectstatic, scratch_env, start_instance
 
 pytestmark = pytest.mark.vendor("postgresql")  # SQLite is one file on one host: several hosts means PostgreSQL
 
@@ -37,7 +37,7 @@ def pair(scratch_templates, tmp_path_factory) -> Iterator[dict]:  # noqa: ANN001
     instances: list[Instance] = []
     try:
         for k in range(2):
-            instances.append(start_gunicorn(env, tmp / f"gunicorn{k}.log", workers=2, threads=2))
+            instances.append(start_instance(env, tmp / f"server{k}.log", workers=2, threads=2))
         yield {
             "a": instances[0].base,
             "b": instances[1].base,

@@ -1,5 +1,6 @@
-"""`python -m notebook_site.serve` (the end of `make serve`): gunicorn and the vault watcher together, stopped
-together, and gunicorn's access log gives each request's time."""
+"""`python -m notebook_site.serve` (the end of `make serve`): the web server (granian, or gunicorn with
+WEB_SERVER=gunicorn) and the vault watcher together, stopped together, and the server's access log gives each
+request's time."""
 
 import os
 import signal
@@ -31,14 +32,15 @@ def _answers(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def serve(scratch_db, tmp_path):  # noqa: ANN001, ANN201
+@pytest.fixture(params=["granian", "gunicorn"])
+def serve(request, scratch_db, tmp_path):  # noqa: ANN001, ANN201
     db = scratch_db()
     port = free_port()
     log = tmp_path / "serve.log"
     env = db.env(
         BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="1",
+        WEB_SERVER=request.param,
         NOTEBOOK_VAULT=str(tmp_path / "vault"),
         NOTEBOOK_VAULT_INTERVAL="0.2",
         STATIC_ROOT=str(tmp_path / "static"),
@@ -52,9 +54,9 @@ def serve(scratch_db, tmp_path):  # noqa: ANN001, ANN201
         start_new_session=True,  # its children can be found and ended whatever happens
     )
     try:
-        _wait_for(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), "gunicorn to answer")
+        _wait_for(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), "the server to answer")
         _wait_for(lambda: "sweeping" in log.read_text(), "the watcher to sweep")
-        yield proc, port, log
+        yield proc, port, log, request.param
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -73,11 +75,11 @@ def _command(child: psutil.Process) -> str:
         return ""
 
 
-def test_serve_runs_gunicorn_and_the_watcher_and_sigterm_stops_both(serve) -> None:  # noqa: ANN001
-    proc, port, log = serve
+def test_serve_runs_the_server_and_the_watcher_and_sigterm_stops_both(serve) -> None:  # noqa: ANN001
+    proc, port, log, server = serve
     children = _children(proc)
     commands = [_command(c) for c in children]
-    assert any("gunicorn" in c for c in commands) and any("vault watch" in c for c in commands), commands
+    assert any(f"-m {server} " in c for c in commands) and any("vault watch" in c for c in commands), commands
     urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).read()
     _wait_for(lambda: '"GET /healthz HTTP/1.1" 200' in log.read_text(), "the access log line")
     line = next(x for x in log.read_text().splitlines() if '"GET /healthz HTTP/1.1" 200' in x)
@@ -89,8 +91,8 @@ def test_serve_runs_gunicorn_and_the_watcher_and_sigterm_stops_both(serve) -> No
     assert "stopped" in log.read_text()  # the watcher ended its loop, not killed
 
 
-def test_serve_stops_gunicorn_and_fails_when_the_watcher_dies(serve) -> None:  # noqa: ANN001
-    proc, port, log = serve
+def test_serve_stops_the_server_and_fails_when_the_watcher_dies(serve) -> None:  # noqa: ANN001
+    proc, port, log, _ = serve
     children = _children(proc)
     watcher = next(c for c in children if "vault watch" in _command(c))
     watcher.kill()

@@ -1,0 +1,44 @@
+"""The command `make serve` runs the web server with (notebook_site/web_servers.py): granian unless WEB_SERVER says
+gunicorn, each told the same settings by the same environment names."""
+
+import pytest
+
+from notebook_site.web_servers import command, server_name
+
+
+def _option(args: list[str], name: str) -> str:
+    return args[args.index(name) + 1]
+
+
+def test_granian_is_the_server_when_none_is_named() -> None:
+    args = command({})
+    assert args[1:3] == ["-m", "granian"] and _option(args, "--interface") == "wsgi"
+    assert (_option(args, "--host"), _option(args, "--port")) == ("127.0.0.1", "8000")
+    assert args[-1] == "notebook_site.wsgi:application"
+    assert "--respawn-failed-workers" in args  # a worker that dies is started again, as gunicorn's master does
+
+
+def test_granian_takes_the_address_processes_and_threads_gunicorn_would() -> None:
+    args = command({"BIND": "0.0.0.0:9000", "WEB_CONCURRENCY": "3", "WEB_THREADS": "5", "PORT": "1"})
+    assert (_option(args, "--host"), _option(args, "--port")) == ("0.0.0.0", "9000")  # BIND wins over PORT
+    assert (_option(args, "--workers"), _option(args, "--blocking-threads")) == ("3", "5")
+    assert _option(command({"BIND": "unix:/run/notebooks.sock"}), "--uds") == "/run/notebooks.sock"
+    assert _option(command({"BIND": "[::1]:8001"}), "--host") == "::1"
+
+
+def test_granian_logs_each_request_with_its_time_unless_the_log_is_off() -> None:
+    assert "%(dt_ms).1fms" in _option(command({}), "--access-log-fmt")
+    assert "--no-access-log" in command({"ACCESS_LOG": "off"})
+    with pytest.raises(SystemExit, match="a file is gunicorn's"):
+        command({"ACCESS_LOG": "/var/log/notebooks.log"})
+
+
+def test_gunicorn_is_run_with_the_project_config_and_the_app_asked_for() -> None:
+    args = command({"WEB_SERVER": "gunicorn"}, "bench.serve_floor:application")
+    assert args[1:3] == ["-m", "gunicorn"] and _option(args, "--config").endswith("gunicorn.conf.py")
+    assert args[-1] == "bench.serve_floor:application"
+
+
+def test_an_unknown_server_is_refused_with_the_choices() -> None:
+    with pytest.raises(SystemExit, match="WEB_SERVER='uwsgi': one of granian, gunicorn"):
+        server_name({"WEB_SERVER": "uwsgi"})
