@@ -196,8 +196,8 @@ ALSO = {"turn": turn_reads.note_turn_read}
 
 class UnchangedMiddleware:
     """A live read of the turn, the lines or the rows whose If-None-Match still names its answer is answered 304 here,
-    innermost, before the URL is resolved and the API's own machinery runs: the token, then the notebook's head and
-    the reader's session in one statement, as `read` does. Anything else, a holder's read, or any refusal or error,
+    innermost, before the URL is resolved and the API's own machinery runs: the token, the notebook's head and the
+    reader's session in one statement. Anything else, a holder's read, or any refusal or error,
     goes on to the API, which answers it as always."""
 
     # bench/NOTES.md: a 304 turn read 0.59 -> 0.45 ms of app CPU in process, side by side.
@@ -215,12 +215,16 @@ def unchanged(request: HttpRequest) -> HttpResponseBase | None:
     scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
     if found is None or scheme.lower() != "bearer" or "If-None-Match" not in request.headers or "until" in request.GET:
         return None
+    digest = tokens.plausible_digest(secret.strip())
+    if digest is None:
+        return None
     try:
-        reader = tokens.caller(secret)
+        # bench/NOTES.md: the token in the head's statement, a round trip fewer: 0.44 -> 0.35 ms of app CPU a 304.
+        notebook, top, reader, holds = session_reads.head_and_held_by(found["title"], (tokens.ACTOR_SQL, [digest]))
         if reader is None:
-            return None
-        notebook, top, mine = session_reads.head_and_held(found["title"], reader)
-        if mine is not None:
+            return None  # the API refuses it
+        leases.renew_calls_of(reader)  # any call of hers renews her lease, as tokens.caller does
+        if holds is not None:
             return None  # a holder's view: `read` asks her session what decides its tag
         tag = tag_of(notebook.pk, top, EVERYONE, request.get_full_path())
         if not matches(request, tag):

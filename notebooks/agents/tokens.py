@@ -64,15 +64,26 @@ def revoke(*, token: str | None = None, actor: str | None = None, why: str = "")
     return found
 
 
+# The actor a live token's digest names: its own statement, or a column of a read's one lookup (conditional.py).
+LIVE_TOKEN = "FROM notebooks_token WHERE digest = %s AND revoked_at IS NULL"
+ACTOR_SQL = f"SELECT actor {LIVE_TOKEN}"
+
+
+def plausible_digest(secret: str) -> str | None:
+    """The digest to look a presented secret up by; None for one no token could have (empty, too long, not ASCII)."""
+    if not secret or len(secret) > MAX_TOKEN_LENGTH or not secret.isascii():
+        return None
+    return digest_of(secret)
+
+
 def authenticate(secret: str) -> Actor | None:
     """The actor a live token speaks for; an editor token acts as editor only while the role is still recorded."""
-    if not secret or len(secret) > MAX_TOKEN_LENGTH or not secret.isascii():
+    digest = plausible_digest(secret)
+    if digest is None:
         return None
     # Plain SQL: it runs on every API request, and compiling the ORM query cost more than running it.
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT actor, role FROM notebooks_token WHERE digest = %s AND revoked_at IS NULL", [digest_of(secret)]
-        )
+        cursor.execute(f"SELECT actor, role {LIVE_TOKEN}", [digest])
         found = cursor.fetchone()
     if found is None:
         return None

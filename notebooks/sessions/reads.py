@@ -27,13 +27,13 @@ class Held:
 
 
 # The actor's latest session, if it is on this notebook and no land or abandon closed it: one statement, for every
-# read (most readers hold none).
+# read (most readers hold none). {actor} is %s, or SQL that gives the actor's name.
 HELD_ON = (
-    "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m WHERE m.actor = %s) "
-    "AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id "
-    f"AND e.kind IN {leases.in_kinds(claims.CLOSING)})"
+    "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m "
+    "WHERE m.actor = {actor}) AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
+    f"WHERE e.session_id = s.id AND e.kind IN {leases.in_kinds(claims.CLOSING)})"
 )
-HELD_SQL = HELD_ON.format(notebook="%s")
+HELD_SQL = HELD_ON.format(actor="%s", notebook="%s")
 
 
 def held(nb: Notebook, reader: "Actor | str | None") -> Held | None:
@@ -49,9 +49,19 @@ def held(nb: Notebook, reader: "Actor | str | None") -> Held | None:
 def head_and_held(title: str, reader: "Actor | str | None") -> tuple[Notebook, Head, Held | None]:
     """The notebook titled `title`, its head and the reader's session on it (as `held`), in one statement for the
     usual reader, who holds none (a holder's session is then read in one more)."""
-    also = ("NULL", []) if reader is None else (HELD_ON.format(notebook="n.id"), [_name(reader)])
-    notebook, head, session_id = selectors.notebook_and_head(title, also)
+    also = [] if reader is None else [(HELD_ON.format(actor="%s", notebook="n.id"), [_name(reader)])]
+    notebook, head, extra = selectors.notebook_and_head(title, also)
+    session_id = extra[0] if extra else None
     return notebook, head, None if session_id is None else _held(session_id)
+
+
+def head_and_held_by(title: str, actor: tuple[str, list]) -> tuple[Notebook, Head, str | None, int | None]:
+    """The notebook titled `title`, its head, the actor that `actor` (SQL giving one name, and its parameters) finds,
+    and the id of that actor's session on the notebook, open or lapsed: all in one statement."""
+    sql, params = actor
+    held_on = HELD_ON.format(actor=f"({sql})", notebook="n.id")
+    notebook, head, (name, session_id) = selectors.notebook_and_head(title, [(sql, params), (held_on, params)])
+    return notebook, head, name, session_id
 
 
 def _name(reader: "Actor | str") -> str:

@@ -3,7 +3,7 @@ statements rows/ joins in. Each function returns the database's tuples as they c
 meaning. The statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.db import connection
@@ -121,17 +121,17 @@ def notebook_heads() -> list[Found]:
     )
 
 
-def notebook_head(title: str, also: tuple[str, list] = ("NULL", [])) -> Found | None:
-    """(id, title, seq, hash, at, also) of the notebook titled `title` and its last row (None's before its first), or
+def notebook_head(title: str, also: Sequence[tuple[str, list]] = ()) -> Found | None:
+    """(id, title, seq, hash, at, *also) of the notebook titled `title` and its last row (None's before its first), or
     None when no notebook has that title: a conditional read's one lookup (seeks on the title and on row_cut_idx).
-    `also` is one more scalar column (SQL that may name the notebook as n.id, and its parameters), read in the same
-    statement so a layer above adds what it needs without a second round trip."""
-    column, params = also
+    `also` are more scalar columns (each SQL that may name the notebook as n.id, and its parameters), read in the same
+    statement so a layer above adds what it needs without another round trip."""
+    columns = "".join(f", ({column})" for column, _ in also)
     return fetch_one(
-        f"SELECT n.id, n.title, r.seq, r.hash, r.at, ({column}) FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+        f"SELECT n.id, n.title, r.seq, r.hash, r.at{columns} FROM notebooks_notebook n LEFT JOIN notebooks_row r "
         "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
         "WHERE n.title = %s",
-        [*params, title],
+        [*(param for _, params in also for param in params), title],
     )
 
 

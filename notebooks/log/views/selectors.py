@@ -4,7 +4,7 @@ heads and the export (each one SQL query)."""
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
@@ -47,17 +47,17 @@ def _not_found(title: str) -> NotFound:
     return NotFound(f"No notebook is titled {title!r}.{hint}")
 
 
-def notebook_and_head(title: str, also: tuple[str, list] = ("NULL", [])) -> tuple[Notebook, Head, Any]:
-    """The notebook titled `title`, its head and the `also` column (view_reads.notebook_head), in one statement
+def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tuple[Notebook, Head, tuple]:
+    """The notebook titled `title`, its head and the `also` columns (view_reads.notebook_head), in one statement
     (refused as get_notebook refuses)."""
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
         raise NotFound(f"No notebook is titled {title!r}.")
     found = viewed.notebook_head(title, also)
     if found is None:
         raise _not_found(title)
-    nb_id, nb_title, seq, hash_, at, extra = found
+    nb_id, nb_title, seq, hash_, at, *extra = found
     notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, nb_title))
-    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS, extra
+    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS, tuple(extra)
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
