@@ -30,8 +30,9 @@ run: venv
 	DEBUG=1 $(PY) manage.py notebook demo
 	DEBUG=1 $(PY) manage.py runserver $${PORT:-8000}
 
-# Production-like: gunicorn (gunicorn.conf.py: WEB_CONCURRENCY workers, PORT or BIND) on DATABASE_URL (the embedded
-# SQLite when unset), DEBUG off, with the vault watcher beside it when NOTEBOOK_VAULT is set (docs/DEPLOY.md).
+# Production-like: granian (notebook_site/web_servers.py: WEB_CONCURRENCY workers, PORT or BIND; WEB_SERVER=gunicorn
+# for gunicorn with gunicorn.conf.py) on DATABASE_URL (the embedded SQLite when unset), DEBUG off, with the vault
+# watcher beside it when NOTEBOOK_VAULT is set (docs/DEPLOY.md).
 serve: venv
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py collectstatic --no-input -v 0
@@ -72,7 +73,8 @@ bench: $(VENV)/.bench-installed
 bench-quick: $(VENV)/.bench-installed
 	$(PY) -m bench --quick $(ARGS)
 
-# The app under load through gunicorn (bench/serve.py), on PostgreSQL and SQLite, one and two instances;
+# The app under load through the server `make serve` runs (bench/serve.py), on PostgreSQL and SQLite, one and two
+# instances (ARGS=--compare first puts granian and gunicorn side by side);
 # SERVE_SECONDS per run (default 60). Writes bench/SERVE.md and bench/serve-latency.png.
 bench-serve: $(VENV)/.bench-installed
 	$(PY) -m bench.serve $(ARGS)
@@ -85,8 +87,9 @@ screenshots: venv browser
 reliability: venv
 	bash .ci/reliability
 
-# The soak with faults (docs/RELIABILITY.md, section 9): gunicorn, the vault watcher, Dad, 4 agents, an outside writer
-# and readers at once on PostgreSQL, for SOAK_SECONDS (default 600), with backends, a web worker and git failing.
+# The soak with faults (docs/RELIABILITY.md, section 9): the server `make serve` runs, the vault watcher, Dad, 4 agents,
+# an outside writer and readers at once on PostgreSQL, for SOAK_SECONDS (default 600), with backends, a web worker and
+# git failing.
 soak: venv
 	bash .ci/soak
 

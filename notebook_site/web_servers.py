@@ -53,3 +53,8 @@ def granian(environ: Environ, app: str = APP) -> list[str]:
         "--respawn-failed-workers", "--workers-kill-timeout", "10", *log,
         "--working-dir", str(ROOT), app,
     ]  # fmt: skip
+
+
+if __name__ == "__main__":  # `python -m notebook_site.web_servers`: the server alone, in this process (a systemd unit)
+    args = command(os.environ)
+    os.execv(args[0], args)

@@ -42,3 +42,34 @@ def test_gunicorn_is_run_with_the_project_config_and_the_app_asked_for() -> None
 def test_an_unknown_server_is_refused_with_the_choices() -> None:
     with pytest.raises(SystemExit, match="WEB_SERVER='uwsgi': one of granian, gunicorn"):
         server_name({"WEB_SERVER": "uwsgi"})
+
+
+def test_run_as_a_module_it_becomes_the_server_it_names() -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from notebook_site.web_servers import ROOT
+    from tests.web_instances import free_port
+
+    env = {**os.environ, "PORT": str(free_port()), "WEB_CONCURRENCY": "1", "ACCESS_LOG": "off"}
+    proc = subprocess.Popen([sys.executable, "-m", "notebook_site.web_servers"], cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 20
+        while "granian" not in " ".join(psutil.Process(proc.pid).cmdline()):  # the same process, now the server
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    refused = subprocess.run(
+        [sys.executable, "-m", "notebook_site.web_servers"],
+        cwd=ROOT,
+        env={**env, "WEB_SERVER": "uwsgi"},
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode == 1 and "one of granian, gunicorn" in refused.stderr
