@@ -28,6 +28,9 @@ READERS, WRITERS, AGENT_LINES, CARD_LINES = 16, 4, 200, 1000
 # The servers `--compare` puts side by side, each with about the same concurrency for 2 cores; the first is the one
 # `make serve` runs, chosen by that comparison (SERVE.md).
 SERVERS = ("granian", "gunicorn-gthread", "gunicorn-sync")
+KINDS = (*SERVERS, "granian-4x4")  # granian-4x4: gthread's processes and threads, to compare the shapes
+# --compare's points: readers, then c for conditional reads and f for the server's floor.
+POINTS = "4,16,64,16c,16f,16cf"
 
 
 APP, FLOOR = "notebook_site.wsgi:application", "bench.serve_floor:application"
@@ -43,9 +46,13 @@ def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, thr
     if kind == "gunicorn-sync":
         sync = {"WEB_SERVER": "gunicorn", "WEB_WORKER_CLASS": "sync"}
         return start_instance(env, log, workers=2 * cores + 1, threads=1, app=app, **sync)
+    if kind == "granian-2x8":
+        return start_instance(
+            env, log, workers=cores, threads=workers * threads // cores, app=app, WEB_SERVER="granian"
+        )
     if kind != "granian":
-        raise SystemExit(f"unknown server {kind!r}: one of {', '.join(SERVERS)}")
-    return start_instance(env, log, workers=cores, threads=workers * threads // cores, app=app, WEB_SERVER="granian")
+        raise SystemExit(f"unknown server {kind!r}: one of {', '.join(KINDS)}")
+    return start_instance(env, log, workers=workers, threads=threads, app=app, WEB_SERVER="granian")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -188,15 +195,16 @@ def compare(run: Run, args: argparse.Namespace) -> list[dict]:
     same server's floor (bench/serve_floor.py: the app's answers from a bare app) at 16 readers, full and
     conditional, so the app reads as a ratio to what the server alone costs."""
     points = []
-    shape = ((4, False, False), (16, False, False), (64, False, False), (16, True, False), (16, False, True))
-    for server in args.servers.split(","):
-        for readers, conditional, floor in (*shape, (16, True, True)):
-            how = ("conditional" if conditional else "full") + (", the floor" if floor else "")
-            print(f"[{run.vendor}] {server}: {readers} readers, {how}, {args.curve_seconds:.0f} s", file=sys.stderr)
-            point = run.scenario(1, readers, args.curve_seconds, server, conditional, floor)
-            point["compare"] = True
-            points.append(point)
-            print(serve_report.one_line(points[-1]), file=sys.stderr)
+    shape = [(int(p.rstrip("cf")), "c" in p, "f" in p) for p in args.points.split(",")]
+    for _ in range(args.rounds):
+        for server in args.servers.split(","):
+            for readers, conditional, floor in shape:
+                how = ("conditional" if conditional else "full") + (", the floor" if floor else "")
+                print(f"[{run.vendor}] {server}: {readers} readers, {how}, {args.curve_seconds:.0f} s", file=sys.stderr)
+                point = run.scenario(1, readers, args.curve_seconds, server, conditional, floor)
+                point["compare"] = True
+                points.append(point)
+                print(serve_report.one_line(points[-1]), file=sys.stderr)
     return points
 
 
@@ -239,6 +247,8 @@ def main() -> int:
     parser.add_argument("--servers", default=",".join(SERVERS), help="the servers --compare puts side by side")
     parser.add_argument("--compare", action="store_true", help="on PostgreSQL, first every server side by side")
     parser.add_argument("--compare-only", action="store_true", help="only the servers side by side")
+    parser.add_argument("--points", default=POINTS, help="--compare's points: readers, c conditional, f the floor")
+    parser.add_argument("--rounds", type=int, default=1, help="--compare's servers in turn, this many times")
     parser.add_argument("--quick", action="store_true", help="10 s a run; writes under var/bench/")
     parser.add_argument("--out", help="folder for SERVE.md and serve-latency.png (default bench/, quick var/bench/)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from var/bench/serve.json")
