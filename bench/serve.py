@@ -11,6 +11,7 @@ target with PASS or FAIL; writes SERVE.md and serve-latency.png (bench/ by defau
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -195,7 +196,7 @@ def compare(run: Run, args: argparse.Namespace) -> list[dict]:
     same server's floor (bench/serve_floor.py: the app's answers from a bare app) at 16 readers, full and
     conditional, so the app reads as a ratio to what the server alone costs."""
     points = []
-    shape = [(int(p.rstrip("cf")), "c" in p, "f" in p) for p in args.points.split(",")]
+    shape = [(int(p.rstrip("cf")), "c" in p, "f" in p) for p in args.points.split(",")]  # checked in main
     for _ in range(args.rounds):
         for server in args.servers.split(","):
             for readers, conditional, floor in shape:
@@ -254,6 +255,8 @@ def main() -> int:
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from var/bench/serve.json")
     args = parser.parse_args()
     args.compare = args.compare or args.compare_only
+    if not re.fullmatch(r"\d+c?f?(,\d+c?f?)*", args.points):
+        parser.error(f"--points {args.points!r}: readers, each with c (conditional) or f (the floor), e.g. {POINTS}")
     if args.quick:
         args.seconds = min(args.seconds, 10.0)
     args.curve_seconds = args.curve_seconds or max(5.0, args.seconds / 4)

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor, check_name
-from notebooks.log.rules import decision, guards
+from notebooks.log.rules import combining, decision, guards
 from notebooks.log.rules.checks import check_number, check_reason, check_source, check_words, title_key
 from notebooks.log.rules.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.store import fast_add
@@ -174,7 +174,7 @@ def retire_into(
     with transaction.atomic():
         nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, [into, *numbers], session=claim["session_id"])
-        rows = decision.retire_into_rows(
+        rows = combining.retire_into_rows(
             state, numbers=numbers, into=into, by=actor.name, editor=actor.editor, why=why, expected=expected, **claim
         )
         written = append(nb, rows)
@@ -196,7 +196,7 @@ def merge(
     with transaction.atomic():
         nb, claim = lock_for_write(notebook, actor)
         state = state_of(nb, numbers, session=claim["session_id"], top=True)
-        rows = decision.merge_rows(
+        rows = combining.merge_rows(
             state, numbers=numbers, words=text, source=source, by=actor.name, editor=actor.editor, why=why, **claim
         )
         written = append(nb, rows)

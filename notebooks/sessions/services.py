@@ -10,7 +10,7 @@ from django.db.models import Max
 
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor, as_actor
-from notebooks.log.rules import decision
+from notebooks.log.rules import withdrawal
 from notebooks.log.rules.checks import check_id, check_text, shown_time
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.rules.fold import PROPOSE
@@ -268,7 +268,7 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
 def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Withdrawn:
     """Take back one proposal of an open session (its holder's, or the editor's act): a `withdraw` event naming it,
     with the reason. Nothing is erased: the proposal stays in the log and in history, and from then on no view, gate
-    or land counts it (the rule: decision.withdrawal). The session stays open with the rest."""
+    or land counts it (the rule: rules/withdrawal.py). The session stays open with the rest."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_id(proposal, "proposal")
@@ -282,7 +282,7 @@ def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Wit
         found = list(rows.order_by("seq").values("seq", "proposes", "n", "into"))
         events = SessionEvent.objects.filter(session=s, kind=EventKind.WITHDRAW)
         gone = dict(events.values_list("proposal", "by"))
-        taken = decision.withdrawal(found, proposal, session=s.pk, withdrawn=gone)
+        taken = withdrawal.withdrawal(found, proposal, session=s.pk, withdrawn=gone)
         top = head(nb).seq
         left = len(found) - len(gone) - 1
         record(s, EventKind.WITHDRAW, by=actor.name, head_seq=top, note=why, proposal=proposal, rows=left)

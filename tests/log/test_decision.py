@@ -3,7 +3,7 @@ the code of a refusal is the decision's."""
 
 import pytest
 
-from notebooks.log.rules import decision
+from notebooks.log.rules import combining, decision
 from notebooks.log.rules.decision import IMPORT, SERVICE, Door, State, apply, decide, in_file
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound, Redacted, Unchanged
 from notebooks.log.rules.fold import MAX_NUMBER, LineState
@@ -136,11 +136,11 @@ def test_a_restore_brings_back_the_lines_words_once():
 def test_a_merge_strikes_each_line_into_the_new_one():
     state = _state()
     apply(state, decide(state, _row("add", words="more", source="seen"), editor=False))
-    rows = decision.merge_rows(state, numbers=[2, 4], words="both", source=None, by="pippa", editor=False, why="w")
+    rows = combining.merge_rows(state, numbers=[2, 4], words="both", source=None, by="pippa", editor=False, why="w")
     assert [(r["op"], r["n"], r.get("into")) for r in rows] == [("add", 5, None), ("strike", 2, 5), ("strike", 4, 5)]
     assert not state.line(2).live and state.line(5).source == "seen"
     with pytest.raises(Forbidden, match="may not merge line #1"):
-        decision.merge_rows(_state(), numbers=[1, 2], words="x", source=None, by="pippa", editor=False, why="w")
+        combining.merge_rows(_state(), numbers=[1, 2], words="x", source=None, by="pippa", editor=False, why="w")
 
 
 def test_a_session_proposal_holds_its_number_and_a_landed_copy_names_it():

@@ -1,17 +1,18 @@
 """The one decision: whether a row may be written, asked by every door (the services; the importer row by row).
 
-`decide` judges a row against the notebook as the rows so far leave it (`State`, built by the door from what it
-read) and returns it normalised, or raises the refusal with its stable code; `apply` folds it into the state the next
-decision sees. A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O.
+`decide` judges a row against the notebook as the rows so far leave it (`State`, built by the door from what it read)
+and returns it normalised, or raises the refusal with its stable code; `apply` (state.py) folds it into the state the
+next decision sees. A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from notebooks.log.rules import fold
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
-from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, SOURCES, LineState
+from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, LineState
+from notebooks.log.rules.state import State, apply
 
 RETIRED, MERGED, MOVED = "retired", "merged", "moved"
 
@@ -48,55 +49,18 @@ JUDGED = Door(authors=False)
 IMPORT = Door(file=True, authors=False)  # a file that starts a notebook, a backup to adopt from, verify's replay
 
 
-@dataclass
-class State:
-    """The notebook as the rows so far leave it: enough to judge the next row."""
-
-    title: str = ""
-    lines: dict[int, LineState] = field(default_factory=dict)
-    texts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # every add/edit of a line, for adoption
-    top_n: int = 0
-    seq: int = 0
-    at: float = 0.0
-    worded: dict[int, set[str]] = field(default_factory=dict)  # digests each line's rows carried
-    redacted: dict[str, int] = field(default_factory=dict)  # digest -> the redact row naming it (file line, or seq)
-    absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
-    named: frozenset[str] = frozenset()  # redacted words' keyed digests an appended row may mark redacted (imports.py)
-    restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
-    moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # a line moved away -> its notebook and line there
-    keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
-    proposals: dict[int, tuple[str, int]] = field(default_factory=dict)  # an unlanded proposal's seq -> (op, n)
-    reserved: set[int] = field(default_factory=set)  # numbers a proposed add holds, not yet landed
-    pending: dict[int, dict[int, LineState]] = field(default_factory=dict)  # session -> lines as its holder sees them
-
-    def line(self, n: int, session: int | None = None) -> LineState | None:
-        """Line n as a write of `session`'s holder judges it (her proposals as the ops they propose), or as landed."""
-        own = self.pending.get(session) if session is not None else None
-        return own[n] if own is not None and n in own else self.lines.get(n)
-
-    def own_line(self, n: int, session: int) -> LineState | None:
-        """Line n in `session`'s own view, to change there: a copy of the landed line the first time."""
-        own = self.pending.setdefault(session, {})
-        if n not in own:
-            landed = self.lines.get(n)
-            if landed is None:
-                return None
-            own[n] = replace(landed)
-        return own[n]
-
-
 # ----- the refusals, each in a service's words and a file's ------------------------------------------------------
 def _said(door: Door, kind: type[NotebookError], service: str, filed: str, **details: Any) -> NotebookError:
     return kind(filed if door.file else service, **details)
 
 
-def _missing(state: State, door: Door, op: str, n: int) -> NotebookError:
+def missing_line(state: State, door: Door, op: str, n: int) -> NotebookError:
     return _said(
         door, NotFound, f"Notebook {state.title!r} has no line #{n}.", f"{op} of line #{n}, which does not exist"
     )
 
 
-def _retired(door: Door, op: str, line: LineState) -> NotebookError:
+def already_retired(door: Door, op: str, line: LineState) -> NotebookError:
     filed = f"{op} of line #{line.n}, which is {'retired' if op == 'edit' else 'already retired'}"
     service = f"Line #{line.n} is already retired; its history keeps its words."
     return _said(door, Conflict, service, filed, current_seq=line.last_seq)
@@ -246,7 +210,7 @@ def _changed(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
     if current is None or not current.live:
         if row.get("lands") is not None and not door.file:
             raise _retired_since(row)
-        raise _missing(state, door, op, n) if current is None else _retired(door, op, current)
+        raise missing_line(state, door, op, n) if current is None else already_retired(door, op, current)
     if op == "strike" and row.get("how") == MOVED and door.authors and not door.file:
         fold.check_may_move(name=row["by"], editor=editor)
     _may_change(row, editor, door, current, "edit" if op == "edit" else "retire")
@@ -334,7 +298,7 @@ def _redact(state: State, row: dict[str, Any], editor: bool, door: Door, session
     if door.file and "expect_hash" not in row:  # a file's row without a hash may name words by their plain digest
         digest = row["redacts"] = state.keyed.get(digest, digest)
     if n not in state.worded and n not in state.lines:
-        raise _missing(state, door, "redact", n)
+        raise missing_line(state, door, "redact", n)
     if digest not in state.worded.get(n, ()):
         raise _said(
             door, Invalid, f"No row of line #{n} carries words with digest {digest!r}.",
@@ -370,60 +334,6 @@ def _landed(state: State, row: dict[str, Any]) -> None:
 _DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "redact": _redact, "propose": _propose}
 
 
-# ----- the fold of the state the next decision sees ---------------------------------------------------------------
-def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
-    """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
-    get = row.get  # once: an import folds every row through here
-    op, n = row["op"], row["n"]
-    seq = state.seq + 1
-    proposed = session is not None and op in PROPOSABLE
-    lands = get("lands")
-    if lands is not None:
-        state.proposals.pop(lands, None)
-    if proposed:
-        state.proposals[seq] = (op, n)
-    if op == "add":
-        if lands is not None:
-            state.reserved.discard(n)  # the number its proposal held
-        into = get("into")
-        if into is not None:
-            state.restored[into] = n
-        added = LineState(n, row["source"], get("words"), True, seq)
-        if proposed:
-            state.pending.setdefault(session, {})[n] = added
-            state.reserved.add(n)
-        else:
-            state.lines[n] = added
-        if n > state.top_n:
-            state.top_n = n
-    elif op == "edit" or op == "strike":
-        if op == "strike" and get("moved_notebook"):
-            state.moved[n] = (row["moved_notebook"], get("moved_n"))
-        current = state.own_line(n, session) if proposed else state.line(n)
-        current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
-    elif op == "redact":
-        state.redacted[row["redacts"]] = get("line_no") or seq
-    elif op == PROPOSE:
-        state.proposals[seq] = (row["proposes"], n)
-        if row["proposes"] == "add":
-            state.top_n = n
-            state.reserved.add(n)
-    elif n > state.top_n:  # adopt: history only, never in the view; its number is given
-        state.top_n = n
-    digest = get("digest")
-    if digest and op != "redact":
-        state.worded.setdefault(n, set()).add(digest)
-        if get("words") is None:
-            state.absent.setdefault(digest, get("line_no") or seq)
-        plain = get("plain")
-        if plain and plain != digest:
-            state.keyed[plain] = digest
-    state.seq = seq
-    at = get("at")
-    if at is not None:
-        state.at = at
-
-
 def finish(state: State) -> None:
     """A file's last check, after its last row: words marked redacted that no redact row names."""
     unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted and d not in state.named}
@@ -444,96 +354,3 @@ def decide_all(
         out.append(decide(state, row, editor=editor, door=door))
         apply(state, row)
     return out
-
-
-def retire_into_rows(
-    state: State, *, numbers: Sequence[int], into: int, by: str, editor: bool, why: str,
-    expected: dict[int, int] | None = None, **extra: Any,
-) -> list[dict[str, Any]]:  # fmt: skip
-    """Keep line `into` and retire each of `numbers` into it: the kept line is live, then each strike as any."""
-    kept = state.line(into)
-    if kept is None:
-        raise _missing(state, SERVICE, "keep", into)
-    if not kept.live:
-        raise Invalid(f"Line #{into} is retired, so it cannot say what the others said.")
-    strikes = [
-        {"op": "strike", "n": x, "how": RETIRED, "into": into, "by": by, "why": why, **extra,
-         "expected": (expected or {}).get(x)}
-        for x in numbers
-    ]  # fmt: skip
-    return decide_all(state, strikes, editor=editor)
-
-
-def merge_rows(
-    state: State,
-    *,
-    numbers: Sequence[int],
-    words: str,
-    source: str | None,
-    by: str,
-    editor: bool,
-    why: str,
-    **extra: Any,
-) -> list[dict[str, Any]]:
-    """A merge: an add of the new line and a strike of each merged line, how="merged", into it. Every merged line is
-    live and the author's to change; without `source` the new line's is fold.merge_source's."""
-    lines = []
-    for x in numbers:
-        line = state.line(x)
-        if line is None:
-            raise _missing(state, SERVICE, "merge", x)
-        if not line.live:
-            raise _retired(SERVICE, "merge", line)
-        lines.append(line)
-    for line in lines:
-        fold.check_may_change(name=by, editor=editor, n=line.n, source=line.source, verb="merge")
-    if source is None:
-        source = fold.merge_source(editor=editor, lines=[(x.n, x.source, x.words) for x in lines], text=words).source
-    if source not in SOURCES:
-        raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
-    add = {"op": "add", "words": words, "source": source, "by": by, "why": why, **extra}
-    fold.check_may_write(name=by, editor=editor, source=source)
-    (add,) = decide_all(state, [add], editor=editor)
-    strikes = [
-        {"op": "strike", "n": x, "how": MERGED, "into": add["n"], "by": by, "why": why, "verb": "merge", **extra}
-        for x in numbers
-    ]
-    return [add, *decide_all(state, strikes, editor=editor)]
-
-
-# ----- a session's proposal taken back ----------------------------------------------------------------------------
-def withdrawal(
-    proposals: Sequence[Mapping[str, Any]], seq: int, *, session: int, withdrawn: Mapping[int, str]
-) -> Mapping[str, Any]:
-    """The proposal (seq, proposes, n, into) a withdraw takes back from `session`, whose proposals in log order are
-    `proposals` (those withdrawn too, each by whom in `withdrawn`), or the refusal. It must be one of them, not taken
-    back already, and no later proposal of the session still counting may build on its line (an edit or a strike of
-    a line it added or changed, a strike into it, a restore of it): those are withdrawn first, the last first, so
-    the rest always lands as the holder's view shows it."""
-    found = next((p for p in proposals if p["seq"] == seq), None)
-    if found is None:
-        raise NotFound(
-            f"Seq {seq} is no proposal of session #{session}; its proposals are the rows of its change "
-            f"(GET /api/sessions/{session}).",
-            session=session,
-            proposal=seq,
-        )
-    if seq in withdrawn:
-        raise Conflict(
-            f"Proposal seq {seq} of session #{session} was already withdrawn by {withdrawn[seq]}; it no longer "
-            "counts and nothing was changed.",
-            session=session,
-            proposal=seq,
-        )
-    n = found["n"]
-    later = next(
-        (p for p in proposals if p["seq"] > seq and p["seq"] not in withdrawn and n in (p["n"], p.get("into"))), None
-    )
-    if later is not None:
-        raise Conflict(
-            f"Proposal seq {later['seq']} of session #{session} ({later['proposes']} of line #{later['n']}) builds on "
-            f"line #{n} as seq {seq} leaves it: withdraw seq {later['seq']} first.",
-            session=session,
-            proposal=seq,
-        )
-    return found
