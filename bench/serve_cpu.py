@@ -96,7 +96,8 @@ def measure(seed: dict, n: int, profile: bool, variants_file: str | None, condit
         try:
             b"".join(result)
         finally:
-            result.close()  # request_finished: Django's end-of-request connection handling runs here, as in gunicorn
+            if hasattr(result, "close"):  # a WSGI answer need not have one
+                result.close()  # request_finished: Django's end-of-request connection handling, as in a server
 
     def backend_pid() -> int | None:
         if connection.vendor != "postgresql":

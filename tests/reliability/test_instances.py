@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.databases import ROOT, Scratch
@@ -79,9 +80,10 @@ def test_a_write_through_one_instance_is_read_at_once_through_the_other(pair):  
     assert (lines[-1]["text"], lines[-1]["source"]) == ("block first", "dad")
 
 
-def _read_if_changed(base: str, token: str, path: str, tag: str) -> tuple[int, str, dict | None]:
+def _read_if_changed(base: str, token: str, path: str, tag: str, host: str = "") -> tuple[int, str, dict | None]:
     """A conditional read: the status, the ETag and the answer (none on a 304)."""
-    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}", "If-None-Match": tag})
+    headers = {"Authorization": f"Bearer {token}", "If-None-Match": tag} | ({"Host": host} if host else {})
+    request = urllib.request.Request(base + path, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, answer.headers["ETag"], json.loads(answer.read())
@@ -214,3 +216,25 @@ def test_only_one_vault_watcher_sweeps_a_vault_at_a_time(pair):  # noqa: ANN001
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+def test_an_unchanged_read_after_the_database_ended_every_connection_is_answered_not_refused(pair):  # noqa: ANN001
+    """A 304 skips the connection's health check (the head's statement checks it): a dead connection found there is
+    closed and the read answered on a new one, as the check would have done. A host first named after the connections
+    ended is answered through Django's handler (its 304 headers not yet kept), the others before it."""
+    a, b, pippa = pair["a"], pair["b"], pair["tokens"]["pippa"]
+    path = "/api/notebooks/kirby/turn"
+    tag = _read_if_changed(a, pippa, path, '"none yet"')[1]
+    for _ in range(2):
+        for base in (a, b) * 4:  # every worker's thread holds a connection, then loses it
+            assert _read_if_changed(base, pippa, path, tag)[:2] == (304, tag)
+        with psycopg.connect(pair["scratch"].url, autocommit=True) as db:
+            ended = db.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        assert ended >= 1
+    for base in (a, b) * 4:
+        assert _read_if_changed(base, pippa, path, tag)[:2] == (304, tag)
+        port = base.rsplit(":", 1)[1]
+        assert _read_if_changed(base, pippa, path, tag, host=f"localhost:{port}")[:2] == (304, tag)
