@@ -124,8 +124,12 @@ def writer_targets(vendor: str, res: dict[str, Any]) -> list[tuple[str, str, str
         cpu = scale.get("cpu") or {}
         if "alone" in cpu and "apart" in cpu and not sqlite:
             (a_cpu, a_busy), (f_cpu, f_busy) = cpu["alone"], cpu["apart"]
+            cores = os.cpu_count() or 1
+            most = cores / f_cpu  # every core busy with nothing but adds at four's cost each
             row(f"  why: an add's CPU (writer and backend) alone {a_cpu * 1000:.2f} ms, cores {a_busy:.0%} busy; "
-                f"four at once {f_cpu * 1000:.2f} ms each, cores {f_busy:.0%} busy", "", "", "", None)  # fmt: skip
+                f"four at once {f_cpu * 1000:.2f} ms each, cores {f_busy:.0%} busy: {cores} cores allow at most "
+                f"{most:,.0f} adds/s, {most / statistics.median(scale['one_rows_per_s']):.1f}x one writer",
+                "", "", "", None)  # fmt: skip
     return out
 
 
@@ -317,9 +321,10 @@ WHY_FAILS = {
         "with other sessions' commits bounds both figures."
     ),
     "4 writer processes on 4 notebooks": (
-        "**Writers on four notebooks.** They share no lock, only the disk's flush and the 2 cores: with other "
-        "sessions' load on those cores, four processes get CPU time by turns and the gain over one writer "
-        "moves from run to run."
+        "**Writers on four notebooks.** They share no lock, only the disk's flush and the cores. One writer "
+        "already keeps most of a core busy (its add waits on little but CPU, the commit's flush being short), so "
+        "four can gain at most the cores' time over four's CPU an add (the why row): on 2 cores about 2x, short "
+        "of 2.5x, which needs more cores than this machine has."
     ),
     "import of": (
         "**Import.** Each row is parsed, checked against the notebook as the rows before it leave it, hashed "
