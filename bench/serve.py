@@ -47,13 +47,12 @@ def start_server(kind: str, env: dict[str, str], log: Path, *, workers: int, thr
     if kind == "gunicorn-sync":
         sync = {"WEB_SERVER": "gunicorn", "WEB_WORKER_CLASS": "sync"}
         return start_instance(env, log, workers=2 * cores + 1, threads=1, app=app, **sync)
-    if kind == "granian-2x8":
-        return start_instance(
-            env, log, workers=cores, threads=workers * threads // cores, app=app, WEB_SERVER="granian"
-        )
+    if kind == "granian-4x4":
+        return start_instance(env, log, workers=workers, threads=threads, app=app, WEB_SERVER="granian")
     if kind != "granian":
         raise SystemExit(f"unknown server {kind!r}: one of {', '.join(KINDS)}")
-    return start_instance(env, log, workers=workers, threads=threads, app=app, WEB_SERVER="granian")
+    # make serve's shape (web_servers.py): a process a core, as many threads in all as the others have
+    return start_instance(env, log, workers=cores, threads=workers * threads // cores, app=app, WEB_SERVER="granian")
 
 
 def cpu_seconds(pid: int) -> float:

@@ -82,7 +82,8 @@ class Soak(Actors, Checks):
         self.writes: list[Write] = []
         self.faults: list[Fault] = []
         self.frozen: list[dict[str, Any]] = []
-        self.reads = {"live": 0, "frozen": 0, "card": 0, "mcp": 0}
+        self.reads = {"live": 0, "frozen": 0, "card": 0, "mcp": 0, "conditional": 0, "unchanged": 0}
+        self.stale_304: list[str] = []  # conditional reads answered 304 after a write acknowledged before them
         self.mcp_failure = ""
         self.read_5xx: list[tuple[float, int]] = []
         self.lock = threading.Lock()
@@ -349,6 +350,7 @@ class Soak(Actors, Checks):
         threads += [threading.Thread(target=self.dad, args=(10,))]
         threads += [threading.Thread(target=self.outside, args=(11 + k, t)) for k, t in enumerate(OUTSIDE_BOOKS)]
         threads += [threading.Thread(target=self.reader, args=(20 + k,)) for k in range(2)]
+        threads += [threading.Thread(target=self.conditional_reader, args=(25,))]
         threads += [threading.Thread(target=self.mcp_client, args=(30,))]
         threads += [threading.Thread(target=self.faults_loop, args=(t0,))]
         for t in threads:

@@ -291,6 +291,39 @@ class Actors:
                     self.frozen.append({"title": title, "until": until, "seq": answer["seq"], "lines": answer["lines"]})
             time.sleep(rng.uniform(0.05, 0.2))
 
+    def conditional_reader(self, seed: int) -> None:
+        """Reads live lines with the ETag of its last full answer, as a harness does every turn. A 304 must never hide
+        a write acknowledged before the read was sent: its notebook's head moved, so its tag did."""
+        rng = random.Random(seed)
+        last: dict[str, tuple[str, int]] = {}  # title -> (ETag, seq) of its last full answer
+        while not self.stop.is_set():
+            title = rng.choice(AGENT_BOOKS)
+            path = f"/api/notebooks/{title}/lines?limit=1000"
+            with self.lock:
+                acked = max((max([w.seq or 0, *w.seqs]) for w in self.writes
+                             if w.notebook == title and 200 <= w.status < 300 and w.answered), default=0)  # fmt: skip
+            req = urllib.request.Request(self.base + path)
+            req.add_header("Authorization", f"Bearer {self.tokens['reader']}")
+            if title in last:
+                req.add_header("If-None-Match", last[title][0])
+            try:
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    status, tag, answer = r.status, r.headers.get("ETag"), json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                status, tag, answer = exc.code, exc.headers.get("ETag"), None
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                status, tag, answer = 0, None, None
+            if status >= 500:
+                self.read_5xx.append((now(), status))
+            elif status == 200 and tag:
+                self.reads["conditional"] += 1
+                last[title] = (tag, answer["seq"])
+            elif status == 304:
+                self.reads["unchanged"] += 1
+                if acked > last[title][1]:
+                    self.stale_304.append(f"{title}: 304 at seq {last[title][1]}, seq {acked} acknowledged before")
+            time.sleep(rng.uniform(0.01, 0.05))
+
     # ----- one MCP client over stdio (the official SDK) --------------------------------------------------------
 
     def mcp_client(self, seed: int) -> None:

@@ -335,6 +335,9 @@ class Checks:
         outside = len(fives) - inside
         if outside:
             self.problems.append(f"{outside} answers 5xx outside the faults' windows")
+        if self.stale_304:
+            self.problems.append(f"{len(self.stale_304)} conditional reads answered 304 over a newer write: "
+                                 + "; ".join(self.stale_304[:3]))  # fmt: skip
         engine = "SQLite (on a tmpfs filled up twice)" if self.engine == "sqlite" else f"PostgreSQL ({self.db})"
         t0 = self.faults[0].start if self.faults else 0
         lines = [
@@ -342,7 +345,8 @@ class Checks:
             "operations (status: count):",
             *[f"  {k}: {', '.join(f'{s} {c}' for s, c in sorted(v.items()))}" for k, v in sorted(kinds.items())],
             f"  reads: live {self.reads['live']}, frozen {self.reads['frozen']}, card pages {self.reads['card']}, "
-            f"MCP views {self.reads['mcp']}",
+            f"MCP views {self.reads['mcp']}; conditional: in full {self.reads['conditional']}, 304 "
+            f"{self.reads['unchanged']}, 304 over a newer write {len(self.stale_304)}",
             "faults:",
             *[
                 f"  {f.kind} at +{f.start - t0:.0f} s ({f.detail}); lasted {f.end - f.start:.1f} s; "
