@@ -43,9 +43,9 @@ def not_modified_key(environ: dict[str, Any]) -> tuple:
     return tuple(environ.get(name) for name in _HOST_AND_SCHEME)
 
 
-def full_path(environ: dict[str, Any]) -> str:
-    """request.get_full_path() of the request Django would make of `environ`."""
-    path = get_script_name(environ).rstrip("/") + "/" + (get_path_info(environ) or "/").replace("/", "", 1)
+def full_path(environ: dict[str, Any], path_info: str) -> str:
+    """request.get_full_path() of the request Django would make of `environ` (whose path_info is given)."""
+    path = get_script_name(environ).rstrip("/") + "/" + (path_info or "/").replace("/", "", 1)
     query = environ.get("QUERY_STRING", "")
     return escape_uri_path(path) + ("?" + iri_to_uri(query) if query else "")
 
@@ -56,16 +56,16 @@ def unchanged(environ: dict[str, Any], start_response: Callable) -> Iterable[byt
     same host and scheme: the first of each goes through Django (agents.conditional.UnchangedMiddleware), which
     checks them."""
     headers = _not_modified.get(not_modified_key(environ))
-    query = environ.get("QUERY_STRING", "")
     if headers is None or environ.get("REQUEST_METHOD") != "GET" or "HTTP_IF_NONE_MATCH" not in environ:
         return None
-    if asks_until(query):
+    if asks_until(environ.get("QUERY_STRING", "")):
         return None
+    path_info = get_path_info(environ)
     signals.request_started.send(sender=AgentHandler, environ=environ)
     try:
         tag = unchanged_tag(
-            get_path_info(environ), environ.get("HTTP_AUTHORIZATION", ""), environ["HTTP_IF_NONE_MATCH"],
-            full_path(environ),
+            path_info, environ.get("HTTP_AUTHORIZATION", ""), environ["HTTP_IF_NONE_MATCH"],
+            full_path(environ, path_info),
         )  # fmt: skip
     finally:
         signals.request_finished.send(sender=AgentHandler)

@@ -217,9 +217,9 @@ class UnchangedMiddleware:
 
 def unchanged(request: HttpRequest) -> HttpResponseBase | None:
     """The 304 of a live read (see UnchangedMiddleware), or None when the API must answer it."""
-    if request.method != "GET" or asks_until(request.META.get("QUERY_STRING", "")):
-        return None
     headers = request.headers
+    if request.method != "GET" or "If-None-Match" not in headers or asks_until(request.META.get("QUERY_STRING", "")):
+        return None
     tag = unchanged_tag(
         request.path_info, headers.get("Authorization", ""), headers.get("If-None-Match"), request.get_full_path()
     )
