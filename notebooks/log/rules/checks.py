@@ -1,6 +1,5 @@
-"""Every check of what comes in, and every limit, named once; each door calls these, and a refusal raises Invalid.
-A `problem_of_…` gives the reason as a phrase, so a door that names its field or its file's line says it its way.
-"""
+"""Every check of what comes in, and every limit, named once; a refusal raises Invalid.
+A `problem_of_…` gives the reason as a phrase, so a door that names its field or its file's line says it its way."""
 
 import math
 import time
@@ -52,7 +51,7 @@ def problem_of_text(value: Any, *, limit: int, required: bool = True, plural: bo
 
 
 def check_text(value: Any, what: str, *, limit: int | None = None, required: bool = True) -> str:
-    """Text a person or agent wrote (a plan, a note, a summary); "" when it is optional and not given."""
+    """Text a person or agent wrote; "" when it is optional and not given."""
     if value is None and not required:
         return ""
     problem = problem_of_text(value, limit=limit or max_reason(), required=required)
@@ -101,15 +100,13 @@ def check_id(value: Any, what: str) -> int:
 
 
 def title_key(title: str) -> str:
-    """What two titles that look alike share: NFKC, casefolded, every separator and punctuation mark dropped (so
-    "Zelda-demo", "zelda_demo", "zelda demo" and "zelda-demo." all read "zeldademo"); '+' is kept: "c++" is not "c"."""
+    """What look-alike titles share: NFKC, casefolded, separators and punctuation dropped ("c++" is not "c")."""
     folded = unicodedata.normalize("NFKC", title).casefold()
     return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "PZC")
 
 
 def problem_of_name(name: object) -> str | None:
-    """What is wrong with an actor's name, as a phrase after "the actor's name", or None: the one name check every
-    door runs (the API, the card, the CLI, MCP, imports and vault rows)."""
+    """What is wrong with an actor's name, as a phrase after "the actor's name", or None: every door's one check."""
     if not isinstance(name, str) or not name.strip():
         return "is empty"
     if len(name) > MAX_NAME:
@@ -123,7 +120,6 @@ def problem_of_name(name: object) -> str | None:
 
 
 def check_name(name: object) -> str:
-    """An actor's name as a row records it: refused when empty, too long or not storable text."""
     problem = problem_of_name(name)
     if problem == "is empty":
         raise Invalid("Say who is writing: the actor's name is empty.")
@@ -136,8 +132,7 @@ MAX_SHOWN = 300  # characters of an outside value a message echoes
 
 
 def shown(value: object, limit: int = MAX_SHOWN) -> str:
-    """An outside value as a message may echo it: one line (control characters escaped) of at most about `limit`
-    characters, so a 2 MB field or an escape code never reaches a page, an alarm or a log whole."""
+    """An outside value on one line, control characters escaped, cut near `limit`: never a 2 MB field in a log."""
     text = value if isinstance(value, str) else repr(value)
     cut = text[:limit]
     if not cut.isprintable():
@@ -146,38 +141,29 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
 
 
 def shown_lines(text: str) -> str:
-    """An outside text of several lines as a git commit message may hold it: its lines kept, every other control
-    character escaped (an escape code an agent wrote must not reach the terminal of whoever reads `git log`)."""
+    """Several lines of outside text for a commit message: other control characters escaped, for `git log`'s reader."""
     return "\n".join(shown(line, len(line)) for line in text.strip().splitlines())
 
 
 def bounded(message: str, limit: int = 1000) -> str:
-    """A message built from outside input, cut to `limit` characters."""
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
-def clock_allowance() -> float:
-    """Seconds a row's time may run ahead of this server's clock: another writer's clock may be a little fast."""
-    return float(settings.NOTEBOOK_CLOCK_ALLOWANCE)
-
-
 def latest_time(now: float | None = None) -> float:
-    """The latest time a row may carry or be stamped with: now plus the clock allowance."""
-    return (time.time() if now is None else now) + clock_allowance()
+    """The latest time a row may carry: now plus the allowance, as another writer's clock may be a little fast."""
+    return (time.time() if now is None else now) + float(settings.NOTEBOOK_CLOCK_ALLOWANCE)
 
 
 def shown_time(at: float) -> str:
-    """An epoch-seconds time as a refusal shows it (UTC, to the second)."""
     return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def problem_of_future(at: float, latest: float) -> str | None:
-    """What is wrong with a row's time later than `latest` (latest_time()), as a phrase after its name, or None."""
     if at <= latest:
         return None
     return (
         f"is {shown_time(at)}, later than this server's clock allows: now plus NOTEBOOK_CLOCK_ALLOWANCE "
-        f"({clock_allowance():g} s) is {shown_time(latest)}"
+        f"({float(settings.NOTEBOOK_CLOCK_ALLOWANCE):g} s) is {shown_time(latest)}"
     )
 
 

@@ -1,5 +1,4 @@
-"""Lines combined into one, as the services ask for it: a retire into a kept line, and a merge (a new line, and a
-strike of each merged line into it); each row judged by the one decision."""
+"""Lines combined into one: a retire into a kept line, and a merge; each row judged by the one decision."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -40,8 +39,7 @@ def merge_rows(
     why: str,
     **extra: Any,
 ) -> list[dict[str, Any]]:
-    """A merge: an add of the new line and a strike of each merged line, how="merged", into it. Every merged line is
-    live and the author's to change; without `source` the new line's is fold.merge_source's."""
+    """A merge: an add of the new line and a strike of each merged line, how="merged", into it."""
     lines = []
     for x in numbers:
         line = state.line(x)

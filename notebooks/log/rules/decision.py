@@ -1,9 +1,5 @@
-"""The one decision: whether a row may be written, asked by every door (the services; the importer row by row).
-
-`decide` judges a row against the notebook as the rows so far leave it (`State`, built by the door from what it read)
-and returns it normalised, or raises the refusal with its stable code; `apply` (state.py) folds it into the state the
-next decision sees. A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O.
-"""
+"""The one decision, asked by every door: whether a row may be written against the `State` the rows so far leave.
+A door (`Door`) may word a refusal its own way, never change its code. Pure: no Django, no I/O."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,13 +39,11 @@ class Door:
 
 
 SERVICE = Door()  # the services: card, API, MCP, CLI
-# Authors judged already: a land's copies (each proposal was, when written), an add's (precheck, before its one
-# statement reads the notebook).
+# Authors judged already: a land's copies (each proposal was, when written), an add's (precheck, before its read).
 JUDGED = Door(authors=False)
 IMPORT = Door(file=True, authors=False)  # a file that starts a notebook, a backup to adopt from, verify's replay
 
 
-# ----- the refusals, each in a service's words and a file's ------------------------------------------------------
 def _said(door: Door, kind: type[NotebookError], service: str, filed: str, **details: Any) -> NotebookError:
     return kind(filed if door.file else service, **details)
 
@@ -67,7 +61,6 @@ def already_retired(door: Door, op: str, line: LineState) -> NotebookError:
 
 
 def _stale(line: LineState, expected: int | None) -> None:
-    """A stale change: the line moved on since the writer read it at seq `expected`."""
     if expected is not None and expected != line.last_seq:
         raise Conflict(
             f"Line #{line.n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
@@ -102,18 +95,17 @@ def _refuse_redacted(state: State, row: dict[str, Any], door: Door) -> None:
             raise _said(door, Redacted, said, filed, redact_seq=where)
 
 
-# A redact row appended from outside would name words and delete none of them (verify then fails): redaction is
-# the editor's act through a door that deletes the words with it. An exported file carries its redactions: import.
+# An outside redact row would name words and delete none (verify then fails); an exported file's are imported.
 OUTSIDE_REDACT = (
     "a redact row cannot be appended to a notebook's file: redaction is the human editor's act, through the card, "
     "the command line (notebook redact) or the API, which delete the words with it"
 )
-# A move appended to one file would name a row the other notebook never got: a move writes both in one transaction.
+# An outside move would name a row the other notebook never got: a move writes both in one transaction.
 OUTSIDE_MOVE = (
     "a moved line's row cannot be appended to a notebook's file: a move writes both notebooks at once, through the "
     "card or the command line (notebook move)"
 )
-# A landed copy appended to a file would make a session's change count without its land (its gate, Dad's decision).
+# An outside landed copy would make a session's change count without its land (its gate, Dad's decision).
 OUTSIDE_SESSION_ROW = (
     "a session's proposal or landed copy cannot be appended to a notebook's file: append plain add, edit and strike "
     "rows (the holder's become her session's proposals), and land the session (notebook land, the API, or Dad on "
@@ -121,15 +113,11 @@ OUTSIDE_SESSION_ROW = (
 )
 
 
-# ----- the decision ----------------------------------------------------------------------------------------------
 def decide(
     state: State, row: dict[str, Any], *, editor: bool, door: Door = SERVICE, session: int | None = None
 ) -> dict[str, Any]:
-    """The row to append (normalised in place), or the refusal. `row` has the fields a row has (op, n, by, why,
-    words, digest, source, how, into, lands, proposes, …) and these the decision reads and the log does not: `restores`
-    (an add bringing back a line), `expected` (the seq the writer read the line at), `plain` (the words' plain
-    digest), `verb` (what the door calls the act, in a refusal). `editor`: the row's author is the proven editor.
-    `session`: the open session whose holder writes it (her add, edit or strike becomes a proposal)."""
+    """The row to append (normalised in place), or the refusal. Besides a row's fields `row` may carry `restores`,
+    `expected` (the seq the writer read the line at), `plain` (the plain digest) and `verb` (the act's name)."""
     op = row["op"]
     at = row.get("at")
     if at is not None and at < state.at:
@@ -149,8 +137,7 @@ def decide(
 
 
 def precheck(row: dict[str, Any], *, editor: bool) -> None:
-    """What a row's author may not write whatever the notebook holds: a service asks before it reads the notebook
-    (an add on the one-statement path reads nothing), and decide asks again."""
+    """What a row's author may not write whatever the notebook holds, asked before the notebook is read."""
     op, by = row["op"], row["by"]
     if op == "redact":
         fold.check_may_redact(name=by, editor=editor)
@@ -209,7 +196,10 @@ def _changed(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
     current = state.own_line(n, session) if session is not None else state.line(n)
     if current is None or not current.live:
         if row.get("lands") is not None and not door.file:
-            raise _retired_since(row)
+            raise Conflict(
+                f"Line #{n} was retired by another writer since the session proposed to {op} it (seq {row['lands']}); "
+                "the land would change a retired line. Abandon or discard the session."
+            )
         raise missing_line(state, door, op, n) if current is None else already_retired(door, op, current)
     if op == "strike" and row.get("how") == MOVED and door.authors and not door.file:
         fold.check_may_move(name=row["by"], editor=editor)
@@ -236,14 +226,6 @@ def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: 
     if door.authors:
         fold.check_may_write(name=row["by"], editor=editor, source=source)
     _refuse_redacted(state, row, door)
-
-
-def _retired_since(row: dict[str, Any]) -> NotebookError:
-    n, op = row["n"], row["op"]
-    return Conflict(
-        f"Line #{n} was retired by another writer since the session proposed to {op} it (seq {row['lands']}); the "
-        "land would change a retired line. Abandon or discard the session."
-    )
 
 
 def _strike(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
@@ -313,8 +295,7 @@ def _redact(state: State, row: dict[str, Any], editor: bool, door: Door, session
 
 
 def _propose(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
-    """A session's proposal, as a file carries it (fold.py): checked as far as its op's own fields go. A proposed add
-    holds its number; the line it proposes to change must have a number already."""
+    """A file's proposal: a proposed add holds its number; a proposed change names a line that has one."""
     n = row["n"]
     if row["proposes"] == "add":
         if n != state.top_n + 1:
@@ -325,7 +306,6 @@ def _propose(state: State, row: dict[str, Any], editor: bool, door: Door, sessio
 
 
 def _landed(state: State, row: dict[str, Any]) -> None:
-    """A landed copy names an earlier proposal of the same op and line, not landed yet."""
     op, n, lands = row["op"], row["n"], row["lands"]
     if op not in PROPOSABLE or state.proposals.get(lands) != (op, n):
         raise Invalid(f"'lands' names seq {lands}, which is no unlanded proposal of {op} of line #{n}")
@@ -335,7 +315,7 @@ _DECIDE = {"add": _add, "edit": _edit, "strike": _strike, "adopt": _adopt, "reda
 
 
 def finish(state: State) -> None:
-    """A file's last check, after its last row: words marked redacted that no redact row names."""
+    """A file's last check: words marked redacted that no redact row names."""
     unnamed = {d: line for d, line in state.absent.items() if d not in state.redacted and d not in state.named}
     if unnamed:
         digest, line_no = min(unnamed.items(), key=lambda item: item[1])
@@ -344,7 +324,6 @@ def finish(state: State) -> None:
         )
 
 
-# ----- the services' composite acts -------------------------------------------------------------------------------
 def decide_all(
     state: State, rows: Iterable[dict[str, Any]], *, editor: bool, door: Door = SERVICE
 ) -> list[dict[str, Any]]:

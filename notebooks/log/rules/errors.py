@@ -1,5 +1,4 @@
-"""Refusals. Each carries a stable code, an HTTP status and a message a person can act on. Pure Python: fold.py
-raises them (a full disk, which the database reports, is storage.py's)."""
+"""Refusals, each with a stable code, an HTTP status and a message a person can act on. Pure Python."""
 
 from typing import Any
 

@@ -1,24 +1,10 @@
 """What the log's rows mean, in one place (docs/file-format.md says it for a reader). Pure: no Django, no I/O.
 
-- add makes line n with its words and source; a number is given once, for good;
-- edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
-- strike (retired, merged or moved) takes the line out of view; adopt keeps recovered words in its history only;
-  redact removes words, which then read "[redacted: why]";
-- an add that `restores` m (kept in `into`) is a new line that undoes m's retirement without reusing its number:
-  m must have been added, be retired and never restored before; both lines' histories show the restore;
-- a merge is an add of the new line and a strike of each merged line, how="merged", into it (its history shows
-  each line merged or retired into it, RETIRED_INTO, with the words that line had then);
-- a move (move_rows) is a strike here, how="moved", and an add of the same words and source there, by whoever moved
-  it, each naming the other end in `moved_notebook` and `moved_n` (`into` names lines of its own notebook only);
-  the add keeps the words' author and time in `was_by` and `was_at`;
-- a session's row is a proposal, op "propose", naming the op it proposes (a merge and a restore propose those) with
-  that op's fields: it changes no view, line state or count, but a proposed add holds its number; only its
-  session's own reads and checks see it, as the op it proposes (fold_view). A land appends a landed copy of each
-  (landed_copies), naming it in `lands`, at the land's own place in the log, so a frozen view never changes; an
-  abandoned or discarded session's proposals never count.
-So a reader that knows only add, edit and strike reads every view right. Who may do what: the human editor may write
-any source and change any line; an agent writes and changes only seen or guessed lines; only the editor redacts and
-moves lines between notebooks.
+add makes line n (a number is given once, for good); edit replaces a live line's words; strike (retired, merged or
+moved) takes a line out of view; adopt and redact change no view. A restore is an add naming the line in `into`, a
+merge an add and a strike of each merged line into it, a move a strike here and an add there (move_rows). A session's
+row is a proposal (op "propose") that counts only as its landed copy (landed_copies), so a reader that knows only add,
+edit and strike reads every view right. Only the human editor writes Dad's sources or changes his lines, redacts, moves.
 """
 
 from bisect import bisect_left
@@ -51,7 +37,7 @@ _number = attrgetter("n")
 
 
 class LiveLines:
-    """The live lines in number order, kept sorted as rows are applied (a new line is usually the last)."""
+    """The live lines in number order, kept sorted as rows are applied."""
 
     __slots__ = ("lines",)
 
@@ -61,7 +47,6 @@ class LiveLines:
     def apply(
         self, seq: int, op: str, n: int, source: str, by: str, at: float, text: str | None, redacted: bool = False
     ) -> None:
-        """One row's effect on the view: the rule of the log, for views."""
         if op not in WORDED and op != "strike":
             return  # adopt and redact change no view
         lines = self.lines
@@ -96,8 +81,7 @@ class LiveLines:
 
 
 def fold_view(rows: Iterable[ViewRow], lines: Iterable[Line] = ()) -> list[Line]:
-    """The live lines the rows leave after `lines`, in number order: a session's holder reads the landed lines with
-    her open session's proposals folded after them, each row as the op it proposes."""
+    """The live lines the rows leave after `lines`, in number order (a holder's proposals after the landed lines)."""
     view = LiveLines(lines)
     view.apply_rows(rows)
     return view.lines
@@ -105,8 +89,6 @@ def fold_view(rows: Iterable[ViewRow], lines: Iterable[Line] = ()) -> list[Line]
 
 @dataclass(slots=True)
 class LineState:
-    """One line as a write judges it: its source and words now, whether it is live, its last row."""
-
     n: int
     source: str
     words: str | None  # None once redacted (or unknown)
@@ -114,7 +96,6 @@ class LineState:
     last_seq: int = 0
 
     def apply(self, seq: int, op: str, source: str, words: str | None) -> None:
-        """One row's effect on the line: the rule of the log, for a line's state."""
         if op == "adopt" or op == PROPOSE:
             return  # recovered words are history, not the line; a proposal counts only once landed
         if op == "edit" and self.live:
@@ -151,15 +132,12 @@ def landed_copies(proposals: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
     return copies
 
 
-# ----- who may do what -------------------------------------------------------------------------------
 def check_may_write(*, name: str, editor: bool, source: str, verb: str = "write") -> None:
-    """An agent writes only seen or guessed lines."""
     if not editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{name} is an agent and may {verb} only seen or guessed lines, not {source}.")
 
 
 def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str) -> None:
-    """An agent may change only her own kind of line (seen, guessed)."""
     if not editor and source not in AGENT_SOURCES:
         raise Forbidden(f"{name} may not {verb} line #{n}: it is Dad's ({source}); only the human editor may.")
 
@@ -167,8 +145,7 @@ def check_may_change(*, name: str, editor: bool, n: int, source: str, verb: str)
 def check_may_restore(
     *, n: int, added: bool, live: bool, restored_as: int | None, moved_to: "tuple[str, int] | None" = None
 ) -> None:
-    """A restore brings back a retired line once, as a new line; a live line has nothing to bring back, and a moved
-    one lives on in the other notebook (restored here, it would be live in both)."""
+    """A retired line is restored once, as a new line; a moved one lives on in the other notebook, never here too."""
     if not added:
         raise NotFound(f"There is no line #{n} to restore.")
     if live:
@@ -189,30 +166,25 @@ def check_may_redact(*, name: str, editor: bool) -> None:
 
 
 def redacted_seq(worded: Sequence[tuple[int, str]], seq: int | None) -> int | None:
-    """The row whose words a redaction of a line takes, from its rows that carry words [(seq, op)], oldest first:
-    row `seq`, or else the line's current words (its last add or edit); None when there is no such row."""
+    """The row of `worded` [(seq, op)] a redaction takes: row `seq`, else the line's last add or edit; or None."""
     if seq is not None:
         return seq if any(s == seq for s, _op in worded) else None
     return next((s for s, op in reversed(worded) if op in WORDED), None)
 
 
 def check_may_move(*, name: str, editor: bool) -> None:
-    """Moving writes two notebooks and keeps any source: the editor's act alone."""
     if not editor:
         raise Forbidden(f"{name} may not move lines between notebooks: only the human editor may.")
 
 
 @dataclass(frozen=True)
 class Authored:
-    """Who gave a line its words and when: the row that did, or for a line moved in, the author it kept."""
-
     by: str
     at: float
 
 
 def author_of(*, by: str, at: float, was_by: str, was_at: float | None, moved: bool) -> Authored:
-    """The author of the words a row gave a line: the row's own, unless it moved them in (then the author it kept),
-    so a line moved twice still names who first wrote it."""
+    """The row's own author, unless it moved the words in: then the one it kept (a line moved twice names the first)."""
     if moved and was_by:
         return Authored(was_by, at if was_at is None else was_at)
     return Authored(by, at)
@@ -221,8 +193,7 @@ def author_of(*, by: str, at: float, was_by: str, was_at: float | None, moved: b
 def move_rows(
     *, n: int, m: int, words: str, source: str, author: Authored, by: str, why: str, here: str, there: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The two rows of a move of line n of notebook `here` to line m of notebook `there`: the strike here and the
-    add there (module docstring). Their `words` are the line's words; nothing else of the line changes."""
+    """The strike here and the add there of a move of line n of notebook `here` to line m of notebook `there`."""
     strike = {"op": "strike", "n": n, "how": "moved", "by": by, "why": why, "moved_notebook": there, "moved_n": m}
     add = {
         "op": "add", "n": m, "words": words, "source": source, "by": by, "why": why,
@@ -232,29 +203,21 @@ def move_rows(
 
 
 def source_after_edit(*, editor: bool, current: str, filed_by: str | None = None) -> str:
-    """The source of an edit that names none: the editor's makes the line his correction, an agent's keeps its source.
-    A file's row by "dad" (`filed_by`) is his correction too, as the seed's format reads it: this reads a field, it
-    grants nothing. An edit that names one keeps the line's or gives DAD_CORRECTION."""
+    """An unnamed edit source: the editor's (or a file's row by "dad", a field read, not a grant) is his correction."""
     return DAD_CORRECTION if editor or filed_by == DAD else current
 
 
 @dataclass(frozen=True)
 class MergeSource:
-    """The source a merge gives its new line, and the merged line whose source it keeps (None: a new claim)."""
-
     source: str
     kept: int | None = None
 
 
 def merge_source(*, editor: bool, lines: Sequence[tuple[int, str, str | None]], text: str) -> MergeSource:
-    """The source of a line that says what several said, when the merge names none; `lines` are the merged lines'
-    (number, source, words now).
+    """The source of a merge that names none, from the merged lines' (number, source, words now).
 
-    The editor's merge whose words are a merged line's words unchanged keeps that line's source (of the lowest such
-    number): her seen line, merged by Dad, stays her seen line. New words of his are his correction (dad, when
-    every merged line was his own). Words compare exactly, case and inner spaces included, but white space around
-    them is not words (the card's form strips it); redacted words (None) match nothing. An agent's merge is seen
-    when any merged line was seen, else guessed."""
+    The editor's words equal to a merged line's (stripped; redacted words match nothing) keep that line's source (the
+    lowest number's), else they are his correction (dad when every line was his). An agent's: seen if any was seen."""
     if not editor:
         return MergeSource(SEEN if any(s == SEEN for _n, s, _w in lines) else GUESSED)
     said = text.strip()

@@ -1,7 +1,5 @@
-"""Rules a layer above sets on every write, registered at start-up (AppConfig.ready): the core imports none of them.
-Sessions register one (a write belongs to its actor's open session; sessions.claims); without it every write is
-allowed and belongs to no session.
-"""
+"""Rules a layer above (sessions.claims) sets on every write, registered at start-up; without one every write is
+allowed and belongs to no session."""
 
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -1,5 +1,4 @@
-"""The notebook as the rows so far leave it (`State`), and the fold of each decided row into it (`apply`): what the
-next decision (decision.py) judges against. Pure: no Django, no I/O."""
+"""The notebook as the rows so far leave it (`State`), and each decided row folded into it (`apply`). Pure."""
 
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -9,8 +8,6 @@ from notebooks.log.rules.fold import PROPOSABLE, PROPOSE, LineState
 
 @dataclass
 class State:
-    """The notebook as the rows so far leave it: enough to judge the next row."""
-
     title: str = ""
     lines: dict[int, LineState] = field(default_factory=dict)
     texts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # every add/edit of a line, for adoption
@@ -45,7 +42,6 @@ class State:
 
 
 def apply(state: State, row: dict[str, Any], session: int | None = None) -> None:
-    """Row `row` (as decide returned it) folded into the state: the state the next decision sees."""
     get = row.get  # once: an import folds every row through here
     op, n = row["op"], row["n"]
     seq = state.seq + 1

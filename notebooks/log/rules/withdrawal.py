@@ -9,11 +9,8 @@ from notebooks.log.rules.errors import Conflict, NotFound
 def withdrawal(
     proposals: Sequence[Mapping[str, Any]], seq: int, *, session: int, withdrawn: Mapping[int, str]
 ) -> Mapping[str, Any]:
-    """The proposal (seq, proposes, n, into) a withdraw takes back from `session`, whose proposals in log order are
-    `proposals` (those withdrawn too, each by whom in `withdrawn`), or the refusal. It must be one of them, not taken
-    back already, and no later proposal of the session still counting may build on its line (an edit or a strike of
-    a line it added or changed, a strike into it, a restore of it): those are withdrawn first, the last first, so
-    the rest always lands as the holder's view shows it."""
+    """The proposal a withdraw takes back from `session`'s `proposals` (log order; `withdrawn`: seq -> by whom), or
+    the refusal: a later proposal still counting that builds on its line must be withdrawn first."""
     found = next((p for p in proposals if p["seq"] == seq), None)
     if found is None:
         raise NotFound(
