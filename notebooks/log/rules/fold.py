@@ -63,11 +63,6 @@ class LiveLines:
         elif op == "add":
             lines.insert(i, make_line((n, text, source, by, at, seq, redacted)))
 
-    def apply_rows(self, rows: Iterable[ViewRow]) -> None:
-        apply = self.apply
-        for seq, op, n, source, by, at, _hash, text, redacted in rows:
-            apply(seq, op, n, source, by, at, text, redacted)
-
     def get(self, n: int) -> Line | None:
         lines = self.lines
         i = bisect_left(lines, n, key=_number)
@@ -83,7 +78,8 @@ class LiveLines:
 def fold_view(rows: Iterable[ViewRow], lines: Iterable[Line] = ()) -> list[Line]:
     """The live lines the rows leave after `lines`, in number order (a holder's proposals after the landed lines)."""
     view = LiveLines(lines)
-    view.apply_rows(rows)
+    for seq, op, n, source, by, at, _hash, text, redacted in rows:
+        view.apply(seq, op, n, source, by, at, text, redacted)
     return view.lines
 
 

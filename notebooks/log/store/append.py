@@ -1,5 +1,5 @@
-"""Rows appended to a notebook's log, inside the caller's transaction: each hashed into the chain after the head,
-its words stored once, the snapshots they reach made, and once committed, folded into this process's kept view."""
+"""Rows appended to a notebook's log in the caller's transaction: hashed into the chain, words stored once, snapshots
+made, and once committed, folded into this process's kept view."""
 
 import functools
 import itertools
@@ -24,14 +24,12 @@ ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
     "prev_hash", "hash", "session_id", "redacts", "moved_notebook", "moved_n", "proposes", "lands", "claimed_at",
 )  # fmt: skip
-# The first columns, those notebooks_add_row (migration 0013) takes: a move's two, a proposal's two and an outside
-# row's claimed time come after, and the one-trip add never has them (a session's add is a proposal, written on the
-# general path; an outside row comes through imports.py).
+# The columns notebooks_add_row (migration 0013) takes: the one-trip add has no move, proposal nor claimed time.
 ADD_ROW_COLUMNS = len(ROW_COLUMNS) - 5
 
 
 class RowWritten(NamedTuple):
-    """A row as append wrote it (what its callers read back); a tuple, made fast for 100k-row imports."""
+    """A row as append wrote it; a tuple, made fast for 100k-row imports."""
 
     seq: int
     op: str
@@ -48,8 +46,7 @@ WORDS_COLUMNS = ("notebook_id", "digest", "body", "salt")
 COPY_FROM = 200  # rows; PostgreSQL's COPY beats a pipelined INSERT per row from about here
 
 
-# The row columns' types, for a binary COPY (psycopg writes each value as the server keeps it: no text to format
-# here nor to parse there).
+# The row columns' types, for a binary COPY: no text to format here nor to parse there.
 ROW_TYPES = (
     "int8", "int8", "varchar", "int4", "varchar", "varchar", "varchar", "text", "varchar", "int4", "float8", "float8",
     "varchar", "varchar", "varchar", "int8", "varchar", "varchar", "int4", "varchar", "int8", "float8",
@@ -59,8 +56,7 @@ ROW_TYPES = (
 def _copy(
     cursor: Any, table: str, columns: tuple[str, ...], values: Iterable[tuple[Any, ...]], types: tuple[str, ...] = ()
 ) -> None:
-    """PostgreSQL's COPY, for imports: about 10x a row-by-row INSERT; binary with the columns' `types`. `values` may
-    be a generator: rows go to the server as they are made, and it files them meanwhile (on the other core)."""
+    """PostgreSQL's COPY, about 10x a row-by-row INSERT; `values` may be a generator, filed as it is made."""
     sql = f"COPY {table} ({', '.join(map(connection.ops.quote_name, columns))}) FROM STDIN"
     with cursor.cursor.copy(f"{sql} (FORMAT BINARY)" if types else sql) as copy:  # psycopg's cursor, under Django's
         if types:
@@ -71,10 +67,8 @@ def _copy(
 
 
 def _copy_words(cursor: Any, notebook: AnyNotebook, words: list[tuple[Any, ...]]) -> None:
-    """COPY of words, skipping those kept already by hand (COPY has no ON CONFLICT); the notebook is locked, so
-    no other writer adds them meanwhile."""
-    # Every digest the notebook keeps, filtered here: `digest = ANY(60k digests)` was planned as a scan
-    # comparing each kept row with the whole list (20 s for a 100k-row import).
+    """COPY of words not kept already (COPY has no ON CONFLICT; the notebook is locked)."""
+    # Filtered here: `digest = ANY(60k digests)` was planned as a scan (20 s for a 100k-row import).
     cursor.execute("SELECT digest FROM notebooks_words WHERE notebook_id = %s", [notebook.pk])
     kept = {digest for (digest,) in cursor.fetchall()}
     _copy(cursor, "notebooks_words", WORDS_COLUMNS, (row for row in words if row[1] not in kept))
@@ -94,14 +88,9 @@ def append(
     redacted: Container[str] = frozenset(),
     redactions_checked: bool = False,
 ) -> list[RowWritten]:
-    """Chain and insert rows after the head; rows without `at` are stamped now (never before the head).
-
-    A row may carry `digest` without `words` (words redacted before export); words whose digest is in `redacted`
-    are never stored. `new_rows` may be a generator (an import's rows as they are read and checked), inserted as
-    they come: a refusal it raises leaves the caller's transaction to roll back what went in. `redactions_checked`:
-    the caller refused words a redact row names already (an add). One INSERT run over all rows, or COPY on
-    PostgreSQL: a model instance per row made a 100k-row import take 20 s, most of it in the ORM.
-    """
+    """Chain and insert rows after the head, stamping those without `at`; words whose digest is in `redacted` are
+    never stored. `new_rows` may be a generator, inserted as it comes (a refusal leaves the caller to roll back).
+    No model instances: one per row made a 100k-row import take 20 s, most of it in the ORM."""
     top = top or head(notebook)
     vendor = connection.vendor
     words: dict[str, tuple[str, str | None]] = {}  # digest -> (words, salt)
@@ -111,7 +100,6 @@ def append(
     rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
     try:
         with connection.cursor() as cursor:
-            # PostgreSQL: COPY from COPY_FROM rows, else one INSERT run over them (none for no rows)
             first = list(itertools.islice(rows, COPY_FROM)) if vendor == "postgresql" else rows
             if vendor == "postgresql" and len(first) == COPY_FROM:
                 _copy(cursor, "notebooks_row", ROW_COLUMNS, itertools.chain(first, rows), ROW_TYPES)
@@ -120,9 +108,7 @@ def append(
             # Words sorted by digest: the (notebook, digest) index fills in order (PostgreSQL: half the server's time).
             new_words = sorted((notebook.pk, d, b, s) for d, (b, s) in words.items() if d not in redacted)
             if new_words and top.seq and not redactions_checked:
-                # Redacted words never come back: writing them again would undo the redaction (an empty notebook has
-                # none), whichever digest it named them by; the rows in are rolled back with the caller's transaction.
-                # A salt the writer picked gives the words a digest of its own: the notebook's keyed one is asked too.
+                # Redacted words never come back, under the writer's digest or the notebook's keyed one.
                 other = [d2 for _, d, b, _ in new_words for d2 in wordkeys.lookups(notebook.title, b) if d2 != d]
                 gone = redacted_digests_of(notebook, [*(d for _, d, _, _ in new_words), *other])
                 if gone:
@@ -138,8 +124,7 @@ def append(
 
 
 def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple[tuple[Any, ...], RowWritten]:
-    """One row's column values (ROW_COLUMNS), hashed into the chain after `top`, and the row as written: for a
-    caller that inserts it itself (fast_add.py). Its words are stored under its digest with its salt (WORDS_COLUMNS)."""
+    """One row's column values, hashed into the chain after `top`, and the row as written, for fast_add.py to insert."""
     written: list[RowWritten] = []
     (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor)
     return values, written[0]
@@ -148,12 +133,10 @@ def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple
 def appended(
     notebook: AnyNotebook, top: Head, written: list[RowWritten], folder: "snapshots.Folder | None" = None, *, fold: bool
 ) -> None:
-    """What follows rows inserted after `top`, in the same transaction: the snapshots they reach, and once committed,
-    the rows folded into this process's kept view (when `fold`)."""
+    """The snapshots rows inserted after `top` reach, and once committed, the rows folded into the kept view."""
     _snapshot(notebook, top.seq, written, folder)
     if len(written) <= kept.FOLD_STEP and fold:
-        # Once committed, this process's kept view takes the rows written (its next read still checks them against
-        # the log); not a big import, and not where words were redacted (a rebuild shows the redaction's mark).
+        # Not a big import, nor where words were redacted (a rebuild shows the redaction's mark).
         def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
             kept.fold_in(notebook, top, written)
 
@@ -169,8 +152,7 @@ def _chained(
     vendor: str,
     folder: "snapshots.Folder | None" = None,
 ) -> Iterator[tuple[Any, ...]]:
-    """Each row's column values, hashed into the chain after `top`; fills `words` and `written` (and feeds
-    `folder`) as it goes."""
+    """Each row's column values, hashed into the chain after `top`; fills `words`, `written` and `folder`."""
     now = time.time()
     latest = checks.latest_time(now)
     seq, prev, last_at = top.seq, top.hash, top.at
@@ -183,8 +165,7 @@ def _chained(
         seq += 1
         get = fields.get
         body = get("words")
-        # The importer and an add hand the digest over (computed once); a redacted row has a digest and no words.
-        # Words without one get their keyed digest here (wordkeys.py); with a digest and no salt, the digest is plain.
+        # A redacted row has a digest and no words; words without one get their keyed digest here (wordkeys.py).
         digest, salt = get("digest"), get("salt")
         if body is not None:
             if not digest:
@@ -232,7 +213,6 @@ def _chained(
 
 
 def _refuse_future(notebook: AnyNotebook, at: float, latest: float, *, stamped: bool, last_at: float) -> None:
-    """Never a row dated later than now plus the clock allowance: neither given so nor stamped after such a row."""
     if not stamped:  # the doors refuse it first (importing.py); this is the write path's own guard
         raise Invalid(f"A row's time {checks.problem_of_future(at, latest)}.")
     # A row is never dated before the one it follows, so after a row from the future there is no honest time to give.
@@ -245,12 +225,10 @@ def _refuse_future(notebook: AnyNotebook, at: float, latest: float, *, stamped: 
 
 
 def snapshot_due(before: int, after: int) -> bool:
-    """Whether rows after seq `before` up to `after` may reach a snapshot (made in their transaction)."""
     return after // snapshots.EVERY != before // snapshots.EVERY
 
 
 def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:
-    """Make the snapshots the rows just written reached (snapshots.py), in the same transaction."""
     after = written[-1].seq if written else before
     if not snapshot_due(before, after):
         return

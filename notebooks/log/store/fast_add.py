@@ -1,14 +1,7 @@
-"""An add in one message to PostgreSQL, behind try_add/remember: the speed trick of the write path.
-
-An add hashes its row after the head (rowformat.py), read under the notebook's lock: one step after the other, five
-round trips. Here the process guesses the head (the row its own last add wrote) and sends one prepared call of
-notebooks_add_row (PL/pgSQL, migration 0013), which takes the lock, reads the head, the next number, any redaction
-of the words and the write guard (guards.py), and inserts the row and its words only if it continues that head and
-nothing refuses it; every rule stays in fold.py and checks.py. Outside a transaction the call is its own (one round
-trip); inside one it is a statement of it, the lock held to its end. A wrong guess inserts nothing: inside a
-transaction the state read under the lock goes to the general path, outside one the general path reads again. It
-costs a round trip, never a refusal (bench/NOTES.md, `python -m bench --writes-only`).
-"""
+"""An add in one message to PostgreSQL: the process guesses the head (the row its own last add wrote) and sends one
+prepared call of notebooks_add_row (migration 0013), which takes the lock and inserts the row only if it continues
+that head and nothing refuses it; every rule stays in fold.py and checks.py. A wrong guess inserts nothing and costs
+a round trip, never a refusal (bench/NOTES.md)."""
 
 import functools
 import threading
@@ -35,8 +28,8 @@ _guesses: dict[tuple[str, str, str], tuple[int, Head, int]] = {}
 _guesses_lock = threading.Lock()
 GUESSES_KEPT = 4096  # notebooks; past this the guesses start again (a missing guess costs one round trip)
 
-# The function's arguments, in its order: the lock's two keys, the notebook's id and title, the row's other columns,
-# its words, whether to ask the guard, the words' salt and their plain digest (migration 0023).
+# The lock's two keys, the notebook's id and title, the row's other columns, its words, whether to ask the guard,
+# the words' salt and their plain digest (migration 0023).
 ARG_TYPES = ("int4", "int4", "int8", "varchar", *ROW_TYPES[1:ADD_ROW_COLUMNS], "text", "bool", "varchar", "varchar")
 CALL = f"SELECT * FROM notebooks_add_row({', '.join(f'%s::{t}' for t in ARG_TYPES)})"
 # Integers sent with the type they are declared with, whatever their size: one prepared statement, not one per size.
@@ -44,8 +37,7 @@ _WRAP = tuple({"int4": Int4, "int8": Int8}.get(t) for t in ARG_TYPES)
 
 
 class _PreparedCursor(psycopg.Cursor):
-    """Binds on the server and prepares the statement once per connection; not where the settings turn preparing off
-    (PG_PREPARE=0, a pooler that cannot keep prepared statements: the connection's prepare_threshold is None)."""
+    """Binds on the server and prepares once per connection, unless PG_PREPARE=0 set prepare_threshold to None."""
 
     def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None, **kwargs: Any) -> Any:
         return super().execute(query, params, prepare=True, **kwargs)
@@ -66,7 +58,7 @@ def _key(db: BaseDatabaseWrapper, title: str) -> tuple[str, str, str]:
 
 @functools.cache
 def usable() -> bool:
-    """PostgreSQL. Read from the settings once: on SQLite an add pays nothing for this module."""
+    """PostgreSQL, read from the settings once: on SQLite an add pays nothing for this module."""
     return "postgresql" in connections.settings[DEFAULT_DB_ALIAS]["ENGINE"]
 
 
@@ -79,9 +71,8 @@ def _ask_guard(guard: guards.WriteGuard) -> bool | None:
 
 # bench/NOTES.md: one writer 802 -> 1,311 adds/s (33% -> 51% of bare commits); tests/test_fast_path_agrees.py
 def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | AddState | None":
-    """The add of `fields` (an add row without its number) in one statement, if this process knows the head: the row
-    written (committed, outside a transaction); inside one, when the guess was wrong, the notebook locked with its
-    state read (as add_state answers it); or None when not tried or to be done again on the general path."""
+    """The add of `fields` (without its number) in one statement: the row written; inside a transaction when the guess
+    was wrong, the locked notebook's state (as add_state answers it); or None for the general path."""
     if not usable():
         return None
     db = _db()
@@ -112,8 +103,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         _remember(key, pk, Head(row.seq, row.hash, row.at), row.n + 1)
         return row
     if alone:
-        # Nothing committed and the lock gone with the call: the head it read is the next guess (the caller tries
-        # again inside a transaction, where a wrong guess keeps the lock and goes on to the general path).
+        # Nothing committed and the lock gone with the call: the head it read is the next guess.
         if seq is not None:
             _remember(key, pk, Head(seq, hash_, at), (top_n or 0) + 1)
         return None
@@ -137,7 +127,7 @@ def _call(db: BaseDatabaseWrapper, title: str, args: tuple[Any, ...]) -> tuple |
 
 
 def _cursor(db: BaseDatabaseWrapper) -> _PreparedCursor:
-    """One cursor per connection, kept with it (a thread's own, as Django's connections are)."""
+    """One cursor per connection, kept with it."""
     kept = getattr(db, "_notebooks_add_cursor", None)
     if kept is None or kept.connection is not db.connection or kept.closed:
         kept = db._notebooks_add_cursor = _PreparedCursor(db.connection)
@@ -145,8 +135,7 @@ def _cursor(db: BaseDatabaseWrapper) -> _PreparedCursor:
 
 
 def remember(title: str, notebook: AnyNotebook, row: RowWritten) -> None:
-    """The head an add just wrote, for this process's next add to guess from; remembered before the commit (an add
-    after it in the same transaction continues from it; if it is rolled back the next guess is simply wrong)."""
+    """The head an add just wrote, for the next add's guess; before the commit (a rollback makes a wrong guess)."""
     if usable():
         _remember(_key(_db(), title), notebook.pk, Head(row.seq, row.hash, row.at), row.n + 1)
 

@@ -1,8 +1,5 @@
-"""Work a caller above joins to a write's own transaction: a session's take, checkpoint, land and abandon run git
-around theirs, so no caller may wrap them in an outer one. A caller that must store something with the rows (an
-idempotency key and its answer) sets it with `joining`; the service calls `join(result)` last inside its
-transaction, which rolls back with the rows if the work raises.
-"""
+"""Work a caller joins to a write's own transaction (a session's acts run git around theirs, so none may be wrapped
+in an outer one): an idempotency key stored with the rows, which roll back with it if the work raises."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager

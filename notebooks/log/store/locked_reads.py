@@ -1,5 +1,5 @@
-"""What a write reads inside its transaction, after taking the notebook's lock: the notebook, its head and next
-number, a line's state, and for an add all of it in one statement."""
+"""What a write reads in its transaction, under the notebook's lock: the notebook, its head and next number, a line's
+state, and for an add all of it in one statement."""
 
 import logging
 from collections.abc import Iterable
@@ -30,13 +30,11 @@ AnyNotebook = Notebook | NotebookRef
 
 
 def locked_notebook(title: str) -> Notebook:
-    """The notebook, locked for this transaction (locks.py: an advisory lock, not FOR UPDATE, which would need
-    UPDATE privilege); NotFound, with a hint, when there is none."""
+    """The notebook, locked for this transaction (an advisory lock: FOR UPDATE would need UPDATE privilege)."""
     return lock_notebook(get_notebook(title))
 
 
 def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
-    """Line n as a write judges it (fold.line_state), from its rows; NotFound when it was never added."""
     state = line_or_none(notebook, n, session=session)
     if state is None:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
@@ -44,23 +42,22 @@ def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> 
 
 
 def line_or_none(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState | None:
-    """Line n as a write judges it (fold.line_state), from its rows; None when it was never added. A write of
-    `session`'s holder judges it with her session's proposals as the ops they propose (read your own writes)."""
+    """Line n as a write of `session`'s holder judges it, her proposals as the ops they propose; None if never added."""
     return fold.line_state(n, stored.line_rows(notebook.pk, n, session))
 
 
 def state_of(
     notebook: AnyNotebook, numbers: Iterable[int], *, session: int | None = None, top: bool = False
 ) -> decision.State:
-    """What a service's decision reads (decision.py): the lines it concerns, as the writer's session sees them, and
-    (`top`) the highest number given (adopted rows of a dropped line hold theirs too)."""
+    """What a service's decision reads: the lines it concerns as the writer's session sees them, and (`top`) the
+    highest number given."""
     lines = {n: line for n in dict.fromkeys(numbers) if (line := line_or_none(notebook, n, session=session))}
     return decision.State(title=notebook.title, lines=lines, top_n=(stored.top_number(notebook.pk) or 0) if top else 0)
 
 
 def add_state(title: str, actor: Actor, digests: tuple[str, str]) -> tuple[AnyNotebook, Head, int, int | None]:
     """The notebook, locked, its head and next number and the write's session, for an add of words with `digests`
-    (keyed, and plain: what a redaction from before keyed digests named them by), read by stored.add_state."""
+    (keyed, and plain: what a redaction from before keyed digests named them by)."""
     found = stored.add_state(title, guards.current().may_claim_sql, actor.name, digests)
     return state_of_add(found, title, actor, digests)
 
@@ -88,7 +85,7 @@ def state_of_add(
 def _numbered(
     notebook: AnyNotebook, actor: Actor, top_n: int | None, redacted: dict[str, int], digests: tuple[str, str]
 ) -> int:
-    """The decision on an add whose author was judged already (decision.precheck): its number, or its refusal."""
+    """The number of an add whose author was judged already (decision.precheck), or its refusal."""
     state = decision.State(title=notebook.title, top_n=top_n or 0, redacted=redacted)
     row = {"op": "add", "by": actor.name, "words": "", "digest": digests[0], "plain": digests[1]}
     try:
@@ -100,21 +97,20 @@ def _numbered(
 
 
 def _log_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
-    """Each refusal of redacted words is logged, since it tells the writer a guess was right."""
+    # Logged, since the refusal tells the writer a guess was right.
     logger.warning(
         "A write of words redacted from notebook %r (redact row seq %s) was refused.", notebook.title, redact_seq
     )
 
 
 def refuse_redacted(notebook: AnyNotebook, redact_seq: int) -> None:
-    """Redacted words never come back (decision.py's refusal, for the write path's own guard in append.py)."""
+    """decision.py's refusal of redacted words, for append.py's own guard."""
     _log_redacted(notebook, redact_seq)
     state = decision.State(title=notebook.title, redacted={"named": redact_seq})
     decision.decide(state, {"op": "add", "by": "", "words": "", "digest": "named"}, editor=True, door=decision.JUDGED)
 
 
 def redacted_digests_of(notebook: AnyNotebook, digests: Iterable[str]) -> dict[str, int]:
-    """Which of these digests a redact row of the notebook names, with that row's seq."""
     found: dict[str, int] = {}
     wanted = sorted(set(digests))
     for i in range(0, len(wanted), 500):

@@ -1,7 +1,5 @@
-"""Least privilege on PostgreSQL (docs/POSTGRES.md): the log's tables (triggers.PROTECTED_TABLES) get SELECT and
-INSERT only, so an UPDATE, a DELETE, a TRUNCATE or a disabled trigger fails whatever the app's code does; the words
-table gets DELETE too, for redaction, which its trigger gates. Migrations run as the owner, who then grants again.
-"""
+"""Least privilege on PostgreSQL (docs/POSTGRES.md): the log's tables get SELECT and INSERT only (the words DELETE too,
+for redaction, which its trigger gates), so no code of the app can change them. Migrations run as the owner."""
 
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper

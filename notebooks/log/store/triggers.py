@@ -84,12 +84,8 @@ def expected_triggers(vendor: str, tables: "tuple[str, ...] | set[str]" = PROTEC
 
 
 def install(connection: BaseDatabaseWrapper = default_connection, *, gate_redactions: bool = False) -> None:
-    """Drop and create every trigger; safe to run any number of times.
-
-    SQLite refuses to rename a rebuilt table while a trigger names a table briefly missing, and the words' DELETE
-    trigger that lets redacted words go names notebooks_row: so it is put in only after migrate (post_migrate passes
-    gate_redactions) and taken out before (pre_migrate: ungate); in between, words refuse every delete.
-    """
+    """Drop and create every trigger; safe to run any number of times. SQLite refuses to rename a rebuilt table while
+    a trigger names one briefly missing: the words' gate, naming notebooks_row, goes in after migrate only."""
     # An early migration runs before later tables exist; the post_migrate pass covers them.
     existing = set(connection.introspection.table_names())
     tables = [t for t in PROTECTED_TABLES if t in existing]

@@ -1,7 +1,5 @@
-"""The rows a view reads (its cut, the view in SQL, snapshots, a line's history, an export), and the pieces of
-statements rows/ joins in. Each function returns the database's tuples as they come; the callers give them their
-meaning. The statements are the ones bench/ measures: keep their shape, and the number of them a read makes.
-"""
+"""The rows a view reads (its cut, the view in SQL, snapshots, a line's history, an export), as the database's tuples.
+The statements are the ones bench/ measures: keep their shape, and the number of them a read makes."""
 
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -39,8 +37,7 @@ WORDS_JOIN = "LEFT JOIN notebooks_words w ON w.notebook_id = r.notebook_id AND w
 
 
 def redacted_why_sql(r: str, w: str) -> str:
-    """The reason of the redaction that removed row `r`'s words `w` (NULL unless they were redacted), looked up only
-    when the words are missing, so a view of kept words pays nothing for it."""
+    """Why row `r`'s words `w` were redacted (else NULL), looked up only when they are missing."""
     return (
         f"CASE WHEN {w}.body IS NULL AND {r}.digest <> '' THEN (SELECT x.why FROM notebooks_row x "
         f"WHERE x.notebook_id = {r}.notebook_id AND x.redacts = {r}.digest AND x.op = 'redact' "
@@ -49,8 +46,7 @@ def redacted_why_sql(r: str, w: str) -> str:
 
 
 def withdrawn_sql(r: str) -> str:
-    """Whether row `r`, a proposal, was withdrawn: its session's `withdraw` event names it (sessions/services.py).
-    It stays in the log and in history, and counts as nothing: no view, gate or land sees it."""
+    """Whether row `r`, a proposal, was withdrawn by its session's `withdraw` event: then it counts as nothing."""
     return (
         f"EXISTS (SELECT 1 FROM notebooks_sessionevent x WHERE x.session_id = {r}.session_id "
         f"AND x.kind = 'withdraw' AND x.proposal = {r}.seq)"
@@ -58,9 +54,8 @@ def withdrawn_sql(r: str) -> str:
 
 
 def proposed_op_sql(r: str, *, of_session: bool = False) -> str:
-    """The op row `r` counts as: a proposal (fold.PROPOSE) as the op it proposes, unless it was withdrawn. With
-    `of_session`, only the proposals of the session whose id is the statement's next parameter (read your own
-    writes)."""
+    """The op row `r` counts as: a proposal not withdrawn as the op it proposes (`of_session`: only the session's
+    whose id is the statement's next parameter)."""
     mine = f" AND {r}.session_id = %s" if of_session else ""
     return f"(CASE WHEN {r}.op = '{fold.PROPOSE}'{mine} AND NOT {withdrawn_sql(r)} THEN {r}.proposes ELSE {r}.op END)"
 
@@ -71,7 +66,6 @@ REDACTIONS = "(SELECT COUNT(*) FROM notebooks_row x WHERE x.notebook_id = %(nb)s
 
 # ----- the row a view stands at ----------------------------------------------------------------------------------
 def row_at(notebook_id: int, seq: int) -> Found | None:
-    """(seq, hash, at) of row `seq`."""
     return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
 
 
@@ -108,35 +102,32 @@ def seq_hashes(notebook_id: int) -> dict[int, str]:
 
 
 def count_redactions(notebook_id: int) -> int:
-    """How many redact rows the notebook has (an index-only count on row_redacts_idx)."""
     return fetch_one("SELECT " + REDACTIONS.replace("%(nb)s", "%s"), [notebook_id])[0]
 
 
+# Each notebook n and its last row r (NULLs before its first).
+WITH_HEAD = (
+    "FROM notebooks_notebook n LEFT JOIN notebooks_row r "
+    "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id)"
+)
+
+
 def notebook_heads() -> list[Found]:
-    """(id, title, seq, hash, at) of every notebook and its last row (None's before its first), by title."""
-    return fetch_all(
-        "SELECT n.id, n.title, r.seq, r.hash, r.at FROM notebooks_notebook n LEFT JOIN notebooks_row r "
-        "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
-        "ORDER BY n.title"
-    )
+    """(id, title, seq, hash, at) of every notebook and its last row, by title."""
+    return fetch_all(f"SELECT n.id, n.title, r.seq, r.hash, r.at {WITH_HEAD} ORDER BY n.title")
 
 
 def notebook_head(title: str, also: Sequence[tuple[str, list]] = ()) -> Found | None:
-    """(id, title, seq, hash, at, *also) of the notebook titled `title` and its last row (None's before its first), or
-    None when no notebook has that title: a conditional read's one lookup (seeks on the title and on row_cut_idx).
-    `also` are more scalar columns (each SQL that may name the notebook as n.id, and its parameters), read in the same
-    statement so a layer above adds what it needs without another round trip."""
+    """(id, title, seq, hash, at, *also) of notebook `title` and its last row, or None: a conditional read's one lookup.
+    `also`: more scalar columns (SQL naming the notebook as n.id, and its parameters), read in the same statement."""
     columns = "".join(f", ({column})" for column, _ in also)
     return fetch_one(
-        f"SELECT n.id, n.title, r.seq, r.hash, r.at{columns} FROM notebooks_notebook n LEFT JOIN notebooks_row r "
-        "ON r.notebook_id = n.id AND r.seq = (SELECT MAX(x.seq) FROM notebooks_row x WHERE x.notebook_id = n.id) "
-        "WHERE n.title = %s",
+        f"SELECT n.id, n.title, r.seq, r.hash, r.at{columns} {WITH_HEAD} WHERE n.title = %s",
         [*(param for _, params in also for param in params), title],
     )
 
 
 def redacted_digests(notebook_id: int) -> frozenset[str]:
-    """The digests of every word the notebook's redact rows removed."""
     found = fetch_all("SELECT redacts FROM notebooks_row WHERE notebook_id = %s AND redacts IS NOT NULL", [notebook_id])
     return frozenset(digest for (digest,) in found)
 
@@ -237,9 +228,8 @@ HISTORY_COLUMNS = (
 
 
 def line_history_rows(notebook_id: int, n: int) -> tuple[list[Found], list[Found]]:
-    """Line n's rows in log order, and (only if it has any) the other lines' rows naming it in `into`: the add that
-    restored it and the strikes into it, each by its own partial index (row_restores_idx, row_struck_into_idx; an
-    OR would scan the notebook). Columns: HISTORY_COLUMNS."""
+    """Line n's rows in log order, and (if any) the other lines' naming it in `into`, by two partial indexes (an OR
+    would scan the notebook)."""
     columns = HISTORY_COLUMNS
     found = fetch_all(f"{columns}WHERE r.notebook_id = %s AND r.n = %s ORDER BY r.seq", [notebook_id, n])
     if not found:
@@ -253,8 +243,7 @@ def line_history_rows(notebook_id: int, n: int) -> tuple[list[Found], list[Found
 
 
 def words_rows_before(notebook_id: int, numbers: list[int], before: int) -> list[Found]:
-    """The add, edit and strike rows of these lines before row `before`, with their words:
-    (n, seq, op, source, digest, body, redacted why)."""
+    """The add, edit and strike rows of these lines before row `before`, with their words."""
     return fetch_all(
         f"SELECT r.n, r.seq, r.op, r.source, r.digest, w.body, {redacted_why_sql('r', 'w')} FROM notebooks_row r "
         f"{WORDS_JOIN} WHERE r.notebook_id = %s AND r.n IN ({', '.join(['%s'] * len(numbers))}) "
