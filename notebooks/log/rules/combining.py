@@ -3,10 +3,9 @@
 from collections.abc import Sequence
 from typing import Any
 
-from notebooks.log.rules import decision, fold
+from notebooks.log.rules import checks, decision, fold
 from notebooks.log.rules.decision import MERGED, RETIRED, SERVICE
 from notebooks.log.rules.errors import Invalid
-from notebooks.log.rules.fold import SOURCES
 from notebooks.log.rules.state import State
 
 
@@ -52,8 +51,7 @@ def merge_rows(
         fold.check_may_change(name=by, editor=editor, n=line.n, source=line.source, verb="merge")
     if source is None:
         source = fold.merge_source(editor=editor, lines=[(x.n, x.source, x.words) for x in lines], text=words).source
-    if source not in SOURCES:
-        raise Invalid(f"Unknown source {source!r}: use one of {', '.join(sorted(SOURCES))}.")
+    checks.check_source(source)
     add = {"op": "add", "words": words, "source": source, "by": by, "why": why, **extra}
     fold.check_may_write(name=by, editor=editor, source=source)
     (add,) = decision.decide_all(state, [add], editor=editor)

@@ -13,11 +13,9 @@ class WriteGuard:
     claim: Callable[..., int | None] = lambda *, title, actor: None
     # Raises Conflict when `by` may not start a notebook titled `title`.
     refuse_new_notebook: Callable[..., None] = lambda *, title, by: None
-    # SQL true when `claim` has anything to say about a write to the notebook aliased `nb` by the actor named by its
-    # one parameter: an add reads it in the statement that reads its head, and calls `claim` only then.
+    # SQL true when `claim` may speak on a write to the notebook aliased `nb` by the actor its one parameter names.
     may_claim_sql: str = NOTHING_TO_SAY
-    # True when the SQL function notebooks_may_claim(notebook id, actor) says what may_claim_sql says (PostgreSQL,
-    # migration 0012): an add in one round trip (fast_add.py) has notebooks_add_row call it after the lock.
+    # True when the SQL function notebooks_may_claim (migration 0012) says what may_claim_sql says, for fast_add.py.
     may_claim_function: bool = False
 
 

@@ -157,8 +157,7 @@ def _chained(
     latest = checks.latest_time(now)
     seq, prev, last_at = top.seq, top.hash, top.at
     pk = notebook.pk
-    # SQLite stores a NaN as NULL, and Python's sqlite3 binds a float at once where it looks for an adapter for
-    # every None (about 3k instructions each; an imported row has four NULLs).
+    # SQLite stores a NaN as NULL, and binds it at once where a None costs an adapter lookup (~3k instructions).
     null = math.nan if vendor == "sqlite" else None
     hash_of, worded = rowformat.hash_of, fold.WORDED
     for fields in new_rows:

@@ -12,8 +12,7 @@ NOTEBOOK_LOCK_CLASS = 0x6E62  # "nb"
 LOCK_KEY_MASK = 0x7FFFFFFF  # a notebook's id as the lock's second key (an integer)
 
 
-# PostgreSQL: the notebook's id, locked as lock_notebook locks it, found by title in the same statement (one round
-# trip less for an add). No row: no such notebook, and nothing locked.
+# PostgreSQL: the notebook's id, found by title and locked in one statement (a round trip less for an add).
 LOCK_BY_TITLE = (
     f"SELECT nb.id, pg_advisory_xact_lock({NOTEBOOK_LOCK_CLASS}, (nb.id & {LOCK_KEY_MASK})::integer) "
     "FROM notebooks_notebook nb WHERE nb.title = %s"

@@ -311,8 +311,7 @@ def rows_to_judge(notebook_id: int) -> Iterator[Found]:
     )
 
 
-# The columns reads filter, join or group on: statistics of the hashes, reasons and words (long text, sorted
-# by ANALYZE) took most of its time and steer no plan. Any ANALYZE updates the tables' sizes.
+# The columns reads steer by: statistics of the hashes, reasons and words took most of ANALYZE's time and steer none.
 ANALYZED = (
     'notebooks_row (notebook_id, seq, n, op, at, "by", digest, redacts, session_id), '
     "notebooks_words (notebook_id, digest)"
@@ -325,8 +324,7 @@ def analyze() -> None:
         cursor.execute(f"ANALYZE {ANALYZED}")
 
 
-# The lines a merge made keeping one merged line's words (the same words have one digest in a notebook): those
-# words were counted already, on the day the merged line first had them.
+# The lines a merge made keeping a merged line's words (one digest): counted already, on the day that line had them.
 MERGED_KEEPING_WORDS_SQL = """
 SELECT DISTINCT m."into" FROM notebooks_row m
 JOIN notebooks_row a ON a.notebook_id = m.notebook_id AND a.n = m."into" AND a.op = 'add'

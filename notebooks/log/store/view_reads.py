@@ -135,9 +135,8 @@ def redacted_digests(notebook_id: int) -> frozenset[str]:
 # ----- the view in SQL -------------------------------------------------------------------------------------------
 CUT_BY_SEQ = "SELECT seq FROM notebooks_row WHERE notebook_id = %(nb)s AND seq <= %(cut)s ORDER BY seq DESC LIMIT 1"
 
-# The live lines at a cut, and the row they stand at, in one query: group each line's rows (an index-only scan of
-# row_fold_idx) to find its current add/edit and whether a strike took it out, then fetch that row and its words.
-# CROSS JOIN keeps SQLite from scanning the rows first and searching the groups (it has no statistics to go by).
+# The live lines at a cut and the row they stand at: each line's rows grouped (index-only on row_fold_idx), then its
+# current row fetched. CROSS JOIN keeps SQLite from scanning the rows first (it has no statistics to go by).
 VIEW_SQL = """
 SELECT r.n, w.body, {why}, r.source, r."by", r.at, r.seq, h.seq, h.hash, h.at
 FROM (SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %(nb)s AND seq = ({cut})) h
@@ -195,8 +194,7 @@ def nearest_snapshot(notebook_id: int, cut: int) -> Found | None:
     return fetch_one(NEAREST_SQL, {"nb": notebook_id, "cut": cut})
 
 
-# The rows after a snapshot, with their words: a subquery per row, so the planner probes the words' index for
-# each row instead of hashing every word of the notebook (PostgreSQL's figure: bench/NOTES.md).
+# The rows after a snapshot: a subquery per row probes the words' index, not a hash of every word (bench/NOTES.md).
 ROWS_SQL = """
 SELECT r.seq, r.op, r.n, r.source, r."by", r.at, r.prev_hash, r.hash, r.digest,
        CASE WHEN r.op IN ('add', 'edit') THEN
