@@ -1,5 +1,5 @@
-"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes), least recently used
-first out. Not functools.lru_cache or cachetools: they weigh a value once, when it is put, and a kept value grows."""
+"""What a process keeps in memory per notebook, least recently used first out. Not functools.lru_cache or
+cachetools: they weigh a value once, when it is put, and a kept value grows."""
 
 import sys
 import threading
@@ -20,8 +20,7 @@ def notebook_key(notebook: Notebook) -> tuple[str, str, int]:
 
 
 class LRU(Generic[V]):
-    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight (read again on each keep,
-    so a setting may change them), the newest kept however heavy; thread-safe."""
+    """At most `most()` values weighing at most `heaviest()` in all (read on each keep), the newest however heavy."""
 
     def __init__(
         self,
@@ -35,7 +34,6 @@ class LRU(Generic[V]):
         self._most, self._weigh, self._heaviest = most, weigh, heaviest
 
     def get(self, key: Hashable) -> V | None:
-        """The value, now the most recently used, or None."""
         with self._lock:
             value = self._kept.get(key)
             if value is not None:
