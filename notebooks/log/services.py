@@ -161,13 +161,7 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
 
 
 def retire_into(
-    *,
-    notebook: str,
-    numbers: list[int],
-    into: int,
-    by: "Actor | str",
-    why: str,
-    expected: dict[int, int] | None = None,
+    *, notebook: str, numbers: list[int], into: int, by: "Actor | str", why: str, expected: dict[int, int] | None = None
 ) -> Written:
     """Keep line `into` and retire `numbers` into it, all or nothing; `expected`: line -> seq of its last row read."""
     actor = as_actor(by)

@@ -52,8 +52,7 @@ _string = json.encoder.encode_basestring  # the encoder's own escaping of a stri
 
 
 def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """Hash of a row: its canonical content (HASHED_FIELDS, words by digest only, as one JSON object with sorted
-    keys, separators "," and ":", not ASCII-escaped) chained to the previous row."""
+    """Hash of a row: its HASHED_FIELDS (words by digest) as compact JSON with sorted keys, chained to the last."""
     get = fields.get
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
@@ -67,8 +66,7 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash of the fields one by one, without a dict for each row of an import: the usual row written with json's
-    own string escaper, at half the encoder's cost; anything else by the encoder, which defines the bytes."""
+    """row_hash without a dict per row: the usual row by json's string escaper (half the encoder's cost), else as it."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)
@@ -118,8 +116,7 @@ def hash_of(
 
 
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
-    """One row as its JSON Lines object, in the seed's field order with our extras after. Redacted words read
-    "[redacted: why]" beside their keyed digest, so the hash still checks on import; a plain digest is withheld."""
+    """One row as its JSON Lines object; redacted words read "[redacted: why]" beside their keyed digest, if keyed."""
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}
     if redacted_why is not None:
