@@ -78,23 +78,19 @@ def create_notebook(*, title: str, by: str) -> Notebook:
             guards.current().refuse_new_notebook(title=title, by=by)
             if Notebook.objects.filter(title=title).exists():
                 raise Conflict(f"A notebook titled {title!r} already exists.")
-            _refuse_lookalike(title)
+            # A new title must not read like an existing one (checks.title_key); look-alikes from before keep working.
+            key = title_key(title)
+            alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
+            if alike is not None:
+                raise LooksAlike(
+                    f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, "
+                    f"separators or trailing punctuation): did you mean {alike!r}?",
+                    existing=alike,
+                )
             return Notebook.objects.create(title=title, created_by=by)
     except IntegrityError:
         # A concurrent create of the same title won the race.
         raise Conflict(f"A notebook titled {title!r} already exists.") from None
-
-
-def _refuse_lookalike(title: str) -> None:
-    """A new title must not read like an existing one (checks.title_key); look-alikes from before keep working."""
-    key = title_key(title)
-    alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
-    if alike is not None:
-        raise LooksAlike(
-            f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, separators or "
-            f"trailing punctuation): did you mean {alike!r}?",
-            existing=alike,
-        )
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:

@@ -1,5 +1,4 @@
-"""Who is writing. The human editor's role is recorded (a permission, a group holding it, or superuser), never
-guessed from a name."""
+"""Who is writing: the human editor's role is recorded (a permission, a group, or superuser), not guessed by name."""
 
 from dataclasses import dataclass
 

@@ -1,5 +1,4 @@
-"""Reads of the log: views (from kept.py, checked against the log on every read), a line, its history, the turn,
-heads and the export (each one SQL query)."""
+"""Reads of the log: views (kept.py, checked against the log on every read), a line, its history, the turn, heads."""
 
 import difflib
 import re

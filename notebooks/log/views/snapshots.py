@@ -201,16 +201,8 @@ def problems(notebook_id: int) -> list[str]:
             if their_redactions != redactions:
                 found.append(f"{where}: made before a redaction (readers pass it over)")
                 continue
-            folder.feed(_upto(rows, folder, seq))
+            while folder.seq < seq and (row := next(rows, None)) is not None:
+                folder.apply(*row)
             if decode(blob) != folder.live.copy():
                 found.append(f"{where}: its lines differ from the log's view at that row")
     return found
-
-
-def _upto(rows: Iterator[FoldRow], folder: Folder, seq: int) -> Iterator[FoldRow]:
-    """Rows from `rows` while the fold has not reached `seq` (the fold keeps its place between calls)."""
-    while folder.seq < seq:
-        row = next(rows, None)
-        if row is None:
-            return
-        yield row
