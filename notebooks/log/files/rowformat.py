@@ -121,15 +121,12 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     out: dict[str, Any] = {"op": op, "n": row["n"]}
     if redacted_why is not None:
         words = redacted_text(redacted_why)
-    if op == PROPOSE:  # the proposed op's fields, its words under a field no older reader takes (docstring)
-        op = row["proposes"]
-        out["proposes"] = op
-        inner = _fields(op, row, words)
-        if op in PROPOSED_WORDS_FIELD:
-            inner = {PROPOSED_WORDS_FIELD[op] if k == WORDS_FIELD[op] else k: v for k, v in inner.items()}
-        out.update(inner)
-    else:
-        out.update(_fields(op, row, words))
+    if op == PROPOSE:  # the proposed op's fields, its words under a field no older reader takes
+        op = out["proposes"] = row["proposes"]
+    inner = _fields(op, row, words)
+    if "proposes" in out and op in PROPOSED_WORDS_FIELD:
+        inner = {PROPOSED_WORDS_FIELD[op] if k == WORDS_FIELD[op] else k: v for k, v in inner.items()}
+    out.update(inner)
     if row.get("lands") is not None:  # a landed copy of a session's proposal
         out["lands"] = row["lands"]
     if redacted_why is not None:
@@ -139,8 +136,7 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     out["at"] = row["at"]
     if row.get("claimed_at") is not None:  # the time an outside writer gave; `at` is the log's
         out["claimed_at"] = row["claimed_at"]
-    out["seq"] = row["seq"]
-    out["hash"] = row["hash"]
+    out.update(seq=row["seq"], hash=row["hash"])
     return out
 
 

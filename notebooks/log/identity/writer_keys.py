@@ -132,7 +132,6 @@ def prover(*, notebook: str) -> Callable[[dict[str, Any]], tuple[Writer | None, 
 
 
 def proven_writer(row: dict[str, Any], *, notebook: str) -> tuple[Writer | None, str]:
-    """prover for one row."""
     return prover(notebook=notebook)(row)
 
 

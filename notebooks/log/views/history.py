@@ -10,8 +10,6 @@ from notebooks.log.rules.fold import PROPOSE, RESTORED, RETIRED_INTO, WORDED
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of a line's history, with the words the line had after it."""
-
     seq: int
     op: str
     text: str | None

@@ -43,17 +43,14 @@ class LRU(Generic[V]):
     def keep(self, key: Hashable, make: Callable[[V | None], V]) -> V:
         """Keep `make(the value kept now, or None)`, as the most recently used, in one step."""
         with self._lock:
-            value = self._kept[key] = make(self._kept.get(key))
-            self._kept.move_to_end(key)
-            self._drop_oldest()
+            kept, weigh = self._kept, self._weigh
+            value = kept[key] = make(kept.get(key))
+            kept.move_to_end(key)
+            most, heaviest, weight = self._most(), self._heaviest(), sum(map(weigh, kept.values()))
+            while len(kept) > 1 and (len(kept) > most or weight > heaviest):  # the oldest dropped first
+                _, dropped = kept.popitem(last=False)
+                weight -= weigh(dropped)
         return value
-
-    def _drop_oldest(self) -> None:
-        kept, weigh, most, heaviest = self._kept, self._weigh, self._most(), self._heaviest()
-        weight = sum(map(weigh, kept.values()))
-        while len(kept) > 1 and (len(kept) > most or weight > heaviest):
-            _, dropped = kept.popitem(last=False)
-            weight -= weigh(dropped)
 
     def drop(self, wanted: Callable[[Hashable], bool]) -> None:
         with self._lock:
