@@ -31,8 +31,7 @@ class MovedLine:
 
 
 def move(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> MovedLine:
-    """Live line n of `notebook` as a new line of `to` with the same words, source and author: the human editor's, with
-    a reason (an open session's guard judges both notebooks)."""
+    """Live line n of `notebook` as a new line of `to` with the same words, source and author; the editor's."""
     check_number(n)
     (moved,) = move_many(notebook=notebook, numbers=[n], to=to, by=by, why=why, expected={n: expected})
     return moved
@@ -47,8 +46,7 @@ def move_many(
     why: str,
     expected: dict[int, int | None] | None = None,
 ) -> list[MovedLine]:
-    """Several lines moved as move() moves one, all or nothing, as the next numbers there in the order given.
-    `expected` maps a line to the seq of its last row as the writer read it (a stale one refuses them all)."""
+    """Several lines moved as move() moves one, all or nothing, as the next numbers there in the order given."""
     actor = as_actor(by)
     decision.precheck({"op": "strike", "how": "moved", "by": actor.name}, editor=actor.editor)  # before any read
     check_reason(why)

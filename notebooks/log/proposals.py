@@ -18,8 +18,7 @@ def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list
 
 
 def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:
-    """Append the landed copy of each of the session's proposals, in order, at the head (the caller holds the lock).
-    Each obeys the rules at the land (decision.py): the line it edits or retires, and a strike's `into`, are live."""
+    """Append the landed copy of each of the session's proposals, each judged (the caller holds the lock)."""
     copies = fold.landed_copies(proposals(notebook, session_id, after=after))
     numbers = [n for copy in copies if copy["op"] != "add" for n in (copy["n"], copy.get("into")) if n is not None]
     state = state_of(notebook, numbers)

@@ -24,8 +24,7 @@ logger = logging.getLogger(__name__)
 def redact(
     *, notebook: str, n: int, by: "Actor | str", why: str, seq: int | None = None, digest: str | None = None
 ) -> Written:
-    """The human editor's, with a reason: the words of row `seq` of line n, or those with `digest`, or else the line's
-    current words. Every row that carried them reads "[redacted: why]"; the chain, hashing only digests, verifies."""
+    """The words of row `seq` of line n, or with `digest`, or else its current words, read "[redacted: why]" after."""
     actor = as_actor(by)
     decision.precheck({"op": "redact", "by": actor.name}, editor=actor.editor)  # before any read
     check_number(n)
@@ -68,8 +67,7 @@ def redact(
 
 
 def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
-    """The same words kept under their other digest (plain from before keyed digests, or keyed since), each with
-    the first line that carried it: a redaction takes every copy of the words, one redact row each."""
+    """The same words under their other digest (plain or keyed), each with the first line that carried it."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT body FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook.pk, target])
         found = cursor.fetchone()
@@ -87,8 +85,7 @@ VACUUMED = "notebooks_words, notebooks_snapshot"  # the tables whose deleted row
 
 
 def vacuum_words() -> bool:
-    """Whether the words' tables were vacuumed (outside any transaction, PostgreSQL). A role that does not own them
-    (the app's, docs/POSTGRES.md) may not: logged, never raised; autovacuum or the owner's VACUUM does it later."""
+    """Whether the words' tables were vacuumed (PostgreSQL); a role not owning them may not: logged, never raised."""
     if connection.in_atomic_block:
         logger.warning("The words' tables were not vacuumed after a redaction: a transaction is still open.")
         return False

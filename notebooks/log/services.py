@@ -1,6 +1,7 @@
 """Every write to a notebook's lines (redaction.py, moves.py and imports.py write the others), keyword-only, one
 transaction each (composing with an outer one); a refusal is a NotebookError, with nothing written."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,11 +33,23 @@ class Written:
     def seq(self) -> int:
         return self.seqs[-1]
 
+    @classmethod
+    def of(cls, n: int, rows: Iterable[RowWritten]) -> "Written":
+        return cls(n=n, seqs=tuple(row.seq for row in rows))
+
 
 def lock_for_write(title: str, actor: Actor) -> tuple[Notebook, dict[str, Any]]:
     """The session guard's claim (which refuses what an open session forbids), then the notebook, locked."""
     claim = {"session_id": guards.current().claim(title=title, actor=actor)}
     return locked_notebook(title), claim
+
+
+def _locked_state(
+    title: str, actor: Actor, numbers: list[int], top: bool = False
+) -> tuple[Notebook, dict[str, Any], decision.State]:
+    """lock_for_write, then the state of these lines as the writer's session sees them."""
+    nb, claim = lock_for_write(title, actor)
+    return nb, claim, state_of(nb, numbers, session=claim["session_id"], top=top)
 
 
 def distinct_numbers(numbers: Any, empty: str, twice: str = "Name each line once.") -> list[int]:
@@ -65,24 +78,19 @@ def create_notebook(*, title: str, by: str) -> Notebook:
             guards.current().refuse_new_notebook(title=title, by=by)
             if Notebook.objects.filter(title=title).exists():
                 raise Conflict(f"A notebook titled {title!r} already exists.")
-            _refuse_lookalike(title)
+            # A new title must not read like an existing one (checks.title_key); look-alikes from before keep working.
+            key = title_key(title)
+            alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
+            if alike is not None:
+                raise LooksAlike(
+                    f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, "
+                    f"separators or trailing punctuation): did you mean {alike!r}?",
+                    existing=alike,
+                )
             return Notebook.objects.create(title=title, created_by=by)
     except IntegrityError:
         # A concurrent create of the same title won the race.
         raise Conflict(f"A notebook titled {title!r} already exists.") from None
-
-
-def _refuse_lookalike(title: str) -> None:
-    """A new title must not read like an existing one (checks.title_key): two notebooks one agent or Dad would take
-    for the same. Existing look-alikes from before keep working; only a new one is refused."""
-    key = title_key(title)
-    alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
-    if alike is not None:
-        raise LooksAlike(
-            f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, separators or "
-            f"trailing punctuation): did you mean {alike!r}?",
-            existing=alike,
-        )
 
 
 def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -> Written:
@@ -116,11 +124,9 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
-        nb, claim = lock_for_write(notebook, actor)
-        state = state_of(nb, [check_number(n)], session=claim["session_id"])
+        nb, claim, state = _locked_state(notebook, actor, [check_number(n)])
         fields = {"op": "edit", "n": n, "words": to, "by": actor.name, "why": why, "expected": expected, **claim}
-        (row,) = append(nb, decision.decide_all(state, [fields], editor=actor.editor))
-    return Written(n=n, seqs=(row.seq,))
+        return Written.of(n, append(nb, decision.decide_all(state, [fields], editor=actor.editor)))
 
 
 def retire(
@@ -135,8 +141,8 @@ def retire(
             check_number(into, "'into' line number")
         state = state_of(nb, [check_number(n), *([] if into is None else [into])], session=claim["session_id"])
         fields = {"op": "strike", "n": n, "how": "retired", "into": into, "by": actor.name, "why": why, **claim}
-        (row,) = append(nb, decision.decide_all(state, [{**fields, "expected": expected}], editor=actor.editor))
-    return Written(n=n, seqs=(row.seq,))
+        fields["expected"] = expected
+        return Written.of(n, append(nb, decision.decide_all(state, [fields], editor=actor.editor)))
 
 
 def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: str) -> Written:
@@ -145,24 +151,15 @@ def retire_many(*, notebook: str, numbers: list[int], by: "Actor | str", why: st
     check_reason(why)
     numbers = distinct_numbers(numbers, "Select at least one line to retire.")
     with transaction.atomic():
-        nb, claim = lock_for_write(notebook, actor)
-        state = state_of(nb, numbers, session=claim["session_id"])
+        nb, claim, state = _locked_state(notebook, actor, numbers)
         fields = [{"op": "strike", "n": x, "how": "retired", "by": actor.name, "why": why, **claim} for x in numbers]
-        written = append(nb, decision.decide_all(state, fields, editor=actor.editor))
-    return Written(n=numbers[0], seqs=tuple(r.seq for r in written))
+        return Written.of(numbers[0], append(nb, decision.decide_all(state, fields, editor=actor.editor)))
 
 
 def retire_into(
-    *,
-    notebook: str,
-    numbers: list[int],
-    into: int,
-    by: "Actor | str",
-    why: str,
-    expected: dict[int, int] | None = None,
+    *, notebook: str, numbers: list[int], into: int, by: "Actor | str", why: str, expected: dict[int, int] | None = None
 ) -> Written:
-    """Keep line `into` and retire each of `numbers` into it, for one reason, all or nothing (a contradicting pair, one
-    kept). `expected` maps a line to the seq of its last row as the writer read it (a stale one refuses them all)."""
+    """Keep line `into` and retire `numbers` into it, all or nothing; `expected`: line -> seq of its last row read."""
     actor = as_actor(by)
     check_reason(why)
     numbers = distinct_numbers(numbers, "Name at least one line to retire into the kept one.")
@@ -172,20 +169,17 @@ def retire_into(
     if expected is not None and not isinstance(expected, dict):
         raise Invalid("'expected' maps each line to the seq of its last row as you read it.")
     with transaction.atomic():
-        nb, claim = lock_for_write(notebook, actor)
-        state = state_of(nb, [into, *numbers], session=claim["session_id"])
+        nb, claim, state = _locked_state(notebook, actor, [into, *numbers])
         rows = combining.retire_into_rows(
             state, numbers=numbers, into=into, by=actor.name, editor=actor.editor, why=why, expected=expected, **claim
         )
-        written = append(nb, rows)
-    return Written(n=into, seqs=tuple(r.seq for r in written))
+        return Written.of(into, append(nb, rows))
 
 
 def merge(
     *, notebook: str, numbers: list[int], text: str, by: "Actor | str", why: str, source: str | None = None
 ) -> Written:
-    """One new line saying what several said, each old line struck into it, all or nothing. Without `source`, the new
-    line's is fold.merge_source's (the editor keeping one line's words keeps its source; his own words are his)."""
+    """One new line saying what several said, each struck into it, all or nothing; no `source`: fold.merge_source's."""
     actor = as_actor(by)
     check_words(text)
     check_reason(why)
@@ -194,37 +188,32 @@ def merge(
         raise Invalid(two)
     numbers = distinct_numbers(numbers, two, "A merge names each line once.")
     with transaction.atomic():
-        nb, claim = lock_for_write(notebook, actor)
-        state = state_of(nb, numbers, session=claim["session_id"], top=True)
+        nb, claim, state = _locked_state(notebook, actor, numbers, top=True)
         rows = combining.merge_rows(
             state, numbers=numbers, words=text, source=source, by=actor.name, editor=actor.editor, why=why, **claim
         )
-        written = append(nb, rows)
-    return Written(n=rows[0]["n"], seqs=tuple(r.seq for r in written))
+        return Written.of(rows[0]["n"], append(nb, rows))
 
 
 def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
-    """Undo a retirement: a new line (the next number) with retired line n's last words and source, its row naming
-    n in `restores` (fold.py). Line n stays retired; both histories show it. Returns the new line."""
+    """Undo a retirement: a new line with retired line n's last words and source, naming n in `restores` (fold.py)."""
     actor = as_actor(by)
     check_reason(why)
     check_number(n)
     with transaction.atomic():
-        nb, claim = lock_for_write(notebook, actor)
-        state = state_of(nb, [n], session=claim["session_id"], top=True)
+        nb, claim, state = _locked_state(notebook, actor, [n], top=True)
         if (restored := stored.restoring_line(nb.pk, n, claim["session_id"])) is not None:
             state.restored[n] = restored  # or, for the session's holder, one of her proposals does
         if (moved := stored.last_strike_moved(nb.pk, n)) and moved[0] is not None:
             state.moved[n] = (moved[0], moved[1])  # its last strike moved it to that notebook's line
         fields = {"op": "add", "restores": n, "by": actor.name, "why": why, **claim}
         (fields,) = decision.decide_all(state, [fields], editor=actor.editor)
-        (row,) = append(nb, [fields])
-    return Written(n=fields["n"], seqs=(row.seq,))
+        return Written.of(fields["n"], append(nb, [fields]))
 
 
 @dataclass(frozen=True)
 class Unmerged:
-    """An undone merge: the merged line, now retired, and each line merged into it with the line restoring it."""
+    """The merged line, now retired, and each line merged into it with the line restoring it."""
 
     n: int
     restored: dict[int, int]
@@ -232,8 +221,7 @@ class Unmerged:
 
 
 def undo_merge(*, notebook: str, n: int, by: "Actor | str", why: str) -> Unmerged:
-    """Undo the merge that made line n, in one act and for one reason: every line merged into it restored (each a new
-    line with its last words and source, as `restore` makes it), then line n retired. All or nothing."""
+    """Undo the merge that made line n, all or nothing: every line merged into it restored, then line n retired."""
     actor = as_actor(by)
     check_reason(why)
     check_number(n)
@@ -258,7 +246,7 @@ def undo_merge(*, notebook: str, n: int, by: "Actor | str", why: str) -> Unmerge
 
 
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:
-    """Edit line n back to the words its row `seq` gave it (an older version in its history): a new edit row."""
+    """Edit line n back to the words its row `seq` gave it: a new edit row."""
     check_number(n)
     check_number(seq, "seq")
     with transaction.atomic():
@@ -271,7 +259,7 @@ def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, ex
 
 
 def rebuild_snapshots(*, notebook: str) -> int:
-    """Make the notebook's view snapshots again from its log (snapshots.py); returns how many."""
+    """How many view snapshots were made again from the log (snapshots.py)."""
     with transaction.atomic():
         nb = locked_notebook(notebook)
         return snapshots.rebuild(nb.pk)

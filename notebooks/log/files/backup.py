@@ -17,24 +17,16 @@ def backup(dest: Path, connection: BaseDatabaseWrapper = default_connection) -> 
     if dest.exists():
         raise Invalid(f"{dest} already exists; a backup never overwrites a file.")
     if connection.vendor == "sqlite":
-        _sqlite(dest, connection)
-    elif connection.vendor == "postgresql":
-        _pg_dump(dest, connection)
-    else:
+        connection.ensure_connection()
+        target = sqlite3.connect(dest)
+        try:
+            # Copies in steps, restarting a step if a writer changed the page meanwhile; the result is one snapshot.
+            connection.connection.backup(target, pages=4096)
+        finally:
+            target.close()
+        return
+    if connection.vendor != "postgresql":
         raise Invalid(f"no backup is written for {connection.vendor}")
-
-
-def _sqlite(dest: Path, connection: BaseDatabaseWrapper) -> None:
-    connection.ensure_connection()
-    target = sqlite3.connect(dest)
-    try:
-        # Copies in steps, restarting a step if a writer changed the page meanwhile; the result is one snapshot.
-        connection.connection.backup(target, pages=4096)
-    finally:
-        target.close()
-
-
-def _pg_dump(dest: Path, connection: BaseDatabaseWrapper) -> None:
     pg_dump = shutil.which("pg_dump")
     if pg_dump is None:
         raise Invalid("pg_dump is not installed; install the PostgreSQL client of the server's major version.")

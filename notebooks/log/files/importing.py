@@ -1,34 +1,26 @@
-"""Reading JSON Lines into rows: each line parsed (import_fields.py) and judged by the one decision (decision.py)
-before anything is written; a refusal names the file's line number. No database access here."""
+"""Reading JSON Lines into rows: each line parsed and judged by the one decision (decision.py) before anything is
+written; a refusal names the file's line and quotes at most a few hundred characters of a value. No database access."""
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from notebooks.log.files import rowformat
-from notebooks.log.files.import_fields import (
-    HEX,
-    digest_of,
-    fail,
-    loads,
-    moved_of,
-    name_of,
-    number_of,
-    quoted,
-    text_of,
-    time_of,
-)
-from notebooks.log.rules import decision
-from notebooks.log.rules.checks import MAX_TIME
-from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules import checks, decision
+from notebooks.log.rules.checks import MAX_NAME, MAX_NUMBER, MAX_TIME
+from notebooks.log.rules.errors import Invalid, NotebookError
 from notebooks.log.rules.fold import PROPOSABLE, PROPOSE
-from notebooks.models import How, Source
+from notebooks.models import TITLE_PATTERN, How, Source
 
 SOURCES = frozenset(Source.values)
 HOWS = frozenset(How.values)  # How.values builds a new list on every read: 100k rows read it 30k times
 RETIRED = How.RETIRED.value
 MOVED = How.MOVED.value
 OPS = ("add", "edit", "strike", "adopt", "redact", "propose")
+TITLE = re.compile(TITLE_PATTERN)
+HEX = frozenset("0123456789abcdef")
+KEYED = HEX | {rowformat.KEYED}  # a digest's first character
 # A row appended to an existing notebook is hashed with the time the log gives it: a hash of the writer's cannot hold.
 APPENDED_HASH = (
     "a row appended to an existing notebook carries no 'hash': the log gives it its time and its place in the chain "
@@ -61,13 +53,8 @@ def checked_rows(
     keyed: Callable[[str], tuple[str, str]] | None = None,
     session_of: Callable[[str, bool, int], int | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """parse, a row at a time, each judged by the one decision (decision.py) and folded into `state` before it is
-    given, so an import writes rows while it reads the file (the file's last check may refuse it after its last row).
-
-    `start`: the file's line number of the first line given. `attribute`: whom a row (the object, the `by` it claims,
-    its line) is by and whether as the editor, in place of the claim and `is_editor`. `keyed`: wordkeys.keyer's, for
-    rows that give no hash. `session_of`: the open session a row of (by, editor, line) belongs to, whose proposal it
-    then is. Rows after a notebook's head (`door.appended`) take the log's time, theirs kept as `claimed_at`."""
+    """parse, a row at a time, each judged and folded into `state` before it is given, so an import writes as it reads.
+    `attribute`: whom a row is by and as the editor or not; `session_of`: the open session whose proposal it is."""
     latest = min(latest, MAX_TIME)
     log_time = door.appended
     decide, fold_in = decision.decide, decision.apply
@@ -136,6 +123,116 @@ def checked_rows(
     decision.finish(state)
 
 
+# Each field of a row, read and checked for type and limits: the usual value passed at once.
+_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its two regex matches and three calls a line
+
+
+def loads(raw: str) -> Any:
+    """json.loads(raw), the scanner at once for a line that is one JSON value (a refusal says what json.loads says)."""
+    try:
+        obj, end = _scan(raw, 0)
+    except (StopIteration, ValueError, TypeError):
+        return json.loads(raw)
+    if end != len(raw) and not raw[end:].isspace():
+        return json.loads(raw)
+    return obj
+
+
+def fail(line_no: int, message: str) -> Invalid:
+    return Invalid(checks.bounded(f"line {line_no}: {message}"), line=line_no)
+
+
+def quoted(value: Any) -> str:
+    """A row's value as a refusal quotes it: its repr, cut (a 2 MB op must not make a 2 MB alarm)."""
+    return checks.shown(repr(value))
+
+
+def text_of(obj: dict, key: str, line_no: int, *, required: bool, limit: int) -> str:
+    value = obj.get(key)
+    # The usual value, passed at once: ASCII text (so no lone surrogate), not blank, no NUL, within the limit.
+    if type(value) is str and value.isascii() and 0 < len(value) <= limit and not value.isspace():
+        if "\x00" not in value:
+            return value
+    if value is None or value == "":
+        if required:
+            raise fail(line_no, f"'{key}' is missing or empty")
+        return ""
+    problem = checks.problem_of_text(value, limit=limit, required=required)
+    if problem:
+        raise fail(line_no, f"'{key}' {problem}")
+    return value
+
+
+def name_of(obj: dict, key: str, line_no: int, *, required: bool) -> str:
+    """An actor's name a row gives, through the one name check (checks.problem_of_name) every other door runs."""
+    value = obj.get(key)
+    if type(value) is str and value.isascii() and value.isprintable() and 0 < len(value) <= MAX_NAME:
+        if not value.isspace():  # the usual value, passed at once
+            return value
+    if value is None or value == "":
+        if required:
+            raise fail(line_no, f"'{key}' is missing or empty")
+        return ""
+    if not isinstance(value, str):
+        raise fail(line_no, f"'{key}' must be text, not {type(value).__name__}")
+    problem = checks.problem_of_name(value)
+    if problem:
+        raise fail(line_no, f"'{key}' {problem}")
+    return value
+
+
+WITHHELD = (
+    "its words were redacted before digests were keyed, and their plain digest is withheld from exports (any guess "
+    "could be checked against it), so this row's hash cannot be checked again; restore such a notebook from a "
+    "backup (docs/RELIABILITY.md)"
+)
+
+
+def digest_of(obj: dict, key: str, line_no: int) -> str:
+    value = obj.get(key)
+    if value is None and key in obj and (key == "redacts" or obj.get("redacted") is True):
+        raise fail(line_no, WITHHELD)
+    if not isinstance(value, str) or not set(value[1:]) <= HEX or len(value) != 64 or not set(value[:1]) <= KEYED:
+        raise fail(line_no, f"'{key}' must be a digest (64 lowercase hex digits, or 'k' and 63), not {quoted(value)}")
+    return value
+
+
+def number_of(obj: dict, key: str, line_no: int, *, required: bool = True) -> int | None:
+    value = obj.get(key)
+    if type(value) is int and 1 <= value <= MAX_NUMBER:  # the usual value, passed at once
+        return value
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBER:
+        raise fail(line_no, f"'{key}' must be a whole number from 1 to {MAX_NUMBER}, not {quoted(value)}")
+    return value
+
+
+def time_of(obj: dict, key: str, line_no: int, *, required: bool = True, latest: float = MAX_TIME) -> float | None:
+    """A time no later than `latest` (at most MAX_TIME): a row from the future is a poisoned clock."""
+    value = obj.get(key)
+    if type(value) is float and 0 <= value <= latest:  # the usual value, passed at once
+        return value
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
+        raise fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {quoted(value)}")
+    problem = checks.problem_of_future(value, latest)
+    if problem:
+        raise fail(line_no, f"'{key}' {problem}")
+    return float(value)
+
+
+def moved_of(obj: dict, key: str, line_no: int) -> tuple[str, int] | None:
+    """The other end of a move a row names (`key` and `key`_n: a notebook's title and a line of it), or None."""
+    title = obj.get(key)
+    if title is None and obj.get(f"{key}_n") is None:
+        return None
+    if not isinstance(title, str) or not TITLE.fullmatch(title) or title != title.rstrip():
+        raise fail(line_no, f"'{key}' must be a notebook's title, not {quoted(title)}")
+    return title, number_of(obj, f"{key}_n", line_no)
+
+
 # Each op's own fields, read and checked for type and limits (what may be written: decision.py).
 Reader = Callable[[dict, dict[str, Any], int, int, float, "Callable[[str], tuple[str, str]] | None"], None]
 
@@ -150,8 +247,7 @@ def _source(obj: dict, line_no: int, *, required: bool = True) -> str:
 
 
 def _words(obj: dict, fields: dict[str, Any], key: str, line_no: int, limit: int, keyed: Any) -> None:
-    """A row's words, digest and salt (no words: redacted before export). Words without a salt have the plain digest
-    the file's hash took or, in a row without a hash, a keyed one from `keyed`, the plain one kept beside it."""
+    """A row's words, digest and salt; without a salt or a hash, the digest is keyed and the plain one kept beside."""
     if "digest" in obj and "salt" not in obj:
         fields.update(words=None, digest=digest_of(obj, "digest", line_no), salt=None)
         return

@@ -51,8 +51,7 @@ def import_notebook(
     adopt_name: str = "backup",
     progress: Callable[[int], None] | None = None,
 ) -> Imported:
-    """A new notebook from JSON Lines; `adopt_from` recovers a hand rewrite's lost words. The rows are written as
-    they are read and checked (PostgreSQL files them on the other core meanwhile); a refusal rolls them all back."""
+    """A new notebook from JSON Lines, written as read; `adopt_from` recovers a hand rewrite's lost words."""
     limits = _limits()
     check_name(by)
     is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
@@ -101,8 +100,8 @@ class Appended:
 
 
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
-    """Rows an outside writer appended to a notebook's file, each checked as an import checks it, whom it is by proven
-    (outside.py). A title with no notebook yet starts one, started by `by_default` (the operator's, never a row's)."""
+    """Rows appended to a notebook's file, checked as an import's, their writers proven (outside.py); a new title
+    starts a notebook by `by_default` (the operator's, never a row's)."""
     try:
         title_validator(notebook)
     except ValidationError as exc:
@@ -171,8 +170,7 @@ class _Claims:
 
 
 def _own_salt(fields: dict[str, Any], title: str) -> None:
-    """A row appended to a notebook's file has the notebook's own salt of its words, or none: any other salt would let
-    a guess of these words be checked against their digest once they are redacted."""
+    """An appended row's salt is the notebook's own or none: another would let a guess be checked once redacted."""
     salt, words = fields.get("salt"), fields.get("words")
     if salt and words is not None and salt != wordkeys.salt_of(title, words):
         raise Invalid(

@@ -52,8 +52,7 @@ _string = json.encoder.encode_basestring  # the encoder's own escaping of a stri
 
 
 def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """Hash of a row: its canonical content (HASHED_FIELDS, words by digest only, as one JSON object with sorted
-    keys, separators "," and ":", not ASCII-escaped) chained to the previous row."""
+    """Hash of a row: its HASHED_FIELDS (words by digest) as compact JSON with sorted keys, chained to the last."""
     get = fields.get
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
@@ -67,8 +66,7 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash of the fields one by one, without a dict for each row of an import: the usual row written with json's
-    own string escaper, at half the encoder's cost; anything else by the encoder, which defines the bytes."""
+    """row_hash without a dict per row: the usual row by json's string escaper (half the encoder's cost), else as it."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)
@@ -118,21 +116,17 @@ def hash_of(
 
 
 def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None = None) -> dict[str, Any]:
-    """One row as its JSON Lines object, in the seed's field order with our extras after. Redacted words read
-    "[redacted: why]" beside their keyed digest, so the hash still checks on import; a plain digest is withheld."""
+    """One row as its JSON Lines object; redacted words read "[redacted: why]" beside their keyed digest, if keyed."""
     op = row["op"]
     out: dict[str, Any] = {"op": op, "n": row["n"]}
     if redacted_why is not None:
         words = redacted_text(redacted_why)
-    if op == PROPOSE:  # the proposed op's fields, its words under a field no older reader takes (docstring)
-        op = row["proposes"]
-        out["proposes"] = op
-        inner = _fields(op, row, words)
-        if op in PROPOSED_WORDS_FIELD:
-            inner = {PROPOSED_WORDS_FIELD[op] if k == WORDS_FIELD[op] else k: v for k, v in inner.items()}
-        out.update(inner)
-    else:
-        out.update(_fields(op, row, words))
+    if op == PROPOSE:  # the proposed op's fields, its words under a field no older reader takes
+        op = out["proposes"] = row["proposes"]
+    inner = _fields(op, row, words)
+    if "proposes" in out and op in PROPOSED_WORDS_FIELD:
+        inner = {PROPOSED_WORDS_FIELD[op] if k == WORDS_FIELD[op] else k: v for k, v in inner.items()}
+    out.update(inner)
     if row.get("lands") is not None:  # a landed copy of a session's proposal
         out["lands"] = row["lands"]
     if redacted_why is not None:
@@ -142,8 +136,7 @@ def export_row(row: dict[str, Any], words: str | None, redacted_why: str | None 
     out["at"] = row["at"]
     if row.get("claimed_at") is not None:  # the time an outside writer gave; `at` is the log's
         out["claimed_at"] = row["claimed_at"]
-    out["seq"] = row["seq"]
-    out["hash"] = row["hash"]
+    out.update(seq=row["seq"], hash=row["hash"])
     return out
 
 

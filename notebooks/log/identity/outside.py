@@ -20,8 +20,7 @@ class Authors:
         self._macs: dict[str, int] = {}  # mac -> the file line that used it in this batch
 
     def attribute(self, obj: dict[str, Any], claimed: str, line_no: int) -> tuple[str, bool]:
-        """(whom the row is by, as the editor or not), for importing.checked_rows: the key's actor, as the editor
-        only while that actor's user holds the role; a row's `by` must name them, and a mac proves one row once."""
+        """(whom the row is by, as the editor or not) for checked_rows: its key's actor, or the outside agent."""
         writer, why = self._prove(obj)
         if writer is None:
             if self.policy == "refuse":
@@ -47,7 +46,7 @@ class Authors:
         return name, writer.actor.editor
 
     def record(self, notebook: Notebook, written: list[tuple[int, int]]) -> None:
-        """Keep each proven row's key and mac beside the row it became (file line, seq): a unique mac stops a replay."""
+        """Keep each proven row's key and mac beside the row (file line, seq) it became: a unique mac stops a replay."""
         proofs = [
             RowProof(notebook=notebook, seq=seq, key_id=self._proofs[line][0], mac=self._proofs[line][1])
             for line, seq in written

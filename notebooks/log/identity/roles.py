@@ -1,5 +1,4 @@
-"""Who is writing. The human editor's role is recorded (a permission, a group holding it, or superuser), never
-guessed from a name: a name counts as the editor's only when an active user of that name holds the role."""
+"""Who is writing: the human editor's role is recorded (a permission, a group, or superuser), not guessed by name."""
 
 from dataclasses import dataclass
 

@@ -50,8 +50,7 @@ def sign(row: dict[str, Any], key_id: str, secret: str, *, notebook: str) -> dic
 
 
 def verify(row: dict[str, Any], *, notebook: str, secret_for: Callable[[str], str | None]) -> tuple[str | None, str]:
-    """(the key id whose secret made the row's mac, "") or (None, the reason it proves nothing). `secret_for` gives a
-    key id's secret, None for a key that does not exist; whether the key is still live is the caller's to judge."""
+    """(the key id whose secret made the row's mac, "") or (None, why it proves nothing); liveness is the caller's."""
     key_id, mac = row.get(KID), row.get(MAC)
     if key_id is None and mac is None:
         return None, "the row is not signed (no kid, no mac)"

@@ -1,6 +1,5 @@
-"""The salt of a notebook's words: a server-keyed HMAC of the notebook's title and the words (docs/file-format.md).
-Keyed, so the digest cannot be guessed once the salt is deleted with the words; deterministic, so one redaction
-takes every copy; per notebook, so equal digests in two notebooks say nothing of their words."""
+"""The salt of a notebook's words: a server-keyed HMAC of its title and the words (docs/file-format.md), so a
+redacted digest cannot be guessed, one redaction takes every copy, and two notebooks' digests say nothing."""
 
 import hashlib
 import hmac
@@ -13,13 +12,16 @@ from notebooks.log.files import rowformat
 CONTEXT = b"notebooks words salt\x00"
 
 
-def server_secret() -> bytes:
-    """NOTEBOOK_WORDS_SECRET, or one derived from SECRET_KEY. Changing it breaks no digest (the salt is stored),
-    but a redaction from before it no longer refuses the same words written again (docs/RELIABILITY.md)."""
-    configured = getattr(settings, "NOTEBOOK_WORDS_SECRET", "")
+def derived_secret(configured: str, label: bytes) -> bytes:
+    """`configured`, or a secret derived from SECRET_KEY under `label` (so not the very key Django signs with)."""
     if configured:
         return configured.encode("utf-8")
-    return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks words", hashlib.sha256).digest()
+    return hmac.new(settings.SECRET_KEY.encode("utf-8"), label, hashlib.sha256).digest()
+
+
+def server_secret() -> bytes:
+    """NOTEBOOK_WORDS_SECRET, or one derived from SECRET_KEY (a change of it: docs/RELIABILITY.md)."""
+    return derived_secret(getattr(settings, "NOTEBOOK_WORDS_SECRET", ""), b"notebooks words")
 
 
 def keyer(title: str) -> Callable[[str], tuple[str, str]]:

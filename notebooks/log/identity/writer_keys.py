@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from notebooks.log.identity import signing
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.identity.wordkeys import derived_secret
 from notebooks.log.rules.checks import check_name, check_reason, problem_of_name, shown
 from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.models import WriterKey
@@ -40,11 +41,7 @@ class Writer:
 
 
 def server_secret() -> bytes:
-    """NOTEBOOK_WRITER_KEY_SECRET, or a secret derived from SECRET_KEY (so it is not the very key Django signs with)."""
-    configured = settings.NOTEBOOK_WRITER_KEY_SECRET
-    if configured:
-        return configured.encode("utf-8")
-    return hmac.new(settings.SECRET_KEY.encode("utf-8"), b"notebooks writer keys", hashlib.sha256).digest()
+    return derived_secret(settings.NOTEBOOK_WRITER_KEY_SECRET, b"notebooks writer keys")
 
 
 def secret_of(key: WriterKey) -> str:
@@ -112,8 +109,7 @@ def actor_for(key_id: str) -> Writer | None:
 
 
 def prover(*, notebook: str) -> Callable[[dict[str, Any]], tuple[Writer | None, str]]:
-    """A function telling who proved they wrote a row of one notebook's file: (the writer, "") or (None, why the row
-    proves nothing). The key must exist, have made the row's mac, and be live. One import's rows share its lookups."""
+    """Who proved they wrote a row of the notebook's file: (the writer, "") or (None, why not); lookups shared."""
     known: dict[str, WriterKey | None] = {}
     writers: dict[str, Writer | None] = {}
 
@@ -136,7 +132,6 @@ def prover(*, notebook: str) -> Callable[[dict[str, Any]], tuple[Writer | None, 
 
 
 def proven_writer(row: dict[str, Any], *, notebook: str) -> tuple[Writer | None, str]:
-    """prover for one row."""
     return prover(notebook=notebook)(row)
 
 

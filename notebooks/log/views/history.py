@@ -1,5 +1,4 @@
-"""A line's history, folded from its rows: every row with the words the line had after it (the rule of the log is
-fold.py's; this is its projection for one line)."""
+"""A line's history, folded from its rows: every row with the words the line had after it (fold.py's rule)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -11,8 +10,6 @@ from notebooks.log.rules.fold import PROPOSE, RESTORED, RETIRED_INTO, WORDED
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of a line's history, with the words the line had after it."""
-
     seq: int
     op: str
     text: str | None
@@ -63,12 +60,7 @@ def history(
     proposed: Mapping[int, "tuple[str | None, int | None, int | None]"] | None = None,
     claimed: Mapping[int, float] | None = None,
 ) -> list[Entry]:
-    """Every row of one line: adopted rows first by their own time, then the line's rows in log order, each with the
-    words the line had after it (a redact row's: its own mark). A row of op RESTORED is another line's add that
-    restored this one (`into`: the new line); one of op RETIRED_INTO another line's strike into line n (`into`: that
-    line, the entry's `from_n`), with the words and source that line had then. `moved`, `proposed` and `claimed` map
-    a row's seq to the move's other end, to (the op proposed, the session, the proposal a copy lands) and to an
-    outside writer's own time. A proposal's entry shows the words it proposes and changes no later entry's words."""
+    """Every row of line n, adopted ones first, each with the words the line had after it (selectors.history's maps)."""
     adopted = sorted((r for r in rows if r[1] == "adopt"), key=lambda r: (r[9] or 0.0, r[0]))
     entries = [
         Entry(seq, op, words, src, by, at, why, how, into, True, was_at, was_by, None, gone)
@@ -80,11 +72,9 @@ def history(
     for seq, op, words, src, by, at, why, how, into, was_at, was_by, redacts, gone in rows:
         if op == "adopt":
             continue
-        if op == RESTORED:
-            entries.append(Entry(seq, op, words, src, by, at, why, how, into, False, None, "", None, gone))
-            continue
-        if op == RETIRED_INTO:
-            entries.append(Entry(seq, op, words, src, by, at, why, how, n, False, None, "", None, gone, from_n=into))
+        if op in (RESTORED, RETIRED_INTO):
+            entry = Entry(seq, op, words, src, by, at, why, how, into, False, None, "", None, gone)
+            entries.append(replace(entry, into=n, from_n=into) if op == RETIRED_INTO else entry)
             continue
         if op == PROPOSE:
             proposes, session, _ = (proposed or {}).get(seq, (None, None, None))

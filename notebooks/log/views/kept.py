@@ -1,6 +1,5 @@
-"""Views kept folded in this process's memory, so a read of a notebook costs one indexed query: the kept view is used
-while the row it stands at keeps its hash (which chains every row before it), the rows after it folded in; else it is
-computed again. A past view is kept under the seq of its row, until a redaction."""
+"""Views kept folded in this process's memory, so a read costs one indexed query: a kept view is used while the row it
+stands at keeps its hash (which chains every row before it), the rows after it folded in; else it is computed again."""
 
 import threading
 from collections.abc import Callable, Sequence
@@ -41,9 +40,11 @@ class KeptView:
     def lines(self) -> list[Line]:
         return self.live.lines
 
+    def copy(self) -> tuple[list[Line], Head]:
+        return self.live.copy(), self.head
+
     def fold_forward(self, rows: Sequence[tuple]) -> bool:
-        """Fold rows (store/view_reads.fold_rows's columns) after `seq` into the view; False, and the view unchanged, if
-        they do not continue its chain or carry a redaction (the view is then computed again, without the words)."""
+        """Fold rows (view_reads.fold_rows's) in; False, the view unchanged, if they break its chain or redact words."""
         prev_seq, prev_hash = self.seq, self.hash
         for seq, op, _n, _source, _by, _at, row_prev, row_hash, _digest, body in rows:
             if seq != prev_seq + 1 or row_prev != prev_hash or op == "redact":
@@ -105,7 +106,7 @@ def with_live(notebook: Notebook, use: Callable[[KeptView], T]) -> T:
 
 
 def live(notebook: Notebook) -> tuple[list[Line], Head]:
-    return with_live(notebook, lambda view: (view.live.copy(), view.head))
+    return with_live(notebook, KeptView.copy)
 
 
 def past(notebook: Notebook, cut: int = queries.ALL, *, until: float | None = None) -> KeptView:

@@ -1,5 +1,5 @@
-"""What a process keeps in memory per notebook (views, the card's fragments, similarity indexes), least recently used
-first out. Not functools.lru_cache or cachetools: they weigh a value once, when it is put, and a kept value grows."""
+"""What a process keeps in memory per notebook, least recently used first out. Not functools.lru_cache or
+cachetools: they weigh a value once, when it is put, and a kept value grows."""
 
 import sys
 import threading
@@ -20,8 +20,7 @@ def notebook_key(notebook: Notebook) -> tuple[str, str, int]:
 
 
 class LRU(Generic[V]):
-    """At most `most()` values and, with `weigh`, at most `heaviest()` of their summed weight (read again on each keep,
-    so a setting may change them), the newest kept however heavy; thread-safe."""
+    """At most `most()` values weighing at most `heaviest()` in all (read on each keep), the newest however heavy."""
 
     def __init__(
         self,
@@ -35,7 +34,6 @@ class LRU(Generic[V]):
         self._most, self._weigh, self._heaviest = most, weigh, heaviest
 
     def get(self, key: Hashable) -> V | None:
-        """The value, now the most recently used, or None."""
         with self._lock:
             value = self._kept.get(key)
             if value is not None:
@@ -45,17 +43,14 @@ class LRU(Generic[V]):
     def keep(self, key: Hashable, make: Callable[[V | None], V]) -> V:
         """Keep `make(the value kept now, or None)`, as the most recently used, in one step."""
         with self._lock:
-            value = self._kept[key] = make(self._kept.get(key))
-            self._kept.move_to_end(key)
-            self._drop_oldest()
+            kept, weigh = self._kept, self._weigh
+            value = kept[key] = make(kept.get(key))
+            kept.move_to_end(key)
+            most, heaviest, weight = self._most(), self._heaviest(), sum(map(weigh, kept.values()))
+            while len(kept) > 1 and (len(kept) > most or weight > heaviest):  # the oldest dropped first
+                _, dropped = kept.popitem(last=False)
+                weight -= weigh(dropped)
         return value
-
-    def _drop_oldest(self) -> None:
-        kept, weigh, most, heaviest = self._kept, self._weigh, self._most(), self._heaviest()
-        weight = sum(map(weigh, kept.values()))
-        while len(kept) > 1 and (len(kept) > most or weight > heaviest):
-            _, dropped = kept.popitem(last=False)
-            weight -= weigh(dropped)
 
     def drop(self, wanted: Callable[[Hashable], bool]) -> None:
         with self._lock:

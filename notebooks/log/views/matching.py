@@ -1,10 +1,5 @@
-"""The search of lines the card and the API share: a line number asks for that line; words match all (or any) of
-them, in any order.
-
-Words are compared folded: case-folded, accents taken off (NFKD without its combining marks), apostrophes dropped
-("Zora's" is "zoras") and every other sign read as a space. A search word matches the words of a line that begin
-with it, its common English ending taken off first (-ing, -ed, -es, -e, -s), so "save" finds "Saving" and "saved",
-"zora" finds "Zora's" and "lynel guardian" finds "Guardian … Lynel", but "the" does not find "other"."""
+"""The search the card and the API share: a number asks for that line; words, folded (case, accents, apostrophes),
+match the words of a line that begin with them less a common ending: "save" finds "Saving", "the" not "other"."""
 
 import re
 import unicodedata
@@ -22,8 +17,6 @@ STEM_SHORTEST = 3
 
 @dataclass(frozen=True)
 class Query:
-    """What the search box asked for: a line by its number, or words (folded), or nothing."""
-
     number: int | None = None
     terms: tuple[str, ...] = ()
     any: bool = False  # any of the words, not all of them
@@ -43,7 +36,7 @@ def parse(q: str, match: str = "all") -> Query:
 
 
 def stem(term: str) -> str:
-    """The folded search word without one common ending (three letters at least): what a word must begin with."""
+    """What a word must begin with: the folded search word less one common ending (three letters left at least)."""
     for ending in ENDINGS:
         if term.endswith(ending) and len(term) - len(ending) >= STEM_SHORTEST:
             return term[: -len(ending)]

@@ -21,26 +21,24 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
     return body, False
 
 
-def _head(found: tuple | None) -> Head:
-    return Head(*found) if found else NO_ROWS
-
-
 def head(notebook: Notebook) -> Head:
     return row_before(notebook, ALL)
 
 
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
-    return _head(viewed.row_before(notebook.pk, seq))
+    found = viewed.row_before(notebook.pk, seq)
+    return Head(*found) if found else NO_ROWS
 
 
 def row_by_time(notebook: Notebook, until: float) -> Head:
     """The last row recorded at or before `until` (a seek on row_cut_idx: times never go backwards)."""
-    return _head(viewed.row_by_time(notebook.pk, until))
+    found = viewed.row_by_time(notebook.pk, until)
+    return Head(*found) if found else NO_ROWS
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
-    """The last seq recorded at or before `until` (rows' times never go backwards, so this is a prefix)."""
+    """The last seq recorded at or before `until`: the view then is a prefix of the log."""
     return ALL if until is None else row_by_time(notebook, until).seq
 
 

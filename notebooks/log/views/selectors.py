@@ -1,5 +1,4 @@
-"""Reads of the log: views (from kept.py, checked against the log on every read), a line, its history, the turn,
-heads and the export (each one SQL query)."""
+"""Reads of the log: views (kept.py, checked against the log on every read), a line, its history, the turn, heads."""
 
 import difflib
 import re
@@ -48,8 +47,7 @@ def _not_found(title: str) -> NotFound:
 
 
 def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tuple[Notebook, Head, tuple]:
-    """The notebook titled `title`, its head and the `also` columns (view_reads.notebook_head), in one statement
-    (refused as get_notebook refuses)."""
+    """The notebook, its head and the `also` columns (view_reads.notebook_head), in one statement."""
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
         raise NotFound(f"No notebook is titled {title!r}.")
     found = viewed.notebook_head(title, also)
@@ -79,7 +77,7 @@ def view_at_seq(notebook: Notebook, cut: int = ALL) -> list[Line]:
 
 @dataclass(frozen=True)
 class PinnedView:
-    """What a frozen reader read: the live lines as of one row, named by that row's seq and hash."""
+    """The live lines as of one row, named by that row's seq and hash."""
 
     seq: int
     hash: str | None
@@ -87,20 +85,15 @@ class PinnedView:
 
 
 def pinned_view(notebook: Notebook, *, until: float | None = None) -> PinnedView:
-    """The live lines at `until` (or now) with the seq and hash of the last row they include."""
-    if until is None:
-        lines, top = kept.live(notebook)
-    else:
-        past = kept.past(notebook, until=until)
-        lines, top = past.live.copy(), past.head
-    return PinnedView(seq=top.seq, hash=top.hash if top.seq else None, lines=lines)
+    """The live lines at `until` (or now) with the seq and hash of the row they stand at."""
+    lines, top = kept.live(notebook) if until is None else kept.past(notebook, until=until).copy()
+    return PinnedView(top.seq, top.hash if top.seq else None, lines)
 
 
 def made_from(view: kept.KeptView, name: str, make: Callable[[PinnedView], T]) -> T:
-    """What `make` makes of a kept view, made once and kept with it under `name` (the caller holds its lock). `make`
-    must only read the view's lines."""
+    """What `make` makes of a kept view's lines, made once and kept with it under `name` (the caller holds its lock)."""
     if name not in view.made:
-        view.made[name] = make(PinnedView(seq=view.seq, hash=view.hash if view.seq else None, lines=view.lines))
+        view.made[name] = make(PinnedView(view.seq, view.hash if view.seq else None, view.lines))
     return view.made[name]
 
 
@@ -122,8 +115,7 @@ def in_turn_order(lines: list[Line]) -> list[Line]:
 
 
 def history(notebook: Notebook, n: int) -> list[Entry]:
-    """Every row of line n (history.py), and another line's add that restored it (fold.RESTORED) and each other
-    line's strike into it (fold.RETIRED_INTO, with the words that line had when it was struck)."""
+    """Every row of line n (history.py), with other lines' adds restoring it and strikes into it."""
     if not is_number(n):
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")  # and SQLite could not even bind it
     found, others = viewed.line_history_rows(notebook.pk, n)
@@ -149,16 +141,13 @@ def history(notebook: Notebook, n: int) -> list[Entry]:
 
 
 class Said(NamedTuple):
-    """What a line said at some row: its words (or their redaction's mark), its source, whether they were redacted."""
-
     text: str | None
     source: str
     redacted: bool
 
 
 def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Said]:
-    """For each (line, seq): the words, source and redacted mark line had just before row seq, by the fold's rule
-    (fold.line_state); words None when it had none yet. One query for them all."""
+    """What each (line, seq) said just before row seq (fold.line_state), in one query; text None when nothing yet."""
     wanted = list(wanted)
     if not wanted:
         return {}
@@ -177,8 +166,7 @@ def words_before(notebook: Notebook, wanted: Iterable[tuple[int, int]]) -> dict[
 
 
 def merge_source(notebook: Notebook, numbers: list[int], text: str, *, editor: bool = True) -> fold.MergeSource:
-    """The source a merge of these live lines into these words would give (fold.merge_source), read before it is
-    written; lines not live are left out (the merge itself would refuse them)."""
+    """The source a merge of these lines into these words would give (fold.merge_source); lines not live left out."""
     lines = [live_line(notebook, x) for x in numbers if is_number(x)]
     said = [(x.n, x.source, None if x.redacted else x.text) for x in lines if x is not None]
     return fold.merge_source(editor=editor, lines=said, text=text)
@@ -213,8 +201,7 @@ _KEPT = frozenset("\t\u200c\u200d")  # tab and the zero-width joiners of scripts
 
 
 def escaped(text: str, line_break: str = "") -> str:
-    """`text` as the turn or a terminal shows it: each control or format character as its escape, but a line break as
-    `line_break` when one is given."""
+    """`text` with each control or format character escaped, but a line break as `line_break` when one is given."""
     out = []
     for ch in text:
         if ch.isprintable() or ch in _KEPT or unicodedata.category(ch) == "Zs":  # Zs: a no-break space, not a control
@@ -225,8 +212,7 @@ def escaped(text: str, line_break: str = "") -> str:
 
 
 def turn_words(text: str) -> str:
-    """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer: a line
-    break becomes a marked continuation, other control and format characters escapes, a `[#` is escaped."""
+    """A line's words as the turn shows them, so nothing in them reads as another line, the header or the footer."""
     if text.isprintable() and "[" not in text:
         return text  # the usual line, at once
     return escaped(_TAG.sub(r"\\[", text.replace("\r\n", "\n")), CONTINUED)

@@ -27,8 +27,7 @@ def due(seq: int, last_seq: int, last_live: int, spacing: int = SPACING) -> bool
 
 @contextmanager
 def quiet_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a view's 15k lines are made: they hold no cycles, and collections
-    triggered by the allocations alone cost a third of a cold read."""
+    """No cyclic GC while a view's 15k lines are made: they hold no cycles, and its passes cost a third of a read."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -77,7 +76,7 @@ class Folder:
             self.last = (seq, hash_, at)
 
     def finish(self) -> None:
-        """A snapshot at the last row applied too, unless one stands there: an import's first read starts from it."""
+        """A snapshot at the last row applied too (an import's first read starts from it)."""
         if self.last is not None and self.last[0] > self.last_seq:
             self.made.append((Head(*self.last), self.live.copy()))
             self.last_seq, self.last_live = self.last[0], len(self.live)
@@ -103,7 +102,7 @@ def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
 
 
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
-    """Write snapshots; one already standing at the same row is kept. Returns how many were given."""
+    """How many snapshots were given; one already standing at the same row is kept."""
     if not made:
         return 0
     if redactions is None:
@@ -152,7 +151,7 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
 
 
 def catch_up(notebook_id: int, head_seq: int) -> int:
-    """Make the snapshots due up to row `head_seq` (inside the write that reached it). Returns how many."""
+    """How many snapshots were due up to row `head_seq`, made inside the write that reached it."""
     with connection.cursor() as cursor:  # the last snapshot's seq and lines, checked or not: it only paces
         cursor.execute(
             "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
@@ -202,16 +201,8 @@ def problems(notebook_id: int) -> list[str]:
             if their_redactions != redactions:
                 found.append(f"{where}: made before a redaction (readers pass it over)")
                 continue
-            folder.feed(_upto(rows, folder, seq))
+            while folder.seq < seq and (row := next(rows, None)) is not None:
+                folder.apply(*row)
             if decode(blob) != folder.live.copy():
                 found.append(f"{where}: its lines differ from the log's view at that row")
     return found
-
-
-def _upto(rows: Iterator[FoldRow], folder: Folder, seq: int) -> Iterator[FoldRow]:
-    """Rows from `rows` while the fold has not reached `seq` (the fold keeps its place between calls)."""
-    while folder.seq < seq:
-        row = next(rows, None)
-        if row is None:
-            return
-        yield row

@@ -36,7 +36,6 @@ def note_turn_read(notebook: Notebook, by: "Actor | str", *, now: float | None =
 
 
 def forget() -> None:
-    """Drop this process's memory of what it wrote (tests, and a fresh database under a running process)."""
     with _lock:
         _written.clear()
 
