@@ -1,7 +1,5 @@
-"""What the API (api/) and the MCP tools (mcp_server.py) take in a request's body: strict (a string is never a
-number, a bool never an integer), unknown fields refused, limits those of log/rules/checks.py. The field types and the
-answers are schemas.py's. A field is named as the argument of the write it goes to (writes.py), which the API passes
-a body's fields to as they are."""
+"""What the API takes in a request's body: strict, unknown fields refused, each field named as its write's argument
+(writes.py), to which the API passes the fields as they are."""
 
 from typing import Annotated, Any
 
@@ -28,8 +26,7 @@ from notebooks.models import TITLE_PATTERN
 
 
 def required_in_schema(*names: str) -> Any:
-    """The document marks these fields required although the model still takes them missing: an old name of the
-    field (deprecated, kept one release) or an old use (a no-op land without a summary) is answered as before."""
+    """Marked required in the document though still taken missing: an old name or use is answered as before."""
 
     def edit(schema: dict[str, Any]) -> None:
         schema["required"] = [*schema.get("required", []), *names]

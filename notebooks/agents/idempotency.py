@@ -1,21 +1,6 @@
-"""Idempotency keys, as Stripe's API and the IETF httpapi draft "The Idempotency-Key HTTP Header Field" have them: a
-write sent again with the key it was first sent with answers its first answer (status and body) and writes nothing.
-
-- A key is 1 to 255 visible ASCII characters (no quote, no backslash); the draft's quoted form ("…") is read as what
-  is inside the quotes. It is the actor's own: two actors' keys never meet.
-- The same key with the same request (method, path and canonical JSON body; for MCP the tool and its arguments)
-  within NOTEBOOK_IDEMPOTENCY_TTL seconds (a day) answers the stored answer; with another request it is refused
-  (422 idempotency_mismatch) and nothing is written. Older keys count for nothing and are deleted by the next keyed
-  write.
-- Only successes are kept. A refusal wrote nothing, so its retry simply runs again (and may then succeed, once a
-  claim is free or the input is mended); bad input is refused before any key is read.
-- The key and its answer are stored in the write's own transaction, so neither stands without the other. A line's
-  write composes with an outer transaction: the whole call runs in one. A session's write runs git around its
-  transaction, so it stores the key from inside it (log/store/joined.py): `joins=True`, its body calling `joined()`.
-- A key whose first request is still running answers 409 idempotency_in_progress (in this process: a set of keys;
-  across processes on PostgreSQL: an advisory lock). Elsewhere the unique (actor, key) decides: the later
-  transaction rolls back, rows and all, and answers the first one's answer.
-"""
+"""Idempotency keys (Stripe's, the IETF draft's): a write sent again with its key answers its first answer and writes
+nothing. Kept per actor for NOTEBOOK_IDEMPOTENCY_TTL, successes only, stored in the write's own transaction (a
+session's write from inside it: `joins=True`, its body calling `joined()`); a key still running answers 409."""
 
 import functools
 import hashlib
@@ -243,8 +228,7 @@ def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
 
 
 def joined(write: Callable[..., T], answer: Callable[[T], Any], **arguments: Any) -> Any:
-    """A session's write (the service called with `arguments`) and its answer. Under a key the answer is made and
-    stored inside the write's transaction (the service calls log.joined.join); without one it is made after, as ever."""
+    """A session's write and its answer; under a key the answer is stored inside the write's transaction."""
     call = _calling.get()
     if call is None:
         return answer(write(**arguments))
@@ -271,8 +255,7 @@ def _rendered(result: Any, status: int = 200) -> Answer:
 
 
 def http(view: Callable | None = None, *, joins: bool = False, status: int = 200) -> Callable:
-    """A write view taking an Idempotency-Key header; without one it runs as it always has. A session's view passes
-    joins=True and answers through `joined`. A plain answer (not a Status) is sent with `status`."""
+    """A write view taking an Idempotency-Key header; a plain answer (not a Status) is sent with `status`."""
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)

@@ -1,7 +1,5 @@
-"""The MCP server (official `mcp` SDK, stdio; `notebook mcp --actor NAME`): the API's reads and writes for one actor,
-calling the functions the API calls (answers.py, writes.py), with its field types (schemas.py), strictness and
-refusals (mcp_strict.py). Tools run in the SDK's worker threads, so each call closes its thread's database
-connection when done."""
+"""The MCP server (`notebook mcp --actor NAME`, stdio): the API's reads and writes for one actor, calling what the API
+calls (answers.py, writes.py)."""
 
 import functools
 from collections.abc import Callable
@@ -72,8 +70,7 @@ PAGED = (
 
 
 def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
-    """A refusal reaches the model as a tool error naming its code and status, with the API's error object as its
-    structured content; nothing else of the server leaks. Any call of the actor's renews its open session's lease."""
+    """A refusal as a tool error with the API's error object; nothing else leaks. A call renews the actor's lease."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
@@ -90,13 +87,13 @@ def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
                 raise
             return refused("unavailable", 503, message)  # as the API answers it
         finally:
-            connections.close_all()
+            connections.close_all()  # tools run in the SDK's worker threads
 
     return inner
 
 
 class NotebookServer(MCPServer):
-    """The SDK's server, with an unknown tool answered as every refusal is: a structured error naming the tools."""
+    """The SDK's server, answering an unknown tool as a refusal naming the tools."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if self._tool_manager.get_tool(name) is None:

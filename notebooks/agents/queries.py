@@ -1,5 +1,4 @@
-"""What each read of the API takes in its query string: strict like the bodies (schemas.py), an unknown parameter
-refused (api/); every list pages alike (paging.py): a cursor `after` and `limit` in, `next` and `more` out."""
+"""What each read of the API takes in its query string, strict like the bodies; every list pages alike (paging.py)."""
 
 from typing import Annotated, Any, Literal
 

@@ -1,6 +1,4 @@
-"""The API's lines of a notebook: read them (all, one, a line's history), write them (add, edit, retire, restore,
-put back, redact, merge), and suggest that some repeat, contradict each other or stray. Each write is writes.py's,
-the one MCP's tool calls too; the body's fields are its arguments."""
+"""The API's lines of a notebook: read, history, the writes (writes.py's, as MCP's) and suggestions."""
 
 from django.http import HttpRequest
 from ninja import Query

@@ -1,5 +1,4 @@
-"""What the API's operations declare alike: the refusals each kind may answer (in problems.py's shape, described by
-document.py), how every list pages, and the router each resource's operations are declared on, a write's shape once."""
+"""What the API's operations declare alike: the refusals each kind may answer, paging, and a write's shape."""
 
 from collections.abc import Callable
 from typing import Any
@@ -38,9 +37,7 @@ class Routes(Router):
     def write(
         self, path: str, answer: dict[int, Any], *, refusals: dict[int, Any] = WRITE, joins: bool = False, **said: Any
     ) -> Callable[[Callable], Callable]:
-        """A POST answering `answer` ({status: model}; a view's plain answer goes with the first status) or one of
-        `refusals`. It takes an Idempotency-Key, as document.py declares of every POST: a retry under the key answers
-        the first answer and writes nothing. A session's write `joins` its transaction (idempotency.joined)."""
+        """A POST answering `answer` (a plain answer with its first status) or `refusals`, taking an Idempotency-Key."""
 
         def register(view: Callable) -> Callable:
             keyed = idempotency.http(view, joins=joins, status=next(iter(answer)))

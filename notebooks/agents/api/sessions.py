@@ -1,5 +1,4 @@
-"""The API's sessions: list them, read one with its rows, and take, checkpoint, land, withdraw from and abandon one.
-Each write is writes.py's, the one MCP's tool calls too, its answer made inside the session's transaction."""
+"""The API's sessions: list, read one with its rows, and its writes (writes.py's, as MCP's)."""
 
 from django.http import HttpRequest
 from ninja import Query
