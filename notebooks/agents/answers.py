@@ -66,8 +66,13 @@ def lines(
         read = selectors.PinnedView(read.seq, read.hash, session_reads.holder_lines(nb, read.lines, mine.session))
     elif mine is not None:  # a lapsed session's lines are listed apart, not silently gone
         lapsed = session_reads.lapsed_lines(nb, read.lines, mine)
-    if q is not None:
-        read = selectors.PinnedView(read.seq, read.hash, found_by(read.lines, q, match))
+    if q is not None:  # as the card's search: the line a number names, or those holding all (or any) of the words
+        query = matching.parse(q, match)
+        if query.number is not None:
+            hits = [x for x in read.lines if x.n == query.number]
+        else:
+            hits = matching.search(read.lines, query)
+        read = selectors.PinnedView(read.seq, read.hash, hits)
     found, more = paging.page([line.as_dict() for line in read.lines if line.n > (after or 0)], limit)
     last = found[-1]["n"] if found else after
     return schemas.Lines.model_validate(
@@ -75,14 +80,6 @@ def lines(
         | paging.cursors("lines", after, last, more)
         | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed]}
     )
-
-
-def found_by(lines: list, q: str, match: str = "all") -> list:
-    """The lines the card's search finds for `q`: the line it numbers, or those holding all (or any) of its words."""
-    query = matching.parse(q, match)
-    if query.number is not None:
-        return [line for line in lines if line.n == query.number]
-    return matching.search(lines, query)
 
 
 def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:

@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, get_type_hints
@@ -157,11 +157,8 @@ def _in_flight(call: _Call) -> Iterator[None]:
         yield
     finally:
         if locked:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [name])
-            except DatabaseError:  # the connection is gone, and its session's lock with it
-                pass
+            with suppress(DatabaseError), connection.cursor() as cursor:  # a connection gone took its lock with it
+                cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [name])
         with _busy_lock:
             _busy.discard(mine)
 
@@ -187,11 +184,9 @@ def _run(call: _Call, body: Callable[[], Any], *, joins: bool) -> Answer:
             answered = _kept(call)
             if answered is None:
                 raise
-    if not answered.replayed:
-        try:  # the keys older than the TTL go after each keyed write's commit
+    if not answered.replayed:  # the keys older than the TTL go after each keyed write's commit (or the next's)
+        with suppress(DatabaseError):
             IdempotencyKey.objects.filter(at__lt=_cutoff()).delete()
-        except DatabaseError:  # the write stands; the next keyed write sweeps
-            pass
     return answered
 
 
@@ -254,50 +249,42 @@ def _rendered(result: Any, status: int = 200) -> Answer:
     return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
 
 
-def http(view: Callable | None = None, *, joins: bool = False, status: int = 200) -> Callable:
+def http(view: Callable, *, joins: bool = False, status: int = 200) -> Callable:
     """A write view taking an Idempotency-Key header; a plain answer (not a Status) is sent with `status`."""
 
-    def wrap(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            key = key_of(request.headers.get(HEADER))
-            if key is None:
-                result = fn(request, *args, **kwargs)
-                return result if isinstance(result, Status | HttpResponse) else Status(status, result)
-            sent = json.loads(request.body) if request.body else None
-            render = functools.partial(_rendered, status=status)
-            call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, render)
-            answered = _run(call, lambda: fn(request, *args, **kwargs), joins=joins)
-            response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
-            if answered.replayed:
-                response[REPLAYED] = "true"
-            return response
+    @functools.wraps(view)
+    def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        key = key_of(request.headers.get(HEADER))
+        if key is None:
+            result = view(request, *args, **kwargs)
+            return result if isinstance(result, Status | HttpResponse) else Status(status, result)
+        sent = json.loads(request.body) if request.body else None
+        render = functools.partial(_rendered, status=status)
+        call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, render)
+        answered = _run(call, lambda: view(request, *args, **kwargs), joins=joins)
+        response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
+        if answered.replayed:
+            response[REPLAYED] = "true"
+        return response
 
-        return inner
-
-    return wrap(view) if view is not None else wrap
+    return inner
 
 
-def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable], Callable]:
+def tool(fn: Callable, actor: Actor, *, joins: bool = False) -> Callable:
     """A write tool taking an optional idempotency_key argument (added to its signature), as the header does."""
+    model = get_type_hints(fn, include_extras=True)["return"]
 
-    def wrap(fn: Callable) -> Callable:
-        model = get_type_hints(fn, include_extras=True)["return"]
+    @functools.wraps(fn)
+    def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
+        key = key_of(idempotency_key, KEY_ARGUMENT)
+        if key is None:
+            return fn(*args, **kwargs)
+        render = lambda value: Answer(200, value.model_dump_json())  # noqa: E731
+        call = _Call(actor.name, key, f"mcp {fn.__name__}", kwargs, render, named=KEY_ARGUMENT)
+        return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
 
-        @functools.wraps(fn)
-        def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
-            key = key_of(idempotency_key, KEY_ARGUMENT)
-            if key is None:
-                return fn(*args, **kwargs)
-            render = lambda value: Answer(200, value.model_dump_json())  # noqa: E731
-            call = _Call(actor.name, key, f"mcp {name}", kwargs, render, named=KEY_ARGUMENT)
-            return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
-
-        signature = inspect.signature(fn)
-        keyword = inspect.Parameter.KEYWORD_ONLY
-        extra = inspect.Parameter("idempotency_key", keyword, default=None, annotation=KeyArgument)
-        inner.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore
-        inner.__annotations__ = {**fn.__annotations__, "idempotency_key": KeyArgument}
-        return inner
-
-    return wrap
+    signature = inspect.signature(fn)
+    extra = inspect.Parameter(KEY_ARGUMENT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=KeyArgument)
+    inner.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore
+    inner.__annotations__ = {**fn.__annotations__, KEY_ARGUMENT: KeyArgument}
+    return inner

@@ -9,7 +9,8 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from notebooks.agents import answers, idempotency, paging, queries, writes
+from notebooks.agents import answers, idempotency, paging, writes
+from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log.files.rowformat import GAME_ONLY
@@ -51,9 +52,7 @@ InSession = _described(
     "or on another notebook. Without it the write goes into your open session on the notebook, if any; the answer "
     "names the session it went into.",
 )
-SearchWords = _described(
-    str, "A line number, or the words to look for.", min_length=1, max_length=queries.SEARCH_LONGEST
-)
+SearchWords = _described(str, "A line number, or the words to look for.", min_length=1, max_length=b.SEARCH_LONGEST)
 Match = _described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
 SessionState = _described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
 ActorName = _described(str | None, "Only the sessions this actor took.", s.Findable, max_length=150)
@@ -114,7 +113,7 @@ def build(actor: Actor) -> MCPServer:
         """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction."""
 
         def register(fn: Callable) -> Callable:
-            keyed_fn = idempotency.tool(actor, fn.__name__, joins=joins)(fn) if keyed or joins else fn
+            keyed_fn = idempotency.tool(fn, actor, joins=joins) if keyed or joins else fn
             tools.append(strict_tool(_tool(keyed_fn, actor), description, **schema))
             return fn
 

@@ -31,19 +31,11 @@ def refusal(exc: NotebookError) -> CallToolResult:
     return refused(exc.code, exc.status, exc.message, **details)
 
 
-def _unstorable(arguments: dict[str, Any]) -> NotebookError | None:
-    """Text the database could not store (a lone surrogate) is refused before any query."""
-    for name, value in arguments.items():
-        if isinstance(value, str) and not is_storable(value):
-            return Invalid(f"'{name}': not valid Unicode text (a lone surrogate).", fields=[name])
-    return None
-
-
 class StrictTool(Tool):
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        bad = _unstorable(arguments)
-        if bad is not None:
-            return refusal(bad)
+        for name, value in arguments.items():  # text the database could not store is refused before any query
+            if isinstance(value, str) and not is_storable(value):
+                return refusal(Invalid(f"'{name}': not valid Unicode text (a lone surrogate).", fields=[name]))
         model = self.fn_metadata.arg_model
         try:
             model.model_validate(arguments)

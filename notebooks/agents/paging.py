@@ -14,16 +14,13 @@ from notebooks.agents.schemas import UrlDigits
 from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.rules.errors import Invalid
 
-# 100 a page unless asked, as /sessions (the costliest list: its events and counts per session) always answered;
-# 1000 at most, so a page of the largest items (rows of 4,000-character words, sessions with their events) stays a
-# few megabytes and one bounded read.
+# 100 as /sessions (the costliest list) always answered; 1000 at most keeps the largest page a few megabytes.
 PAGE, PAGE_MAX = 100, 1000
 VERSION = 1
 MARK = "~"
 LONGEST = 200  # characters of a cursor: a title's (80) in its array, as base64url, is well under it
 
-# Each list, the position its cursor holds and the range of a plain one: a title (notebooks by title), a line number,
-# a seq (a notebook's rows, a session's rows: change and drift together), a session id (newest first, older follow).
+# Each list: the position its cursor holds (a title, a line number, a seq, a session id) and a plain one's range.
 LISTS: dict[str, tuple[type, int, int]] = {
     "notebooks": (str, 0, 0),
     "lines": (int, 0, MAX_NUMBER),

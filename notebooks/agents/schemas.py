@@ -1,5 +1,5 @@
 """The agent's contract, declared once: the fields the API and MCP take and what they answer; the OpenAPI document is
-generated from these models (and bodies.py's, queries.py's), so it cannot disagree with the code."""
+generated from these models (and bodies.py's), so it cannot disagree with the code."""
 
 import re
 from typing import Annotated, Any, Literal
@@ -76,8 +76,7 @@ Digest = Annotated[
 
 
 class Answer(BaseModel):
-    # Every field of an answer is always sent (null when absent), so the document marks every one required; an
-    # answer is read from the core's result by its fields' names.
+    # Every field is always sent (null when absent), so the document marks every one required.
     model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
 
 

@@ -66,15 +66,10 @@ def suggest(*, notebook: str, by: Actor, **fields: Any) -> schemas.Suggested:
     )
 
 
-def title_of(value: str) -> str:
-    """A title a notebook could have; any other names no notebook."""
-    if not isinstance(value, str) or not schemas.TITLE.fullmatch(value):
-        raise NotFound(f"No notebook is titled {value!r}.")
-    return value
-
-
 def take(*, notebook: str, **arguments: Any) -> schemas.Taken:
-    return idempotency.joined(session_services.take, answers.taken, notebook=title_of(notebook), **arguments)
+    if not isinstance(notebook, str) or not schemas.TITLE.fullmatch(notebook):  # a title no notebook could have
+        raise NotFound(f"No notebook is titled {notebook!r}.")
+    return idempotency.joined(session_services.take, answers.taken, notebook=notebook, **arguments)
 
 
 def withdraw(*, seq: int, **arguments: Any) -> schemas.Withdrawn:

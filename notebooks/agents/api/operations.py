@@ -12,8 +12,7 @@ def declared(*statuses: int) -> dict[int, Any]:
     return {status: problems.Error for status in statuses}
 
 
-# Every operation may answer these; every write may also find the database's disk full (503, Retry-After), and a
-# take or land the vault unusable (503 vault_unavailable, Retry-After).
+# Every write may also find the disk full, or a take or land the vault unusable (503, Retry-After).
 LISTED = declared(400, 401, 405)  # a list of notebooks or sessions names none of them
 READ = declared(400, 401, 404, 405)
 UNCHANGED = {304: None}  # a conditional read's answer when its If-None-Match still stands (conditional.py)
