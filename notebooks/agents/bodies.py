@@ -6,24 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from notebooks.agents import paging
-from notebooks.agents.schemas import (
-    STATES,
-    Digest,
-    Findable,
-    LineNumber,
-    Note,
-    Numbers,
-    Plan,
-    Seq,
-    SessionId,
-    SourceName,
-    SuggestedLines,
-    SuggestionKind,
-    Summary,
-    Why,
-    Words,
-)
-from notebooks.log.files.rowformat import GAME_ONLY
+from notebooks.agents import schemas as s
 from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
@@ -51,7 +34,7 @@ class Body(BaseModel):
 
 
 NamedSession = Annotated[
-    SessionId | None,
+    s.SessionId | None,
     Field(
         description="The session this write must go into (your open session on this notebook, as take answered "
         "it): refused if it is closed, lapsed, another's or on another notebook. Without it a write goes into your "
@@ -65,17 +48,17 @@ class Write(Body):
 
 
 class AddIn(Write):
-    text: Words
-    source: SourceName = Field("seen", description="Where the line comes from: seen (the default) or guessed.")
-    why: Why
+    text: s.Words
+    source: s.SourceName = Field("seen", description="Where the line comes from: seen (the default) or guessed.")
+    why: s.Why
 
 
 class EditIn(Write):
     model_config = ConfigDict(json_schema_extra=required_in_schema("text"))
-    text: Words | None = None
-    to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
-    why: Why
-    expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    text: s.Words | None = None
+    to: s.Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
+    why: s.Why
+    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
 
     def words(self) -> str:
         return new_words(self.text, self.to)
@@ -91,41 +74,40 @@ def new_words(text: str | None, to: str | None) -> str:
 
 
 class RetireIn(Write):
-    why: Why
-    into: LineNumber | None = Field(None, description="The line that now says it.")
-    expected: Seq | None = None
+    why: s.Why
+    into: s.LineNumber | None = Field(None, description="The line that now says it.")
+    expected: s.Seq | None = None
 
 
 class RedactIn(Write):
-    why: Why
-    seq: Seq | None = Field(None, description="The row of the line whose words go.")
-    digest: Digest | None = None
+    why: s.Why
+    seq: s.Seq | None = Field(None, description="The row of the line whose words go.")
+    digest: s.Digest | None = None
 
 
 class MergeIn(Write):
-    numbers: Numbers
-    text: Words
-    why: Why
-    source: SourceName | None = None
+    numbers: s.Numbers
+    text: s.Words
+    why: s.Why
+    source: s.SourceName | None = None
 
 
 class RestoreIn(Write):
-    why: Why
+    why: s.Why
 
 
 class PutBackIn(Write):
-    seq: Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
-    why: Why
-    expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    seq: s.Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
+    why: s.Why
+    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
 
 
 class SuggestIn(Body):
-    lines: SuggestedLines
-    kind: SuggestionKind = Field(description="repeat: they say one thing; conflict: they contradict each other; "
-                                 "stray: not a lesson of this game.")  # fmt: skip
-    words: Words | None = Field(None, description="A repeat: the words to keep. " + GAME_ONLY)
-    keep: LineNumber | None = Field(None, description="A conflict: the line to keep (one of 'lines').")
-    why: Why
+    lines: s.SuggestedLines
+    kind: s.Kind
+    words: s.KeepWords = None
+    keep: s.KeepLine = None
+    why: s.Why
 
 
 class NotebookIn(Body):
@@ -134,26 +116,26 @@ class NotebookIn(Body):
 
 class TakeIn(Body):
     notebook: Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
-    plan: Plan
+    plan: s.Plan
 
 
 class CheckpointIn(Body):
-    note: Note
+    note: s.Note
 
 
 class LandIn(Body):
     # Required: a land with rows and no summary is refused; a no-op land without one is still taken (deprecated).
     model_config = ConfigDict(json_schema_extra=required_in_schema("summary"))
-    summary: Summary | None = None
+    summary: s.Summary | None = None
 
 
 class AbandonIn(Body):
-    why: Why
+    why: s.Why
 
 
 class WithdrawIn(Body):
-    seq: Seq = Field(description="The proposal to take back: the seq its write answered (a gate's reason names it).")
-    why: Why
+    seq: s.Seq = Field(description="The proposal to take back: the seq its write answered (a gate's reason names it).")
+    why: s.Why
 
 
 SEARCH_LONGEST = 200  # characters of a search
@@ -170,9 +152,7 @@ class Query(BaseModel):
 
 
 class UntilQuery(Query):
-    until: str | None = Field(
-        None, description="Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds."
-    )
+    until: s.Until = None
 
 
 class RowsQuery(Query):
@@ -183,7 +163,7 @@ class RowsQuery(Query):
 class LinesQuery(UntilQuery):
     after: paging.query_after("lines") = None
     limit: paging.query_limit("lines") = paging.PAGE
-    q: Annotated[str | None, Findable] = Field(
+    q: Annotated[str | None, s.Findable] = Field(
         None,
         max_length=SEARCH_LONGEST,
         description="Only the lines the card's search finds: a line number (12, #12, line 12) asks for that line; "
@@ -199,13 +179,9 @@ class NotebooksQuery(Query):
 
 
 class SessionsQuery(Query):
-    state: Literal[STATES] | None = None  # type: ignore[valid-type]
-    actor: Annotated[str | None, Findable] = Field(
-        None, max_length=150, description="Only the sessions this actor took."
-    )
-    notebook: Annotated[str | None, Findable] = Field(
-        None, max_length=80, description="Only the sessions on this notebook (its title)."
-    )
+    state: Literal[s.STATES] | None = None  # type: ignore[valid-type]
+    actor: s.ActorName = None
+    notebook: s.NotebookTitle = None
     after: paging.query_after("sessions") = None
     limit: paging.query_limit("sessions") = paging.PAGE
 

@@ -75,6 +75,22 @@ Digest = Annotated[
 ]
 
 
+def described(kind: Any, description: str, *validators: Any, **limits: Any) -> Any:
+    return Annotated[kind, Field(description=description, **limits), *validators]
+
+
+# Taken alike by the API (bodies.py) and the MCP tools.
+Until = described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
+ActorName = described(str | None, "Only the sessions this actor took.", Findable, max_length=150)
+NotebookTitle = described(str | None, "Only the sessions on this notebook (its title).", Findable, max_length=80)
+KeepWords = described(Words | None, "A repeat: the words to keep. " + GAME_ONLY)
+KeepLine = described(LineNumber | None, "A conflict: the line to keep (one of 'lines').")
+Kind = described(
+    SuggestionKind,
+    "repeat: they say one thing; conflict: they contradict each other; stray: not a lesson of this game.",
+)
+
+
 class Answer(BaseModel):
     # Every field is always sent (null when absent), so the document marks every one required.
     model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
