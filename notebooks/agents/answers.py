@@ -1,5 +1,4 @@
-"""What the API and the MCP tools answer, built in one place from the core's results, so the same meaning has the
-same shape on both sides (schemas.py): the reads, and the answers of the writes (writes.py calls them)."""
+"""What the API and the MCP tools answer (schemas.py), built once from the core's results so both say it alike."""
 
 import math
 
@@ -67,18 +66,20 @@ def lines(
         read = selectors.PinnedView(read.seq, read.hash, session_reads.holder_lines(nb, read.lines, mine.session))
     elif mine is not None:  # a lapsed session's lines are listed apart, not silently gone
         lapsed = session_reads.lapsed_lines(nb, read.lines, mine)
-    if q is not None:
-        read = selectors.PinnedView(read.seq, read.hash, found_by(read.lines, q, match))
-    return _lines(nb, at, read, after, limit, mine, lapsed)
-
-
-def found_by(lines: list, q: str, match: str = "all") -> list:
-    """The lines the card's search finds for `q`: a line number asks for that line, words for the lines holding all
-    (or any) of them."""
-    query = matching.parse(q, match)
-    if query.number is not None:
-        return [line for line in lines if line.n == query.number]
-    return matching.search(lines, query)
+    if q is not None:  # as the card's search: the line a number names, or those holding all (or any) of the words
+        query = matching.parse(q, match)
+        if query.number is not None:
+            hits = [x for x in read.lines if x.n == query.number]
+        else:
+            hits = matching.search(read.lines, query)
+        read = selectors.PinnedView(read.seq, read.hash, hits)
+    found, more = paging.page([line.as_dict() for line in read.lines if line.n > (after or 0)], limit)
+    last = found[-1]["n"] if found else after
+    return schemas.Lines.model_validate(
+        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
+        | paging.cursors("lines", after, last, more)
+        | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed]}
+    )
 
 
 def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:
@@ -96,27 +97,8 @@ def _session(mine: "session_reads.Held | None") -> schemas.HeldSession | None:
     return None if mine is None else schemas.HeldSession(**mine.as_dict())
 
 
-def _lines(
-    nb: Notebook,
-    at: float | None,
-    read: selectors.PinnedView,
-    after: int | None = None,
-    limit: int | None = paging.PAGE,
-    mine: "session_reads.Held | None" = None,
-    lapsed: list | None = None,
-) -> schemas.Lines:
-    found, more = paging.page([line.as_dict() for line in read.lines if line.n > (after or 0)], limit)
-    last = found[-1]["n"] if found else after
-    return schemas.Lines.model_validate(
-        {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
-        | paging.cursors("lines", after, last, more)
-        | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed or []]}
-    )
-
-
 def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) -> schemas.Added:
-    """The answer to an add: its number and seq, the session it went into, and the live lines most like it (a hint,
-    never a refusal)."""
+    """An add's answer: its number and seq, its session, and the live lines most like it (a hint, never a refusal)."""
     nb = selectors.get_notebook(title)
     own = session_reads.own_session(nb, reader)
     pending: list = []
@@ -196,8 +178,7 @@ def session_list(
     after: int | None = None,
     limit: int = paging.PAGE,
 ) -> schemas.SessionList:
-    """The sessions newest first, only those in `state`, of `actor`, on `notebook` when given; `limit` of them older
-    than session `after`."""
+    """The sessions newest first, filtered when asked; `limit` of them older than session `after`."""
     found = session_selectors.recent(limit=limit + 1, state=state, actor=actor, notebook=notebook, before=after)
     page, more = paging.page(found, limit)
     last = page[-1].session.pk if page else after

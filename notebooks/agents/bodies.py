@@ -1,35 +1,18 @@
-"""What the API (api/) and the MCP tools (mcp_server.py) take in a request's body: strict (a string is never a
-number, a bool never an integer), unknown fields refused, limits those of log/rules/checks.py. The field types and the
-answers are schemas.py's. A field is named as the argument of the write it goes to (writes.py), which the API passes
-a body's fields to as they are."""
+"""What the API takes in a request's body (each field named as its write's argument, writes.py) and query string:
+strict, unknown fields refused; every list pages alike (paging.py)."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from notebooks.agents.schemas import (
-    Digest,
-    LineNumber,
-    Note,
-    Numbers,
-    Plan,
-    Seq,
-    SessionId,
-    SourceName,
-    SuggestedLines,
-    SuggestionKind,
-    Summary,
-    Why,
-    Words,
-)
-from notebooks.log.files.rowformat import GAME_ONLY
+from notebooks.agents import paging
+from notebooks.agents import schemas as s
 from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
 
 def required_in_schema(*names: str) -> Any:
-    """The document marks these fields required although the model still takes them missing: an old name of the
-    field (deprecated, kept one release) or an old use (a no-op land without a summary) is answered as before."""
+    """Marked required in the document though still taken missing: an old name or use is answered as before."""
 
     def edit(schema: dict[str, Any]) -> None:
         schema["required"] = [*schema.get("required", []), *names]
@@ -51,7 +34,7 @@ class Body(BaseModel):
 
 
 NamedSession = Annotated[
-    SessionId | None,
+    s.SessionId | None,
     Field(
         description="The session this write must go into (your open session on this notebook, as take answered "
         "it): refused if it is closed, lapsed, another's or on another notebook. Without it a write goes into your "
@@ -65,17 +48,17 @@ class Write(Body):
 
 
 class AddIn(Write):
-    text: Words
-    source: SourceName = Field("seen", description="Where the line comes from: seen (the default) or guessed.")
-    why: Why
+    text: s.Words
+    source: s.SourceName = Field("seen", description="Where the line comes from: seen (the default) or guessed.")
+    why: s.Why
 
 
 class EditIn(Write):
     model_config = ConfigDict(json_schema_extra=required_in_schema("text"))
-    text: Words | None = None
-    to: Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
-    why: Why
-    expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    text: s.Words | None = None
+    to: s.Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
+    why: s.Why
+    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
 
     def words(self) -> str:
         return new_words(self.text, self.to)
@@ -91,41 +74,40 @@ def new_words(text: str | None, to: str | None) -> str:
 
 
 class RetireIn(Write):
-    why: Why
-    into: LineNumber | None = Field(None, description="The line that now says it.")
-    expected: Seq | None = None
+    why: s.Why
+    into: s.LineNumber | None = Field(None, description="The line that now says it.")
+    expected: s.Seq | None = None
 
 
 class RedactIn(Write):
-    why: Why
-    seq: Seq | None = Field(None, description="The row of the line whose words go.")
-    digest: Digest | None = None
+    why: s.Why
+    seq: s.Seq | None = Field(None, description="The row of the line whose words go.")
+    digest: s.Digest | None = None
 
 
 class MergeIn(Write):
-    numbers: Numbers
-    text: Words
-    why: Why
-    source: SourceName | None = None
+    numbers: s.Numbers
+    text: s.Words
+    why: s.Why
+    source: s.SourceName | None = None
 
 
 class RestoreIn(Write):
-    why: Why
+    why: s.Why
 
 
 class PutBackIn(Write):
-    seq: Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
-    why: Why
-    expected: Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    seq: s.Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
+    why: s.Why
+    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
 
 
 class SuggestIn(Body):
-    lines: SuggestedLines
-    kind: SuggestionKind = Field(description="repeat: they say one thing; conflict: they contradict each other; "
-                                 "stray: not a lesson of this game.")  # fmt: skip
-    words: Words | None = Field(None, description="A repeat: the words to keep. " + GAME_ONLY)
-    keep: LineNumber | None = Field(None, description="A conflict: the line to keep (one of 'lines').")
-    why: Why
+    lines: s.SuggestedLines
+    kind: s.Kind
+    words: s.KeepWords = None
+    keep: s.KeepLine = None
+    why: s.Why
 
 
 class NotebookIn(Body):
@@ -134,23 +116,76 @@ class NotebookIn(Body):
 
 class TakeIn(Body):
     notebook: Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
-    plan: Plan
+    plan: s.Plan
 
 
 class CheckpointIn(Body):
-    note: Note
+    note: s.Note
 
 
 class LandIn(Body):
     # Required: a land with rows and no summary is refused; a no-op land without one is still taken (deprecated).
     model_config = ConfigDict(json_schema_extra=required_in_schema("summary"))
-    summary: Summary | None = None
+    summary: s.Summary | None = None
 
 
 class AbandonIn(Body):
-    why: Why
+    why: s.Why
 
 
 class WithdrawIn(Body):
-    seq: Seq = Field(description="The proposal to take back: the seq its write answered (a gate's reason names it).")
-    why: Why
+    seq: s.Seq = Field(description="The proposal to take back: the seq its write answered (a gate's reason names it).")
+    why: s.Why
+
+
+SEARCH_LONGEST = 200  # characters of a search
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unsaid(cls, data: Any) -> Any:
+        """?after= with no value reads as no 'after' at all, as it always has."""
+        return {k: v for k, v in data.items() if v != ""} if isinstance(data, dict) else data
+
+
+class UntilQuery(Query):
+    until: s.Until = None
+
+
+class RowsQuery(Query):
+    after: paging.query_after("rows") = None
+    limit: paging.query_limit("rows") = paging.PAGE
+
+
+class LinesQuery(UntilQuery):
+    after: paging.query_after("lines") = None
+    limit: paging.query_limit("lines") = paging.PAGE
+    q: Annotated[str | None, s.Findable] = Field(
+        None,
+        max_length=SEARCH_LONGEST,
+        description="Only the lines the card's search finds: a line number (12, #12, line 12) asks for that line; "
+        "words find the lines with a word beginning with each of them (folded: case, accents and apostrophes "
+        "ignored, a common ending taken off), in any order.",
+    )
+    match: Literal["all", "any"] = Field("all", description="With 'q': lines holding all of its words, or any.")
+
+
+class NotebooksQuery(Query):
+    after: paging.query_after("notebooks") = None
+    limit: paging.query_limit("notebooks") = paging.PAGE
+
+
+class SessionsQuery(Query):
+    state: Literal[s.STATES] | None = None  # type: ignore[valid-type]
+    actor: s.ActorName = None
+    notebook: s.NotebookTitle = None
+    after: paging.query_after("sessions") = None
+    limit: paging.query_limit("sessions") = paging.PAGE
+
+
+class SessionQuery(Query):
+    after: paging.query_after("session") = None
+    limit: paging.query_limit("change and drift rows together") = paging.PAGE

@@ -1,12 +1,5 @@
-"""Conditional reads, and the answers kept for them. The turn, lines, rows and history answers carry an ETag naming
-what decides them: the notebook's head (its last row's seq and hash), the view its reader reads (everyone's, or a
-holder's own with her session's proposals: sessions/reads.py) and the request. If-None-Match with that tag answers 304
-after one lookup of the head, folding and serialising nothing. A live answer's bytes are kept per notebook at its
-head, for each view and request, so a full read after another reader's costs the same lookup and the bytes. A frozen
-read (`until`) is tagged by the row it stands at and the notebook's count of redactions (kept.past keeps its view).
-
-    @conditional.read  # under @router.get, for a view taking `notebook` (and `q` with `until`, if it has one)
-"""
+"""Conditional reads: an ETag names the notebook's head, the reader's view and the request, so If-None-Match answers
+304 after one lookup of the head; a live answer's bytes are kept per head, view and request. Use: @conditional.read."""
 
 import contextlib
 import functools
@@ -74,9 +67,7 @@ class Read:
 
 
 def view_of(mine: session_reads.Held | None) -> tuple:
-    """The view a live read shows its reader: everyone's, or her own session's, open or lapsed and listed apart (its
-    id and when its lease was last renewed: a renewal moves when it lapses, a land gives her everyone's view again;
-    and how many of its proposals she withdrew)."""
+    """The view a live read shows: everyone's, or her session's (a renewal moves when it lapses)."""
     if mine is None:
         return EVERYONE
     # A withdrawn proposal leaves her view with no new row: the count of withdrawals is part of the view.
@@ -85,8 +76,7 @@ def view_of(mine: session_reads.Held | None) -> tuple:
 
 
 def stands(request: HttpRequest, title: str, until: str | None = None) -> Read:
-    """The read the request makes, found without folding anything: one statement for the notebook, its head and the
-    reader's session (one more for a holder), or, frozen, the row it stands at."""
+    """The read the request makes, found without folding: the notebook, its head and the reader's view."""
     at = until_of(until)
     if at is None:
         notebook, top, mine = session_reads.head_and_held(title, request.auth)
@@ -103,26 +93,20 @@ def tag_of(notebook_id: int, top: Head, view: tuple, full_path: str) -> str:
     return '"' + hashlib.blake2b(named.encode(), digest_size=16).hexdigest() + '"'
 
 
-def matches(request: HttpRequest, tag: str) -> bool:
-    """Whether If-None-Match names `tag` (compared weakly, as RFC 9110 says for it). A `*` is answered in full: no
-    lookup here says whether the answer exists (a line's history may not)."""
-    return named(request.headers.get("If-None-Match", ""), tag)
-
-
 def named(if_none_match: str, tag: str) -> bool:
+    """Compared weakly (RFC 9110); a `*` is answered in full: no lookup says whether the answer exists."""
     return tag in {t.removeprefix("W/") for t in parse_etags(if_none_match)}
 
 
 def read(view: Callable | None = None, *, also: Callable[[Notebook, Actor], Any] | None = None) -> Callable:
-    """A read view answered conditionally and kept per head (see above). `also` is what a live read does beside its
-    answer (the turn notes that it was read), done when the view itself does not run."""
+    """A read view answered conditionally and kept per head; `also` runs when a live read's view does not."""
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def inner(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
             found = stands(request, kwargs["notebook"], getattr(kwargs.get("q"), "until", None))
             ran = False
-            if matches(request, found.tag):
+            if named(request.headers.get("If-None-Match", ""), found.tag):
                 answer: HttpResponseBase = HttpResponseNotModified()
             else:
                 path = request.get_full_path()
@@ -158,8 +142,7 @@ def kept_answer(found: Read, request: str) -> bytes | None:
 
 
 def keep(found: Read, request: str, body: bytes, reader: Actor) -> None:
-    """Keep the answer at the head it was looked up at: it was made after that lookup, so a later head's answer
-    never stands for an earlier one's (a head, once passed, never comes back)."""
+    """Keep the answer at the head it was looked up at: made after it, it never stands for a later head's."""
     if found.view == EVERYONE and session_reads.held(found.notebook, reader) is not None:
         return  # she took a session while her read ran: the answer may be her own view, not everyone's
     top = found.head
@@ -190,8 +173,7 @@ def kept_count() -> int:
 
 @receiver(words_redacted)
 def _redacted(sender: object, notebook: Notebook, **kwargs: object) -> None:
-    """A redaction committed in this process: no answer kept here may still hold its words."""
-    forget(notebook)
+    forget(notebook)  # no answer kept here may still hold the redacted words
 
 
 # The live reads answered 304 before the URL is resolved, and what each does beside its answer (as `read(also=…)`).
@@ -200,11 +182,8 @@ ALSO = {"turn": turn_reads.note_turn_read}
 
 
 class UnchangedMiddleware:
-    """A live read of the turn, the lines or the rows whose If-None-Match still names its answer is answered 304 here,
-    innermost, before the URL is resolved and the API's own machinery runs: the token, the notebook's head and the
-    reader's session in one statement. Anything else, a holder's read, or any refusal or error, goes on to the API,
-    which answers it as always. Served by `make serve`, an agent's later 304s come earlier still, before Django's
-    handler, with the headers this one's carried (notebook_site/wsgi.unchanged)."""
+    """A live turn, lines or rows read whose If-None-Match still stands is answered 304 before the URL is resolved;
+    anything else goes on to the API. `make serve` answers later ones earlier still (notebook_site/wsgi.unchanged)."""
 
     # bench/NOTES.md: a 304 turn read 0.59 -> 0.45 ms of app CPU in process, side by side.
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
@@ -236,8 +215,7 @@ def asks_until(query: str) -> bool:
 
 
 def unchanged_tag(path: str, authorization: str, if_none_match: str | None, full_path: str) -> str | None:
-    """The ETag a live GET of `path` (no `until`) still answers, when If-None-Match names it and its token's reader
-    holds no session; None when the API must answer it. A live turn read is noted, as the API notes it."""
+    """The ETag a live GET of `path` still answers to If-None-Match for a reader holding no session, else None."""
     found = UNCHANGED_READS.fullmatch(path)
     scheme, _, secret = authorization.partition(" ")
     if found is None or scheme.lower() != "bearer" or not if_none_match:

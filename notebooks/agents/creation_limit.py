@@ -1,7 +1,5 @@
-"""How many notebooks one actor may create through the API and MCP: NOTEBOOK_NEW_NOTEBOOKS per
-NOTEBOOK_NEW_NOTEBOOKS_WINDOW seconds (NOTEBOOK_NEW_NOTEBOOKS_EDITOR for Dad). The count is of the notebooks they
-made (Notebook.created_by, created_at), read and written under one lock per actor, so parallel creates cannot pass
-it; a refused create made nothing and counts nothing."""
+"""How many notebooks one actor may create through the API and MCP per window, counted from the notebooks they made
+under one lock per actor, so parallel creates cannot pass it."""
 
 import hashlib
 from datetime import datetime, timedelta
@@ -31,8 +29,7 @@ def _lock(name: str) -> None:
 
 
 def create_notebook(*, title: str, actor: Actor) -> Notebook:
-    """services.create_notebook, refused with TooMany (429, Retry-After) once the actor made their limit's worth of
-    notebooks within the window."""
+    """services.create_notebook, refused (429, Retry-After) once the actor made their limit within the window."""
     window = settings.NOTEBOOK_NEW_NOTEBOOKS_WINDOW
     limit = settings.NOTEBOOK_NEW_NOTEBOOKS_EDITOR if actor.editor else settings.NOTEBOOK_NEW_NOTEBOOKS
     with transaction.atomic():

@@ -1,7 +1,5 @@
-"""The API's OpenAPI document, as ninja generates it from schemas.py, finished in one place: each refusal described
-in the API's words, every Retry-After declared, the Idempotency-Key on every write, the token required everywhere,
-the project's version and whom to ask (info.contact), a conditional read's ETag, If-None-Match and 304, and no
-component that no operation uses (ninja lists each query model, which the document flattens into parameters)."""
+"""The OpenAPI document ninja generates, finished: refusals in the API's words, Retry-After, the Idempotency-Key, the
+token, version and contact, ETag and 304, and no unused component (ninja lists each query model)."""
 
 import json
 import re

@@ -1,21 +1,6 @@
-"""Idempotency keys, as Stripe's API and the IETF httpapi draft "The Idempotency-Key HTTP Header Field" have them: a
-write sent again with the key it was first sent with answers its first answer (status and body) and writes nothing.
-
-- A key is 1 to 255 visible ASCII characters (no quote, no backslash); the draft's quoted form ("…") is read as what
-  is inside the quotes. It is the actor's own: two actors' keys never meet.
-- The same key with the same request (method, path and canonical JSON body; for MCP the tool and its arguments)
-  within NOTEBOOK_IDEMPOTENCY_TTL seconds (a day) answers the stored answer; with another request it is refused
-  (422 idempotency_mismatch) and nothing is written. Older keys count for nothing and are deleted by the next keyed
-  write.
-- Only successes are kept. A refusal wrote nothing, so its retry simply runs again (and may then succeed, once a
-  claim is free or the input is mended); bad input is refused before any key is read.
-- The key and its answer are stored in the write's own transaction, so neither stands without the other. A line's
-  write composes with an outer transaction: the whole call runs in one. A session's write runs git around its
-  transaction, so it stores the key from inside it (log/store/joined.py): `joins=True`, its body calling `joined()`.
-- A key whose first request is still running answers 409 idempotency_in_progress (in this process: a set of keys;
-  across processes on PostgreSQL: an advisory lock). Elsewhere the unique (actor, key) decides: the later
-  transaction rolls back, rows and all, and answers the first one's answer.
-"""
+"""Idempotency keys (Stripe's, the IETF draft's): a write sent again with its key answers its first answer and writes
+nothing. Kept per actor for NOTEBOOK_IDEMPOTENCY_TTL, successes only, stored in the write's own transaction (a
+session's write from inside it: `joins=True`, its body calling `joined()`); a key still running answers 409."""
 
 import functools
 import hashlib
@@ -25,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, get_type_hints
@@ -172,11 +157,8 @@ def _in_flight(call: _Call) -> Iterator[None]:
         yield
     finally:
         if locked:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [name])
-            except DatabaseError:  # the connection is gone, and its session's lock with it
-                pass
+            with suppress(DatabaseError), connection.cursor() as cursor:  # a connection gone took its lock with it
+                cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [name])
         with _busy_lock:
             _busy.discard(mine)
 
@@ -202,11 +184,9 @@ def _run(call: _Call, body: Callable[[], Any], *, joins: bool) -> Answer:
             answered = _kept(call)
             if answered is None:
                 raise
-    if not answered.replayed:
-        try:  # the keys older than the TTL go after each keyed write's commit
+    if not answered.replayed:  # the keys older than the TTL go after each keyed write's commit (or the next's)
+        with suppress(DatabaseError):
             IdempotencyKey.objects.filter(at__lt=_cutoff()).delete()
-        except DatabaseError:  # the write stands; the next keyed write sweeps
-            pass
     return answered
 
 
@@ -243,8 +223,7 @@ def _joined(call: _Call, body: Callable[[], Any]) -> Answer:
 
 
 def joined(write: Callable[..., T], answer: Callable[[T], Any], **arguments: Any) -> Any:
-    """A session's write (the service called with `arguments`) and its answer. Under a key the answer is made and
-    stored inside the write's transaction (the service calls log.joined.join); without one it is made after, as ever."""
+    """A session's write and its answer; under a key the answer is stored inside the write's transaction."""
     call = _calling.get()
     if call is None:
         return answer(write(**arguments))
@@ -270,51 +249,42 @@ def _rendered(result: Any, status: int = 200) -> Answer:
     return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
 
 
-def http(view: Callable | None = None, *, joins: bool = False, status: int = 200) -> Callable:
-    """A write view taking an Idempotency-Key header; without one it runs as it always has. A session's view passes
-    joins=True and answers through `joined`. A plain answer (not a Status) is sent with `status`."""
+def http(view: Callable, *, joins: bool = False, status: int = 200) -> Callable:
+    """A write view taking an Idempotency-Key header; a plain answer (not a Status) is sent with `status`."""
 
-    def wrap(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            key = key_of(request.headers.get(HEADER))
-            if key is None:
-                result = fn(request, *args, **kwargs)
-                return result if isinstance(result, Status | HttpResponse) else Status(status, result)
-            sent = json.loads(request.body) if request.body else None
-            render = functools.partial(_rendered, status=status)
-            call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, render)
-            answered = _run(call, lambda: fn(request, *args, **kwargs), joins=joins)
-            response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
-            if answered.replayed:
-                response[REPLAYED] = "true"
-            return response
+    @functools.wraps(view)
+    def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        key = key_of(request.headers.get(HEADER))
+        if key is None:
+            result = view(request, *args, **kwargs)
+            return result if isinstance(result, Status | HttpResponse) else Status(status, result)
+        sent = json.loads(request.body) if request.body else None
+        render = functools.partial(_rendered, status=status)
+        call = _Call(request.auth.name, key, f"{request.method} {request.get_full_path()}", sent, render)
+        answered = _run(call, lambda: view(request, *args, **kwargs), joins=joins)
+        response = HttpResponse(answered.body, status=answered.status, content_type=CONTENT_TYPE)
+        if answered.replayed:
+            response[REPLAYED] = "true"
+        return response
 
-        return inner
-
-    return wrap(view) if view is not None else wrap
+    return inner
 
 
-def tool(actor: Actor, name: str, *, joins: bool = False) -> Callable[[Callable], Callable]:
+def tool(fn: Callable, actor: Actor, *, joins: bool = False) -> Callable:
     """A write tool taking an optional idempotency_key argument (added to its signature), as the header does."""
+    model = get_type_hints(fn, include_extras=True)["return"]
 
-    def wrap(fn: Callable) -> Callable:
-        model = get_type_hints(fn, include_extras=True)["return"]
+    @functools.wraps(fn)
+    def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
+        key = key_of(idempotency_key, KEY_ARGUMENT)
+        if key is None:
+            return fn(*args, **kwargs)
+        render = lambda value: Answer(200, value.model_dump_json())  # noqa: E731
+        call = _Call(actor.name, key, f"mcp {fn.__name__}", kwargs, render, named=KEY_ARGUMENT)
+        return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
 
-        @functools.wraps(fn)
-        def inner(*args: Any, idempotency_key: str | None = None, **kwargs: Any) -> Any:
-            key = key_of(idempotency_key, KEY_ARGUMENT)
-            if key is None:
-                return fn(*args, **kwargs)
-            render = lambda value: Answer(200, value.model_dump_json())  # noqa: E731
-            call = _Call(actor.name, key, f"mcp {name}", kwargs, render, named=KEY_ARGUMENT)
-            return model.model_validate_json(_run(call, lambda: fn(*args, **kwargs), joins=joins).body)
-
-        signature = inspect.signature(fn)
-        keyword = inspect.Parameter.KEYWORD_ONLY
-        extra = inspect.Parameter("idempotency_key", keyword, default=None, annotation=KeyArgument)
-        inner.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore
-        inner.__annotations__ = {**fn.__annotations__, "idempotency_key": KeyArgument}
-        return inner
-
-    return wrap
+    signature = inspect.signature(fn)
+    extra = inspect.Parameter(KEY_ARGUMENT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=KeyArgument)
+    inner.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore
+    inner.__annotations__ = {**fn.__annotations__, KEY_ARGUMENT: KeyArgument}
+    return inner

@@ -1,10 +1,5 @@
-"""MCP over Streamable HTTP at /mcp: the stdio server's tools (mcp_server.build) for the actor a bearer token speaks
-for, through the official SDK's transport in its stateless JSON mode, so any worker of any instance answers any call.
-
-The app is served over WSGI (granian or gunicorn, runserver); the SDK's transport is ASGI. Each process runs one event
-loop in a thread of its own (an anyio portal, started on the first call, in the worker process) holding one session
-manager per actor; a request hands its one exchange to that loop and waits for the answer.
-"""
+"""MCP over Streamable HTTP at /mcp: mcp_server.build's tools for a token's actor, through the SDK's stateless JSON
+transport (ASGI) in one event loop per process (an anyio portal), to which each WSGI request hands its exchange."""
 
 import functools
 import threading
@@ -29,8 +24,7 @@ _held: list[Any] = []  # the contexts entered for good: dropped, they would be c
 
 
 def _loop() -> BlockingPortal:
-    """This process's event loop for MCP exchanges, started once (the context is never left: it lives as long as the
-    process)."""
+    """This process's event loop for MCP exchanges, started once and never left."""
     global _portal
     with _started:
         if _portal is None:
@@ -41,8 +35,8 @@ def _loop() -> BlockingPortal:
 
 @functools.cache
 def _manager(name: str, editor: bool) -> StreamableHTTPSessionManager:
-    """The actor's tools behind the SDK's transport, running in this process's loop. Django checks the Host header
-    (ALLOWED_HOSTS) and the token stands for the caller, so the SDK's own DNS-rebinding check is off."""
+    """The actor's tools behind the SDK's transport, in this process's loop."""
+    # Django checks the Host header (ALLOWED_HOSTS) and the token stands for the caller: no DNS-rebinding check.
     server = build(Actor(name=name, editor=editor))
     server.streamable_http_app(
         stateless_http=True,

@@ -1,17 +1,15 @@
-"""The MCP server (official `mcp` SDK, stdio; `notebook mcp --actor NAME`): the API's reads and writes for one actor,
-calling the functions the API calls (answers.py, writes.py), with its field types (schemas.py), strictness and
-refusals (mcp_strict.py). Tools run in the SDK's worker threads, so each call closes its thread's database
-connection when done."""
+"""The MCP server (`notebook mcp --actor NAME`, stdio): the API's reads and writes for one actor, calling what the API
+calls (answers.py, writes.py)."""
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
-from pydantic import Field
 
-from notebooks.agents import answers, idempotency, paging, queries, writes
+from notebooks.agents import answers, idempotency, paging, writes
+from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log.files.rowformat import GAME_ONLY
@@ -21,47 +19,31 @@ from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
 from notebooks.version import VERSION
 
-
-def _described(kind: Any, description: str, *validators: Any, **limits: Any) -> Any:
-    return Annotated[kind, Field(description=description, **limits), *validators]
-
-
-Until = _described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
-Expected = _described(s.Seq | None, "The seq of the line's last row as you read it: a stale change is refused.")
-Into = _described(s.LineNumber | None, "The line that now says what this one said.")
+Expected = s.described(s.Seq | None, "The seq of the line's last row as you read it: a stale change is refused.")
+Into = s.described(s.LineNumber | None, "The line that now says what this one said.")
 # Every list pages as the API's do (paging.py): the cursor `after`, `limit`, and `next` in the answer.
 NotebooksAfter, NotebooksLimit = paging.tool_after("notebooks"), paging.tool_limit("notebooks")
 LinesAfter, LinesLimit = paging.tool_after("lines"), paging.tool_limit("lines")
 RowsAfter, RowsLimit = paging.tool_after("rows"), paging.tool_limit("rows")
 SessionsAfter, SessionsLimit = paging.tool_after("sessions"), paging.tool_limit("sessions")
 SessionRowsAfter, SessionRowsLimit = paging.tool_after("session"), paging.tool_limit("change and drift rows")
-Source = _described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
-MergedSource = _described(
+Source = s.described(s.SourceName, "Where the line comes from: seen (you saw it happen) or guessed (a hunch to check).")
+MergedSource = s.described(
     s.SourceName | None,
     "The merged line's source; without it, an agent's merge is seen when any merged line was seen, else guessed.",
 )
-KeepWords = _described(s.Words | None, "A repeat: the words to keep. " + GAME_ONLY)
-KeepLine = _described(s.LineNumber | None, "A conflict: the line to keep (one of 'lines').")
-Kind = _described(
-    s.SuggestionKind,
-    "repeat: they say one thing; conflict: they contradict each other; stray: not a lesson of this game.",
-)
-Version = _described(s.Seq, "The row of the line's history whose words it should say again (history's 'seq').")
-InSession = _described(
+Version = s.described(s.Seq, "The row of the line's history whose words it should say again (history's 'seq').")
+InSession = s.described(
     s.SessionId | None,
     "The session this write must go into (your open one on this notebook): refused if closed, lapsed, another's "
     "or on another notebook. Without it the write goes into your open session on the notebook, if any; the answer "
     "names the session it went into.",
 )
-SearchWords = _described(
-    str, "A line number, or the words to look for.", min_length=1, max_length=queries.SEARCH_LONGEST
-)
-Match = _described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
-SessionState = _described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
-ActorName = _described(str | None, "Only the sessions this actor took.", s.Findable, max_length=150)
-NotebookTitle = _described(str | None, "Only the sessions on this notebook (its title).", s.Findable, max_length=80)
-ProposalSeq = _described(s.Seq, "The proposal to take back: the seq its write answered.")
-OldTo = _described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
+SearchWords = s.described(str, "A line number, or the words to look for.", min_length=1, max_length=b.SEARCH_LONGEST)
+Match = s.described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
+SessionState = s.described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
+ProposalSeq = s.described(s.Seq, "The proposal to take back: the seq its write answered.")
+OldTo = s.described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
 
 
 PAGED = (
@@ -72,8 +54,7 @@ PAGED = (
 
 
 def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
-    """A refusal reaches the model as a tool error naming its code and status, with the API's error object as its
-    structured content; nothing else of the server leaks. Any call of the actor's renews its open session's lease."""
+    """A refusal as a tool error with the API's error object; nothing else leaks. A call renews the actor's lease."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
@@ -90,13 +71,13 @@ def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
                 raise
             return refused("unavailable", 503, message)  # as the API answers it
         finally:
-            connections.close_all()
+            connections.close_all()  # tools run in the SDK's worker threads
 
     return inner
 
 
 class NotebookServer(MCPServer):
-    """The SDK's server, with an unknown tool answered as every refusal is: a structured error naming the tools."""
+    """The SDK's server, answering an unknown tool as a refusal naming the tools."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if self._tool_manager.get_tool(name) is None:
@@ -117,7 +98,7 @@ def build(actor: Actor) -> MCPServer:
         """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction."""
 
         def register(fn: Callable) -> Callable:
-            keyed_fn = idempotency.tool(actor, fn.__name__, joins=joins)(fn) if keyed or joins else fn
+            keyed_fn = idempotency.tool(fn, actor, joins=joins) if keyed or joins else fn
             tools.append(strict_tool(_tool(keyed_fn, actor), description, **schema))
             return fn
 
@@ -144,7 +125,7 @@ def build(actor: Actor) -> MCPServer:
         "read. " + PAGED
     )
     def view(
-        notebook: s.Title, until: Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
+        notebook: s.Title, until: s.Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
     ) -> s.Lines:
         return answers.lines(notebook, until, after, limit, reader=actor)
 
@@ -152,14 +133,14 @@ def build(actor: Actor) -> MCPServer:
         "The text a play turn carries: a header naming the notebook and the time it stands at, then Dad's "
         "corrections, his other lines, then yours, each tagged with its number and source."
     )
-    def turn(notebook: s.Title, until: Until = None) -> s.Turn:
+    def turn(notebook: s.Title, until: s.Until = None) -> s.Turn:
         return answers.turn(notebook, until, actor)
 
     @tool(
         "One live line by its number (n, text, source, by, at, seq), as you see it; with 'until', as it stood "
         "then. A line that is not live is refused (not_found): its history says what became of it."
     )
-    def line(notebook: s.Title, n: s.LineNumber, until: Until = None) -> s.OneLine:
+    def line(notebook: s.Title, n: s.LineNumber, until: s.Until = None) -> s.OneLine:
         return answers.line(notebook, n, until, reader=actor)
 
     @tool(
@@ -168,7 +149,7 @@ def build(actor: Actor) -> MCPServer:
         "apostrophes ignored. Answered as view answers, a page of them, paged as view is."
     )
     def search(
-        notebook: s.Title, q: SearchWords, match: Match = "all", until: Until = None, after: LinesAfter = None,
+        notebook: s.Title, q: SearchWords, match: Match = "all", until: s.Until = None, after: LinesAfter = None,
         limit: LinesLimit = paging.PAGE,
     ) -> s.Lines:  # fmt: skip
         return answers.lines(notebook, until, after, limit, reader=actor, q=q, match=match)
@@ -185,7 +166,7 @@ def build(actor: Actor) -> MCPServer:
         "'notebook' when given; a page of them. " + PAGED
     )
     def sessions(
-        state: SessionState = None, actor: ActorName = None, notebook: NotebookTitle = None,
+        state: SessionState = None, actor: s.ActorName = None, notebook: s.NotebookTitle = None,
         after: SessionsAfter = None, limit: SessionsLimit = paging.PAGE,
     ) -> s.SessionList:  # fmt: skip
         return answers.session_list(state=state, actor=actor, notebook=notebook, after=after, limit=limit)
@@ -268,8 +249,8 @@ def build(actor: Actor) -> MCPServer:
         keyed=True,
     )
     def suggest(
-        notebook: s.Title, lines: s.SuggestedLines, kind: Kind, why: s.Why, words: KeepWords = None,
-        keep: KeepLine = None,
+        notebook: s.Title, lines: s.SuggestedLines, kind: s.Kind, why: s.Why, words: s.KeepWords = None,
+        keep: s.KeepLine = None,
     ) -> s.Suggested:  # fmt: skip
         return writes.suggest(notebook=notebook, lines=lines, kind=kind, why=why, words=words, keep=keep, by=actor)
 

@@ -1,6 +1,5 @@
-"""MCP tools as strict as the API's bodies: each tool's arguments refuse unknown names and wrong types (a string is
-never a number), its input schema says so (additionalProperties false), and every refusal, bad arguments included,
-is answered in the project's words, "invalid (400): 'text': …", with the API's error object as structured content."""
+"""MCP tools as strict as the API's bodies (unknown names, wrong types refused), each refusal in the project's words,
+"invalid (400): 'text': …", with the API's error object as structured content."""
 
 from collections.abc import Callable
 from typing import Any
@@ -32,19 +31,11 @@ def refusal(exc: NotebookError) -> CallToolResult:
     return refused(exc.code, exc.status, exc.message, **details)
 
 
-def _unstorable(arguments: dict[str, Any]) -> NotebookError | None:
-    """Text the database could not store (a lone surrogate) is refused before any query."""
-    for name, value in arguments.items():
-        if isinstance(value, str) and not is_storable(value):
-            return Invalid(f"'{name}': not valid Unicode text (a lone surrogate).", fields=[name])
-    return None
-
-
 class StrictTool(Tool):
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        bad = _unstorable(arguments)
-        if bad is not None:
-            return refusal(bad)
+        for name, value in arguments.items():  # text the database could not store is refused before any query
+            if isinstance(value, str) and not is_storable(value):
+                return refusal(Invalid(f"'{name}': not valid Unicode text (a lone surrogate).", fields=[name]))
         model = self.fn_metadata.arg_model
         try:
             model.model_validate(arguments)
@@ -56,9 +47,8 @@ class StrictTool(Tool):
 def strict_tool(
     fn: Callable, description: str, *, required: tuple[str, ...] = (), offered: dict[str, list] | None = None
 ) -> StrictTool:
-    """A tool whose arguments are validated strictly; `required` are marked required in its schema although the
-    tool still takes them missing (an old name kept one release, as the API does); `offered` narrows an argument's
-    enum in the schema to what this actor may send."""
+    """A tool whose arguments are validated strictly; `required` as bodies.required_in_schema; `offered` narrows an
+    argument's enum to what this actor may send."""
     tool = StrictTool.from_function(fn, description=description)
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)

@@ -1,10 +1,5 @@
-"""One way to page every list, declared once: the API's lists (queries.py), the MCP tools (mcp_server.py) and the
-CLI's `view` and `sessions` take `after` (a cursor) and `limit`, and answer `after`, `next` and `more` (answers.py).
-
-A cursor is opaque to a client: send back the `next` of the page before, as it came. It is "~" and the unpadded
-base64url of a small JSON array, [version, list, position]; no title holds a "~", so a cursor is never read as one.
-Deprecated, taken until the next release: the plain position a list took before (a line number, a seq, a session
-id, a title), so a harness that sends one keeps working. Anything else is a 400 naming `after`, never a 500."""
+"""Every list (API, MCP, CLI) pages alike: `after` (a cursor) and `limit` in; `after`, `next` and `more` out. A cursor
+is "~" and the unpadded base64url of [version, list, position] (no title has a "~"); a plain position is still read."""
 
 import base64
 import binascii
@@ -19,16 +14,13 @@ from notebooks.agents.schemas import UrlDigits
 from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER, is_storable
 from notebooks.log.rules.errors import Invalid
 
-# 100 a page unless asked, as /sessions (the costliest list: its events and counts per session) always answered;
-# 1000 at most, so a page of the largest items (rows of 4,000-character words, sessions with their events) stays a
-# few megabytes and one bounded read.
+# 100 as /sessions (the costliest list) always answered; 1000 at most keeps the largest page a few megabytes.
 PAGE, PAGE_MAX = 100, 1000
 VERSION = 1
 MARK = "~"
 LONGEST = 200  # characters of a cursor: a title's (80) in its array, as base64url, is well under it
 
-# Each list, the position its cursor holds and the range of a plain one: a title (notebooks by title), a line number,
-# a seq (a notebook's rows, a session's rows: change and drift together), a session id (newest first, older follow).
+# Each list: the position its cursor holds (a title, a line number, a seq, a session id) and a plain one's range.
 LISTS: dict[str, tuple[type, int, int]] = {
     "notebooks": (str, 0, 0),
     "lines": (int, 0, MAX_NUMBER),
@@ -69,8 +61,7 @@ def _unpacked(raw: str) -> Any:
 
 
 def decode(kind: str, raw: Any) -> Position:
-    """The position `raw` names in list `kind`: a cursor of that list, or (deprecated) a plain position; none for
-    the start. Anything else raises a validation error whose message says what to send."""
+    """The position `raw` names in list `kind` (a cursor, or a plain position); anything else is a validation error."""
     if raw is None or raw == "":
         return None
     if isinstance(raw, bool) or (isinstance(raw, str) and len(raw) > LONGEST):
@@ -138,13 +129,12 @@ def page(found: list, limit: int | None) -> tuple[list, bool]:
 
 
 def cursors(kind: str, after: Position, last: Position, more: bool) -> dict[str, Any]:
-    """What every page answers: the cursor it was read after, the one to send for the next page (none when nothing
-    is left) and whether there is one."""
+    """What every page answers: the cursor it was read after, the next page's (none at the end), and whether more."""
     return {"after": encode(kind, after), "next": encode(kind, last) if more else None, "more": more}
 
 
 def read(kind: str, after: Any, limit: Any, *, names: tuple[str, str] = ("after", "limit")) -> tuple[Position, int]:
-    """A cursor and a limit given outside a model (the CLI's --after and --limit), refused as the API refuses them."""
+    """A cursor and a limit given outside a model (the CLI's), refused as the API refuses them."""
     checks = (
         (names[0], TypeAdapter(tool_after(kind)), after),
         (names[1], TypeAdapter(Annotated[int, Field(ge=1, le=PAGE_MAX)]), PAGE if limit is None else limit),

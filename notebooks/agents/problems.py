@@ -1,5 +1,4 @@
-"""A refusal as the API and MCP answer it, `{"error": Problem}`: its code (refusals.py's list), its message and what
-it names. The answers are schemas.py's."""
+"""A refusal as the API and MCP answer it, `{"error": Problem}`: its code (refusals.py's), message and what it names."""
 
 from typing import Literal
 

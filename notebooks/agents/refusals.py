@@ -1,6 +1,5 @@
-"""Every refusal the agent's side answers, in the project's words: the codes (one list, the document's enum), the
-statuses they come with, a refusal as an HTTP answer, and bad input described field by field, for the API (api/) and
-the MCP tools alike."""
+"""Every refusal the API and MCP answer, in the project's words: the codes, their statuses, a refusal over HTTP, and bad
+input described field by field."""
 
 from typing import Any
 
@@ -69,8 +68,7 @@ class TooLarge(NotebookError):
 
 
 def http_refusal(exc: NotebookError) -> JsonResponse:
-    """A refusal as the API and /mcp answer it over HTTP: {"error": ...} with its status, WWW-Authenticate on a 401,
-    and Retry-After when it has one (a take of a claimed notebook: the seconds until its holder's lease lapses)."""
+    """A refusal over HTTP: {"error": ...}, its status, WWW-Authenticate on a 401, Retry-After when it has one."""
     response = JsonResponse({"error": exc.as_dict()}, status=exc.status)
     if exc.status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="notebooks"'
@@ -80,9 +78,7 @@ def http_refusal(exc: NotebookError) -> JsonResponse:
 
 
 def bad_input(errors: list[dict[str, Any]], *, skip: int = 0, known: list[str] | None = None) -> Invalid:
-    """Validation errors as one refusal naming each field: "'text': String should have at least 1 character."
-    `skip` drops the leading parts of each location (ninja's "body", "payload"); `known` lists the fields an unknown
-    one could have meant."""
+    """Validation errors as one refusal naming each field; `skip` drops ninja's "body", "payload" from locations."""
     said, fields = [], set()
     for e in errors:
         field = [str(part) for part in e["loc"][skip:]]
@@ -105,8 +101,7 @@ def unknown_query(unknown: list[str], known: list[str]) -> Invalid:
 def invalid_request(
     errors: list[dict[str, Any]], given: dict[str, Any], known: list[str] | None = None
 ) -> NotebookError:
-    """Ninja's validation errors as one refusal: a path naming nothing is 404 (`given` is the path's values), anything
-    else 400; an unknown body field names the `known` ones, as MCP's does."""
+    """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
     first = errors[0]
     where, *name = [str(part) for part in first["loc"]]
     if where != "path" or first["type"] not in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):

@@ -1,6 +1,5 @@
-"""The agent's contract, declared once: the fields the API (api/) and the MCP tools (mcp_server.py) take, and what
-they answer (their bodies are bodies.py's). The OpenAPI document is generated from these models, bodies.py's and
-queries.py's, so it cannot disagree with the code; the limits are log/rules/checks.py's."""
+"""The agent's contract, declared once: the fields the API and MCP take and what they answer; the OpenAPI document is
+generated from these models (and bodies.py's), so it cannot disagree with the code."""
 
 import re
 from typing import Annotated, Any, Literal
@@ -24,8 +23,7 @@ def _storable(value: str) -> str:
 
 
 def _findable(value: str | None) -> str | None:
-    """A title or name to look for: no title or name holds a NUL (which PostgreSQL refuses to compare) or a lone
-    surrogate."""
+    """A title or name to look for: none holds a NUL (PostgreSQL refuses to compare one) or a lone surrogate."""
     if value is not None and "\x00" in value:
         raise ValueError("contains a NUL character; no title or name has one")
     return value if value is None else _storable(value)
@@ -35,8 +33,7 @@ Findable = AfterValidator(_findable)
 
 
 def _digits(value: Any) -> Any:
-    """A number in a URL's path or query is written in digits 0-9 only: ' 9', '9.0', '+9' or '1e3' is refused, as
-    a body refuses a string for a number (pydantic's lax mode would read each as a number)."""
+    """A number in a URL is digits 0-9 only: pydantic's lax mode would read ' 9', '9.0', '+9' or '1e3' as one."""
     if isinstance(value, str) and not (value.isascii() and value.isdigit()):
         raise ValueError("must be a whole number written in the digits 0-9 only")
     return value
@@ -78,9 +75,24 @@ Digest = Annotated[
 ]
 
 
+def described(kind: Any, description: str, *validators: Any, **limits: Any) -> Any:
+    return Annotated[kind, Field(description=description, **limits), *validators]
+
+
+# Taken alike by the API (bodies.py) and the MCP tools.
+Until = described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
+ActorName = described(str | None, "Only the sessions this actor took.", Findable, max_length=150)
+NotebookTitle = described(str | None, "Only the sessions on this notebook (its title).", Findable, max_length=80)
+KeepWords = described(Words | None, "A repeat: the words to keep. " + GAME_ONLY)
+KeepLine = described(LineNumber | None, "A conflict: the line to keep (one of 'lines').")
+Kind = described(
+    SuggestionKind,
+    "repeat: they say one thing; conflict: they contradict each other; stray: not a lesson of this game.",
+)
+
+
 class Answer(BaseModel):
-    # Every field of an answer is always sent (null when absent), so the document marks every one required; an
-    # answer is read from the core's result by its fields' names.
+    # Every field is always sent (null when absent), so the document marks every one required.
     model_config = ConfigDict(json_schema_serialization_defaults_required=True, from_attributes=True)
 
 

@@ -93,8 +93,7 @@ def authenticate(secret: str) -> Actor | None:
 
 
 def caller(secret: str) -> Actor | None:
-    """The actor an API or MCP call speaks for (None for an unknown or revoked token); any call of a session's holder
-    renews its lease."""
+    """The actor an API or MCP call speaks for, or None; any call of a session's holder renews its lease."""
     actor = authenticate(secret.strip())
     if actor is not None:
         leases.renew_calls_of(actor.name)

@@ -1,7 +1,5 @@
-"""Every write of the agent's side, once for the API (api/) and the MCP tools (mcp_server.py): the session a write
-names checked, the core's service called, its answer built (answers.py). Keyword-only: a write's arguments are named
-as the service's (and as the API's bodies name their fields, bodies.py), and passed on as they are. A session's write
-makes its answer inside its own transaction (idempotency.joined), so a keyed retry finds that answer stored."""
+"""Every write of the API and MCP, once: the session it names checked, the core's service called with its keyword
+arguments as they are, its answer built (a session's inside its transaction: idempotency.joined)."""
 
 import functools
 from collections.abc import Callable
@@ -18,13 +16,13 @@ from notebooks.similar import suggestions
 
 
 def within(title: str, reader: Actor, session: int | None) -> None:
-    """A write that names its session goes only into it: refused unless it is the writer's open session on `title`."""
+    """A write naming its session goes only into the writer's open session on `title`."""
     if session is not None:
         session_claims.check_named(session_id=session, actor=reader, title=title)
 
 
 def _of_lines(write: Callable[..., services.Written], answer: Callable = answers.written) -> Callable[..., Any]:
-    """A write of lines: into the session it names only (within), then the service, then the answer."""
+    """A write of lines: `within` its session, then the service, then the answer."""
 
     def of_lines(*, notebook: str, by: Actor, session: int | None = None, **fields: Any) -> Any:
         within(notebook, by, session)
@@ -68,15 +66,10 @@ def suggest(*, notebook: str, by: Actor, **fields: Any) -> schemas.Suggested:
     )
 
 
-def title_of(value: str) -> str:
-    """A title a notebook could have; any other names no notebook."""
-    if not isinstance(value, str) or not schemas.TITLE.fullmatch(value):
-        raise NotFound(f"No notebook is titled {value!r}.")
-    return value
-
-
 def take(*, notebook: str, **arguments: Any) -> schemas.Taken:
-    return idempotency.joined(session_services.take, answers.taken, notebook=title_of(notebook), **arguments)
+    if not isinstance(notebook, str) or not schemas.TITLE.fullmatch(notebook):  # a title no notebook could have
+        raise NotFound(f"No notebook is titled {notebook!r}.")
+    return idempotency.joined(session_services.take, answers.taken, notebook=notebook, **arguments)
 
 
 def withdraw(*, seq: int, **arguments: Any) -> schemas.Withdrawn:

@@ -1,10 +1,5 @@
-"""The agent's JSON API on django-ninja: bearer tokens, the models of schemas.py in and out (the document at
-/api/openapi.json is generated from them), every refusal as {"error": {"code", "message", ...}}. Views check access,
-let ninja validate, call a service or a selector, and answer; bad input never reaches the database.
-
-The operations live by resource, each on a router mounted here: notebooks.py, lines.py, sessions.py (what they
-declare alike, a write's shape included: operations.py). This module holds the one API: its token, its refusals as
-JSON, and its URLs (a wrong method or an unknown query parameter answered as JSON, a JSON 404 for any other path)."""
+"""The agent's JSON API on django-ninja: its bearer token, every refusal as {"error": {...}}, and its URLs (a wrong
+method, an unknown query parameter or path answered as JSON); the operations are on each resource's router."""
 
 import functools
 import re
@@ -106,15 +101,13 @@ def _body_names() -> dict[tuple[str, str], list[str]]:
 
 
 def warm() -> None:
-    """Read the fields each operation takes from the document while the process starts: made on a first call, it
-    held that worker for about a second (two seconds of CPU on a busy machine), every thread of it waiting."""
+    """Read the fields each operation takes at start: on a first call it held that worker for about a second."""
     _query_names()
     _body_names()
 
 
 def _json_405(view: Callable, route: str) -> Callable:
-    """Ninja answers a wrong method in plain text; the API answers it as JSON, naming the allowed methods. A query
-    parameter the operation does not take is refused before the view, as an unknown field of a body is."""
+    """A wrong method answered as JSON (ninja's is plain text), an unknown query parameter refused before the view."""
 
     @csrf_exempt
     def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -145,7 +138,7 @@ def docs(request: HttpRequest) -> HttpResponse:
 
 
 def urlpatterns() -> list[URLPattern]:
-    """Ninja's routes, a wrong method answered as JSON; its root (reversed for the document's paths) a JSON 404."""
+    """Ninja's routes through _json_405; its root (reversed for the document's paths) a JSON 404."""
     routes = []
     for p in api.urls[0]:
         if p.name == "api-root":

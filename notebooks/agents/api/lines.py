@@ -1,12 +1,10 @@
-"""The API's lines of a notebook: read them (all, one, a line's history), write them (add, edit, retire, restore,
-put back, redact, merge), and suggest that some repeat, contradict each other or stray. Each write is writes.py's,
-the one MCP's tool calls too; the body's fields are its arguments."""
+"""The API's lines of a notebook: read, history, the writes (writes.py's, as MCP's) and suggestions."""
 
 from django.http import HttpRequest
 from ninja import Query
 from ninja.responses import Status
 
-from notebooks.agents import answers, conditional, queries, writes
+from notebooks.agents import answers, conditional, writes
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.api.operations import PAGING, READ, SUGGEST, UNCHANGED, Routes
@@ -21,7 +19,7 @@ router = Routes(tags=["lines"])
             "it read. Pages are cut from the view read at each call: for pages of one view, give 'until'. "
             + PAGING)  # fmt: skip
 @conditional.read
-def lines(request: HttpRequest, notebook: s.Title, q: Query[queries.LinesQuery]) -> s.Lines:
+def lines(request: HttpRequest, notebook: s.Title, q: Query[b.LinesQuery]) -> s.Lines:
     return answers.lines(notebook, q.until, q.after, q.limit, reader=request.auth, q=q.q, match=q.match)
 
 
@@ -37,7 +35,7 @@ def add(request: HttpRequest, notebook: s.Title, body: b.AddIn) -> s.Added:
             summary="One live line by its number, as the reader sees it; with 'until', as it stood then.",
             description="A line that is not live (never written, retired, merged, moved) is 404; its history says "
             "what became of it.")  # fmt: skip
-def line(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, q: Query[queries.UntilQuery]) -> s.OneLine:
+def line(request: HttpRequest, notebook: s.Title, n: s.PathLineNumber, q: Query[b.UntilQuery]) -> s.OneLine:
     return answers.line(notebook, n, q.until, reader=request.auth)
 
 

@@ -3,7 +3,7 @@
 from django.http import HttpRequest
 from ninja import Query
 
-from notebooks.agents import answers, conditional, queries, writes
+from notebooks.agents import answers, conditional, writes
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.api.operations import CREATE, LISTED, PAGING, READ, UNCHANGED, Routes, declared
@@ -19,7 +19,7 @@ router = Routes(tags=["notebooks"])
             "empty); 'session' is {id, actor} of the open session that claims it, or null: while it is claimed, "
             "another actor's take of it is refused (409)."
             " " + PAGING)  # fmt: skip
-def notebooks(request: HttpRequest, q: Query[queries.NotebooksQuery]) -> s.NotebookList:
+def notebooks(request: HttpRequest, q: Query[b.NotebooksQuery]) -> s.NotebookList:
     return answers.notebook_list(q.after, q.limit)
 
 
@@ -40,7 +40,7 @@ def create(request: HttpRequest, body: b.NotebookIn) -> s.NotebookItem:
             description="A live turn notes that it was read (the index shows when), so a full disk answers 503."
             )  # fmt: skip
 @conditional.read(also=turn_reads.note_turn_read)
-def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) -> s.Turn:
+def turn(request: HttpRequest, notebook: s.Title, q: Query[b.UntilQuery]) -> s.Turn:
     return answers.turn(notebook, q.until, request.auth)
 
 
@@ -52,5 +52,5 @@ def turn(request: HttpRequest, notebook: s.Title, q: Query[queries.UntilQuery]) 
             "redacted reads '[redacted: why]'; the chain still verifies."
             " " + PAGING)  # fmt: skip
 @conditional.read
-def rows(request: HttpRequest, notebook: s.Title, q: Query[queries.RowsQuery]) -> s.Rows:
+def rows(request: HttpRequest, notebook: s.Title, q: Query[b.RowsQuery]) -> s.Rows:
     return answers.rows(notebook, q.after, q.limit)

@@ -1,5 +1,4 @@
-"""What the API's operations declare alike: the refusals each kind may answer (in problems.py's shape, described by
-document.py), how every list pages, and the router each resource's operations are declared on, a write's shape once."""
+"""What the API's operations declare alike: the refusals each kind may answer, paging, and a write's shape."""
 
 from collections.abc import Callable
 from typing import Any
@@ -13,8 +12,7 @@ def declared(*statuses: int) -> dict[int, Any]:
     return {status: problems.Error for status in statuses}
 
 
-# Every operation may answer these; every write may also find the database's disk full (503, Retry-After), and a
-# take or land the vault unusable (503 vault_unavailable, Retry-After).
+# Every write may also find the disk full, or a take or land the vault unusable (503, Retry-After).
 LISTED = declared(400, 401, 405)  # a list of notebooks or sessions names none of them
 READ = declared(400, 401, 404, 405)
 UNCHANGED = {304: None}  # a conditional read's answer when its If-None-Match still stands (conditional.py)
@@ -38,9 +36,7 @@ class Routes(Router):
     def write(
         self, path: str, answer: dict[int, Any], *, refusals: dict[int, Any] = WRITE, joins: bool = False, **said: Any
     ) -> Callable[[Callable], Callable]:
-        """A POST answering `answer` ({status: model}; a view's plain answer goes with the first status) or one of
-        `refusals`. It takes an Idempotency-Key, as document.py declares of every POST: a retry under the key answers
-        the first answer and writes nothing. A session's write `joins` its transaction (idempotency.joined)."""
+        """A POST answering `answer` (a plain answer with its first status) or `refusals`, taking an Idempotency-Key."""
 
         def register(view: Callable) -> Callable:
             keyed = idempotency.http(view, joins=joins, status=next(iter(answer)))

@@ -1,10 +1,9 @@
-"""The API's sessions: list them, read one with its rows, and take, checkpoint, land, withdraw from and abandon one.
-Each write is writes.py's, the one MCP's tool calls too, its answer made inside the session's transaction."""
+"""The API's sessions: list, read one with its rows, and its writes (writes.py's, as MCP's)."""
 
 from django.http import HttpRequest
 from ninja import Query
 
-from notebooks.agents import answers, queries, writes
+from notebooks.agents import answers, writes
 from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.api.operations import LISTED, PAGING, READ, TAKE, Routes
@@ -19,7 +18,7 @@ router = Routes(tags=["sessions"])
             "or lapsed, with lapsed_at), its events (take, drift, checkpoint, refuse, land, abandon, lapse) and how "
             "many rows its change and its drift hold. Filter with 'state', 'actor' and 'notebook'."
             " " + PAGING)  # fmt: skip
-def sessions(request: HttpRequest, q: Query[queries.SessionsQuery]) -> s.SessionList:
+def sessions(request: HttpRequest, q: Query[b.SessionsQuery]) -> s.SessionList:
     return answers.session_list(state=q.state, actor=q.actor, notebook=q.notebook, after=q.after, limit=q.limit)
 
 
@@ -39,7 +38,7 @@ def take(request: HttpRequest, body: b.TakeIn) -> s.Taken:
             "copies), 'drift' the rows others wrote since its base, recorded apart; 'change_rows' and 'drift_rows' "
             "are their totals. Any token reads any session; an unknown id is 404."
             " " + PAGING)  # fmt: skip
-def session(request: HttpRequest, session: s.PathSessionId, q: Query[queries.SessionQuery]) -> s.SessionRows:
+def session(request: HttpRequest, session: s.PathSessionId, q: Query[b.SessionQuery]) -> s.SessionRows:
     return answers.session(session, q.after, q.limit)
 
 
