@@ -13,8 +13,7 @@ from notebooks.models import ArchiveMark, ReaderZone, ReviewMark
 
 
 def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
-    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time, the latest
-    counting, the earlier ones the record of his reviews."""
+    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time."""
     with transaction.atomic():
         nb = selectors.get_notebook(notebook)
         top = selectors.head_at(nb)

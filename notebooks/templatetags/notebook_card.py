@@ -79,16 +79,14 @@ def _line_prefix(script_prefix: str, title: str) -> str:
 
 @register.simple_tag
 def line_url(title: str, n: int, action: str = "") -> str:
-    """A line's URL (card:line, or its action: edit, retire, history), from one reverse() per title: a 1,000-line
-    card made three per line, a sixth of its first draw."""
+    """A line's URL (or its action's), one reverse() per title: three per line were a sixth of a 1,000-line card."""
     prefix = _line_prefix(get_script_prefix(), title)
     return f"{prefix}{int(n)}/{action}/" if action else f"{prefix}{int(n)}/"
 
 
 @register.simple_tag(takes_context=True)
 def line_items(context: template.Context, lines: list[Line]) -> SafeString:
-    """Each line through the card's `item` partial (the line, or a form opened in its place). A plain line's
-    `line` partial output is kept in the notebook's fragments the view passed in: rendering it is the page's cost."""
+    """Each line through the card's `item` partial; a plain line's `line` output is kept in the notebook's fragments."""
     partials = _partials(context)
     kept: fragments.Kept | None = context.get("fragments")
     fresh, selected = context.get("fresh") or (), context.get("selected") or ()

@@ -20,7 +20,6 @@ from django.views.decorators.http import require_http_methods
 from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
-from notebooks.card import suggestions as card_suggestions
 from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log.identity.roles import Actor, user_is_editor
 from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
@@ -235,7 +234,7 @@ def _similar_context(
     drawn = head if drawn is None or drawn > head else drawn
     return {
         "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request), drawn=drawn),
-        "similar_suggestions": card_suggestions.pending(notebook, lines, card_similar.last_reasons(request)),
+        "similar_suggestions": card_similar.suggestions(notebook, lines, card_similar.last_reasons(request)),
         "similar_total": card_similar.total(notebook, lines, drawn=drawn),
         "similar_compared": similar_selectors.compared_for(notebook, drawn=drawn),
         "similar_drawn": drawn,

@@ -7,8 +7,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
-from notebooks.card import suggestions as card_suggestions
-from notebooks.card.suggestions import SuggestionForm
+from notebooks.card.forms import SuggestionForm
 from notebooks.card.views.respond import (
     INVALID,
     SIMILAR_VIEW,
@@ -59,7 +58,7 @@ def _again(request: HttpRequest, notebook: Notebook, number: int, form: Suggesti
     view as it is now."""
     found = Suggestion.objects.filter(notebook=notebook, pk=number).first()
     live = {x.n: x for x in selectors.view(notebook) if not x.redacted}
-    view = card_suggestions.drawn(found, live) if found is not None else None
+    view = card_similar.suggestion_view(found, live) if found is not None else None
     if not request.htmx:
         for error in form.top_errors() + [e for f in form for e in f.errors]:
             messages.error(request, error)
