@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
@@ -20,7 +21,7 @@ from django.views.decorators.http import require_http_methods
 from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
-from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
+from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm, SimilarForm, SuggestionForm
 from notebooks.log.identity.roles import Actor, user_is_editor
 from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.views import selectors
@@ -52,9 +53,10 @@ View = Callable[..., HttpResponse]
 
 
 def editor_required(*methods: str) -> Callable[[View], View]:
-    """Writes need the human editor's role, by one of `methods`; reading needs only a sign-in."""
+    """Writes need a sign-in and the human editor's role, by one of `methods`; reading needs only a sign-in."""
 
     def decorator(view: View) -> View:
+        @login_required
         @require_http_methods(list(methods))
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -380,6 +382,18 @@ def similar_decided(
     answer = with_oob(request, similar_groups(request, notebook, drawn, similar_note=note, **context), notebook, note)
     answer["HX-Replace-Url"] = card_url(notebook, view)
     return answer
+
+
+def similar_refused(
+    request: HttpRequest, notebook: Notebook, form: SimilarForm | SuggestionForm, status: int
+) -> HttpResponse:
+    """A refused decision in the Similar view whose group is gone (the view as it is now), or the card saying why."""
+    if not request.htmx:
+        for error in form.top_errors() + [e for f in form for e in f.errors]:
+            messages.error(request, error)
+        return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
+    said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
+    return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:

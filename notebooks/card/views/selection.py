@@ -1,6 +1,5 @@
 """Actions on the list: add a line; merge, retire or move the ticked lines. Each answers with the list region."""
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
@@ -31,7 +30,6 @@ from notebooks.log.views import selectors as log_selectors
 from notebooks.models import Notebook
 
 
-@login_required
 @editor_required("POST")
 def add(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -58,7 +56,6 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
     return region(request, notebook, add_form=form, status=status)
 
 
-@login_required
 @editor_required("POST")
 def selected(request: HttpRequest, title: str) -> HttpResponse:
     """Merge, retire or move the ticked lines, for one reason, all or nothing; or preview a merge's source."""
