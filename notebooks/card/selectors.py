@@ -47,19 +47,14 @@ def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
     shelved = set(ArchiveMark.objects.filter(id__in=latest, archived=True).values_list("notebook_id", flat=True))
     summaries = []
     for nb_id, title, (seq, _hash, at) in selectors.notebook_heads():
-        counts: dict[str, int] = {}
-        new = 0
-        if seq:
-            notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, title))
-            live = kept.live(notebook)[0]
-            counts = dict(Counter(line.source for line in live))
-            reviewed = marks.get(nb_id, 0)
-            new = sum(1 for line in live if line.seq > reviewed)
+        live = kept.live(Notebook.from_db(connection.alias, ["id", "title"], (nb_id, title)))[0] if seq else []
+        reviewed = marks.get(nb_id, 0)
+        new = sum(1 for line in live if line.seq > reviewed)
         read = last_turns.get(nb_id)
         summaries.append(
             NotebookSummary(
-                title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new,
-                read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
+                title=title, counts=dict(Counter(line.source for line in live)), rows=seq, last_at=at if seq else None,
+                new=new, read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
             )
         )  # fmt: skip
     return summaries

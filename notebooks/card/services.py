@@ -43,8 +43,7 @@ def set_zone(*, user: AbstractBaseUser, zone: str) -> None:
     """Keep the reader's time zone (written only when it changed)."""
     if valid_zone(zone) is None:
         raise Invalid(f"{zone!r} is not a time zone.")
-    with transaction.atomic():
-        ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})
+    ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})  # in its own transaction
 
 
 def set_archived(*, notebook: str, archived_: bool, by: str, why: str = "") -> ArchiveMark:

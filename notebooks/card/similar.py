@@ -2,7 +2,7 @@
 Suggestions only: nothing here writes, and nothing is refused for being similar."""
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.http import HttpRequest
 
@@ -160,8 +160,7 @@ def suggestion_view(
         return None
     group = group_view(lines, "conflict" if found.kind == "conflict" else "repeat", 0.0)
     keep = found.keep if found.keep in by_number else group.keep
-    reason = (reasons or {}).get(found.kind, "")
-    return SuggestionView(found, GroupView(group.kind, 0.0, group.choices, keep=keep), reason)
+    return SuggestionView(found, replace(group, keep=keep), (reasons or {}).get(found.kind, ""))
 
 
 def suggestions(notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None) -> list[SuggestionView]:

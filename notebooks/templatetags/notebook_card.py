@@ -106,24 +106,21 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
         if n in notes:
             with context.push(line=line, n=n, line_note=notes[n], new_label=new_label):
                 out.append(partials["line"].render(context))
-            continue
-        if not cacheable or n in special:
+        elif not cacheable or n in special:
             with context.push(line=line, n=n, new_label=new_label):
                 out.append(partials["item"].render(context))
-            continue
-        key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
-        html = kept.html.get(key)
-        if html is None:
-            with context.push(line=line, n=n, new_label=new_label):
-                html = partials["line"].render(context)
-            kept.put(key, html)
-        out.append(html)
+        else:
+            key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
+            html = kept.html.get(key)
+            if html is None:
+                with context.push(line=line, n=n, new_label=new_label):
+                    html = partials["line"].render(context)
+                kept.put(key, html)
+            out.append(html)
     return mark_safe("\n".join(out))  # each piece is the template's own (autoescaped) output
 
 
 def _partials(context: template.Context) -> dict:
     """The partials of the template being rendered (the card, or one of its partials asked for by name)."""
     found = getattr(context.template, "extra_data", {}).get("partials")
-    if found is None:
-        found = get_template(CARD).template.extra_data["partials"]
-    return found
+    return found if found is not None else get_template(CARD).template.extra_data["partials"]

@@ -116,8 +116,7 @@ def refusal_status(exc: NotebookError) -> int:
 
 
 def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tuple[str, list[selectors.Line]]]:
-    """Lines already in the card's order, grouped by source in turn order. A page that continues the group of the
-    line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
+    """Lines by source in turn order; a page continuing the group of `after` (a source) starts headless ("")."""
     if order == "number":
         return [("", lines)] if lines else []
     groups = [(source, list(run)) for source, run in groupby(lines, key=lambda line: line.source)]
@@ -225,9 +224,7 @@ def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
 def _similar_context(
     request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool, drawn: int | None = None
 ) -> dict[str, Any]:
-    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's.
-    The groups are drawn at row `drawn` (the head when Dad opened the view; the head when none or a later one is
-    asked), so a decision changes only the groups that hold its lines until he looks again."""
+    """The Similar view's groups and marks, as drawn at row `drawn` (else the head); none for a frozen view."""
     if not asked:
         return {"similar_groups": None}
     if frozen:
@@ -285,9 +282,7 @@ def with_oob(
     request: HttpRequest, response: HttpResponse, notebook: Notebook, announce: str, *, focus_line: int | None = None,
     **flags: Any,
 ) -> HttpResponse:  # fmt: skip
-    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart and the review bar as
-    they are now (unless `announce_only`: a region answer holds them itself), an emptied selection
-    (`reset_selection`) and a short polite word for screen readers, naming the line to focus."""
+    """The answer, then what htmx swaps out of band: counts, chart, review bar (unless `announce_only`), a word."""
     state = view_state(request.POST)
     context = {
         "notebook": notebook,
@@ -374,8 +369,7 @@ def similar_groups(
 def similar_decided(
     request: HttpRequest, notebook: Notebook, drawn: int | None, note: str, **context: Any
 ) -> HttpResponse:
-    """After a decision on a group or a suggestion: the groups as drawn (the decision takes off only its own lines)
-    with the note, and the page's URL naming them, so a reload shows the same groups; the card, for a plain POST."""
+    """The groups as drawn, with the note, and a URL naming them so a reload shows the same; the card, without htmx."""
     view = similar_view(drawn)
     if not request.htmx:
         return back_to(request, card_url(notebook, view), note)
