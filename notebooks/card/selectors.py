@@ -249,7 +249,6 @@ class Changes:
 
 
 def changes_since(notebook: Notebook, cut: int) -> Changes:
-    """Compare the view at row `cut` with the view now (both from the kept views)."""
     then = {line.n: line for line in selectors.view_at_seq(notebook, cut)}
     now = {line.n: line for line in selectors.view_at_seq(notebook)}
     return Changes(

@@ -65,5 +65,4 @@ def succeeded(attempt: Attempt, clears: str) -> None:
 
 
 def failures(counted: str) -> int:
-    """How many failures are counted under a key within the window now."""
     return SigninFailure.objects.filter(key=counted, at__gt=time.time() - settings.SIGNIN_WINDOW).count()
