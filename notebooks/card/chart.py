@@ -123,8 +123,7 @@ def _draw(days: list[Day], by: str) -> Chart:
 
 
 def _labelled(days: list[Day], by: str, slot: float) -> list[int]:
-    """Which bars get a label under them: a day chart's first, middle and last; a run chart's every run whose label
-    fits beside its neighbours', counted back from the latest."""
+    """The labelled bars: a day chart's first, middle and last; a run chart's that fit, counted back from the latest."""
     if by == "day":
         return sorted({0, len(days) - 1, (len(days) - 1) // 2}) if len(days) > 2 else list(range(len(days)))
     widest = DIGIT_WIDTH * max(len(day.tick) for day in days) + 4

@@ -13,8 +13,7 @@ _TOKENS = re.compile(r"\s+|[^\s]+")
 
 
 def word_diff(before: str | None, after: str | None) -> SafeString | str:
-    """`after` with the words `before` had and it lost in <del>, and the words it gained in <ins> (`after` alone when
-    either is missing)."""
+    """`after` with the words it lost from `before` in <del> and those it gained in <ins>; `after` if either is None."""
     if before is None or after is None:
         return after or ""
     a, b = _TOKENS.findall(before), _TOKENS.findall(after)

@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 
 from notebooks.models import Op, Source
+from notebooks.similar.suggestions import ACTIONS
 
 REASON_REQUIRED = "A reason is required: say why, in a few words."
 WORDS_REQUIRED = "The words are empty: a line needs words."
@@ -24,8 +25,7 @@ CHART_CHOICES = [("", "By day"), ("run", "By run")]
 
 
 class LimitedText(forms.CharField):
-    """Text with a limit the server checks, never the browser: a maxlength would cut a paste without a word. The
-    refusal keeps the draft in the form; card.js counts the characters beside the field (data-limit) as he types."""
+    """Text with a limit the server checks, never the browser: a maxlength would cut a paste without a word."""
 
     def __init__(self, *, what: str, limit: int, **kwargs: Any) -> None:
         self.what, self.limit = what, limit
@@ -302,8 +302,7 @@ class ReviewedForm(_Form):
 
 
 class SimilarForm(_Form):
-    """Dad's decision on one group of the Similar view: merge it, keep one line and retire the others into it, or
-    say its lines are not alike."""
+    """Dad's decision on one group of the Similar view: merge it, keep one line, or say its lines are not alike."""
 
     n = NumbersField(error_messages={"required": "The group names no lines; reload the Similar view."})
     out = NumbersField(required=False)  # the group's lines Dad left out of this decision
@@ -335,4 +334,26 @@ class SimilarForm(_Form):
             self.add_error("keep", "Choose the line to keep (one not left out).")
         if action == "merge" and not (data.get("words") or "").strip() and keep not in numbers:
             self.add_error("keep", "Choose whose words to keep, or write new words.")
+        return data
+
+
+class SuggestionForm(_Form):
+    """Dad's decision on one suggestion, with his reason: an engine group's choices, and Retire or Dismiss a stray."""
+
+    n = NumbersField(required=False)  # the suggestion's lines as drawn
+    out = NumbersField(required=False)  # those Dad left out of this decision
+    keep = forms.IntegerField(min_value=1, required=False)
+    words = forms.CharField(required=False)
+    reason = forms.CharField(required=False)
+    carry = forms.BooleanField(required=False)  # give this reason to the next groups of this kind too
+    drawn = forms.IntegerField(min_value=0, required=False)  # the row the page's engine groups were drawn at
+    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
+    ids = False
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        out = set(data.get("out") or [])
+        data["n"] = [x for x in data.get("n") or [] if x not in out]
+        if not (data.get("reason") or "").strip():
+            self.add_error("reason", REASON_REQUIRED)
         return data

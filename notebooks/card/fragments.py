@@ -1,10 +1,5 @@
-"""Rendered card lines kept between requests: the `line` partial is the only markup, this only remembers its output.
-
-A fragment is kept under everything it is made from: the line itself (every field, its words included, so an edit
-or words redacted after the row was written make a new key) and the request's part in it (see line_items). A
-redaction must leave its words nowhere: a notebook's fragments are dropped when its count of redactions differs from
-the one they were kept under (a redaction in any process), and as soon as a redaction commits in this process,
-whichever door it came through (redaction.words_redacted). Nothing is kept outside this process's memory."""
+"""The `line` partial's output kept in this process, keyed by the line (words included) and the request (line_items).
+A redaction leaves its words nowhere: fragments go when the count of redactions changes, or one commits here."""
 
 from dataclasses import dataclass, field
 
@@ -47,7 +42,6 @@ def for_notebook(notebook: Notebook) -> Kept:
 
 
 def forget(notebook: Notebook) -> None:
-    """After a redaction: some of the notebook's fragments may hold the words it removed."""
     key = notebook_key(notebook)
     _kept.drop(lambda found: found == key)
 

@@ -14,8 +14,7 @@ from django.shortcuts import resolve_url
 
 from notebooks.card import throttle
 
-# Scripts and styles only from the app's own origin: no inline script, no inline style, no eval.
-# (The card's htmx config turns off htmx's inline indicator styles; django-htmx serves htmx as a static file.)
+# No inline script or style, no eval: the card's htmx config turns off its indicator styles, htmx is a static file.
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -43,8 +42,7 @@ class ContentSecurityPolicyMiddleware:
 
 
 class HtmxSignInMiddleware:
-    """An htmx request whose sign-in expired is sent to the sign-in page as a whole page (HX-Redirect), with `next`
-    back to the page it came from: otherwise htmx would swap the sign-in form into the card, in a line's place."""
+    """An htmx request whose sign-in expired goes to the sign-in page whole (HX-Redirect), not swapped into a line."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -78,16 +76,14 @@ def client_address(request: HttpRequest) -> str:
 
 
 def signin_name(raw: object) -> str:
-    """The name a sign-in counts under, read as sign-in reads it: the form strips it, the user model normalizes it
-    (NFKC), so "dad ", "ｄａｄ" and "dad" are one name; casefolded, so "DAD" is counted with them too."""
+    """The name as sign-in reads it (stripped, NFKC) and casefolded: "dad ", "ｄａｄ", "DAD" and "dad" count as one."""
     # Cut first: normalizing a 2.5 MB field would cost before the count; no username is longer than 150.
     name = UsernameField().to_python(str(raw)[:1000]) or ""
     return AbstractBaseUser.normalize_username(name).strip().casefold()[:150]
 
 
 class ThrottledLoginView(LoginView):
-    """Django's sign-in, refusing a username+address (and an address) after too many failures in a window: each
-    attempt is counted before its password is checked (card/throttle.py), and a success takes its count back."""
+    """Django's sign-in, refusing a username+address (and an address) after too many failures (card/throttle.py)."""
 
     attempt: throttle.Attempt
 

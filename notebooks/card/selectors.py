@@ -1,5 +1,4 @@
-"""Reads for Dad's pages: every notebook's counts, lines added per day, the audit of every row; and for his review,
-his last mark, the lines new or changed since it, the retired lines, and what changed between a past view and now
+"""Reads for Dad's pages and his review: counts, lines added per day, the audit, his marks, what is new or retired
 (each one query, or from the kept views: never a query per line)."""
 
 from collections import Counter
@@ -41,27 +40,21 @@ class NotebookSummary:
 
 
 def notebook_summaries(reviewer: str = "") -> list[NotebookSummary]:
-    """Every notebook's live lines by source, last row and lines new to the reviewer, from the kept views (one query
-    each when warm), not by grouping every row of every notebook."""
+    """Every notebook's live lines by source, last row and lines new to the reviewer, from the kept views."""
     marks = last_marks(reviewer)
     last_turns = turn_reads.last_reads()
     latest = ArchiveMark.objects.values("notebook").annotate(last=Max("id")).values("last")
     shelved = set(ArchiveMark.objects.filter(id__in=latest, archived=True).values_list("notebook_id", flat=True))
     summaries = []
     for nb_id, title, (seq, _hash, at) in selectors.notebook_heads():
-        counts: dict[str, int] = {}
-        new = 0
-        if seq:
-            notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, title))
-            live = kept.live(notebook)[0]
-            counts = dict(Counter(line.source for line in live))
-            reviewed = marks.get(nb_id, 0)
-            new = sum(1 for line in live if line.seq > reviewed)
+        live = kept.live(Notebook.from_db(connection.alias, ["id", "title"], (nb_id, title)))[0] if seq else []
+        reviewed = marks.get(nb_id, 0)
+        new = sum(1 for line in live if line.seq > reviewed)
         read = last_turns.get(nb_id)
         summaries.append(
             NotebookSummary(
-                title=title, counts=counts, rows=seq, last_at=at if seq else None, new=new,
-                read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
+                title=title, counts=dict(Counter(line.source for line in live)), rows=seq, last_at=at if seq else None,
+                new=new, read_at=read.at if read else None, read_by=read.by if read else "", archived=nb_id in shelved,
             )
         )  # fmt: skip
     return summaries
@@ -138,8 +131,7 @@ def audit(
 
 
 def _struck_words(strikes: list[tuple[int, str, int, int, int]]) -> dict[tuple[int, int], tuple[str | None, ...]]:
-    """For each strike into another line (notebook id, title, line, into, seq): what the line said just before it
-    and what the line it went into said then (redacted words as their mark), keyed by (notebook id, seq)."""
+    """By (notebook id, seq) of a strike into another line: what the line and the one it went into said just before."""
     by_notebook: dict[int, list[tuple[str, int, int, int]]] = {}
     for nb_id, title, n, into, seq in strikes:
         by_notebook.setdefault(nb_id, []).append((title, n, into, seq))
@@ -153,12 +145,10 @@ def _struck_words(strikes: list[tuple[int, str, int, int, int]]) -> dict[tuple[i
 
 
 def titles() -> list[str]:
-    """Every notebook's title, for the audit's filter."""
     return list(Notebook.objects.order_by("title").values_list("title", flat=True))
 
 
 def actors() -> list[str]:
-    """Every name that wrote a row, for the audit's filter."""
     return stored.writers()
 
 
@@ -217,9 +207,7 @@ def last_marks(reviewer: str) -> dict[int, int]:
 
 
 def new_since(lines: Iterable[Line], mark: Mark) -> dict[int, str]:
-    """The lines added or changed after the mark, by number: "new" when added since, else "changed". A line's `seq`
-    is its last add or edit, so this reads the view already in hand; a line whose number is above every number used
-    at the mark was added since (numbers are given in order, never reused)."""
+    """The lines added ("new": numbers are never reused) or "changed" after the mark, by number."""
     return {line.n: ("new" if line.n > mark.top_n else "changed") for line in lines if line.seq > mark.seq}
 
 
@@ -261,7 +249,6 @@ class Changes:
 
 
 def changes_since(notebook: Notebook, cut: int) -> Changes:
-    """Compare the view at row `cut` with the view now (both from the kept views)."""
     then = {line.n: line for line in selectors.view_at_seq(notebook, cut)}
     now = {line.n: line for line in selectors.view_at_seq(notebook)}
     return Changes(

@@ -13,8 +13,7 @@ from notebooks.models import ArchiveMark, ReaderZone, ReviewMark
 
 
 def mark_reviewed(*, notebook: str, by: str, seq: int | None = None) -> ReviewMark:
-    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time, the latest
-    counting, the earlier ones the record of his reviews."""
+    """The editor reviewed the notebook up to row `seq` (the head when not given): a new mark each time."""
     with transaction.atomic():
         nb = selectors.get_notebook(notebook)
         top = selectors.head_at(nb)
@@ -44,8 +43,7 @@ def set_zone(*, user: AbstractBaseUser, zone: str) -> None:
     """Keep the reader's time zone (written only when it changed)."""
     if valid_zone(zone) is None:
         raise Invalid(f"{zone!r} is not a time zone.")
-    with transaction.atomic():
-        ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})
+    ReaderZone.objects.update_or_create(user=user, defaults={"zone": zone})  # in its own transaction
 
 
 def set_archived(*, notebook: str, archived_: bool, by: str, why: str = "") -> ArchiveMark:

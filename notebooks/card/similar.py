@@ -2,7 +2,7 @@
 Suggestions only: nothing here writes, and nothing is refused for being similar."""
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.http import HttpRequest
 
@@ -10,11 +10,14 @@ from notebooks.log.rules import fold
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.views import selectors as log_selectors
 from notebooks.log.views.lines import Line
-from notebooks.models import Notebook
+from notebooks.models import Notebook, Suggestion
 from notebooks.similar import selectors as similar
 from notebooks.similar.engine import Group
+from notebooks.similar.suggestion_selectors import pending_for
 
 KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
+SUGGESTION_LABEL = {**KIND_LABEL, "stray": "Not about the game?"}  # the engine's kinds, and a stray
+SUGGESTIONS_SHOWN = 100  # pending suggestions drawn at once, oldest first: the rest come up as these are decided
 CARRIED_KINDS = (*KIND_LABEL, "stray", "retire")  # a suggested stray's too, and the card's Retire of one line
 GROUPS_SHOWN = 100  # groups drawn at once, best first: 949 groups of 10,000 lines made a page of 17 MB and 8 s
 REASONS = "similar.reasons"  # the session key of the reason Dad carries to the next groups, per kind
@@ -66,8 +69,7 @@ class GroupView:
 
 
 def clearest(lines: list[Line]) -> Line:
-    """The line a merge starts from: her own experience first (seen, then Dad's, then guesses), then the most words
-    (a longer lesson usually says the others and more), then the oldest number."""
+    """The line a merge starts from: seen first, then Dad's, then guesses; then the most words; then the oldest."""
     rank = {fold.SEEN: 0, fold.DAD_CORRECTION: 1, fold.DAD: 2, fold.GUESSED: 3}
     return min(lines, key=lambda x: (rank.get(x.source, 9), -len(x.text or ""), x.n))
 
@@ -83,9 +85,7 @@ def group_view(
 def groups(
     notebook: Notebook, live: list[Line], reasons: dict[str, str], *, drawn: int | None = None
 ) -> list[GroupView]:
-    """The engine's best GROUPS_SHOWN groups, best first, each with its merge choices and the lines still live of
-    it (redacted lines left out: their words cannot be kept). With `drawn`, the groups of the lines as they stood
-    at that row: a decision since shows only in the groups that hold its lines (docs/card.md, "The list holds")."""
+    """The engine's best groups of live unredacted lines, as drawn at row `drawn` (docs/card.md, "The list holds")."""
     by_number = {x.n: x for x in live if not x.redacted}
     views = []
     for group, lines in _drawable(notebook, live, drawn):
@@ -124,8 +124,7 @@ class MarkView:
 
 
 def marks(notebook: Notebook, live: list[Line]) -> list[MarkView]:
-    """The live marks that can still hide a group (two of their lines live or more), each line with its words; a
-    mark whose lines were retired, merged or moved since is no longer listed."""
+    """The live marks that can still hide a group (two of their lines live or more), each line with its words."""
     by_number = {x.n: x for x in live}
     shown = []
     for mark in similar.live_marks(notebook):
@@ -134,6 +133,41 @@ def marks(notebook: Notebook, live: list[Line]) -> list[MarkView]:
             gone = tuple(n for n in mark.lines if n not in by_number)
             shown.append(MarkView(mark.pk, mark.by, mark.at, kept, gone))
     return shown
+
+
+@dataclass(frozen=True)
+class SuggestionView:
+    """A suggestion from outside, drawn as an engine group headed by who suggested it and why (similar/suggestions)."""
+
+    suggestion: Suggestion
+    group: GroupView  # its lines as the engine's groups show them, the suggested line chosen to keep
+    reason: str = ""  # the reason Dad asked to give the next groups of its kind too (an engine group's as well)
+
+    @property
+    def label(self) -> str:
+        return SUGGESTION_LABEL.get(self.suggestion.kind, self.suggestion.kind)
+
+    @property
+    def key(self) -> str:
+        return str(self.suggestion.pk)
+
+
+def suggestion_view(
+    found: Suggestion, by_number: dict[int, Line], reasons: dict[str, str] | None = None
+) -> SuggestionView | None:
+    lines = [by_number[n] for n in found.lines if n in by_number]
+    if not lines:
+        return None
+    group = group_view(lines, "conflict" if found.kind == "conflict" else "repeat", 0.0)
+    keep = found.keep if found.keep in by_number else group.keep
+    return SuggestionView(found, replace(group, keep=keep), (reasons or {}).get(found.kind, ""))
+
+
+def suggestions(notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None) -> list[SuggestionView]:
+    """The pending suggestions, oldest first, at most SUGGESTIONS_SHOWN (redacted lines left out)."""
+    by_number = {x.n: x for x in live if not x.redacted}
+    views = (suggestion_view(s, by_number, reasons) for s in pending_for(notebook, {x.n for x in live}))
+    return [v for v in views if v is not None][:SUGGESTIONS_SHOWN]
 
 
 def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | None:
@@ -158,8 +192,7 @@ def words_to_keep(notebook: Notebook, keep: int | None) -> str:
 
 
 def last_reasons(request: HttpRequest) -> dict[str, str]:
-    """The reasons Dad asked to give the next groups too, by kind ("Use this reason for the next groups too"): a
-    reason typed for one group is never offered for another unless he asked (a conflict's reason is its own)."""
+    """The reasons Dad asked to give the next groups too, by kind: never offered for another unless he asked."""
     found = request.session.get(REASONS) if hasattr(request, "session") else None
     if not isinstance(found, dict):
         return {}

@@ -1,10 +1,5 @@
-"""Sign-in throttling's counts, kept in the database that every worker process shares (docs/DEPLOY.md).
-
-An attempt is counted before its password is checked: under a lock on its address, the failures of each of its
-keys within the window are counted and, if none has reached its limit, one row per key is inserted. So parallel
-attempts, in one process or many, are each counted, and no more than a limit's worth of passwords is ever
-checked in a window. A success takes its own rows back and clears its username+address key.
-"""
+"""Sign-in throttling's counts, in the database every worker shares (docs/DEPLOY.md): an attempt is counted, under
+a lock on its address, before its password is checked, so parallel attempts never check more than a limit's worth."""
 
 import hashlib
 import json
@@ -40,8 +35,7 @@ def _lock(lock_key: str) -> None:
 
 
 def begin(limits: list[tuple[str, int]]) -> Attempt:
-    """Count an attempt under each (key, limit) before its password is checked; the last key must be the address's,
-    which every other key includes, so that one lock covers them all."""
+    """Count an attempt under each (key, limit); the last key, the address's, is in every other: one lock covers all."""
     now = time.time()
     since = now - settings.SIGNIN_WINDOW
     _forget(since)
@@ -71,5 +65,4 @@ def succeeded(attempt: Attempt, clears: str) -> None:
 
 
 def failures(counted: str) -> int:
-    """How many failures are counted under a key within the window now."""
     return SigninFailure.objects.filter(key=counted, at__gt=time.time() - settings.SIGNIN_WINDOW).count()

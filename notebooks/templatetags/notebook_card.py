@@ -79,16 +79,14 @@ def _line_prefix(script_prefix: str, title: str) -> str:
 
 @register.simple_tag
 def line_url(title: str, n: int, action: str = "") -> str:
-    """A line's URL (card:line, or its action: edit, retire, history), from one reverse() per title: a 1,000-line
-    card made three per line, a sixth of its first draw."""
+    """A line's URL (or its action's), one reverse() per title: three per line were a sixth of a 1,000-line card."""
     prefix = _line_prefix(get_script_prefix(), title)
     return f"{prefix}{int(n)}/{action}/" if action else f"{prefix}{int(n)}/"
 
 
 @register.simple_tag(takes_context=True)
 def line_items(context: template.Context, lines: list[Line]) -> SafeString:
-    """Each line through the card's `item` partial (the line, or a form opened in its place). A plain line's
-    `line` partial output is kept in the notebook's fragments the view passed in: rendering it is the page's cost."""
+    """Each line through the card's `item` partial; a plain line's `line` output is kept in the notebook's fragments."""
     partials = _partials(context)
     kept: fragments.Kept | None = context.get("fragments")
     fresh, selected = context.get("fresh") or (), context.get("selected") or ()
@@ -108,24 +106,21 @@ def line_items(context: template.Context, lines: list[Line]) -> SafeString:
         if n in notes:
             with context.push(line=line, n=n, line_note=notes[n], new_label=new_label):
                 out.append(partials["line"].render(context))
-            continue
-        if not cacheable or n in special:
+        elif not cacheable or n in special:
             with context.push(line=line, n=n, new_label=new_label):
                 out.append(partials["item"].render(context))
-            continue
-        key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
-        html = kept.html.get(key)
-        if html is None:
-            with context.push(line=line, n=n, new_label=new_label):
-                html = partials["line"].render(context)
-            kept.put(key, html)
-        out.append(html)
+        else:
+            key = (line, shared, n in fresh, str(n) in selected, new_label, terms)
+            html = kept.html.get(key)
+            if html is None:
+                with context.push(line=line, n=n, new_label=new_label):
+                    html = partials["line"].render(context)
+                kept.put(key, html)
+            out.append(html)
     return mark_safe("\n".join(out))  # each piece is the template's own (autoescaped) output
 
 
 def _partials(context: template.Context) -> dict:
     """The partials of the template being rendered (the card, or one of its partials asked for by name)."""
     found = getattr(context.template, "extra_data", {}).get("partials")
-    if found is None:
-        found = get_template(CARD).template.extra_data["partials"]
-    return found
+    return found if found is not None else get_template(CARD).template.extra_data["partials"]

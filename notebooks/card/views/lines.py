@@ -7,7 +7,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
@@ -85,6 +84,11 @@ def _refused(
     return line_or_panel(request, notebook, panel, n, line=current, stale=stale, status=status, **{_slot(panel): form})
 
 
+def _change(request: HttpRequest, notebook: Notebook, n: int, data: dict[str, Any]) -> dict[str, Any]:
+    """What every change of one line tells the log: which, by whom, why, and the version the form was drawn from."""
+    return dict(notebook=notebook.title, n=n, by=actor_of(request), why=data["reason"], expected=data["expected"])
+
+
 def _left(request: HttpRequest, notebook: Notebook, n: int, said: str) -> HttpResponse:
     """After a line left the list (retired or moved): the notice it leaves in its place, or the card showing it."""
     if not request.htmx:
@@ -93,7 +97,6 @@ def _left(request: HttpRequest, notebook: Notebook, n: int, said: str) -> HttpRe
     return with_oob(request, answer, notebook, said, focus_line=n)
 
 
-@login_required
 @editor_required("GET", "POST")
 def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -101,16 +104,8 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     _current, form, answer = _shown_or_sent_back(request, notebook, n, "edit-form", make)
     if answer is not None:
         return answer
-    data = form.cleaned_data
     try:
-        services.edit(
-            notebook=notebook.title,
-            n=n,
-            to=data["words"],
-            by=actor_of(request),
-            why=data["reason"],
-            expected=data["expected"],
-        )
+        services.edit(**_change(request, notebook, n, form.cleaned_data), to=form.cleaned_data["words"])
     except NotebookError as exc:
         return _refused(request, notebook, n, exc, form, "edit-form", make)
     if not request.htmx:
@@ -119,7 +114,6 @@ def edit(request: HttpRequest, title: str, n: int) -> HttpResponse:
     return with_oob(request, answer, notebook, f"Saved line #{n}.", focus_line=n)
 
 
-@login_required
 @editor_required("GET", "POST")
 def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -131,14 +125,7 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
         return answer
     data = form.cleaned_data
     try:
-        services.retire(
-            notebook=notebook.title,
-            n=n,
-            by=actor_of(request),
-            why=data["reason"],
-            into=data["into"],
-            expected=data["expected"],
-        )
+        services.retire(**_change(request, notebook, n, data), into=data["into"])
     except NotFound as exc:
         if data["into"] is None or current is None:
             raise Http404(exc.message) from None
@@ -151,7 +138,6 @@ def retire(request: HttpRequest, title: str, n: int) -> HttpResponse:
     return _left(request, notebook, n, f"Retired line #{n}.")
 
 
-@login_required
 @editor_required("GET", "POST")
 def move(request: HttpRequest, title: str, n: int) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -159,12 +145,8 @@ def move(request: HttpRequest, title: str, n: int) -> HttpResponse:
     _current, form, answer = _shown_or_sent_back(request, notebook, n, "move-form", make)
     if answer is not None:
         return answer
-    data = form.cleaned_data
     try:
-        moved = moves.move(
-            notebook=notebook.title, n=n, to=data["to"], by=actor_of(request), why=data["reason"],
-            expected=data["expected"],
-        )  # fmt: skip
+        moved = moves.move(**_change(request, notebook, n, form.cleaned_data), to=form.cleaned_data["to"])
     except NotebookError as exc:
         return _refused(request, notebook, n, exc, form, "move-form", make)
     said = f"Moved line #{n} to {moved.to} as line #{moved.m}."
@@ -180,7 +162,6 @@ def _redactable(notebook: Notebook, n: int, seq: int | None) -> selectors.Entry 
     return None if taken is None or taken.redacted else taken
 
 
-@login_required
 @editor_required("GET", "POST")
 def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Remove a row's words from the database for good (redaction.redact), from the line's history."""
@@ -231,7 +212,6 @@ def _redacted(request: HttpRequest, notebook: Notebook, n: int, current: Line | 
     return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
 
 
-@login_required
 @editor_required("GET", "POST")
 def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Bring a retired line's last words back, as a new line (services.restore); a reason is required."""
@@ -263,7 +243,6 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
     return line_or_panel(request, notebook, "restore-form", n, restore_form=form, status=status, **shown)
 
 
-@login_required
 @editor_required("GET", "POST")
 def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Edit a line back to the words of an older version in its history (services.put_back); a reason is required."""
@@ -289,14 +268,7 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
     status = INVALID
     if form.is_valid():
         try:
-            services.put_back(
-                notebook=notebook.title,
-                n=n,
-                seq=version.seq,
-                by=actor_of(request),
-                why=form.cleaned_data["reason"],
-                expected=form.cleaned_data["expected"],
-            )
+            services.put_back(**_change(request, notebook, n, form.cleaned_data), seq=version.seq)
         except NotebookError as exc:
             status = refusal_status(exc)
             if "current_seq" in exc.details:  # it changed meanwhile: a second submit knowingly puts them back

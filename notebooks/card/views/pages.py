@@ -45,7 +45,6 @@ def index(request: HttpRequest) -> HttpResponse:
     return render_page(request, "notebooks/index.html", context)
 
 
-@login_required
 @editor_required("POST")
 def archive(request: HttpRequest, title: str) -> HttpResponse:
     """Put an emptied notebook off the index (archive=1) or back on it (archive=0): a mark with his name, reversible."""
@@ -61,7 +60,6 @@ def archive(request: HttpRequest, title: str) -> HttpResponse:
     return back_to(request, reverse("card:index"), said if off else f"{notebook.title!r} is back on the index.")
 
 
-@login_required
 @editor_required("POST")
 def reviewed(request: HttpRequest, title: str) -> HttpResponse:
     """Mark the notebook reviewed up to the change the page showed."""

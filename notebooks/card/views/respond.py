@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
@@ -20,8 +21,7 @@ from django.views.decorators.http import require_http_methods
 from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
-from notebooks.card import suggestions as card_suggestions
-from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
+from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm, SimilarForm, SuggestionForm
 from notebooks.log.identity.roles import Actor, user_is_editor
 from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.views import selectors
@@ -53,9 +53,10 @@ View = Callable[..., HttpResponse]
 
 
 def editor_required(*methods: str) -> Callable[[View], View]:
-    """Writes need the human editor's role, by one of `methods`; reading needs only a sign-in."""
+    """Writes need a sign-in and the human editor's role, by one of `methods`; reading needs only a sign-in."""
 
     def decorator(view: View) -> View:
+        @login_required
         @require_http_methods(list(methods))
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -115,8 +116,7 @@ def refusal_status(exc: NotebookError) -> int:
 
 
 def _groups(lines: list[selectors.Line], order: str, after: str = "") -> list[tuple[str, list[selectors.Line]]]:
-    """Lines already in the card's order, grouped by source in turn order. A page that continues the group of the
-    line before it (`after`, its source) gets that group without a heading ("" marks a group with none)."""
+    """Lines by source in turn order; a page continuing the group of `after` (a source) starts headless ("")."""
     if order == "number":
         return [("", lines)] if lines else []
     groups = [(source, list(run)) for source, run in groupby(lines, key=lambda line: line.source)]
@@ -224,9 +224,7 @@ def _tally(lines: list[selectors.Line]) -> dict[str, Any]:
 def _similar_context(
     request: HttpRequest, notebook: Notebook, lines: list, asked: bool, frozen: bool, drawn: int | None = None
 ) -> dict[str, Any]:
-    """The Similar view's groups and marks, when asked for; none for a frozen view: its lines are not the notebook's.
-    The groups are drawn at row `drawn` (the head when Dad opened the view; the head when none or a later one is
-    asked), so a decision changes only the groups that hold its lines until he looks again."""
+    """The Similar view's groups and marks, as drawn at row `drawn` (else the head); none for a frozen view."""
     if not asked:
         return {"similar_groups": None}
     if frozen:
@@ -235,7 +233,7 @@ def _similar_context(
     drawn = head if drawn is None or drawn > head else drawn
     return {
         "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request), drawn=drawn),
-        "similar_suggestions": card_suggestions.pending(notebook, lines, card_similar.last_reasons(request)),
+        "similar_suggestions": card_similar.suggestions(notebook, lines, card_similar.last_reasons(request)),
         "similar_total": card_similar.total(notebook, lines, drawn=drawn),
         "similar_compared": similar_selectors.compared_for(notebook, drawn=drawn),
         "similar_drawn": drawn,
@@ -284,9 +282,7 @@ def with_oob(
     request: HttpRequest, response: HttpResponse, notebook: Notebook, announce: str, *, focus_line: int | None = None,
     **flags: Any,
 ) -> HttpResponse:  # fmt: skip
-    """The answer to a change, followed by what htmx swaps out of band: the counts, the chart and the review bar as
-    they are now (unless `announce_only`: a region answer holds them itself), an emptied selection
-    (`reset_selection`) and a short polite word for screen readers, naming the line to focus."""
+    """The answer, then what htmx swaps out of band: counts, chart, review bar (unless `announce_only`), a word."""
     state = view_state(request.POST)
     context = {
         "notebook": notebook,
@@ -373,14 +369,25 @@ def similar_groups(
 def similar_decided(
     request: HttpRequest, notebook: Notebook, drawn: int | None, note: str, **context: Any
 ) -> HttpResponse:
-    """After a decision on a group or a suggestion: the groups as drawn (the decision takes off only its own lines)
-    with the note, and the page's URL naming them, so a reload shows the same groups; the card, for a plain POST."""
+    """The groups as drawn, with the note, and a URL naming them so a reload shows the same; the card, without htmx."""
     view = similar_view(drawn)
     if not request.htmx:
         return back_to(request, card_url(notebook, view), note)
     answer = with_oob(request, similar_groups(request, notebook, drawn, similar_note=note, **context), notebook, note)
     answer["HX-Replace-Url"] = card_url(notebook, view)
     return answer
+
+
+def similar_refused(
+    request: HttpRequest, notebook: Notebook, form: SimilarForm | SuggestionForm, status: int
+) -> HttpResponse:
+    """A refused decision in the Similar view whose group is gone (the view as it is now), or the card saying why."""
+    if not request.htmx:
+        for error in form.top_errors() + [e for f in form for e in f.errors]:
+            messages.error(request, error)
+        return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
+    said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
+    return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:

@@ -1,6 +1,7 @@
 """Actions on the list: add a line; merge, retire or move the ticked lines. Each answers with the list region."""
 
-from django.contrib.auth.decorators import login_required
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
@@ -31,7 +32,6 @@ from notebooks.log.views import selectors as log_selectors
 from notebooks.models import Notebook
 
 
-@login_required
 @editor_required("POST")
 def add(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -58,7 +58,6 @@ def add(request: HttpRequest, title: str) -> HttpResponse:
     return region(request, notebook, add_form=form, status=status)
 
 
-@login_required
 @editor_required("POST")
 def selected(request: HttpRequest, title: str) -> HttpResponse:
     """Merge, retire or move the ticked lines, for one reason, all or nothing; or preview a merge's source."""
@@ -102,14 +101,11 @@ def selected(request: HttpRequest, title: str) -> HttpResponse:
                 answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
                 return with_oob(request, answer, notebook, note, focus_line=merged, announce_only=True)
             return _in_their_places(request, notebook, numbers, merged, note)
-    chosen = {str(x) for x in request.POST.getlist("n")}
-    keeping = _merge_choices(notebook, form)
-    return region(request, notebook, selection_form=form, selected=chosen, status=status, **keeping)
+    return _ticked_again(request, notebook, form, selection_form=form, status=status)
 
 
 def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
-    """Which source a merge of the ticked lines into these words (or the kept line's) gives: that sentence alone
-    for htmx, or the card."""
+    """Which source a merge of the ticked lines into these words (or the kept line's) gives: alone for htmx."""
     form.is_valid()  # only the ticks and the words matter here: a reason not yet written is no refusal
     numbers, words = form.cleaned_data.get("n") or [], (form.cleaned_data.get("words") or "").strip()
     keep = form.cleaned_data.get("keep")
@@ -124,9 +120,13 @@ def _preview(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> H
         return reswap(retarget(answer, "#merge-source"), "outerHTML")
     typed = {"words": form.cleaned_data.get("words") or "", "reason": request.POST.get("reason", "")}
     shown = selection_form(notebook, initial=typed)
+    return _ticked_again(request, notebook, form, selection_form=shown, merge_preview=preview)
+
+
+def _ticked_again(request: HttpRequest, notebook: Notebook, form: SelectionForm, **context: Any) -> HttpResponse:
+    """The list region with the same lines ticked and the merge's choices for them."""
     chosen = {str(x) for x in request.POST.getlist("n")}
-    keeping = _merge_choices(notebook, form)
-    return region(request, notebook, selection_form=shown, selected=chosen, merge_preview=preview, **keeping)
+    return region(request, notebook, selected=chosen, **_merge_choices(notebook, form), **context)
 
 
 def _keep_choices(request: HttpRequest, notebook: Notebook, form: SelectionForm) -> HttpResponse:
@@ -138,8 +138,8 @@ def _keep_choices(request: HttpRequest, notebook: Notebook, form: SelectionForm)
 
 def _merge_choices(notebook: Notebook, form: SelectionForm) -> dict:
     """The Similar view's choices for the ticked lines (its clearest line chosen unless he chose one still ticked)."""
-    numbers = (form.cleaned_data.get("n") if hasattr(form, "cleaned_data") else None) or []
-    keep = form.cleaned_data.get("keep") if hasattr(form, "cleaned_data") else None
+    data = getattr(form, "cleaned_data", {})
+    numbers, keep = data.get("n") or [], data.get("keep")
     return {
         "merge_choices": card_similar.ticked_group(notebook, numbers),
         "keep_draft": {"keep": str(keep)} if keep in numbers else {},

@@ -83,14 +83,12 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
     return render_page(request, TEMPLATE, {**context, "views": views, "states": STATES, "state": None}, status)
 
 
-@login_required
 @editor_required("POST")
 def land(request: HttpRequest, pk: int) -> HttpResponse:
     """Land the session as Dad's approval: his name and reason on the land, the gates' reasons recorded beside it."""
     return _decide(request, pk, "land")
 
 
-@login_required
 @editor_required("POST")
 def discard(request: HttpRequest, pk: int) -> HttpResponse:
     """End the session without a land: an abandon by Dad with his reason (its rows stay in the log, in force)."""

@@ -1,7 +1,6 @@
 """Dad's decision on one group of the Similar view (merge, keep one, not alike, and its undo), in the group's place."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django_htmx.http import reswap, retarget
 
@@ -22,6 +21,7 @@ from notebooks.card.views.respond import (
     render_page,
     similar_decided,
     similar_groups,
+    similar_refused,
     similar_view,
     with_oob,
 )
@@ -33,7 +33,6 @@ from notebooks.models import Notebook
 from notebooks.similar import services as similar_services
 
 
-@login_required
 @editor_required("POST")
 def decide(request: HttpRequest, title: str) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -86,21 +85,15 @@ def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, st
     """A refused decision: the group again, with the message and Dad's draft as he typed it."""
     numbers = [int(x) for x in request.POST.getlist("n") if x.isdigit()]
     group = card_similar.group_of(selectors.view(notebook), numbers, request.POST.get("kind", "repeat"))
-    if group is None and request.htmx:  # its lines are gone since the view was drawn: the view as it is now
-        said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-        return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
+    if group is None or not request.htmx:
+        return similar_refused(request, notebook, form, status)
     context = {"notebook": notebook, "group": group, "form": form, "can_edit": True, "draft": request.POST,
                "draft_out": request.POST.getlist("out"), "draft_add": request.POST.getlist("add"),
                "similar_drawn": form.cleaned_data.get("drawn") if hasattr(form, "cleaned_data") else None}  # fmt: skip
-    if request.htmx:  # only the group refused, in its place: the others may hold drafts
-        answer = render_page(request, f"{SIMILAR}#group", context, status)
-        return reswap(retarget(answer, f"#group-{_key(request)}"), "outerHTML")
-    for error in form.top_errors() + [e for f in form for e in f.errors]:
-        messages.error(request, error)
-    return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
+    answer = render_page(request, f"{SIMILAR}#group", context, status)  # in its place: the others may hold drafts
+    return reswap(retarget(answer, f"#group-{_key(request)}"), "outerHTML")
 
 
-@login_required
 @editor_required("POST")
 def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -113,7 +106,6 @@ def undo_not_alike(request: HttpRequest, title: str, mark: int) -> HttpResponse:
     return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
 
 
-@login_required
 @editor_required("GET", "POST")
 def undo_merge(request: HttpRequest, title: str, n: int) -> HttpResponse:
     """Undo the merge that made line n in one step, for one reason: its lines restored, line n retired. Asked from

@@ -1,25 +1,20 @@
 """Dad's decision on a suggestion from outside, in the Similar view: the same decisions as an engine group's, and
 his SuggestionDecision with his reason (similar/suggestions.decide)."""
 
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django_htmx.http import reswap, retarget
 
 from notebooks.card import similar as card_similar
-from notebooks.card import suggestions as card_suggestions
-from notebooks.card.suggestions import SuggestionForm
+from notebooks.card.forms import SuggestionForm
 from notebooks.card.views.respond import (
     INVALID,
-    SIMILAR_VIEW,
     actor_of,
-    card_url,
     editor_required,
     notebook_or_404,
     refusal_status,
     render_page,
     similar_decided,
-    similar_groups,
+    similar_refused,
 )
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
@@ -29,7 +24,6 @@ from notebooks.similar import suggestions
 SUGGESTIONS = "notebooks/suggestions.html"
 
 
-@login_required
 @editor_required("POST")
 def decide(request: HttpRequest, title: str, suggestion: int) -> HttpResponse:
     notebook = notebook_or_404(title)
@@ -59,15 +53,10 @@ def _again(request: HttpRequest, notebook: Notebook, number: int, form: Suggesti
     view as it is now."""
     found = Suggestion.objects.filter(notebook=notebook, pk=number).first()
     live = {x.n: x for x in selectors.view(notebook) if not x.redacted}
-    view = card_suggestions.drawn(found, live) if found is not None else None
-    if not request.htmx:
-        for error in form.top_errors() + [e for f in form for e in f.errors]:
-            messages.error(request, error)
-        return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
+    view = card_similar.suggestion_view(found, live) if found is not None else None
+    if view is None or len(view.group.choices) < len(found.lines) or not request.htmx:
+        return similar_refused(request, notebook, form, status)
     drawn = request.POST.get("drawn", "")
-    if view is None or len(view.group.choices) < len(found.lines):
-        said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-        return similar_groups(request, notebook, drawn, status, similar_note=said)
     context = {"notebook": notebook, "item": view, "form": form, "can_edit": True, "draft": request.POST,
                "draft_out": request.POST.getlist("out"),
                "similar_drawn": drawn if drawn.isdigit() else None}  # fmt: skip
