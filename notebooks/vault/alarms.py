@@ -42,9 +42,6 @@ def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> 
         return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())
 
 
-# ----- reads -----------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Alarm:
     id: int

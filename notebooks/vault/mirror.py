@@ -74,8 +74,7 @@ class Vault:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """One sweep, take, checkpoint or land at a time, across processes; re-entrant within a thread, so sessions
-        hold it around a whole land. The vault's lock is always taken before the database's: the two cannot deadlock."""
+        """One sweep, take, checkpoint or land at a time; re-entrant in a thread; always taken before the database's."""
         self.ensure()
         held = _HELD.__dict__.setdefault("roots", {})
         if held.get(self.root):
@@ -343,8 +342,7 @@ class Vault:
     def _refuse_special(
         self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
     ) -> FileResult:
-        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
-        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
+        """A link or special file in a notebook's place: never read (a link could reach any secret), only removed."""
         path = self.path(result.title)
         if kind == "a directory":
             result.waiting = f"{result.file} is a directory, not a file: move it away"

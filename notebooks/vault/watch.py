@@ -26,8 +26,7 @@ def watch(
     on_standby: Callable[[], None],
     on_lead: Callable[[], None],
 ) -> int:
-    """Sweep until `stop` is set (or `sweeps` have run), once this process holds the vault's watcher lock (until
-    then `on_standby`, once; then `on_lead`). Returns how many sweeps ran."""
+    """Sweeps until `stop` (or `sweeps`) once this process holds the watcher lock (on_standby until then); how many."""
     vault.ensure()
     with open(vault.root / ".git" / WATCHER_LOCK, "a+b") as handle:
         waited = False
