@@ -7,6 +7,7 @@ import re
 import signal
 import sys
 import threading
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
@@ -201,7 +202,7 @@ def alarms(cmd: BaseCommand, o: dict) -> None:
     """Files the vault refused, newest first (unacknowledged unless --all)."""
     found = vault_alarms.vault_alarms(include_acknowledged=o["all"])
     if o["json"]:
-        cmd.stdout.write(json.dumps([a.as_dict() for a in found], ensure_ascii=False, indent=1))
+        cmd.stdout.write(json.dumps([asdict(a) for a in found], ensure_ascii=False, indent=1))
         return
     for a in found:
         cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")

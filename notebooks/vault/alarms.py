@@ -1,9 +1,8 @@
 """The vault's alarms: files it refused, kept as evidence and restored, shown to Dad until he acknowledges them."""
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from django.db import connection, transaction
 
@@ -51,9 +50,6 @@ class Alarm:
     message: str
     evidence_ref: str
     evidence_sha: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @property
     def when(self) -> datetime:
