@@ -29,12 +29,6 @@ def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> P
     return link
 
 
-def forget(link: Path | None) -> None:
-    """The replace did not happen: the link names the live file itself, whose rows the sweep still reads."""
-    if link is not None:
-        link.unlink(missing_ok=True)
-
-
 def drain(git_dir: Path, root: Path, suffix: str) -> list[str]:
     """Append to each live file the whole lines its replaced files received late; the titles that got some."""
     where = git_dir / RETIRED_DIR
