@@ -42,10 +42,11 @@ def more_after(cmd: Any, answer: Any) -> None:
 class Commands:
     """A module's subcommands, added by register(subparsers) in the order declared. A subcommand is named for its
     handler (underscores as dashes, a trailing one dropped: import_ is `import`); the handler's docstring is its help,
-    and its description unless one is given (None for none), followed by the module's `exits`."""
+    and its description unless one is given (None for none), followed by the module's `exits`. With a `group`, they
+    are `notebook GROUP …`, its parser made with `texts` (help, description)."""
 
-    def __init__(self, exits: str = "") -> None:
-        self.exits = exits
+    def __init__(self, exits: str = "", *, group: str = "", **texts: str) -> None:
+        self.exits, self.group, self.texts = exits, group, texts
         self.declared: list[tuple[Callable, tuple[Argument, ...], dict[str, Any]]] = []
 
     def __call__(self, *arguments: Argument, **options: Any) -> Callable[[Callable], Callable]:
@@ -56,6 +57,9 @@ class Commands:
         return declare
 
     def register(self, subparsers: Any) -> None:
+        if self.group:
+            parser = subparsers.add_parser(self.group, **self.texts)
+            subparsers = parser.add_subparsers(dest=f"{self.group}_command", required=True, parser_class=type(parser))
         for handler, arguments, options in self.declared:
             help = " ".join((handler.__doc__ or "").split())
             description = f"{help} {self.exits}" if self.exits else help

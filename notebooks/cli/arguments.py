@@ -1,11 +1,5 @@
-"""Every argument of `manage.py notebook …` is checked as argparse reads it, before any command runs.
-
-Bytes that are not UTF-8 arrive as lone surrogates (Python's surrogateescape); no database or file format stores
-them, so they are refused in every argument. A NUL is refused everywhere too. A control character is refused
-except in what a person or agent wrote (words, reasons, plans, notes, summaries), where a tab or a newline may
-belong: the same rules as the core's (`log/rules/checks.py`: problem_of_text for text, check_name's for names).
-A refusal is a CommandError with exit status 2 and one line that names the argument.
-"""
+"""Every argument of `manage.py notebook …` is checked as argparse reads it, by the core's rules (log/rules/checks.py):
+a lone surrogate (bytes not UTF-8) or a NUL is refused in any, a control character in all but what someone wrote."""
 
 import argparse
 import sys

@@ -4,8 +4,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -24,17 +24,12 @@ SIGN_HELP = (
     "JSON object a line is refused (exit status 2) and nothing is printed."
 )
 
-
-command = Commands()
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "key",
-        help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
-        description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
-    )
-    command.register(parser.add_subparsers(dest="key_command", required=True, parser_class=type(parser)))
+command = Commands(
+    group="key",
+    help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
+    description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
+)
+register = command.register
 
 
 @command(
@@ -113,21 +108,27 @@ def sign(cmd: BaseCommand, o: dict) -> None:
     secret = secret_from(o)
     stdin = getattr(sys.stdin, "buffer", None)
     data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+    lines = [(k, line) for k, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+    signed = signed_rows(lines, title=title, key_id=key_id, secret=secret, nothing="signed")
+    if not signed:
+        raise CommandError("no rows on stdin: nothing signed", returncode=BAD_ARGUMENT)
+    for row in signed:
+        cmd.stdout.write(row)
+
+
+def signed_rows(lines: Iterable[tuple[int, bytes]], *, title: str, key_id: str, secret: str, nothing: str) -> list[str]:
+    """Each row, with its stdin line number, signed for TITLE's file with the key; else a refusal: nothing `nothing`."""
     signed = []
-    for k, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
+    for k, line in lines:
         try:
             row = json.loads(line)
         except ValueError:  # not JSON, or not UTF-8
             row = None
         if not isinstance(row, dict):
-            raise CommandError(f"stdin line {k} is not one JSON object: nothing signed", returncode=BAD_ARGUMENT)
+            raise CommandError(f"stdin line {k} is not one JSON object: nothing {nothing}", returncode=BAD_ARGUMENT)
         try:
-            signed.append(signing.sign(row, key_id, secret, notebook=title))
+            row = signing.sign(row, key_id, secret, notebook=title)
         except signing.NotCanonical as exc:
-            raise CommandError(f"stdin line {k}: {exc}: nothing signed", returncode=BAD_ARGUMENT) from None
-    if not signed:
-        raise CommandError("no rows on stdin: nothing signed", returncode=BAD_ARGUMENT)
-    for row in signed:
-        cmd.stdout.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+            raise CommandError(f"stdin line {k}: {exc}: nothing {nothing}", returncode=BAD_ARGUMENT) from None
+        signed.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    return signed

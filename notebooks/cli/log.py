@@ -1,5 +1,4 @@
-"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge, move,
-restore, put-back, verify, snapshots, editor."""
+"""The foundation's subcommands: create, import, export, view, history, turn, add, edit, retire, merge, move, …"""
 
 import json
 import sys

@@ -7,7 +7,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
@@ -46,7 +46,12 @@ BY = arg(
     help="who started a notebook a new file brings (default: NOTEBOOK_VAULT_DEFAULT_BY); never a row's author: "
     "a row is by the writer its key proves, else the outside agent (NOTEBOOK_VAULT_OUTSIDE_AGENT)",
 )
-command = Commands()
+command = Commands(
+    group="vault",
+    help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
+    description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
+)
+register = command.register
 
 
 def _vault_option(parser: Any) -> None:
@@ -54,15 +59,6 @@ def _vault_option(parser: Any) -> None:
     parser.add_argument(
         "--vault", help=f"the vault's directory (default: NOTEBOOK_VAULT, now {settings.NOTEBOOK_VAULT})"
     )
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "vault",
-        help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
-        description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
-    )
-    command.register(parser.add_subparsers(dest="vault_command", required=True, parser_class=type(parser)))
 
 
 def _seconds(raw: str) -> float:
@@ -96,6 +92,7 @@ def _report(cmd: BaseCommand, result: SweepResult) -> None:
         cmd.stderr.write(
             f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
         )
+    cmd.stdout.flush()  # a watcher's lines are read as they come
 
 
 @command(_vault_option, BY, description=SYNC_HELP)
@@ -132,14 +129,9 @@ def watch(cmd: BaseCommand, o: dict) -> None:
             previous[sig] = signal.signal(sig, lambda *_: stop.set())
     cmd.stdout.write(f"watching {vault.root} every {o['interval']}s (Ctrl-C stops)")
 
-    def flushed(say: Callable[..., Any]) -> Callable[..., None]:
-        """The callback, standard output flushed after it: a watcher's lines are read as they come."""
-
-        def inner(*args: Any) -> None:
-            say(*args)
-            cmd.stdout.flush()
-
-        return inner
+    def say(line: str) -> None:
+        cmd.stdout.write(line)
+        cmd.stdout.flush()  # a watcher's lines are read as they come
 
     try:
         watch_vault(
@@ -147,14 +139,12 @@ def watch(cmd: BaseCommand, o: dict) -> None:
             interval=o["interval"],
             sweeps=o["sweeps"],
             stop=stop,
-            on_sweep=flushed(lambda result: _report(cmd, result)),
+            on_sweep=lambda result: _report(cmd, result),
             on_error=lambda exc: cmd.stderr.write(
                 shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000)
             ),
-            on_standby=flushed(
-                lambda: cmd.stdout.write(f"another watcher sweeps {vault.root}; standing by until it stops")
-            ),
-            on_lead=flushed(lambda: cmd.stdout.write(f"sweeping {vault.root}")),
+            on_standby=lambda: say(f"another watcher sweeps {vault.root}; standing by until it stops"),
+            on_lead=lambda: say(f"sweeping {vault.root}"),
         )
     finally:
         for sig, handler in previous.items():
@@ -184,7 +174,12 @@ def append(cmd: BaseCommand, o: dict) -> None:
         if json_object(line) is None:
             raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
     if o["key_id"] is not None:
-        lines = _signed(lines, title=title, key_id=o["key_id"], o=o)
+        key_id = o["key_id"]
+        if not signing.KEY_ID.fullmatch(key_id):
+            raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=2)
+        secret = keys.secret_from(o)
+        signed = keys.signed_rows(enumerate(lines, 1), title=title, key_id=key_id, secret=secret, nothing="appended")
+        lines = [row.encode("utf-8") for row in signed]
     elif o["secret_file"] is not None:
         raise CommandError("--secret-file needs --key-id: nothing appended", returncode=2)
     vault = _vault(o)
@@ -202,27 +197,12 @@ def append(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")
 
 
-def _signed(lines: list[bytes], *, title: str, key_id: str, o: dict) -> list[bytes]:
-    """Each row signed for TITLE's file with the key (notebook key sign's rules), or a refusal with nothing appended."""
-    if not signing.KEY_ID.fullmatch(key_id):
-        raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=2)
-    secret = keys.secret_from(o)
-    out = []
-    for k, line in enumerate(lines, 1):
-        try:
-            row = signing.sign(json.loads(line), key_id, secret, notebook=title)
-        except signing.NotCanonical as exc:
-            raise CommandError(f"stdin line {k}: {exc}: nothing appended", returncode=2) from None
-        out.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    return out
-
-
 @command(arg("--all", action="store_true", help="acknowledged ones too"), JSON, description=None)
 def alarms(cmd: BaseCommand, o: dict) -> None:
     """Files the vault refused, newest first (unacknowledged unless --all)."""
     found = vault_alarms.vault_alarms(include_acknowledged=o["all"])
     if o["json"]:
-        cmd.stdout.write(json.dumps([a.as_dict() for a in found], ensure_ascii=False, indent=1))
+        cmd.stdout.write(json.dumps([asdict(a) for a in found], ensure_ascii=False, indent=1))
         return
     for a in found:
         cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")

@@ -1,9 +1,8 @@
 """The vault's alarms: files it refused, kept as evidence and restored, shown to Dad until he acknowledges them."""
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from django.db import connection, transaction
 
@@ -42,9 +41,6 @@ def acknowledge_vault_alarm(*, alarm: int, by: "Actor | str", why: str = "") -> 
         return VaultAlarmAck.objects.create(alarm=found, by=actor.name, why=why, at=time.time())
 
 
-# ----- reads -----------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Alarm:
     id: int
@@ -54,9 +50,6 @@ class Alarm:
     message: str
     evidence_ref: str
     evidence_sha: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @property
     def when(self) -> datetime:

@@ -12,10 +12,6 @@ def claimed_titles() -> frozenset[str]:
 
 
 def open_session_titles() -> set[str]:
-    """Titles with an open session (taken, neither landed nor abandoned, nor lapsed). The sweep looks here, so the
-    lapse of a session whose lease ran out is recorded first: its file's automatic commits resume."""
-    leases.lapse_due(by=VAULT_LOOKER)
+    """Titles with an open session; a lease that ran out lapses first (by "vault"), so its file's commits resume."""
+    leases.lapse_due(by="vault")
     return set(open_sessions().values_list("notebook__title", flat=True))
-
-
-VAULT_LOOKER = "vault"  # who a lapse found by the sweep is recorded by

@@ -9,9 +9,8 @@ from notebooks.log.views import selectors
 from notebooks.models import Notebook
 
 SUFFIX = ".jsonl"
-# What an outside row gives that its logged row need not repeat: its place in the chain, the writer's proof (kept
-# in the database, not the file: log/identity/outside.py) and its `by`, which is a claim the importer replaced by
-# the proof.
+# What an outside row gives that its logged row need not repeat: its place in the chain, the writer's proof (kept in
+# the database: log/identity/outside.py) and its `by`, a claim the importer replaced by the proof.
 IGNORED = frozenset({"seq", "hash", "kid", "mac", "by"})
 REDACT_ROW = b'"op": "redact"'  # exactly once in each redact row of an export (quotes in values are escaped)
 
@@ -29,8 +28,7 @@ def canonical_bytes(notebook: Notebook) -> bytes:
 
 
 def split_lines(data: bytes) -> tuple[list[bytes], bytes | None]:
-    """Complete lines, and an unfinished last line (no newline yet) when there is one. Only b"\\n" ends a line:
-    JSON may carry U+2028 unescaped, which str.splitlines would split on."""
+    """Complete lines and the unfinished last one (or None); only b"\\n" ends a line, not U+2028 as in splitlines."""
     if not data:
         return [], None
     parts = data.split(b"\n")
@@ -48,9 +46,8 @@ def json_object(line: bytes) -> dict | None:
 
 
 def rows_kept(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple[int, list[int]]:
-    """How many of the rows `old` holds the lines `new` begin with, each the same or that row with its words
-    redacted since (words whose digest is in `gone`, the log's redacted digests); and the positions (from 1) of
-    the redacted ones."""
+    """How many rows of `old` begin `new`, each the same or with its words redacted since (their digest in `gone`);
+    and the positions (from 1) of the redacted ones."""
     redacted = []
     for k, (was, now) in enumerate(zip(old, new, strict=False)):
         if was != now:
@@ -80,10 +77,8 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
 
 
 def imported_already(outside: list[bytes], tail: list[bytes]) -> int:
-    """How many of the outside rows, from the first, the log's rows after the file's last matching one already hold,
-    in order: an earlier sweep (of any process) imported them but could not rewrite the file, and more may have been
-    appended since. A row matches when every field it gives is the logged row's, but those the log does not take
-    from it (IGNORED: its place, and who it is by, which the importer proves rather than reads)."""
+    """How many of the outside rows, from the first, `tail` already holds in order (an earlier sweep imported them
+    but could not rewrite the file); a row matches when every field it gives but IGNORED is the logged row's."""
     count, at = 0, 0
     for raw in outside:
         mine = json_object(raw)

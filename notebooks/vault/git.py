@@ -20,8 +20,7 @@ class GitError(NotebookError):
 
 
 class VaultUnavailable(NotebookError):
-    """A take or land refused whole because the vault could not be used (git failing, its directory unwritable):
-    nothing was done, and the same call may succeed once git works again (503, Retry-After)."""
+    """Git failing or the vault's directory unwritable: the take or land was refused whole and may be retried."""
 
     code = "vault_unavailable"
     status = 503
@@ -96,8 +95,7 @@ class Git:
         return self.run(*args, **kwargs).decode("utf-8").strip()  # type: ignore[arg-type]
 
     def check_owner(self) -> None:
-        """Refuse a repository this process's user does not own: a .git planted by another user runs its hooks and
-        config (core.fsmonitor, …) as ours. Git checks the same itself; this says so plainly, before git runs."""
+        """Refuse a repository we do not own (another user's .git runs its hooks as ours), plainly, before git does."""
         me = os.geteuid()
         for where in (self.root, self.root / ".git"):
             try:
@@ -199,8 +197,7 @@ class Git:
         ref: str | None = None,
         allow_empty: bool = False,
     ) -> str | None:
-        """Commit `parent`'s tree with `files` replaced (None removes one); None when nothing changes. With `ref`, the
-        ref moves from `parent` to the new commit (refused if it moved meanwhile)."""
+        """Commit `parent` with `files` replaced (None drops one), `ref` moved from `parent`; None if no change."""
         entries = self.ls_tree(parent)
         for path, data in files.items():
             if data is None:

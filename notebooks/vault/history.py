@@ -24,8 +24,7 @@ def commit_pending(
     subject: str | None = None,
     trailers: dict[str, str] | None = None,
 ) -> str | None:
-    """One commit on the branch of the files whose content is not what HEAD holds, outside `exclude`, as the bytes
-    the sweep checked; None when there are none."""
+    """One commit of the files outside `exclude` whose checked bytes HEAD does not hold; None when there are none."""
     head = git.head()
     tree = git.ls_tree(head)
     files = {}

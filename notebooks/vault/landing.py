@@ -55,8 +55,7 @@ def landed_already(git: Git, base: str, session_id: "str | int", actor: str) -> 
 
 
 def gate(at_base: bytes, candidate: bytes, name: str, base: str, what: str, gone: Container[str]) -> None:
-    """The final gate: what the file held at the take's base is still there, byte for byte (but for words the
-    log redacted since, `gone`, which read "[redacted: why]" in the same row)."""
+    """The final gate: the file at the take's base is still there, byte for byte but for words redacted since."""
     if candidate.startswith(at_base):
         return
     old, _ = split_lines(at_base)
@@ -86,9 +85,8 @@ def land_commits(
     check_only: bool = False,
     after_lapse: bool = False,
 ) -> Landed | None:
-    """The land's commits on the branch, from the log as it is now; with check_only, every check and no commit.
-    Raises Conflict or Invalid when the land cannot be one semantic commit. A lapsed session's rows the sweep may have
-    committed as automatic history: its land is then a semantic commit of no change, which names them."""
+    """The land's commits from the log as it is now (check_only: every check, no commit); Conflict or Invalid when it
+    cannot be one semantic commit. A lapsed session's rows may be history already: its land then only names them."""
     title = nb.title
     name = title + SUFFIX
     at_base = git.file_at(base, name) or b""
@@ -167,8 +165,7 @@ def land_commits(
 
 
 def repair_lands(git: Git, git_dir: Path) -> list[str]:
-    """The semantic commits of lands the database holds and git does not (git failed after the land's transaction),
-    made now by every sweep before it commits anything else; their shas."""
+    """The semantic commits (shas) of lands the database holds and git missed, made by each sweep before all else."""
     made = []
     for event in session_selectors.lands_after(read_lands_checked(git_dir)):
         s = event.session

@@ -1,7 +1,6 @@
-"""Rows appended to a file the vault is replacing are never lost: before the replace, the old file is linked under
-.git/notebooks-vault-retired/ with the offset the sweep read up to, and every sweep appends the whole lines that grew
-past it (a writer ignoring the lock, or holding the old file open) to the live file, where they are judged as any
-outside append. A link goes once its file has had no write for GRACE_NS."""
+"""Rows appended to a file being replaced are never lost: the old file is linked under .git/notebooks-vault-retired/
+with the offset read up to, and each sweep appends the whole lines that grew past it to the live file, where they are
+judged as any outside append. A link goes once its file has had no write for GRACE_NS."""
 
 import os
 import time
@@ -28,12 +27,6 @@ def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> P
         link.unlink()
         return None
     return link
-
-
-def forget(link: Path | None) -> None:
-    """The replace did not happen: the link names the live file itself, whose rows the sweep still reads."""
-    if link is not None:
-        link.unlink(missing_ok=True)
 
 
 def drain(git_dir: Path, root: Path, suffix: str) -> list[str]:

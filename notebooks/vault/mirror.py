@@ -8,7 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from stat import S_ISREG
 
@@ -74,25 +74,19 @@ class Vault:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """One sweep, take, checkpoint or land at a time, across processes; re-entrant within a thread, so sessions
-        hold it around a whole land. The vault's lock is always taken before the database's: the two cannot deadlock."""
+        """One sweep, take, checkpoint or land at a time; re-entrant in a thread; always taken before the database's."""
         self.ensure()
         held = _HELD.__dict__.setdefault("roots", {})
-        if held.get(self.root):
-            held[self.root] += 1
+        with ExitStack() as outermost:
+            if not held.get(self.root):
+                handle = outermost.enter_context(open(self.root / ".git" / LOCK_FILE, "a+b"))
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                outermost.callback(fcntl.flock, handle, fcntl.LOCK_UN)
+            held[self.root] = held.get(self.root, 0) + 1
             try:
                 yield
             finally:
                 held[self.root] -= 1
-            return
-        with open(self.root / ".git" / LOCK_FILE, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            held[self.root] = 1
-            try:
-                yield
-            finally:
-                held.pop(self.root, None)
-                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def load_state(self) -> dict[str, Tracked]:
         state, self._partials = read_state(self.root / ".git")
@@ -170,9 +164,8 @@ class Vault:
             return self._refuse_special(result, nb_of(title), state, kind_of(stat.st_mode))
         if (
             tracked
-            and stat
             and head
-            and (stat.st_size, stat.st_mtime_ns, stat.st_ino) == (tracked.size, tracked.mtime_ns, tracked.ino)
+            and stat_key(stat) == (tracked.size, tracked.mtime_ns, tracked.ino)
             and tracked.mtime_ns < tracked.seen_ns - RACY_NS
             and (head.seq, head.hash) == (tracked.rows, tracked.hash)
         ):
@@ -310,7 +303,8 @@ class Vault:
         try:
             write_atomic(path, content)
         except BaseException:
-            late.forget(link)
+            if link is not None:
+                link.unlink(missing_ok=True)  # not replaced: the link names the live file, which the sweep still reads
             raise
         self._track(state, title, nb, content)
         if link is not None:
@@ -343,8 +337,7 @@ class Vault:
     def _refuse_special(
         self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
     ) -> FileResult:
-        """A link or special file in a notebook's place: never read (a link's target could be any secret) and never
-        committed; the entry itself is removed (not what it points to) and the notebook's file written again."""
+        """A link or special file in a notebook's place: never read (a link could reach any secret), only removed."""
         path = self.path(result.title)
         if kind == "a directory":
             result.waiting = f"{result.file} is a directory, not a file: move it away"

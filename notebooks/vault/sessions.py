@@ -1,6 +1,5 @@
-"""A session's take, checkpoint, land and abandon in git, called with what sessions know (title, session id, actor,
-plan, summary, its rows): take commits pending drift and returns the base, checkpoint keeps recovery evidence on a
-side ref, land commits drift apart from the one semantic commit."""
+"""A session's take, checkpoint, land and abandon in git: take commits pending drift and returns the base, checkpoint
+keeps recovery evidence on a side ref, land commits drift apart from the one semantic commit."""
 
 from collections.abc import Sequence
 
@@ -42,8 +41,7 @@ def vault_take(title: str, *, session_id: "str | int | None" = None) -> str:
 
 
 def vault_checkpoint(title: str, *, session_id: "str | int", base_sha: str, note: str = "") -> str:
-    """A recovery commit of the claimed file as it stands, on refs/checkpoints/<session>: evidence, not a new base
-    (land compares with base_sha, never with a checkpoint). Moves nothing else."""
+    """A recovery commit of the claimed file on refs/checkpoints/<session>: evidence, never a new base."""
     selectors.get_notebook(title)
     v = Vault()
     with v.lock():
@@ -72,8 +70,7 @@ def vault_checkpoint(title: str, *, session_id: "str | int", base_sha: str, note
 def vault_land(
     title: str, *, actor: str, plan: str, summary: str, session_id: "str | int", base_sha: str, seqs: Sequence[int]
 ) -> Landed:
-    """Drift first as ordinary commits, then the session's rows as one semantic commit by its actor (none: a no-op),
-    once the claimed file at base_sha is a byte-for-byte prefix of the file as found and of the file being landed."""
+    """Drift as ordinary commits, then the session's rows as one semantic commit by its actor (none: a no-op)."""
     with Vault().lock():
         done, swept = vault_land_check(title, actor=actor, session_id=session_id, base_sha=base_sha, seqs=seqs)
         if done is not None:
@@ -87,9 +84,8 @@ def vault_land(
 def vault_land_check(
     title: str, *, actor: str, session_id: "str | int", base_sha: str, seqs: Sequence[int], after_lapse: bool = False
 ) -> tuple[Landed | None, tuple[str, ...]]:
-    """Everything that may refuse a land, before the database's land: the final gate on the file as found, and
-    the drift before the land swept and committed. Raises Conflict or Invalid to refuse; returns the Landed when
-    git holds this land already (a retry), and the drift commit its sweep made (if any)."""
+    """Before the database's land, all that may refuse it (Conflict, Invalid) and the drift committed; the Landed when
+    git holds it already (a retry), and the drift commit made."""
     nb = selectors.get_notebook(title)
     name = title + SUFFIX
     v = Vault()
@@ -134,8 +130,7 @@ def vault_land_commit(
     seqs: Sequence[int],
     after_lapse: bool = False,
 ) -> Landed:
-    """The land's commits, from the log: what vault_land_check let through, once the database's land stands. It
-    reads no file: the file was judged by the check, and the log is what the land commits."""
+    """The land's commits once the database's land stands: from the log, no file read (the check judged it)."""
     nb = selectors.get_notebook(title)
     v = Vault()
     with v.lock():

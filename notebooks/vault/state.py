@@ -1,5 +1,5 @@
-"""What the vault keeps beside git, under .git: what each file held after the last sweep, and the lands checked
-for a semantic commit; and the careful ways it writes files."""
+"""What the vault keeps under .git (what each file held after the last sweep, the lands checked), and how it reads
+and writes files: never through a link."""
 
 import errno
 import json
@@ -84,18 +84,19 @@ class NotRegular(OSError):
         self.path, self.kind = path, kind
 
 
+KINDS = {
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFREG: "a regular file",
+}
+
+
 def kind_of(mode: int) -> str:
-    for test, kind in (
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file" if not stat.S_ISREG(mode) else "a regular file"
+    return KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
 # No link is followed (a link to var/secret_key would be committed), and a pipe never blocks the open.
@@ -121,8 +122,7 @@ def _open_regular(path: Path, flags: int, mode: int = 0o600) -> tuple[int, os.st
 
 
 def read_regular(path: Path) -> "tuple[bytes, os.stat_result] | None":
-    """A notebook's file's bytes and its stat (taken after opening it), or None when there is none. Raises NotRegular
-    for a link, a directory or a special file: the vault reads only regular files."""
+    """A regular file's bytes and its stat after the open, or None when there is none (NotRegular for any other)."""
     before = stat_or_none(path)
     if before is None:
         return None
@@ -152,8 +152,7 @@ def vault_file_mode() -> int:
 
 
 def write_atomic(path: Path, content: bytes, *, mode: int | None = None) -> None:
-    """`content` as the file at `path`, in one rename (a link there is replaced, never followed), with `mode`: by
-    default a notebook file's (vault_file_mode())."""
+    """`content` as the file at `path` in one rename (a link is replaced, not followed), `mode` or the vault's."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

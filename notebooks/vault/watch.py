@@ -3,6 +3,7 @@ watcher sweeps a vault at a time (a flock in its .git): two would be safe, but e
 a second stands by and takes over within one interval when the first stops."""
 
 import fcntl
+import itertools
 import threading
 from collections.abc import Callable
 
@@ -26,19 +27,16 @@ def watch(
     on_standby: Callable[[], None],
     on_lead: Callable[[], None],
 ) -> int:
-    """Sweep until `stop` is set (or `sweeps` have run), once this process holds the vault's watcher lock (until
-    then `on_standby`, once; then `on_lead`). Returns how many sweeps ran."""
+    """Sweeps until `stop` (or `sweeps`) once this process holds the watcher lock (on_standby until then); how many."""
     vault.ensure()
     with open(vault.root / ".git" / WATCHER_LOCK, "a+b") as handle:
-        waited = False
-        while True:
+        for tries in itertools.count():
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if not waited:
+                if tries == 0:
                     on_standby()
-                    waited = True
                 if stop.wait(max(interval, 0.1)):
                     return 0
         try:

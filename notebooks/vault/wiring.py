@@ -1,6 +1,5 @@
-"""The hooks sessions call (notebooks/sessions/hooks.py, in its order) when a vault is configured. A session taken
-without a vault has no vault_base, and its hooks do nothing. The vault's lock is taken before the database's own
-locks, as a sweep takes it, so the watcher and a session never wait on each other in opposite orders."""
+"""The hooks sessions call (notebooks/sessions/hooks.py) when a vault is configured; a session without vault_base has
+none. The vault's lock is taken before the database's, as a sweep takes it, so the two never deadlock."""
 
 import logging
 from collections.abc import Iterator, Sequence
@@ -23,15 +22,13 @@ from .sessions import vault_abandon, vault_checkpoint, vault_enabled, vault_land
 
 log = logging.getLogger(__name__)
 
-# What a hook after the database's commit logs and leaves for the next sweep: git or the disk failing, or the
-# database's connection lost once the commit stood (its answer must not be a 500 for a change that stands).
+# What a hook after the database's commit logs and leaves for the next sweep: a change that stands is never a 500.
 LEFT_FOR_LATER = (NotebookError, OSError, DatabaseError)
 
 
 @contextmanager
 def unavailable(refused: str, then: str) -> Iterator[None]:
-    """Git failing or the vault's directory unwritable refuses the step whole, as VaultUnavailable (503): `refused`
-    says what was refused, `then` what stands."""
+    """Git failing or the directory unwritable refuses the step whole (503): `refused` says what, `then` what stands."""
     try:
         yield
     except (GitError, OSError) as exc:
