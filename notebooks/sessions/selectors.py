@@ -14,7 +14,6 @@ from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
-_NAMES = viewed.EXPORT_NAMES
 # As answered; an event's own counter is answered as `number`, so `seq` only ever names a row of the log.
 EVENT_FIELDS = ("kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")
 
@@ -87,7 +86,7 @@ def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
 
 def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
     rows, total = found
-    return [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
+    return [rowformat.export_row(dict(zip(viewed.EXPORT_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
 
 
 def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:

@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 from scipy.cluster import hierarchy
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import squareform
 from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -184,21 +185,12 @@ def tfidf_pairs(texts: Sequence[str]) -> dict[tuple[int, int], float]:
 
 
 def _components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
-    parent = list(range(count))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j in edges:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
+    """The connected components of more than one node, each ascending, ordered by their smallest node."""
+    pairs = np.array(list(edges), dtype=np.int64).reshape(-1, 2)
+    graph = sparse.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(count, count))
     found: dict[int, list[int]] = {}
-    for x in range(count):
-        found.setdefault(root(x), []).append(x)
+    for x, label in enumerate(connected_components(graph, directed=False)[1].tolist()):
+        found.setdefault(label, []).append(x)
     return [members for members in found.values() if len(members) > 1]
 
 

@@ -60,7 +60,9 @@ def _reader(by: "Actor | str") -> Actor:
     return actor
 
 
-def _lines(lines: Any, kind: str) -> list[int]:
+def _checked(kind: Any, lines: Any, words: Any, keep: Any) -> tuple[list[int], str, int | None]:
+    if kind not in KINDS:
+        raise Invalid(f"'kind': use one of {', '.join(KINDS)}.", fields=["kind"])
     if not isinstance(lines, list | tuple) or not lines:
         raise Invalid("'lines': name at least one line.", fields=["lines"])
     if len(lines) > MAX_LINES:
@@ -68,13 +70,6 @@ def _lines(lines: Any, kind: str) -> list[int]:
     numbers = sorted({check_number(n) for n in lines})
     if kind != "stray" and len(numbers) < 2:
         raise Invalid(f"'lines': a {kind} is about two different lines or more.", fields=["lines"])
-    return numbers
-
-
-def _checked(kind: Any, lines: Any, words: Any, keep: Any) -> tuple[list[int], str, int | None]:
-    if kind not in KINDS:
-        raise Invalid(f"'kind': use one of {', '.join(KINDS)}.", fields=["kind"])
-    numbers = _lines(lines, kind)
     if words is not None and kind != "repeat":
         raise Invalid("'words': only a repeat suggests the words to keep.", fields=["words"])
     if keep is not None:
