@@ -196,7 +196,7 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
         except GateRefused as refused:
             record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
             raise
-        # After the commit: if git fails the land stands and the next land or sweep commits; a no-op commits nothing.
+        # After the commit (if git fails, a later sweep commits); withdrawn proposals too: the file holds them.
         hooks.land_in_git(s, summary or "", own_seqs(s) if landed.rows else [])
     return landed
 
