@@ -1,5 +1,4 @@
-"""Site-wide answers to failures no view can help: a database whose disk is full or whose connection was lost is a
-503 with Retry-After, not a traceback."""
+"""A database whose disk is full or whose connection was lost answers 503 with Retry-After (docs/RELIABILITY.md)."""
 
 import logging
 from collections.abc import Callable
@@ -14,8 +13,6 @@ RETRY_SECONDS = "10"
 
 
 class DatabaseUnavailableMiddleware:
-    """A request the database could not take answers 503 with Retry-After (docs/RELIABILITY.md, section 2)."""
-
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 

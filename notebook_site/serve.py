@@ -1,8 +1,6 @@
-"""`python -m notebook_site.serve` (the end of `make serve`): the web server WEB_SERVER names (notebook_site/
-web_servers.py: granian by default, or gunicorn), and the vault watcher beside it when NOTEBOOK_VAULT is set. SIGTERM
-or SIGINT stops both; if either exits on its own, the other is stopped too and the exit status is the first one's, so
-a supervisor (systemd, a container) restarts the pair. In production each may be its own service instead
-(docs/DEPLOY.md)."""
+"""`python -m notebook_site.serve` (`make serve`): the web server WEB_SERVER names, and the vault watcher beside it when
+NOTEBOOK_VAULT is set. SIGTERM or SIGINT stops both; if either exits, so does the other, with the first one's status
+(for a supervisor to restart the pair)."""
 
 import os
 import signal

@@ -59,8 +59,7 @@ MIDDLEWARE = [
     "notebooks.card.security.HtmxSignInMiddleware",
     "notebooks.agents.conditional.UnchangedMiddleware",  # innermost: an unchanged read answered 304 before its URL
 ]
-# An agent's call (a bearer token on the API or /mcp) passes only these (notebook_site/wsgi.py): it uses no sign-in,
-# session, CSRF cookie, reader zone, message or htmx, and its answers keep the same headers.
+# An agent's call (a bearer token on the API or /mcp) passes only these (wsgi.py): it uses no sign-in, session or htmx.
 AGENT_MIDDLEWARE = [m for m in MIDDLEWARE if m.rsplit(".", 1)[-1] in {"SecurityMiddleware",
                     "ContentSecurityPolicyMiddleware", "CommonMiddleware", "XFrameOptionsMiddleware",
                     "DatabaseUnavailableMiddleware", "UnchangedMiddleware"}]  # fmt: skip
@@ -93,8 +92,7 @@ DATABASES = {
 # Connections kept 60 s: opening one per request (a cold catalog cache, the PRAGMAs) was most of a warm API read.
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets readers run beside a writer; FULL makes every commit durable; IMMEDIATE takes the write lock up front so
-    # concurrent writers wait (busy timeout) instead of failing on a lock upgrade.
+    # WAL: readers beside a writer; FULL: durable commits; IMMEDIATE: writers wait for the lock, not fail on an upgrade.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         transaction_mode="IMMEDIATE",
         timeout=30,
@@ -107,8 +105,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # No JIT: every query here is short and indexed, so compiling costs more than it saves.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
-    # A query run a 5th time on a connection is prepared (parsed and planned once; bench/NOTES.md). PG_PREPARE=0
-    # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
+    # A query run a 5th time is prepared (bench/NOTES.md); PG_PREPARE=0 behind PgBouncer's transaction mode < 1.21.
     if env_bool("PG_PREPARE", True):
         DATABASES["default"]["OPTIONS"].update({"server_side_binding": True, "prepare_threshold": 5})
 
@@ -175,13 +172,11 @@ NOTEBOOK_MAX_IMPORT_ROWS = int(os.environ.get("NOTEBOOK_MAX_IMPORT_ROWS", "20000
 NOTEBOOK_CLOCK_ALLOWANCE = float(os.environ.get("NOTEBOOK_CLOCK_ALLOWANCE", "300"))
 # Seconds an Idempotency-Key is kept with its answer (docs/agents.md, "Retries and idempotency"): a day.
 NOTEBOOK_IDEMPOTENCY_TTL = float(os.environ.get("NOTEBOOK_IDEMPOTENCY_TTL", "86400"))
-# New notebooks one actor may create through the API or MCP per window (agents/creation_limit.py; one agent made
-# 1,800 in 16 s). Dad, the editor, gets more; the CLI and the vault are the operator's and are not limited.
+# New notebooks one actor may create through the API or MCP per window (one agent made 1,800 in 16 s); Dad more.
 NOTEBOOK_NEW_NOTEBOOKS = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS", "30"))
 NOTEBOOK_NEW_NOTEBOOKS_EDITOR = int(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_EDITOR", "300"))
 NOTEBOOK_NEW_NOTEBOOKS_WINDOW = float(os.environ.get("NOTEBOOK_NEW_NOTEBOOKS_WINDOW", "600"))
-# The most lines and characters the Similar view compares, newest first (similar/selectors.py): 10,000 lines or 1.5
-# million characters take 4 s or more, and a page must answer in a few seconds.
+# The most lines and characters the Similar view compares, newest first: 10,000 lines or 1.5 million take 4 s or more.
 NOTEBOOK_SIMILAR_LINES = int(os.environ.get("NOTEBOOK_SIMILAR_LINES", "5000"))
 NOTEBOOK_SIMILAR_CHARACTERS = int(os.environ.get("NOTEBOOK_SIMILAR_CHARACTERS", "500000"))
 # Suggestions from outside waiting for Dad per notebook (docs/agents.md, "Suggestions"): past it, 429.
@@ -202,18 +197,14 @@ NOTEBOOK_VAULT = os.environ.get("NOTEBOOK_VAULT") or str(BASE_DIR / "var" / "vau
 NOTEBOOK_VAULT_ENABLED = env_bool("NOTEBOOK_VAULT_ENABLED", bool(os.environ.get("NOTEBOOK_VAULT")))
 # Who an outside writer's row is by when it does not say (the older harness wrote adds without `by`).
 NOTEBOOK_VAULT_DEFAULT_BY = os.environ.get("NOTEBOOK_VAULT_DEFAULT_BY", "harness")
-# The mode of the notebook files the vault writes, in octal. 0600 (as before) while the service's group may be shared
-# by anyone; 0660 with a writers' group on the vault directory lets outside writers append (docs/DEPLOY.md).
+# The mode of the vault's notebook files, in octal: 0660 with a writers' group lets outside writers append (DEPLOY.md).
 NOTEBOOK_VAULT_FILE_MODE = int(os.environ.get("NOTEBOOK_VAULT_FILE_MODE", "0600"), 8)
 # The titles claimed by open sessions: the watcher writes their files but leaves committing them to land.
 NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
-# Writer keys (docs/vault.md, "Writer keys"): each outside writer's secret is derived from this one and never stored.
-# Unset, it is derived from SECRET_KEY, so changing SECRET_KEY changes every writer's secret: set it in production.
+# Each outside writer's secret is derived from this one; unset, from SECRET_KEY (changing it changes every writer's).
 NOTEBOOK_WRITER_KEY_SECRET = os.environ.get("NOTEBOOK_WRITER_KEY_SECRET", "")
-# The key of words' salts (log/identity/wordkeys.py): unset, derived from SECRET_KEY. Changing it breaks no digest,
-# but words written after it are no longer found by the digest of their copies from before (docs/RELIABILITY.md).
+# The key of words' salts: unset, from SECRET_KEY; changing it, later words no longer match older copies' digests.
 NOTEBOOK_WORDS_SECRET = os.environ.get("NOTEBOOK_WORDS_SECRET", "")
-# What an outside row no key proves becomes: "agent" (imported as NOTEBOOK_VAULT_OUTSIDE_AGENT, with an agent's
-# rights) or "refuse" (the file is refused with an alarm). Read by log/identity/writer_keys.unproven_policy.
+# An outside row no key proves: "agent" (imported as NOTEBOOK_VAULT_OUTSIDE_AGENT) or "refuse" (with an alarm).
 NOTEBOOK_VAULT_UNPROVEN = os.environ.get("NOTEBOOK_VAULT_UNPROVEN", "agent")
 NOTEBOOK_VAULT_OUTSIDE_AGENT = os.environ.get("NOTEBOOK_VAULT_OUTSIDE_AGENT", "outside")

@@ -1,5 +1,5 @@
 """The web server `make serve` runs (WEB_SERVER): granian by default, chosen by measurement (bench/SERVE.md), or
-gunicorn with gunicorn.conf.py. Both read the same settings from the environment (docs/DEPLOY.md, "The web server")."""
+gunicorn with gunicorn.conf.py; both read the same settings from the environment."""
 
 import os
 import sys
@@ -32,9 +32,8 @@ def command(environ: Environ, app: str = APP) -> list[str]:
 
 
 def granian(environ: Environ, app: str = APP) -> list[str]:
-    """granian's WSGI server: WEB_CONCURRENCY processes (one a core by default) of WEB_THREADS threads (8: as many in
-    all as gunicorn's 2 a core x 4), on BIND (host:port or unix:/path) or 127.0.0.1:PORT; a worker that dies is
-    started again, and on SIGTERM each finishes its requests within 10 s."""
+    """granian's WSGI server: WEB_CONCURRENCY processes (a core each) of WEB_THREADS threads (8: as many in all as
+    gunicorn's 2 a core x 4), on BIND (host:port or unix:/path) or 127.0.0.1:PORT."""
     cores = os.cpu_count() or 1
     bind = environ.get("BIND") or f"127.0.0.1:{environ.get('PORT', '8000')}"
     if bind.startswith("unix:"):

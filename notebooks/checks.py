@@ -34,7 +34,7 @@ def append_only_triggers(app_configs: Any = None, databases: Any = None, **kwarg
 
 @register()
 def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
-    """A bad NOTEBOOK_VAULT_UNPROVEN or outside agent's name is said at start, not by the first sweep that needs it."""
+    """A bad NOTEBOOK_VAULT_UNPROVEN or outside agent's name is said at start, not by the first sweep."""
     errors: list[Error] = []
     policy = settings.NOTEBOOK_VAULT_UNPROVEN
     if policy not in UNPROVEN_POLICIES:

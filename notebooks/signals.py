@@ -9,9 +9,8 @@ from notebooks.log.store import triggers
 
 
 def secure_delete(connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
-    """SQLite overwrites what it deletes on every connection: redacted words must not stay readable in the file.
-    Debian's library does so by default, most other builds do not; a receiver, not the settings' init_command, so
-    every SQLite database any settings module configures has it."""
+    """SQLite overwrites what it deletes, so redacted words don't stay in the file (most builds don't by default); a
+    receiver, so every settings module's SQLite database has it."""
     if connection.vendor == "sqlite":
         connection.connection.execute("PRAGMA secure_delete = ON")  # the driver's own: not a query tests count
 

@@ -22,8 +22,7 @@ class Token(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """An agent's write as first answered, under its Idempotency-Key (agents/idempotency.py), stored in the write's
-    own transaction so a key never stands without its rows nor rows without it. Not the log: expired keys go."""
+    """An agent's write as first answered under its Idempotency-Key, stored in the write's own transaction."""
 
     actor = models.CharField(max_length=150, help_text="Whose key: the token's actor.")
     key = models.CharField(max_length=255)

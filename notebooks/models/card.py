@@ -6,8 +6,7 @@ from notebooks.models.log import Notebook
 
 
 class SigninFailure(models.Model):
-    """One failed sign-in under one throttle key (card/throttle.py): a count is an INSERT and a COUNT, so parallel
-    attempts in any number of worker processes are all counted. Not part of the log: expired rows are deleted."""
+    """One failed sign-in under one throttle key: rows, so parallel attempts in any process are all counted."""
 
     key = models.CharField(max_length=64, help_text="sha256 of what is counted: a username+address, or an address.")
     at = models.FloatField()
@@ -23,8 +22,7 @@ class SigninFailure(models.Model):
 
 
 class ReviewMark(models.Model):
-    """An editor has reviewed a notebook up to row `seq` (its hash as he saw it): what is new for him starts after.
-    Append-only like the log (triggers.py): his latest mark counts, earlier ones stay as the record of his reviews."""
+    """An editor has reviewed a notebook up to row `seq`. Append-only: his latest mark counts."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     by = models.CharField(max_length=150, help_text="The editor's username.")
@@ -42,7 +40,7 @@ class ReviewMark(models.Model):
 
 
 class ReaderZone(models.Model):
-    """The time zone a reader's browser reported (card/zones.py): the card shows his times in it. Not the log."""
+    """The time zone a reader's browser reported (card/zones.py): the card shows his times in it."""
 
     user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="+")
     zone = models.CharField(max_length=64)
@@ -52,8 +50,7 @@ class ReaderZone(models.Model):
 
 
 class TurnRead(models.Model):
-    """When a turn last handed this notebook to an agent (log/views/turn_reads.py): the index shows one never read.
-    Not the log: one row per notebook, moved forward at most once a minute."""
+    """When a turn last handed this notebook to an agent: one row per notebook, moved at most once a minute."""
 
     notebook = models.OneToOneField(Notebook, on_delete=models.PROTECT, primary_key=True, related_name="+")
     at = models.FloatField(help_text="When the turn was last read, epoch seconds.")
@@ -64,8 +61,7 @@ class TurnRead(models.Model):
 
 
 class ArchiveMark(models.Model):
-    """Dad put a notebook with no live lines off the index (archived) or back on it. Append-only like the log: his
-    latest mark counts, earlier ones stay as the record; a notebook is never deleted."""
+    """Dad put a notebook with no live lines off the index (archived) or back on it. Append-only: his latest counts."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     archived = models.BooleanField(help_text="True: off the index; False: back on it.")
@@ -81,8 +77,7 @@ class ArchiveMark(models.Model):
 
 
 class NotAlike(models.Model):
-    """Dad's word that lines the engine grouped are not alike (notebooks/similar). Append-only like the log
-    (triggers.py), never in it: undoing a mark is a new row naming it in `undoes`."""
+    """Dad's word that lines the engine grouped are not alike. Append-only: undoing a mark is a new row naming it."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     lines = models.JSONField(help_text="The marked lines' numbers, ascending (a set).")

@@ -1,5 +1,5 @@
-"""The log: notebooks, their rows and words, snapshots of views, writer keys and the proofs of outside rows.
-Rows and words are only ever inserted; the database refuses the rest (log/store/triggers.py)."""
+"""The log: notebooks, their rows and words, snapshots, writer keys and the proofs of outside rows. Rows and words are
+only ever inserted; the database refuses the rest (log/store/triggers.py)."""
 
 from django.core.validators import RegexValidator
 from django.db import models
@@ -51,8 +51,7 @@ class Notebook(models.Model):
 
 
 class Words(models.Model):
-    """A line's words, apart from the row so a leaked secret can be redacted: the row's hash covers only their
-    digest, so the chain still verifies once the words are gone."""
+    """A line's words, apart from the row (whose hash covers only their digest) so a leaked secret can be redacted."""
 
     # No index of its own: words_once_per_notebook (notebook, digest) leads with it (one index less to write).
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
@@ -87,23 +86,20 @@ class Row(models.Model):
     was_by = models.CharField(max_length=80, blank=True, default="")
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
-    # The take/land session the row was written in (sessions.py): provenance kept beside the row, not hashed.
-    # No index: a session's rows are found after its base on (notebook, seq); most rows have none.
+    # The session the row was written in, not hashed. No index: its rows are found after its base on (notebook, seq).
     session = models.ForeignKey(
         "Session", null=True, blank=True, on_delete=models.PROTECT, related_name="rows", db_index=False
     )
     # A redact row names the digest of the words it removed; nullable so adding it never rebuilds the table.
     redacts = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
-    # A move between notebooks (fold.py): on a strike how="moved", the notebook and line it went to; on an add,
-    # the notebook and line it came from. Nullable, so adding them never rebuilt the table; hashed only when set.
+    # A move (fold.py): on a strike, the notebook and line it went to; on an add, whence. Hashed only when set.
     moved_notebook = models.CharField(max_length=80, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
     moved_n = models.PositiveIntegerField(null=True, blank=True)
     # A session's proposal (op "propose", fold.py): the op it proposes (add, edit, strike). Hashed only when set.
     proposes = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001 - NULL: no table rebuild
     # A landed copy of a proposal: the proposal's seq. Hashed only when set.
     lands = models.PositiveBigIntegerField(null=True, blank=True)
-    # The time an outside writer gave a row appended to an existing notebook; `at` is when the log took it. Shown in
-    # history, never used by a view. Hashed only when set.
+    # The time an outside writer gave a row appended to an existing notebook (history only). Hashed only when set.
     claimed_at = models.FloatField(null=True, blank=True)
 
     class Meta:
@@ -141,9 +137,8 @@ class Row(models.Model):
 
 
 class Snapshot(models.Model):
-    """The live view as the log stood at row `seq`, so a first read folds only the rows after it (snapshots.py).
-    Derived (deleting one only slows reads): used while row `seq` still carries `hash`, the notebook's redactions
-    number `redactions` and `mac` (keyed by SECRET_KEY) matches; a redaction makes them again without the words."""
+    """The live view at row `seq`, so a first read folds only the rows after it; derived, used while `hash`,
+    `redactions` and `mac` still match (snapshots.py)."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     seq = models.PositiveBigIntegerField()
@@ -162,8 +157,7 @@ class Snapshot(models.Model):
 
 
 class WriterKey(models.Model):
-    """A key an outside writer signs vault rows with (log/identity/writer_keys.py). No secret is stored: the writer's
-    secret is derived from the server's secret, the key id and the salt, so this row alone proves nothing."""
+    """A key an outside writer signs vault rows with; its secret is derived, never stored (writer_keys.py)."""
 
     key_id = models.CharField(max_length=16, unique=True, help_text="Public: each signed row names it in `kid`.")
     actor = models.CharField(max_length=80, help_text="Whom the rows it signs are by (through the one name check).")
@@ -182,8 +176,7 @@ class WriterKey(models.Model):
 
 
 class RowProof(models.Model):
-    """Which writer key proved an outside row of the log (log/files/imports.py), and its mac: a mac proves one row once,
-    so the same signed row appended again is refused. Append-only (triggers.py); never part of the row's hash."""
+    """Which writer key proved an outside row, and its mac: a mac proves one row once. Append-only, never hashed."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     seq = models.PositiveBigIntegerField(help_text="The row of the notebook's log the key proved.")

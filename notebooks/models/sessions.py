@@ -22,8 +22,7 @@ class Session(models.Model):
 
 
 class SessionLease(models.Model):
-    """When a session's holder last called (sessions/leases.py). Not part of the log: the one row a session has that
-    is updated, so it lives apart from the append-only session and its events."""
+    """When a session's holder last called: the one row of a session that is updated, apart from the append-only."""
 
     session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="lease")
     renewed_at = models.FloatField()
@@ -44,8 +43,7 @@ class EventKind(models.TextChoices):
 
 
 class SessionEvent(models.Model):
-    """One step of a session, in order. Drift covers the rows by others in (after, head]; a withdraw names the
-    proposal it takes back."""
+    """One step of a session, in order. Drift covers the rows by others in (after, head]."""
 
     session = models.ForeignKey(Session, on_delete=models.PROTECT, related_name="events")
     seq = models.PositiveIntegerField()

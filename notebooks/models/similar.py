@@ -1,5 +1,4 @@
-"""Suggestions from outside (notebooks/similar/suggestions.py): a helper brain's word that lines are a repeat, a
-conflict or a stray, and Dad's decision on it. Append-only like the log (triggers.py), never in it."""
+"""Suggestions from outside (similar/suggestions.py) and Dad's decisions on them: append-only, never in the log."""
 
 from django.db import models
 
@@ -10,8 +9,7 @@ OUTCOMES = ("merged", "kept", "retired", "not_alike", "dismissed")
 
 
 class Suggestion(models.Model):
-    """Lines someone outside the app thinks repeat, contradict each other, or stray from the game. It changes no
-    line; it is pending until Dad decides it or one of its lines stops being live."""
+    """Lines someone outside thinks repeat, contradict each other, or stray; pending until decided or a line goes."""
 
     notebook = models.ForeignKey(Notebook, on_delete=models.PROTECT, related_name="+", db_index=False)
     lines = models.JSONField(help_text="The suggested lines' numbers, ascending (a set).")
@@ -30,8 +28,7 @@ class Suggestion(models.Model):
 
 
 class SuggestionDecision(models.Model):
-    """Dad's decision on a suggestion, with his reason; the rows it wrote (a merge, strikes, a not-alike mark) are
-    in their own tables."""
+    """Dad's decision on a suggestion, with his reason; the rows it wrote are in their own tables."""
 
     suggestion = models.OneToOneField(Suggestion, on_delete=models.PROTECT, related_name="decision", db_index=False)
     outcome = models.CharField(max_length=10, choices=[(o, o) for o in OUTCOMES])

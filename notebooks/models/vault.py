@@ -4,7 +4,7 @@ from django.db import models
 
 
 class VaultAlarm(models.Model):
-    """A vault file that was not an append of the log: refused, kept as evidence, restored. Shown until acknowledged."""
+    """A vault file that was not an append of the log: refused, kept as evidence, restored; shown until acknowledged."""
 
     at = models.FloatField(help_text="When the vault found it, epoch seconds.")
     title = models.CharField(max_length=80)

@@ -1,5 +1,4 @@
-"""Which sessions are open and what they claim: the rule a write obeys while one is open (registered into the core
-as its write guard) and the queries that answer it."""
+"""Which sessions are open and what they claim: the core's write guard while one is open, and its queries."""
 
 from typing import Any
 
@@ -19,7 +18,7 @@ CLOSING = (EventKind.LAND, EventKind.ABANDON)
 
 
 def open_sessions() -> Any:
-    """Sessions that hold their notebook, as a queryset: no land, abandon or lapse event, and the lease not run out."""
+    """Sessions that hold their notebook: no land, abandon or lapse event, and the lease not run out."""
     alive_after = leases.now() - leases.ttl()
     return (
         Session.objects.alias(
@@ -31,8 +30,7 @@ def open_sessions() -> Any:
     )
 
 
-# Whether an actor may hold a session on a notebook (none of its sessions there ended): one statement, for the hot
-# read paths, before the full check (open_session_of) that only a holder pays for.
+# One statement for the hot read paths, before the full check (open_session_of) that only a holder pays for.
 MAY_HOLD_SQL = (
     "SELECT 1 FROM notebooks_session s JOIN notebooks_notebook nb ON nb.id = s.notebook_id "
     "WHERE nb.title = %s AND s.actor = %s AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
@@ -60,8 +58,8 @@ def is_open(session: Session) -> bool:
     return not ended and not leases.expired(leases.renewed_at(session))
 
 
-# True when claim_for_write has anything to say about a write to the notebook aliased `nb`: an open session of the
-# actor (its one parameter) or on that notebook. An add folds it into the statement reading the head (one round trip).
+# Whether claim_for_write has anything to say of a write to the notebook aliased `nb` by the actor (its parameter):
+# an add folds it into the statement reading its head (one round trip).
 MAY_CLAIM_SQL = (
     "EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = %s OR s.notebook_id = nb.id) AND NOT EXISTS "
     "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
@@ -86,21 +84,19 @@ CLAIM_SQL = (
 
 
 def claim_for_write(*, title: str, actor: Actor) -> int | None:
-    """The session a write by `actor` under `title` belongs to, or None. Refused: a holder's write under another
-    title, or after her lease ran out (until she takes a new session or abandons that one); another agent's write to
-    a claimed notebook (the editor's is drift at land). A write of the holder's renews the lease."""
-    # One plain query answers both questions: it runs inside every write, where compiling two ORM queries with
-    # subqueries cost more CPU than the write itself. The actor's latest session is its own (landed, abandoned,
-    # lapsed or open); any other is read only while it may still hold the title.
+    """The session a write by `actor` under `title` belongs to, or None; refused for a holder's write under another
+    title or after her lease ran out, and for another agent's write to a claimed notebook (the editor's is drift)."""
+    # One plain query: it runs inside every write, where compiling two ORM queries cost more CPU than the write.
     with connection.cursor() as cursor:
         cursor.execute(CLAIM_SQL, [actor.name, title])
         found = cursor.fetchall()
     mine = max((row for row in found if row[1] == actor.name), default=None)  # by id: the actor's latest
     if mine is not None and not mine[4]:
-        pk, _, held, renewed, ended, lapsed = mine
-        if held != title or lapsed or leases.expired(renewed):
+        pk, _, held, renewed, _, lapsed = mine
+        lapsed = lapsed or leases.expired(renewed)
+        if held != title or lapsed:
             get_notebook(title)  # a title that names no notebook is 404, "did you mean", before any session rule
-        if lapsed or leases.expired(renewed):
+        if lapsed:
             raise leases.refusal(pk, actor.name, renewed, f"write under {title!r}")
         if held != title:
             raise Conflict(
@@ -126,8 +122,7 @@ def claim_for_write(*, title: str, actor: Actor) -> int | None:
 
 
 def check_named(*, session_id: int, actor: Actor, title: str) -> None:
-    """Refuses a write naming session `session_id` unless it is `actor`'s open session on notebook `title`: a write
-    never goes silently into another session than the one its writer named."""
+    """Refuses a write naming session `session_id` unless it is `actor`'s open session on notebook `title`."""
     get_notebook(title)
     found = Session.objects.select_related("notebook", "lease").filter(pk=session_id).first()
     if found is None:
@@ -165,7 +160,6 @@ def refuse_new_notebook(*, title: str, by: str) -> None:
 
 
 # MAY_CLAIM_SQL as a PL/pgSQL function (migration 0012), whose plan PostgreSQL keeps (bench/NOTES.md).
-# tests/log/test_one_trip.py checks that both answer alike.
 MAY_CLAIM_CALL = "notebooks_may_claim(nb.id, %s)"
 
 WRITE_GUARD = guards.WriteGuard(

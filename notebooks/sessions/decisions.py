@@ -1,7 +1,5 @@
-"""Dad decides a session not landed or abandoned (open, refused by the gates, or lapsed) on /sessions/, with his
-reason: his land is the agent's (the same events and hooks) but the gates do not block it, their reasons recorded
-beside it as a `refuse` event with result `overruled`; a discard is an abandon by him, its proposals never counting.
-"""
+"""Dad decides an undecided session on /sessions/, with his reason: his land is the agent's but the gates do not block
+it (their reasons recorded beside it, `overruled`); a discard is an abandon by him."""
 
 from django.db import transaction
 
@@ -27,7 +25,6 @@ def _editor(by: "Actor | str", verb: str) -> Actor:
 
 
 def _undecided(s: Session) -> None:
-    """Refuses a session a land or an abandon already ended: a decision stands."""
     done = SessionEvent.objects.filter(session=s, kind__in=DECIDED).order_by("seq").first()
     if done is not None:
         state = "no-op" if done.result == "no-op" else DECIDED[done.kind]
@@ -39,7 +36,7 @@ def _undecided(s: Session) -> None:
 
 
 def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
-    """The editor lands the session as his approval, whatever the gates say (their reasons recorded beside it)."""
+    """The editor lands the session as his approval, whatever the gates say."""
     actor = _editor(by, "land")
     check_text(reason, "reason")  # the limit of every reason (NOTEBOOK_MAX_REASON), which his form shows
     s = get_session(session, with_events=False)
@@ -63,7 +60,7 @@ def land_as_editor(*, session: int, reason: str, by: "Actor | str") -> Landed:
 
 
 def discard(*, session: int, reason: str, by: "Actor | str") -> Abandoned:
-    """The editor ends the session without a land: an abandon by him, with his reason. Its rows stay as they are."""
+    """The editor ends the session without a land: an abandon by him. Its rows stay as they are."""
     actor = _editor(by, "discard")
     check_text(reason, "reason")
     s = get_session(session, with_events=False)

@@ -19,8 +19,7 @@ def record(
 
 
 def record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
-    """How many rows others wrote while the session was open (after its base, or after its lapse, which recorded
-    those before it), recorded as its drift event when there are any."""
+    """How many rows others wrote since its base (or its lapse, which recorded those before), recorded as drift."""
     lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
     since = s.base if lapse is None else lapse.head
     drift = stored.count_outside_sessions(nb.pk, since, top)

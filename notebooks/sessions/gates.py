@@ -65,8 +65,7 @@ def gates(session: Session, own: list[tuple], top: int) -> list[str]:
 
 
 def _changed_since(session: Session, own: list[tuple]) -> list[str]:
-    """A line another writer changed after the session's base, which the session proposes to edit or retire: its
-    land would undo that change unseen. The session stays open to mend (or for Dad)."""
+    """Lines another writer changed since the session's base that it proposes to change too: its land undoes that."""
     touched = {n: seq for seq, op, n, *_ in reversed(own) if op in ("edit", "strike")}
     if not touched:
         return []

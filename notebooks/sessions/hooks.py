@@ -1,17 +1,13 @@
-"""What a layer above sessions (the vault) does around take, checkpoint, land and abandon, registered at start-up
-(AppConfig.ready): sessions import none of it. Without a registration every hook does nothing.
+"""What a layer above sessions (the vault) does around take, checkpoint, land and abandon, registered at start-up;
+without a registration every hook does nothing. No git, subprocess or file I/O runs inside a write transaction:
 
-The order sessions keep, so no git, subprocess or file I/O runs while a database write transaction is open:
-
-    take:       with lock(): base = base_for_take(title); then the transaction (the session stores base)
+    take:       with lock(): base_for_take(title); then the transaction
     checkpoint: the transaction; then after_checkpoint(session, note)
-    land:       with lock(): the database's gates, read; check_land(session, rows) (raises Conflict to refuse);
-                then the transaction (gates read again, drift, the land event); then land_in_git(session, summary,
-                the rows the land event counted)
+    land:       with lock(): check_land(session, rows) (raises Conflict to refuse); the transaction; land_in_git(...)
     abandon:    with lock(): the transaction; then after_abandon(session, why)
 
-The lock is taken before any database lock. A hook that runs after the transaction cannot undo it: it must not raise
-for its own failures, and must leave what it could not do for a later repair.
+The lock comes before any database lock. A hook after the transaction cannot undo it: it must not raise for its own
+failures, and leaves what it could not do for a later repair.
 """
 
 from collections.abc import Callable, Sequence

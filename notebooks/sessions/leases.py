@@ -1,7 +1,5 @@
-"""Leases: a session lapses after NOTEBOOK_SESSION_TTL seconds without a call of its holder, and its notebook is free
-again. Lapse is decided lazily, when someone looks (a take, a write guard, the sessions page, the vault's sweep), and
-recorded as a `lapse` event dated when the lease ran out. A lapsed session's land, checkpoint and writes answer 409
-`lapsed`; it may still be abandoned."""
+"""Leases: a session lapses after NOTEBOOK_SESSION_TTL seconds without a call of its holder, freeing its notebook.
+A lapse is recorded lazily, when someone looks, dated when the lease ran out; a lapsed session may only be abandoned."""
 
 import math
 import time
@@ -37,12 +35,11 @@ def ttl() -> float:
 
 
 def renew_step() -> float:
-    """A lease renewed this recently is not renewed again: renewal costs one UPDATE only every few seconds."""
+    """A lease renewed this recently is not renewed again: one UPDATE only every few seconds."""
     return min(5.0, ttl() / 10)
 
 
 def in_kinds(kinds: tuple[str, ...]) -> str:
-    """SQL's list of event kinds, for `e.kind IN ...`."""
     return "(" + ", ".join(f"'{kind}'" for kind in kinds) + ")"
 
 
@@ -68,8 +65,7 @@ def retry_after(session: Session) -> int:
 
 
 def renew(session_id: int, renewed: float) -> None:
-    """Renew the lease of an open session last renewed at `renewed`, unless that was just now; the caller has checked
-    that it has not run out."""
+    """Renew the lease of an open session last renewed at `renewed` (not run out), unless that was just now."""
     at = now()
     if at - renewed >= renew_step() and not SessionLease.objects.filter(session_id=session_id).update(renewed_at=at):
         SessionLease.objects.create(session_id=session_id, renewed_at=at)  # a session taken before leases
@@ -83,8 +79,7 @@ RENEW_SQL = (
 
 
 def renew_calls_of(actor_name: str) -> None:
-    """Any call of `actor_name` (an API or MCP request) renews its open session's lease, if it has one and it has not
-    run out: one UPDATE, and none when this process renewed it in the last few seconds."""
+    """An API or MCP call of `actor_name` renews its open session's lease: one UPDATE, none if renewed just now."""
     at = now()
     if at - _tried.get(actor_name, -math.inf) < renew_step():
         return
@@ -94,12 +89,12 @@ def renew_calls_of(actor_name: str) -> None:
 
 
 def forget() -> None:
-    """Forget which actors this process renewed lately (tests: each starts with another database)."""
+    """Forget which actors this process renewed lately (tests: each has another database)."""
     _tried.clear()
 
 
 def refusal(session_id: int, actor: str, renewed: float, verb: str) -> Lapsed:
-    """The Lapsed a session whose lease has run out (recorded or not) answers when its holder would `verb` it."""
+    """What a session whose lease has run out answers when its holder would `verb` it."""
     at = renewed + ttl()
     return Lapsed(
         f"Session #{session_id} lapsed at {shown_time(at)}: no call of {actor}'s for {ttl():g} s "
@@ -133,8 +128,7 @@ def lapse(session: Session, *, by: str) -> bool:
 
 
 def lapse_due(*, by: str, notebook_id: int | None = None, actor: str | None = None) -> list[int]:
-    """The ids of the open sessions whose lease has run out (of one notebook's or one actor's, if given), each lapse
-    recorded."""
+    """Record the lapse of every open session whose lease has run out (of one notebook or actor); their ids."""
     found = (
         Session.objects.select_related("notebook", "lease")
         .annotate(renewed=Coalesce("lease__renewed_at", "at"))

@@ -1,5 +1,4 @@
-"""What the holder of an open session reads: the log with her own proposals as the ops they propose (fold.py);
-everyone else reads the log as it is."""
+"""What the holder of an open session reads: the log with her proposals as the ops they propose; others, the log."""
 
 from dataclasses import dataclass
 
@@ -15,8 +14,7 @@ from notebooks.sessions import claims, leases
 
 @dataclass(frozen=True)
 class Held:
-    """The reader's session on a notebook as her reads tell it: open (her proposals in her view) or lapsed (they
-    are not; they are listed apart until she abandons it or takes a new one)."""
+    """The reader's session on a notebook: open (her proposals in her view) or lapsed (they are listed apart)."""
 
     session: Session
     state: str  # "open" or "lapsed"
@@ -26,8 +24,7 @@ class Held:
         return {"id": self.session.pk, "state": self.state, "lease_until": self.lease_until}
 
 
-# The actor's latest session, if it is on this notebook and no land or abandon closed it: one statement, for every
-# read (most readers hold none). {actor} is %s, or SQL that gives the actor's name.
+# The actor's latest session if on this notebook and not closed, for every read. {actor}: %s, or SQL giving a name.
 HELD_ON = (
     "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m "
     "WHERE m.actor = {actor}) AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
@@ -47,8 +44,7 @@ def held(nb: Notebook, reader: "Actor | str | None") -> Held | None:
 
 
 def head_and_held(title: str, reader: "Actor | str | None") -> tuple[Notebook, Head, Held | None]:
-    """The notebook titled `title`, its head and the reader's session on it (as `held`), in one statement for the
-    usual reader, who holds none (a holder's session is then read in one more)."""
+    """The notebook, its head and the reader's session on it (as `held`), in one statement for a reader holding none."""
     also = [] if reader is None else [(HELD_ON.format(actor="%s", notebook="n.id"), [_name(reader)])]
     notebook, head, extra = selectors.notebook_and_head(title, also)
     session_id = extra[0] if extra else None
@@ -56,8 +52,7 @@ def head_and_held(title: str, reader: "Actor | str | None") -> tuple[Notebook, H
 
 
 def head_and_held_by(title: str, actor: tuple[str, list]) -> tuple[Notebook, Head, str | None, int | None]:
-    """The notebook titled `title`, its head, the actor that `actor` (SQL giving one name, and its parameters) finds,
-    and the id of that actor's session on the notebook, open or lapsed: all in one statement."""
+    """The notebook, its head, the name `actor` (SQL and its parameters) gives, and that actor's session id on it."""
     sql, params = actor
     held_on = HELD_ON.format(actor=f"({sql})", notebook="n.id")
     notebook, head, (name, session_id) = selectors.notebook_and_head(title, [(sql, params), (held_on, params)])
@@ -75,14 +70,14 @@ def _held(session_id: int) -> Held:
 
 
 def lapsed_lines(nb: Notebook, lines: list[Line], lapsed: Held) -> list[Line]:
-    """The lines a lapsed session had added or changed, as they would have stood: gone from her view, not lost."""
+    """The lines a lapsed session had added or changed, as they would have stood: gone from her view."""
     was = {(x.n, x.seq) for x in lines}
     mine = holder_lines(nb, lines, lapsed.session)
     return [x for x in mine if (x.n, x.seq) not in was]
 
 
 def own_session(nb: Notebook, reader: "Actor | str | None") -> Session | None:
-    """The reader's open session on this notebook, whose proposals her live reads show; None for anyone else."""
+    """The reader's open session on this notebook, whose proposals her live reads show."""
     if reader is None:
         return None
     name = _name(reader)
@@ -102,5 +97,5 @@ def holder_turn(nb: Notebook, own: Session) -> str:
 
 
 def withdrawals(session: Session) -> int:
-    """How many proposals the session's holder took back: each changes her view with no new row (conditional.py)."""
+    """How many proposals were taken back: each changes her view with no new row (conditional.py)."""
     return SessionEvent.objects.filter(session=session, kind=EventKind.WITHDRAW).count()

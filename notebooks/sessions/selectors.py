@@ -14,7 +14,6 @@ from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Row, Session, SessionEvent
 from notebooks.sessions import leases
 
-_NAMES = viewed.EXPORT_NAMES
 # As answered; an event's own counter is answered as `number`, so `seq` only ever names a row of the log.
 EVENT_FIELDS = ("kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")
 
@@ -37,13 +36,13 @@ class SessionView:
 
     @property
     def decision(self) -> SessionEvent | None:
-        """The land or abandon that ended the session, if anyone's but its holder's (the editor's, on /sessions/)."""
+        """The land or abandon that ended the session, if not its holder's (the editor's, on /sessions/)."""
         ended = next((e for e in self.events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
         return ended if ended is not None and ended.by != self.session.actor else None
 
     @property
     def refusal(self) -> SessionEvent | None:
-        """The land gates' last refusal, recorded as a `refuse` event (or overruled by the editor's land)."""
+        """The land gates' last refusal (or their reasons the editor's land overruled)."""
         return next((e for e in reversed(self.events) if e.kind == EventKind.REFUSE), None)
 
     @property
@@ -74,8 +73,7 @@ class SessionView:
 
 
 def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
-    """The session's state: landed, no-op or abandoned (its land or abandon decides), lapsed (a lapse event, or its
-    lease run out while open) or open; and when it lapsed if it did."""
+    """The session's state (landed, no-op, abandoned, lapsed or open) and when it lapsed, if it did."""
     closing = next((e for e in events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
     lapse = next((e for e in events if e.kind == EventKind.LAPSE), None)
     state, lapsed_at = ("lapsed", lapse.at) if lapse is not None else ("open", None)
@@ -88,7 +86,7 @@ def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
 
 def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
     rows, total = found
-    return [rowformat.export_row(dict(zip(_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
+    return [rowformat.export_row(dict(zip(viewed.EXPORT_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
 
 
 def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:
@@ -97,8 +95,7 @@ def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[
 
 
 def _with_rows(view: SessionView, limit: int, after: int = 0) -> SessionView:
-    """The view with its change and its drift (the rows by others its drift events recorded): up to `limit` of each,
-    after `after`, in log order."""
+    """The view with up to `limit` rows of its change and of its drift (others' rows), after `after`, in log order."""
     view.change, view.change_total = change_of(view.session, limit, after)
     ranges = [(e.after or 0, e.head) for e in view.events if e.kind == EventKind.DRIFT]
     if ranges:
@@ -117,7 +114,7 @@ def describe(session: Session, *, rows: bool = False, limit: int = 200, after: i
 
 
 def get_session(session_id: Any, *, with_events: bool = True) -> Session:
-    """Session `session_id` and its notebook; for a read also its lease and events, which a write reads fresh."""
+    """Session `session_id` and its notebook; for a read also its lease and events (a write reads them fresh)."""
     check_id(session_id, "session id")
     sessions = _with_events() if with_events else Session.objects.select_related("notebook")
     found = sessions.filter(pk=session_id).first()
@@ -137,9 +134,8 @@ def recent(
     before: int | None = None,
     brought: bool = False,
 ) -> list[SessionView]:
-    """The latest sessions first (by id: the order they were taken), each with its change and drift; only those of
-    `actor`, on `notebook`, in `state`, older than session `before`, when given; with `brought`, each landed one with
-    what it brought (one query for them all)."""
+    """The latest sessions first, each with its change and drift, filtered as given; with `brought`, what each landed
+    one brought (one query for them all)."""
     views = []
     given = {"actor": actor, "notebook__title": notebook, "pk__lt": before}
     found = _with_events().order_by("-pk").filter(**{k: v for k, v in given.items() if v is not None})
@@ -165,17 +161,17 @@ def own_seqs(session: Session) -> list[int]:
 
 
 def approval_summary(by: str, reason: str) -> str:
-    """What the vault's semantic commit says of a land the editor made of another's session, as his approval."""
+    """The vault commit's summary of a land the editor made of another's session."""
     return f"Landed by {by} as his approval: {reason.strip()}"
 
 
 def land_summary(event: SessionEvent) -> str:
-    """The summary a land commits with: the holder's own, or the editor's approval with his reason."""
+    """The summary a land commits with: the holder's own, or the editor's approval."""
     return event.note if event.by == event.session.actor else approval_summary(event.by, event.note)
 
 
 def lapsed_before_land(session: Session) -> bool:
-    """Whether the session lapsed (recorded): the vault committed its rows as automatic history since, maybe."""
+    """Whether a lapse was recorded: the vault may have committed its rows as automatic history since."""
     return SessionEvent.objects.filter(session_id=session.pk, kind=EventKind.LAPSE).exists()
 
 
@@ -187,8 +183,7 @@ def lands_after(event_id: int) -> list[SessionEvent]:
 
 @dataclass(frozen=True)
 class Brought:
-    """What one landed session brought (the evidence that she is learning, run by run): the new lines it added, by
-    source, and how many lines that stood before it (added at or before its base) it changed."""
+    """What one landed session brought: the lines it added, by source, and how many that stood before it it changed."""
 
     session: int
     seen: int = 0
@@ -210,10 +205,10 @@ BROUGHT_KINDS = frozenset({*SOURCES, "changed"})
 
 
 def brought_by(session_ids: list[int]) -> dict[int, Brought]:
-    """What each of `session_ids` brought, by session id, in one query: a session not landed brought nothing yet."""
-    found: dict[int, dict[str, int]] = {sid: {} for sid in session_ids}
+    """What each of `session_ids` brought, in one query: a session not landed brought nothing yet."""
     if not session_ids:
         return {}
+    found: dict[int, dict[str, int]] = {sid: {} for sid in session_ids}
     for sid, kind, count in stored.brought_counts(list(found)):
         if kind in BROUGHT_KINDS:
             found[sid][kind] = count
@@ -222,7 +217,7 @@ def brought_by(session_ids: list[int]) -> dict[int, Brought]:
 
 @dataclass(frozen=True)
 class Run:
-    """A landed session as the card's chart counts it: who ran it, when it landed, and what it brought."""
+    """A landed session as the card's chart counts it."""
 
     session: int
     actor: str
@@ -231,7 +226,7 @@ class Run:
 
 
 def landed_runs(notebook_id: int, *, cut: int, limit: int = 20) -> list[Run]:
-    """The notebook's last `limit` landed sessions whose land is at or before seq `cut`, in the order they landed."""
+    """The notebook's last `limit` landed sessions landed at or before seq `cut`, in order."""
     lands = SessionEvent.objects.filter(
         session__notebook_id=notebook_id, kind=EventKind.LAND, result="landed", head__lte=cut
     ).select_related("session")

@@ -1,6 +1,5 @@
-"""Take/land sessions: writes, keyword-only, each one transaction. A checkpoint moves nothing: the land's gates
-compare with the take's base. Sessions and their events are append-only (triggers.py): a session's state is read from
-its events."""
+"""Take/land sessions' writes, keyword-only, each one transaction. Sessions and their events are append-only: a
+session's state is read from its events."""
 
 from dataclasses import dataclass
 
@@ -101,7 +100,7 @@ def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = F
 
 
 def _already_yours(mine: Session) -> Conflict:
-    """A second take by the holder (another process of hers, say): the session she has, and how to go on with it."""
+    """A second take by the holder: the session she has, and how to go on with it."""
     until = leases.lapses_at(mine)
     return Conflict(
         f"{mine.actor} already holds session #{mine.pk} on {mine.notebook.title!r}, its lease running until "
@@ -179,9 +178,8 @@ def checkpoint(*, session: int, note: str, by: "Actor | str") -> Checkpointed:
 
 
 def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Landed:
-    """The session's rows since base become one semantic change, others' rows drift apart; none make a no-op. A
-    failed gate refuses, its reasons recorded as a `refuse` event for Dad (/sessions/), and leaves the session open.
-    The gates are checked before the transaction (the hooks' too) and the database's again inside it."""
+    """The session's rows since base become one semantic change (none: a no-op), others' rows drift apart. A failed
+    gate refuses, recorded for Dad, and leaves the session open; the gates are read again inside the transaction."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_text(summary, "summary", limit=settings.NOTEBOOK_MAX_WORDS, required=False)
@@ -198,15 +196,13 @@ def land(*, session: int, by: "Actor | str", summary: str | None = None) -> Land
         except GateRefused as refused:
             record_refusal(s, by=actor.name, reasons=refused.details["reasons"])  # what Dad decides on /sessions/
             raise
-        # After the commit: if git fails here the land stands and the next land or sweep makes its commit.
-        # Its proposals (those withdrawn too: the file holds them) and their landed copies; a no-op commits none.
+        # After the commit (if git fails, a later sweep commits); withdrawn proposals too: the file holds them.
         hooks.land_in_git(s, summary or "", own_seqs(s) if landed.rows else [])
     return landed
 
 
 def record_land(s: Session, nb: Notebook, top: int, own: list[tuple], *, by: str, note: str) -> Landed:
-    """Drift recorded apart, the landed copies of the session's proposals (fold.py), then the land event at the head
-    after them (so the next take counts them as no one's drift)."""
+    """Drift, the landed copies of the session's proposals, then the land event at the head after them."""
     drift = record_drift(s, nb, top, by=by)
     copies = proposals.land(nb, s.pk, after=s.base)  # refuses a copy that would break the rules: nothing is written
     top = copies[-1].seq if copies else top
@@ -216,7 +212,7 @@ def record_land(s: Session, nb: Notebook, top: int, own: list[tuple], *, by: str
 
 
 def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, list[tuple]]:
-    """The head and the session's rows, once the database's gates let the land through; raises when they do not."""
+    """The head and the session's rows, once the gates let the land through."""
     _open_for(s, actor, "land")
     top = head(s.notebook).seq
     own = own_rows(s)
@@ -233,8 +229,7 @@ def _land_gates(s: Session, actor: Actor, summary: str | None) -> tuple[int, lis
 
 
 def record_refusal(s: Session, *, by: str, reasons: list[str], result: str = "") -> None:
-    """The gates' reasons as a `refuse` event of the open session, in a transaction of its own; a refusal repeated
-    with the same reasons since the last one records nothing new (an agent retrying in a loop adds no events)."""
+    """The gates' reasons as a `refuse` event, in a transaction of its own; a refusal repeated as is records nothing."""
     note = " ".join(reasons)
     with transaction.atomic():
         nb = lock_for_sessions(s.notebook)
@@ -245,8 +240,7 @@ def record_refusal(s: Session, *, by: str, reasons: list[str], result: str = "")
 
 
 def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
-    """Close a session without a semantic change. Its proposals stay in the log (nothing is erased) and never count
-    (fold.py); the editor may too."""
+    """Close a session without a semantic change (the editor may too); its proposals stay in the log, never counting."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_text(why, "reason")
@@ -266,9 +260,8 @@ def abandon(*, session: int, why: str, by: "Actor | str") -> Abandoned:
 
 
 def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Withdrawn:
-    """Take back one proposal of an open session (its holder's, or the editor's act): a `withdraw` event naming it,
-    with the reason. Nothing is erased: the proposal stays in the log and in history, and from then on no view, gate
-    or land counts it (the rule: rules/withdrawal.py). The session stays open with the rest."""
+    """Take back one proposal of an open session (the holder or the editor): a `withdraw` event naming it. The
+    proposal stays in the log, but no view, gate or land counts it (rules/withdrawal.py)."""
     actor = as_actor(by)
     s = get_session(session, with_events=False)
     check_id(proposal, "proposal")

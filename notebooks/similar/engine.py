@@ -1,6 +1,5 @@
-"""The method, chosen by measurement (bench/similar.py, bench/RESULTS.md): TF-IDF over character 3-5-grams, cosine
-similarity, repeats clustered by average link, and a rule over each alike pair for a contradiction. No Django: lines
-(n, words, source) in, groups out, best first, the same groups for the same lines every time."""
+"""The method, chosen by measurement (bench/RESULTS.md): TF-IDF over character 3-5-grams, cosine similarity, repeats
+clustered by average link, a rule over alike pairs for a contradiction. No Django; the same lines, the same groups."""
 
 import difflib
 import re
@@ -12,6 +11,7 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 from scipy.cluster import hierarchy
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import squareform
 from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -72,7 +72,7 @@ def numbers(tokens: Iterable[str]) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Features:
-    """What the rule reads of one line, made once per line (a notebook has far more alike pairs than lines)."""
+    """What the rule reads of one line, made once (a notebook has far more alike pairs than lines)."""
 
     tokens: tuple[str, ...]
     vocab: frozenset[str]
@@ -105,8 +105,7 @@ def contradiction(a: "str | Features", b: "str | Features") -> str | None:
 
 
 def _negated_word_shared(ta: list[str], tb: list[str]) -> bool:
-    """The negated side negates something the other side says: a word just after its negation is in the other
-    line (a paraphrase's "not by waiting" adds a clause of its own, so it is not a contradiction)."""
+    """A word just after the negation is in the other line (a paraphrase's "not by waiting" adds a clause)."""
     neg, other = (ta, set(tb)) if set(ta) & NEGATIONS else (tb, set(ta))
     for i, t in enumerate(neg):
         if t in NEGATIONS:
@@ -145,9 +144,8 @@ def vectorizer(common: "int | float" = COMMON, vocabulary: dict[str, int] | None
 
 
 def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
-    """Rows L2-normalised, so a dot product is the cosine. scikit-learn refuses a fit that keeps no n-gram, and its
-    ValueError answered the Similar view and an add with a 500: when every n-gram is in more than COMMON lines (one
-    line written 1,500 times) all are kept; when no line has a word ("!!!"), none is, and nothing is alike."""
+    """Rows L2-normalised, so a dot product is the cosine. A fit that keeps no n-gram (scikit-learn's ValueError, once a
+    500) keeps all when every n-gram is in more than COMMON lines, none when no line has a word ("!!!")."""
     normal = [normalized(t) for t in texts]
     vec = vectorizer()
     try:
@@ -160,7 +158,7 @@ def tfidf_matrix(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matr
 def close_pairs(
     matrix: "sparse.csr_matrix | np.ndarray", floor: float = FLOOR, k: int = NEIGHBOURS
 ) -> dict[tuple[int, int], float]:
-    """The pairs `top_pairs` keeps of the rows' cosines, by blocks of rows (never the whole square, never dense)."""
+    """The pairs `top_pairs` keeps of the rows' cosines, by blocks of rows (never the whole square)."""
     found: dict[tuple[int, int], float] = {}
     for start in range(0, matrix.shape[0], BLOCK):
         block = sparse.coo_matrix(matrix[start : start + BLOCK] @ matrix.T)
@@ -171,8 +169,7 @@ def close_pairs(
 def top_pairs(
     rows: np.ndarray, cols: np.ndarray, values: np.ndarray, floor: float = FLOOR, k: int = NEIGHBOURS
 ) -> dict[tuple[int, int], float]:
-    """Pairs (i < j) of similarity at least `floor` where j is among i's `k` closest (of the rows given) or i among
-    j's: a line alike to hundreds is linked to its closest only, so the graph stays sparse."""
+    """Pairs (i < j) of similarity at least `floor` where j is among i's `k` closest or i among j's: a sparse graph."""
     keep = (values >= floor) & (cols != rows)
     rows, cols, values = rows[keep], cols[keep], values[keep]
     order = np.argsort(rows + (1.0 - values.astype(np.float64)) / 2, kind="stable")  # per row, closest first
@@ -188,21 +185,12 @@ def tfidf_pairs(texts: Sequence[str]) -> dict[tuple[int, int], float]:
 
 
 def _components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
-    parent = list(range(count))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j in edges:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
+    """The connected components of more than one node, each ascending, ordered by their smallest node."""
+    pairs = np.array(list(edges), dtype=np.int64).reshape(-1, 2)
+    graph = sparse.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(count, count))
     found: dict[int, list[int]] = {}
-    for x in range(count):
-        found.setdefault(root(x), []).append(x)
+    for x, label in enumerate(connected_components(graph, directed=False)[1].tolist()):
+        found.setdefault(label, []).append(x)
     return [members for members in found.values() if len(members) > 1]
 
 
@@ -227,9 +215,8 @@ def _average_link(members: list[int], sim: dict[tuple[int, int], float], at: flo
 
 
 def _pieces(count: int, edges: dict[tuple[int, int], float], at: float) -> list[tuple[list[int], dict]]:
-    """Components of the edges at least `at`, each with every edge inside it (weaker ones too: average link reads
-    them); one larger than MAX_CLUSTER is cut again by stronger edges (a chain of near-alike lines, not one thing
-    said many times), so the quadratic clustering stays small."""
+    """Components of the edges at least `at`, each with every edge inside it (average link reads weaker ones too); one
+    larger than MAX_CLUSTER is cut again by stronger edges, so the quadratic clustering stays small."""
     components = _components(count, [p for p, s in edges.items() if s >= at])
     label = {m: ci for ci, members in enumerate(components) for m in members}
     own: list[dict] = [{} for _ in components]
@@ -253,16 +240,15 @@ def group(
     repeat_at: float = REPEAT_AT,
     conflict_at: float = CONFLICT_AT,
 ) -> list[Group]:
-    """Groups from the similarity of pairs of `lines` (indices into it): alike pairs that the rule calls a
-    contradiction make conflict groups, with whatever repeats either side; the other repeats are clustered."""
+    """Groups from the similarity of pairs of `lines` (by index): contradicting alike pairs make conflict groups, with
+    the repeats either side; the other repeats are clustered."""
     features = [Features.of(text or "") for _, text, _ in lines]
     clash = {p: s for p, s in sim.items() if s >= conflict_at and contradiction(features[p[0]], features[p[1]])}
     agree = {p: s for p, s in sim.items() if p not in clash}
     clusters: list[list[int]] = []
     for members, own in _pieces(len(lines), agree, repeat_at):
         clusters += _average_link(members, own, repeat_at)
-    # Two lines of one cluster that contradict make it a conflict, even where their own pair was too weak or not
-    # among the closest kept: "50%" against "10%" is not one thing said twice.
+    # Two lines of one cluster that contradict make it a conflict, even where their own pair was too weak or not kept.
     for members in clusters:
         for p in combinations(sorted(members), 2) if len(members) <= CHECKED_CLUSTER else ():
             if p not in clash and contradiction(features[p[0]], features[p[1]]):
@@ -302,8 +288,8 @@ def line_pairs(lines: Sequence[LineIn]) -> dict[tuple[int, int], float]:
 
 
 def also_close(pairs: dict[tuple[int, int], float], members: Sequence[int]) -> list[tuple[int, float]]:
-    """The (at most 3) lines outside a group most like one of its lines, closest first: a group the method cut short
-    is finished by a tick, since the method misses paraphrases that share few words (bench/RESULTS.md)."""
+    """The (at most 3) lines outside a group most like one of its lines, closest first: the method misses paraphrases
+    that share few words (bench/RESULTS.md), and a tick finishes the group."""
     inside = set(members)
     best: dict[int, float] = {}
     for (a, b), score in pairs.items():
@@ -326,8 +312,8 @@ def nearest(lines: Sequence[LineIn], text: str, k: int = 3, *, at: float = NEARE
 
 
 class Weigher:
-    """A fitted vectorizer's weights for one more line, without scikit-learn's per-call overhead (the answer to an
-    add pays for it): the same n-grams, sublinear tf times idf, L2-normalised; n-grams the fit never saw count 0."""
+    """A fitted vectorizer's weights for one more line without scikit-learn's per-call overhead (an add pays for it);
+    n-grams the fit never saw count 0."""
 
     def __init__(self, fitted: TfidfVectorizer) -> None:
         self.analyze = fitted.build_analyzer()

@@ -1,6 +1,5 @@
-"""Reads of similar lines: a notebook's groups (minus what Dad marked "Not alike"), made once per head and kept with
-the live view, and the live lines nearest a new one, from an index kept per notebook in process memory and brought
-up to the head by the lines that changed, so an add can afford it."""
+"""Reads of similar lines: a notebook's groups (minus Dad's "Not alike" marks), made once per head with the live view,
+and the lines nearest a new one, from an index kept per notebook in memory and followed by the lines that changed."""
 
 import threading
 from collections.abc import Iterable
@@ -37,15 +36,13 @@ UNBOUNDED = Budget(lines=2**62, characters=2**62)  # the CLI's --all: the operat
 
 
 def budget() -> Budget:
-    """The Similar view's budget (NOTEBOOK_SIMILAR_LINES, NOTEBOOK_SIMILAR_CHARACTERS): the engine's cost grows with
-    both, and 1,500 lines of 3,900 characters or 150,000 short ones held a web worker far past its timeout."""
+    """The Similar view's budget: 1,500 lines of 3,900 characters or 150,000 short ones held a worker past timeout."""
     return Budget(lines=settings.NOTEBOOK_SIMILAR_LINES, characters=settings.NOTEBOOK_SIMILAR_CHARACTERS)
 
 
 @dataclass(frozen=True)
 class Compared:
-    """What the engine compared: `lines` of the `of` live lines with words (the newest), `characters` of their
-    words; `cut` when it stopped short of the rest, and why."""
+    """What the engine compared: the newest `lines` of the `of` live lines with words, `characters` of their words."""
 
     lines: int
     of: int
@@ -77,7 +74,7 @@ def within(lines: list[Line], limit: Budget) -> list[Line]:
 
 @dataclass(frozen=True)
 class _Found:
-    """The engine's answer for one head: what it compared, the groups, and each line's alike pairs by line number."""
+    """The engine's answer for one head, with each line's alike pairs by line number."""
 
     compared: Compared
     groups: list[Group]
@@ -90,9 +87,8 @@ def _worded(lines: Iterable[Line | None]) -> list[Line]:
 
 
 def _found(notebook: Notebook, limit: Budget, drawn: int | None = None) -> _Found:
-    """Made once per head with the live view, from one computation of the compared lines' pairs (the most a cold
-    Similar view costs), under the budget it was made within. With `drawn`, of the lines as they stood at that row
-    (the head when Dad opened the view), kept with that past view: a decision since changes no other group."""
+    """Made once per head and budget with the live view; with `drawn`, of the lines as they stood at that row (the
+    head when Dad opened the view), kept with that past view: a decision since changes no other group."""
 
     def make(view: log_selectors.PinnedView) -> _Found:
         worded = _worded(view.lines)
@@ -122,31 +118,29 @@ def compared_for(notebook: Notebook, limit: Budget | None = None, *, drawn: int 
 def also_close_for(
     notebook: Notebook, members: tuple[int, ...], *, drawn: int | None = None
 ) -> list[tuple[int, float]]:
-    """Live lines outside a group that are close to one of its lines ([(n, score)], closest first), offered beside
-    the group for Dad to add: each group reads only its own lines' pairs (engine.also_close read every pair)."""
+    """Live lines outside a group close to one of its lines ([(n, score)], closest first), from its own lines' pairs."""
     by_line = _found(notebook, budget(), drawn).by_line
     return engine.also_close({p: s for n in set(members) for p, s in by_line.get(n, {}).items()}, members)
 
 
 def live_marks(notebook: Notebook) -> list[NotAlike]:
-    """The notebook's "Not alike" marks that no later row undoes, oldest first (each can be undone from the view)."""
+    """The notebook's "Not alike" marks that no later row undoes, oldest first."""
     rows = list(NotAlike.objects.filter(notebook=notebook).order_by("id"))
     undone = {r.undoes_id for r in rows if r.undoes_id is not None}
     return [r for r in rows if r.undoes_id is None and r.pk not in undone]
 
 
 def groups_for(notebook: Notebook, limit: Budget | None = None, *, drawn: int | None = None) -> list[Group]:
-    """The groups of live lines now (or as they stood at row `drawn`), best first, but those a live "Not alike" mark
-    covers all the lines of (a line joining a group shows it again); made of the newest lines within the budget.
-    Drawn groups may name lines no longer live: the caller shows the lines still live."""
+    """The groups of live lines now (or at row `drawn`: some may be gone), best first, but those a live "Not alike"
+    mark covers all the lines of."""
     marks = [frozenset(mark.lines) for mark in live_marks(notebook)]
     return [g for g in _found(notebook, limit or budget(), drawn).groups if not any(set(g.lines) <= m for m in marks)]
 
 
 @dataclass
 class _Index:
-    """TF-IDF rows of a notebook's live lines: those of the last fit, minus lines gone since, plus lines new since
-    (vectors made with the fit's vocabulary and weights, so a word new since then counts only from the next fit)."""
+    """TF-IDF rows of a notebook's live lines: the last fit's, minus lines gone since, plus lines new since (weighed
+    with the fit's vocabulary: a new word counts only from the next fit)."""
 
     seq: int
     hash: str
@@ -162,8 +156,7 @@ class _Index:
     extra_matrix: sparse.csr_matrix | None = None  # made from extra_rows when first read after an add
 
     def follow_view(self, view: kept.KeptView, notebook: Notebook) -> bool:
-        """Brought to the live view's head (the caller holds the view's lock); False when it should be fitted again:
-        too much changed, or the log is not the one it was fitted on."""
+        """Brought to the live view's head (under the view's lock); False: too much changed, or another log."""
         if (self.seq, self.hash) == (view.seq, view.hash):
             return True
         if view.seq < self.seq or view.seq - self.seq > FOLLOW_ROWS:
@@ -238,11 +231,8 @@ def nearest_for(
     pending: "list[Line] | None" = None,
     hidden: "set[int] | None" = None,
 ) -> list[dict]:
-    """The live lines most like `text` ([{"n", "score"}], at most k, most alike first; empty when none is close),
-    `exclude` left out (the line just added). For the answer to an add: it names, it never refuses. A session's
-    holder reads her own writes: `pending` are lines her proposals wrote (new or new words), `hidden` the numbers
-    they took out of her view or gave other words. Only the newest lines within budget() are looked among, and
-    those written since."""
+    """The live lines most like `text` ([{"n", "score"}], at most k, most alike first), `exclude` left out. A holder
+    reads her own writes: `pending` are lines her proposals wrote, `hidden` the numbers they hid or reworded."""
     if pending and not _worded(kept.live(notebook)[0]):  # only her pending lines so far: nothing to fit an index on
         mine = [(x.n, x.text, x.source) for x in _worded(pending) if x.n != exclude]
         return [{"n": n, "score": s} for n, s in engine.nearest(mine, text, k)]
@@ -261,5 +251,5 @@ def nearest_for(
 
 
 def forget() -> None:
-    """Drop every nearest-line index (tests; the groups live with the kept views, kept.forget drops them)."""
+    """Drop every nearest-line index (tests; kept.forget drops the groups)."""
     _indexes.clear()

@@ -1,5 +1,5 @@
-"""The "Not alike" marks: Dad's word that lines the engine grouped are not alike, so that group is not offered
-again. Rows of their own table (models.NotAlike), only ever inserted; undoing a mark is a new row naming it."""
+"""The "Not alike" marks: Dad's word that lines the engine grouped are not alike, so that group is not offered again.
+Only ever inserted: undoing a mark is a new row naming it."""
 
 import time
 from collections.abc import Iterable
@@ -13,8 +13,12 @@ from notebooks.log.views import selectors as log_selectors
 from notebooks.models import NotAlike
 
 
+def listed(numbers: Iterable[int]) -> str:
+    return ", ".join(f"#{n}" for n in numbers)
+
+
 def as_editor(by: "Actor | str", verb: str) -> Actor:
-    """The actor `by`, refused unless the human editor, who alone may `verb` (a mark, a suggestion's decision)."""
+    """The actor `by`, refused unless the human editor, who alone may `verb`."""
     actor = as_actor(by)
     if not actor.editor:
         raise Forbidden(f"Only the human editor may {verb}; {actor.name!r} is not the editor.")
@@ -32,8 +36,7 @@ def mark_not_alike(*, notebook: str, numbers: Iterable[int], by: "Actor | str", 
         nb = log_selectors.get_notebook(notebook)
         missing = [n for n in marked if log_selectors.live_line(nb, n) is None]
         if missing:
-            shown = ", ".join(f"#{n}" for n in missing)
-            raise NotFound(f"Notebook {nb.title!r} has no live line {shown}.")
+            raise NotFound(f"Notebook {nb.title!r} has no live line {listed(missing)}.")
         return NotAlike.objects.create(notebook=nb, lines=marked, by=actor.name, why=why, at=time.time())
 
 

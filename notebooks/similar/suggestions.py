@@ -1,7 +1,5 @@
-"""Suggestions from outside: a helper brain (Pippa, the reflector) says lines are a repeat, a conflict or a stray.
-A suggestion changes no line; it waits, pending, in Dad's Similar view until he decides it as he decides one of the
-engine's groups (merge, keep one, retire, not alike), or until one of its lines stops being live. Both the
-suggestion and his decision are rows of their own append-only tables (models/similar.py), never of the log."""
+"""Suggestions from outside: a helper brain says lines are a repeat, a conflict or a stray. It changes no line; it
+waits in Dad's Similar view until he decides it as he decides an engine's group, or one of its lines goes."""
 
 import time
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from notebooks.models import NotAlike, Notebook, Suggestion, SuggestionDecision,
 from notebooks.models.similar import KINDS
 from notebooks.similar import services as marks
 from notebooks.similar.selectors import live_marks
+from notebooks.similar.services import listed
 from notebooks.similar.suggestion_selectors import live_numbers, pending_for, pending_of
 
 MAX_LINES = 1000  # lines one suggestion may name: as many as a merge may
@@ -28,16 +27,13 @@ ACTIONS = {"merge": "merged", "keep": "kept", "retire": "retired", "not-alike": 
 
 
 class TooManySuggestions(NotebookError):
-    """More suggestions pending on one notebook than NOTEBOOK_PENDING_SUGGESTIONS: Dad has enough to decide."""
-
     code = "too_many_suggestions"
     status = 429
 
 
 @dataclass(frozen=True)
 class Suggested:
-    """A suggestion's answer: the one stored (new, or the same one already pending), or `already` "not_alike" with
-    the live mark that covers its lines (and the last suggestion of them, if any)."""
+    """A suggestion's answer: the one stored or already pending, or "not_alike" with the mark that covers its lines."""
 
     suggestion: Suggestion | None
     already: str | None = None  # None: stored now; "pending": the same lines and kind wait; "not_alike": Dad said so
@@ -52,8 +48,7 @@ class Decided:
 
 
 def _reader(by: "Actor | str") -> Actor:
-    """The suggester: an actor a door authenticated (a token, the MCP server's), or a name that may read notebooks
-    (an active user, or the actor of a live token); any other name is refused."""
+    """The suggester: an actor a door authenticated, or a name that may read notebooks (a user or a token's actor)."""
     actor = as_actor(by)
     if isinstance(by, Actor) or actor.editor:
         return actor
@@ -65,7 +60,9 @@ def _reader(by: "Actor | str") -> Actor:
     return actor
 
 
-def _lines(lines: Any, kind: str) -> list[int]:
+def _checked(kind: Any, lines: Any, words: Any, keep: Any) -> tuple[list[int], str, int | None]:
+    if kind not in KINDS:
+        raise Invalid(f"'kind': use one of {', '.join(KINDS)}.", fields=["kind"])
     if not isinstance(lines, list | tuple) or not lines:
         raise Invalid("'lines': name at least one line.", fields=["lines"])
     if len(lines) > MAX_LINES:
@@ -73,13 +70,6 @@ def _lines(lines: Any, kind: str) -> list[int]:
     numbers = sorted({check_number(n) for n in lines})
     if kind != "stray" and len(numbers) < 2:
         raise Invalid(f"'lines': a {kind} is about two different lines or more.", fields=["lines"])
-    return numbers
-
-
-def _checked(kind: Any, lines: Any, words: Any, keep: Any) -> tuple[list[int], str, int | None]:
-    if kind not in KINDS:
-        raise Invalid(f"'kind': use one of {', '.join(KINDS)}.", fields=["kind"])
-    numbers = _lines(lines, kind)
     if words is not None and kind != "repeat":
         raise Invalid("'words': only a repeat suggests the words to keep.", fields=["words"])
     if keep is not None:
@@ -100,8 +90,8 @@ def suggest(
     why: str,
     by: "Actor | str",
 ) -> Suggested:
-    """Store a suggestion for Dad to decide: refused for a line not live (404), past the notebook's bound of pending
-    suggestions (429); the same lines and kind pending, or lines Dad marked not alike, answer what is there."""
+    """Store a suggestion for Dad: 404 for a line not live, 429 past the bound of pending ones; the same one pending,
+    or lines Dad marked not alike, answer what is there."""
     actor = _reader(by)
     numbers, words, keep = _checked(kind, lines, words, keep)
     why = check_reason(why)
@@ -110,8 +100,7 @@ def suggest(
         live = live_numbers(nb)
         missing = [n for n in numbers if n not in live]
         if missing:
-            shown = ", ".join(f"#{n}" for n in missing)
-            raise NotFound(f"Notebook {nb.title!r} has no live line {shown}.", lines=missing)
+            raise NotFound(f"Notebook {nb.title!r} has no live line {listed(missing)}.", lines=missing)
         pending = pending_for(nb, live)
         same = next((p for p in pending if p.lines == numbers and p.kind == kind), None)
         if same is not None:
@@ -134,10 +123,6 @@ def suggest(
     return Suggested(made)
 
 
-def _listed(numbers: list[int]) -> str:
-    return ", ".join(f"#{x}" for x in numbers)
-
-
 def decide(
     *,
     notebook: str,
@@ -149,8 +134,8 @@ def decide(
     keep: int | None = None,
     words: str | None = None,
 ) -> Decided:
-    """Dad's decision on a pending suggestion, through the services that decide an engine's group, and his
-    SuggestionDecision with his reason, all or nothing. `numbers` are the suggestion's lines he did not leave out."""
+    """Dad's decision on a pending suggestion through the services that decide a group, all or nothing. `numbers` are
+    the suggestion's lines he did not leave out."""
     actor = marks.as_editor(by, "decide a suggestion")
     if action not in ACTIONS:
         raise Invalid(f"Unknown decision {action!r}: use one of {', '.join(ACTIONS)}.")
@@ -160,7 +145,7 @@ def decide(
         found = pending_of(nb, suggestion)
         chosen = list(found.lines) if numbers is None else [n for n in found.lines if n in set(numbers)]
         if numbers is not None and set(numbers) - set(found.lines):
-            raise Invalid(f"Suggestion {found.pk} names only {_listed(found.lines)}.")
+            raise Invalid(f"Suggestion {found.pk} names only {listed(found.lines)}.")
         note, fresh = _apply(nb, action, chosen, keep, (words or "").strip(), actor, why)
         decision = SuggestionDecision.objects.create(
             suggestion=found, outcome=ACTIONS[action], by=actor.name, why=why, at=time.time()
@@ -171,33 +156,33 @@ def decide(
 def _apply(
     nb: Notebook, action: str, numbers: list[int], keep: int | None, words: str, actor: Actor, why: str
 ) -> tuple[str, int | None]:
-    title, listed = nb.title, _listed(numbers)
+    title, shown = nb.title, listed(numbers)
     if action == "dismiss":
-        return f"Dismissed the suggestion about {listed}; no line changed.", None
+        return f"Dismissed the suggestion about {shown}; no line changed.", None
     if action == "retire":
         if not numbers:
             raise Invalid("Leave at least one line in to retire.")
         services.retire_many(notebook=title, numbers=numbers, by=actor, why=why)
-        return f"Retired {listed}.", None
+        return f"Retired {shown}.", None
     if len(numbers) < 2:
         raise Invalid("Leave at least two lines in: a decision is about two lines or more.")
     if action == "not-alike":
         marks.mark_not_alike(notebook=title, numbers=numbers, by=actor, why=why)
-        return f"Marked {listed} not alike: this group is not offered again.", None
+        return f"Marked {shown} not alike: this group is not offered again.", None
     if keep not in numbers and (action == "keep" or not words):
         raise Invalid("Choose the line to keep (one not left out)." if action == "keep" else "Choose whose words to "
                       "keep, or write new words.")  # fmt: skip
     if action == "keep":
         others = [x for x in numbers if x != keep]
         services.retire_into(notebook=title, numbers=others, into=keep, by=actor, why=why)
-        return f"Kept #{keep}; retired {_listed(others)} into it.", keep
+        return f"Kept #{keep}; retired {listed(others)} into it.", keep
     if not words:
         kept = log_selectors.live_line(nb, keep)  # type: ignore[arg-type]
         if kept is None:
             raise Conflict(f"Line #{keep} is no longer live.")
         words = kept.text
     written = services.merge(notebook=title, numbers=numbers, text=words, by=actor, why=why)
-    return f"Merged {listed} into new line #{written.n}.", written.n
+    return f"Merged {shown} into new line #{written.n}.", written.n
 
 
 def as_dict(found: Suggestion) -> dict[str, Any]:
