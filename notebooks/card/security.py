@@ -1,6 +1,7 @@
 """Web security Django does not give by itself: a Content-Security-Policy for the app's own files only, an htmx
 request's expired sign-in sent to the sign-in page, and sign-ins throttled (docs/DEPLOY.md, "The sign-in throttle")."""
 
+import logging
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -9,10 +10,14 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.forms import UsernameField
 from django.contrib.auth.views import LoginView
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
 
 from notebooks.card import throttle
+
+logger = logging.getLogger(__name__)
 
 # No inline script or style, no eval: the card's htmx config turns off its indicator styles, htmx is a static file.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -39,6 +44,18 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
+
+
+class WriteFirstSessionMiddleware(SessionMiddleware):
+    """Django's sessions, but a session that cannot be saved after the view (a full disk, a sign-out meanwhile) leaves
+    the view's answer as it is: its write is committed, and a 400 would tell the writer it was refused."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        try:
+            return super().process_response(request, response)
+        except SessionInterrupted:
+            logger.warning("%s %s: the session could not be saved after the answer", request.method, request.path)
+            return response
 
 
 class HtmxSignInMiddleware:

@@ -141,3 +141,16 @@ def test_a_retirement_without_the_tick_stops_the_reason_being_given_and_without_
     editor_client.post(url(2, "retire"), {"reason": "a guess", "expected": 2})
     html = editor_client.get(url(3, "retire"), **HX).content.decode()
     assert "value=" not in _input(html, "retire-3-reason") and "checked" not in _input(html, "retire-3-carry")
+
+
+def test_a_retire_answers_its_write_when_the_session_cannot_be_saved_after_it(editor_client, lines, monkeypatch):
+    from django.contrib.sessions.models import Session
+    from django.db import OperationalError
+
+    def full(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Session, "save", full)  # the disk fills between the retire's commit and the session's save
+    response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2})
+    assert response.status_code == 302
+    assert selectors.live_line(lines, 2) is None
