@@ -124,7 +124,8 @@ def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expecte
     check_words(to)
     check_reason(why)
     with transaction.atomic():
-        nb, claim, state = _locked_state(notebook, actor, [check_number(n)])
+        nb, claim = lock_for_write(notebook, actor)  # a missing notebook (404) or a claim refused first, then n
+        state = state_of(nb, [check_number(n)], session=claim["session_id"])
         fields = {"op": "edit", "n": n, "words": to, "by": actor.name, "why": why, "expected": expected, **claim}
         return Written.of(n, append(nb, decision.decide_all(state, [fields], editor=actor.editor)))
 

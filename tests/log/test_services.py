@@ -439,3 +439,9 @@ def test_undo_merge_is_all_or_nothing_when_a_merged_line_was_restored_already(li
     with pytest.raises(Conflict, match="already restored"):
         services.undo_merge(notebook="zelda", n=merged.n, by="dad", why="undo")
     assert selectors.head(lines).seq == head
+
+
+@pytest.mark.django_db
+def test_an_edit_of_a_missing_notebook_is_not_found_before_its_line_number_is_judged():
+    with pytest.raises(NotFound):
+        services.edit(notebook="no-such", n="x", to="words", by="pippa", why="why")

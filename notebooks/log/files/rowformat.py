@@ -52,7 +52,8 @@ _string = json.encoder.encode_basestring  # the encoder's own escaping of a stri
 
 
 def row_hash(prev_hash: str, fields: dict[str, Any]) -> str:
-    """Hash of a row: its HASHED_FIELDS (words by digest) as compact JSON with sorted keys, chained to the last."""
+    """Hash of a row: its canonical content (HASHED_FIELDS, words by digest only, as one JSON object with sorted
+    keys, separators "," and ":", not ASCII-escaped) chained to the previous row."""
     get = fields.get
     return hash_of(
         prev_hash, get("at"), get("by"), get("digest"), get("how"), get("into"), get("n"), get("op"),
@@ -66,7 +67,8 @@ def hash_of(
     source: Any, was_at: Any, was_by: Any, why: Any, moved_notebook: Any = None, moved_n: Any = None,
     proposes: Any = None, lands: Any = None, claimed_at: Any = None,
 ) -> str:  # fmt: skip
-    """row_hash without a dict per row: the usual row by json's string escaper (half the encoder's cost), else as it."""
+    """row_hash of the fields one by one, without a dict for each row of an import: the usual row written with json's
+    own string escaper, at half the encoder's cost; anything else by the encoder, which defines the bytes."""
     at = float(at)
     if was_at is not None:
         was_at = float(was_at)

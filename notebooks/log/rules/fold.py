@@ -1,10 +1,24 @@
 """What the log's rows mean, in one place (docs/file-format.md says it for a reader). Pure: no Django, no I/O.
 
-add makes line n (a number is given once, for good); edit replaces a live line's words; strike (retired, merged or
-moved) takes a line out of view; adopt and redact change no view. A restore is an add naming the line in `into`, a
-merge an add and a strike of each merged line into it, a move a strike here and an add there (move_rows). A session's
-row is a proposal (op "propose") that counts only as its landed copy (landed_copies), so a reader that knows only add,
-edit and strike reads every view right. Only the human editor writes Dad's sources or changes his lines, redacts, moves.
+- add makes line n with its words and source; a number is given once, for good;
+- edit replaces a live line's words (and source); an edit of a retired line changes nothing in a view;
+- strike (retired, merged or moved) takes the line out of view; adopt keeps recovered words in its history only;
+  redact removes words, which then read "[redacted: why]";
+- an add that `restores` m (kept in `into`) is a new line that undoes m's retirement without reusing its number:
+  m must have been added, be retired and never restored before; both lines' histories show the restore;
+- a merge is an add of the new line and a strike of each merged line, how="merged", into it (its history shows
+  each line merged or retired into it, RETIRED_INTO, with the words that line had then);
+- a move (move_rows) is a strike here, how="moved", and an add of the same words and source there, by whoever moved
+  it, each naming the other end in `moved_notebook` and `moved_n` (`into` names lines of its own notebook only);
+  the add keeps the words' author and time in `was_by` and `was_at`;
+- a session's row is a proposal, op "propose", naming the op it proposes (a merge and a restore propose those) with
+  that op's fields: it changes no view, line state or count, but a proposed add holds its number; only its
+  session's own reads and checks see it, as the op it proposes (fold_view). A land appends a landed copy of each
+  (landed_copies), naming it in `lands`, at the land's own place in the log, so a frozen view never changes; an
+  abandoned or discarded session's proposals never count.
+So a reader that knows only add, edit and strike reads every view right. Who may do what: the human editor may write
+any source and change any line; an agent writes and changes only seen or guessed lines; only the editor redacts and
+moves lines between notebooks.
 """
 
 from bisect import bisect_left

@@ -41,6 +41,7 @@ def head_and_top_number(notebook_id: int) -> Found | None:
 
 
 # One statement, not one per question: each through Django's cursor costs more CPU than SQLite spends on it.
+# locked_reads.state_of_add judges its answer, which tests/log/test_fast_path_agrees.py checks against the fast path.
 @functools.cache
 def add_state_sql(may_claim_sql: str, where: str) -> str:
     return (

@@ -102,7 +102,7 @@ def nearest(notebook_id: int, cut: int) -> tuple[Head, list[Line]] | None:
 
 
 def store(notebook_id: int, made: list[tuple[Head, list[Line]]], redactions: int | None = None) -> int:
-    """How many snapshots were given; one already standing at the same row is kept."""
+    """Write snapshots; one already standing at the same row is kept. Returns how many were given."""
     if not made:
         return 0
     if redactions is None:
