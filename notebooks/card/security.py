@@ -1,5 +1,6 @@
 """Web security Django does not give by itself: a Content-Security-Policy for the app's own files only, an htmx
-request's expired sign-in sent to the sign-in page, and sign-ins throttled (docs/DEPLOY.md, "The sign-in throttle")."""
+request's expired sign-in sent to the sign-in page, a write's answer kept when the session cannot be saved after it,
+and sign-ins throttled (docs/DEPLOY.md, "The sign-in throttle")."""
 
 import logging
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from django.contrib.sessions.exceptions import SessionInterrupted
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
+from django.utils.cache import patch_vary_headers
 
 from notebooks.card import throttle
 
@@ -55,6 +57,7 @@ class WriteFirstSessionMiddleware(SessionMiddleware):
             return super().process_response(request, response)
         except SessionInterrupted:
             logger.warning("%s %s: the session could not be saved after the answer", request.method, request.path)
+            patch_vary_headers(response, ("Cookie",))  # as Django's would: the answer was drawn for this session
             return response
 
 

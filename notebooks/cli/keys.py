@@ -117,7 +117,7 @@ def sign(cmd: BaseCommand, o: dict) -> None:
 
 
 def signed_rows(lines: Iterable[tuple[int, bytes]], *, title: str, key_id: str, secret: str, nothing: str) -> list[str]:
-    """Each row, with its stdin line number, signed for TITLE's file with the key; else a refusal: nothing `nothing`."""
+    """Each row with the number a refusal names, signed for TITLE's file with the key; else a refusal."""
     signed = []
     for k, line in lines:
         try:

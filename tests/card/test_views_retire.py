@@ -153,4 +153,5 @@ def test_a_retire_answers_its_write_when_the_session_cannot_be_saved_after_it(ed
     monkeypatch.setattr(Session, "save", full)  # the disk fills between the retire's commit and the session's save
     response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2})
     assert response.status_code == 302
+    assert "Cookie" in response["Vary"]
     assert selectors.live_line(lines, 2) is None
