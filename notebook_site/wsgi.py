@@ -8,8 +8,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "notebook_site.settings")
 everyone = get_wsgi_application()
 
 from django.conf import settings  # noqa: E402 - after the setup above
-from django.core import signals  # noqa: E402
 from django.core.handlers.wsgi import WSGIHandler, get_path_info, get_script_name  # noqa: E402
+from django.db import close_old_connections, reset_queries  # noqa: E402
 from django.utils.encoding import escape_uri_path, iri_to_uri  # noqa: E402
 
 from notebooks.agents.api import warm as warm_api  # noqa: E402
@@ -58,14 +58,16 @@ def unchanged(environ: dict[str, Any], start_response: Callable) -> Iterable[byt
     if asks_until(environ.get("QUERY_STRING", "")):
         return None
     path_info = get_path_info(environ)
-    signals.request_started.send(sender=AgentHandler, environ=environ)
+    # request_started's and request_finished's receivers, called, not sent (bench/NOTES.md: 0.147 -> 0.119 ms a 304).
+    reset_queries()
+    close_old_connections()
     try:
         tag = unchanged_tag(
             path_info, environ.get("HTTP_AUTHORIZATION", ""), environ["HTTP_IF_NONE_MATCH"],
             full_path(environ, path_info),
         )  # fmt: skip
     finally:
-        signals.request_finished.send(sender=AgentHandler)
+        close_old_connections()
     if tag is None:
         return None
     start_response("304 Not Modified", [*headers, ("ETag", tag)])

@@ -12,9 +12,10 @@ from notebook_site import wsgi
 
 
 @pytest.fixture
-def connection_kept():
+def connection_kept(monkeypatch):
     """The test's transaction outlives each request (a request's start and end would close the connection it runs in,
     as Django's test client keeps it)."""
+    monkeypatch.setattr(wsgi, "close_old_connections", lambda: None)  # the early 304's own calls of it
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     yield
@@ -175,3 +176,16 @@ def test_a_changed_notebook_or_a_refused_token_goes_to_django(
     django_refused()
     with pytest.raises(AssertionError, match="Django's handler ran"):
         conditional_call(path, pippa.secret, tag)
+
+
+def test_an_early_304_checks_the_connection_at_its_start_and_end_as_djangos_handler_does(
+    zelda, pippa, connection_kept, headers_learned, django_refused, monkeypatch
+):
+    path = "/api/notebooks/zelda/turn"
+    tag = conditional_call(path, pippa.secret, '"none yet"')[1]["ETag"]
+    assert conditional_call(path, pippa.secret, tag)[0].startswith("304")  # Django's: its headers are kept
+    django_refused()
+    checks: list[str] = []
+    monkeypatch.setattr(wsgi, "close_old_connections", lambda: checks.append("checked"))  # CONN_MAX_AGE, errors
+    assert conditional_call(path, pippa.secret, tag)[0].startswith("304")
+    assert checks == ["checked", "checked"]
