@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from notebooks.card.security import ThrottledLoginView
-from notebooks.card.views import lines, pages, selection, similar, suggestions
+from notebooks.card.views import lines, pages, selection, similar
 from notebooks.card.views import sessions as session_views
 
 app_name = "card"
@@ -23,7 +23,7 @@ urlpatterns = [
     path("notebooks/<str:title>/selected/", selection.selected, name="selected"),
     path("notebooks/<str:title>/similar/", similar.decide, name="similar"),
     path("notebooks/<str:title>/similar/<int:mark>/undo/", similar.undo_not_alike, name="similar-undo"),
-    path("notebooks/<str:title>/suggestions/<int:suggestion>/", suggestions.decide, name="suggestion"),
+    path("notebooks/<str:title>/suggestions/<int:suggestion>/", similar.suggestion, name="suggestion"),
     path("notebooks/<str:title>/lines/<int:n>/", pages.line, name="line"),
     path("notebooks/<str:title>/lines/<int:n>/edit/", lines.edit, name="edit"),
     path("notebooks/<str:title>/lines/<int:n>/retire/", lines.retire, name="retire"),

@@ -98,26 +98,27 @@ class DecideForm(_Form):
 
 
 class _LineForm(_Form):
-    """A form inside one line: its ids carry the line's number, so several can be open at once."""
+    """A form inside one line, for a reason: its ids carry the line's number, so several can be open at once."""
 
-    focus = ""
+    prefix_id = ""
+    reason = _reason()
 
     def __init__(self, *args: Any, n: int, **kwargs: Any) -> None:
         self.ids = f"{self.prefix_id}-{n}-%s"
         super().__init__(*args, **kwargs)
-        self.fields[self.focus].widget.attrs["autofocus"] = True
+        first = next(iter(self.fields))  # what Dad fills first: the reason, unless a field stands before it
+        self.fields[first].widget.attrs["autofocus"] = True
 
 
 class EditForm(_LineForm):
-    prefix_id, focus = "edit", "words"
+    prefix_id = "edit"
+    field_order = ["words"]  # before the reason
     words = _words()
-    reason = _reason()
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
 class RetireForm(_LineForm):
-    prefix_id, focus = "retire", "reason"
-    reason = _reason()
+    prefix_id = "retire"
     into = forms.IntegerField(label="Now said by line #", min_value=1, required=False)
     carry = forms.BooleanField(label="Say this for the next lines I retire too", required=False)
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
@@ -132,7 +133,8 @@ class RetireForm(_LineForm):
 class MoveForm(_LineForm):
     """Move a line to another notebook: which one (of `titles`, the others) and why."""
 
-    prefix_id, focus = "move", "to"
+    prefix_id = "move"
+    field_order = ["to"]  # before the reason
     to = forms.ChoiceField(
         label="To notebook",
         error_messages={
@@ -140,7 +142,6 @@ class MoveForm(_LineForm):
             "invalid_choice": "There is no other notebook of that title; choose one from the list.",
         },
     )
-    reason = _reason()
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, n: int, titles: list[str], **kwargs: Any) -> None:
@@ -150,8 +151,7 @@ class MoveForm(_LineForm):
 
 
 class RedactForm(_LineForm):
-    prefix_id, focus = "redact", "reason"
-    reason = _reason()
+    prefix_id = "redact"
     seq = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
@@ -276,21 +276,18 @@ class AuditForm(_Form):
 
 
 class RestoreForm(_LineForm):
-    prefix_id, focus = "restore", "reason"
-    reason = _reason()
+    prefix_id = "restore"
 
 
 class UndoMergeForm(_LineForm):
     """Undo the merge that made a line: its lines restored and it retired, for one reason (services.undo_merge)."""
 
-    prefix_id, focus = "undo-merge", "reason"
-    reason = _reason()
+    prefix_id = "undo-merge"
     drawn = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)  # the Similar view's groups
 
 
 class PutBackForm(_LineForm):
-    prefix_id, focus = "putback", "reason"
-    reason = _reason()
+    prefix_id = "putback"
     seq = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     expected = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
 

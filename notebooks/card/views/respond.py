@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods
 from notebooks.card import chart, fragments, search
 from notebooks.card import selectors as card_selectors
 from notebooks.card import similar as card_similar
-from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm, SimilarForm, SuggestionForm
+from notebooks.card.forms import AddForm, CardViewForm, ReviewedForm, SelectionForm
 from notebooks.log.identity.roles import Actor, user_is_editor
 from notebooks.log.rules.errors import Conflict, Forbidden, NotebookError, NotFound
 from notebooks.log.views import selectors
@@ -33,8 +33,6 @@ from notebooks.similar import selectors as similar_selectors
 
 CARD = "notebooks/card.html"
 REVIEW = "notebooks/review.html"
-SIMILAR = "notebooks/similar.html"
-SIMILAR_VIEW = {"show": "similar"}  # the card's query that opens the Similar view
 # review.html's forms: on a full page they stand above the list
 REVIEW_PANELS = ("restore-form", "putback-form", "undo-merge-form")
 VIEW_STATE = ("order", "source", "q", "match", "show", "chart")  # what a form posts back to show the same list
@@ -350,44 +348,6 @@ def region(request: HttpRequest, notebook: Notebook, *, status: int = 200, **con
     full = card_context(request, notebook, request.POST if request.method == "POST" else None, **context)
     template = f"{CARD}#region" if request.htmx else CARD
     return render_page(request, template, full, status)
-
-
-def similar_view(drawn: int | str | None) -> dict[str, str]:
-    """The Similar view's query with its groups as drawn at row `drawn` ("" when the page named none)."""
-    return {**SIMILAR_VIEW, "drawn": "" if drawn is None else str(drawn)}
-
-
-def similar_groups(
-    request: HttpRequest, notebook: Notebook, drawn: int | str | None, status: int = 200, **context: Any
-) -> HttpResponse:
-    """The Similar view's groups as drawn at row `drawn`, with `context` (a note, the lines just made...)."""
-    shown = QueryDict(mutable=True)
-    shown.update(similar_view(drawn))
-    return render_page(request, f"{SIMILAR}#groups", card_context(request, notebook, shown, **context), status)
-
-
-def similar_decided(
-    request: HttpRequest, notebook: Notebook, drawn: int | None, note: str, **context: Any
-) -> HttpResponse:
-    """The groups as drawn, with the note, and a URL naming them so a reload shows the same; the card, without htmx."""
-    view = similar_view(drawn)
-    if not request.htmx:
-        return back_to(request, card_url(notebook, view), note)
-    answer = with_oob(request, similar_groups(request, notebook, drawn, similar_note=note, **context), notebook, note)
-    answer["HX-Replace-Url"] = card_url(notebook, view)
-    return answer
-
-
-def similar_refused(
-    request: HttpRequest, notebook: Notebook, form: SimilarForm | SuggestionForm, status: int
-) -> HttpResponse:
-    """A refused decision in the Similar view whose group is gone (the view as it is now), or the card saying why."""
-    if not request.htmx:
-        for error in form.top_errors() + [e for f in form for e in f.errors]:
-            messages.error(request, error)
-        return HttpResponseRedirect(card_url(notebook, SIMILAR_VIEW))
-    said = " ".join(form.top_errors()) or "Nothing was changed: those lines changed since the view was drawn."
-    return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
 
 
 def history_or_404(notebook: Notebook, n: int) -> list[selectors.Entry]:
