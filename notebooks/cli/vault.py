@@ -3,9 +3,7 @@
 import argparse
 import json
 import math
-import re
 import signal
-import sys
 import threading
 from dataclasses import asdict
 from typing import Any
@@ -14,9 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import JSON, Commands, arg, iso, keys
-from notebooks.log.identity import signing
 from notebooks.log.rules.checks import shown
-from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
@@ -51,7 +47,6 @@ command = Commands(
     help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
     description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
 )
-register = command.register
 
 
 def _vault_option(parser: Any) -> None:
@@ -162,21 +157,15 @@ def watch(cmd: BaseCommand, o: dict) -> None:
 )
 def append(cmd: BaseCommand, o: dict) -> None:
     """Append rows from stdin to a notebook's file under the vault's lock, then sweep."""
-    title = o["notebook"]
-    if not re.fullmatch(TITLE_PATTERN, title):
-        raise CommandError(f"{title!r} is not a notebook title", returncode=2)
-    stdin = getattr(sys.stdin, "buffer", None)
-    data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
-    lines = [line for line in data.split(b"\n") if line.strip()]
+    title = keys.check_title(o["notebook"])
+    lines = [line for line in keys.stdin_bytes().split(b"\n") if line.strip()]
     if not lines:
         raise CommandError("no rows on stdin: nothing appended", returncode=2)
     for k, line in enumerate(lines, 1):
         if json_object(line) is None:
             raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
     if o["key_id"] is not None:
-        key_id = o["key_id"]
-        if not signing.KEY_ID.fullmatch(key_id):
-            raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=2)
+        key_id = keys.check_key_id(o["key_id"])
         secret = keys.secret_from(o)
         signed = keys.signed_rows(enumerate(lines, 1), title=title, key_id=key_id, secret=secret, nothing="appended")
         lines = [row.encode("utf-8") for row in signed]
