@@ -75,14 +75,12 @@ def list_(cmd: BaseCommand, o: dict) -> None:
 
 
 def check_title(title: str) -> str:
-    """The title, when a notebook's file can bear it; else exit 2."""
     if not re.fullmatch(TITLE_PATTERN, title):
         raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
     return title
 
 
 def check_key_id(key_id: str) -> str:
-    """The key id, when it has a writer key id's shape; else exit 2."""
     if not signing.KEY_ID.fullmatch(key_id):
         raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=BAD_ARGUMENT)
     return key_id

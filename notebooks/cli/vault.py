@@ -79,15 +79,20 @@ def _vault(o: dict) -> Vault:
     return vault
 
 
-def _report(cmd: BaseCommand, result: SweepResult) -> None:
-    for line in result.report():
-        cmd.stdout.write(line)
-    for f in result.problems:
-        cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
-        cmd.stderr.write(
-            f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
-        )
+def _report(cmd: BaseCommand, *results: SweepResult, refuse: bool = True) -> None:
+    """What each sweep did, its refusals on stderr; a refusal by the last exits REFUSED unless not `refuse` (a watcher
+    goes on)."""
+    for result in results:
+        for line in result.report():
+            cmd.stdout.write(line)
+        for f in result.problems:
+            cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
+            cmd.stderr.write(
+                f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
+            )
     cmd.stdout.flush()  # a watcher's lines are read as they come
+    if refuse and results[-1].problems:
+        raise CommandError(f"{len(results[-1].problems)} file(s) refused; nothing was lost", returncode=REFUSED)
 
 
 @command(_vault_option, BY, description=SYNC_HELP)
@@ -96,8 +101,6 @@ def sync(cmd: BaseCommand, o: dict) -> None:
     vault = _vault(o)
     result = vault.sweep(by_default=o["by"])
     _report(cmd, result)
-    if result.problems:
-        raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
     if not result.report():
         cmd.stdout.write(f"up to date at {result.head[:12]}")
 
@@ -134,7 +137,7 @@ def watch(cmd: BaseCommand, o: dict) -> None:
             interval=o["interval"],
             sweeps=o["sweeps"],
             stop=stop,
-            on_sweep=lambda result: _report(cmd, result),
+            on_sweep=lambda result: _report(cmd, result, refuse=False),
             on_error=lambda exc: cmd.stderr.write(
                 shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000)
             ),
@@ -179,10 +182,7 @@ def append(cmd: BaseCommand, o: dict) -> None:
         gap = bool(held) and not held.endswith(b"\n")
         append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
         result = vault.sweep(by_default=o["by"])
-    for done in (before, result):
-        _report(cmd, done)
-    if result.problems:
-        raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
+    _report(cmd, before, result)
     cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")
 
 
