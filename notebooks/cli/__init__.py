@@ -1,4 +1,4 @@
-"""Subcommands of `manage.py notebook`, one module per area; each module has register(subparsers)."""
+"""Subcommands of `manage.py notebook`, one module per area; each module declares its `command` (a Commands)."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime

@@ -14,7 +14,6 @@ from notebooks.sessions import services as sessions
 
 BY = arg("--by", required=True)
 command = Commands()
-register = command.register
 
 
 @command(arg("actor"), arg("--editor", action="store_true", help="the human editor's role (the actor must hold it)"))

@@ -10,7 +10,6 @@ from notebooks.cli import Commands, arg
 
 DEFAULT_PASSWORD_FILE = "var/editor-password.txt"
 command = Commands()
-register = command.register
 
 
 @command(

@@ -29,7 +29,6 @@ command = Commands(
     help="Writer keys: what proves who wrote a row appended to a vault file (issue, revoke, list, sign).",
     description="Writer keys, issued and revoked like API tokens; an outside writer signs its vault rows with one.",
 )
-register = command.register
 
 
 @command(
@@ -75,6 +74,24 @@ def list_(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(f"{k.key_id} {k.actor} {role} created {k.created_at:%Y-%m-%d %H:%M} by {k.created_by} {state}")
 
 
+def check_title(title: str) -> str:
+    if not re.fullmatch(TITLE_PATTERN, title):
+        raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
+    return title
+
+
+def check_key_id(key_id: str) -> str:
+    if not signing.KEY_ID.fullmatch(key_id):
+        raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=BAD_ARGUMENT)
+    return key_id
+
+
+def stdin_bytes() -> bytes:
+    """Standard input as bytes (a stream without a byte buffer, as tests give, is encoded as UTF-8)."""
+    stdin = getattr(sys.stdin, "buffer", None)
+    return stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+
+
 def secret_from(o: dict) -> str:
     """The secret from --secret-file (o['secret_file']), else from $NOTEBOOK_WRITER_KEY; a bad one is exit 2."""
     if o["secret_file"]:
@@ -100,15 +117,9 @@ def secret_from(o: dict) -> str:
 )
 def sign(cmd: BaseCommand, o: dict) -> None:
     """Sign rows read from stdin for a notebook's file."""
-    title, key_id = o["notebook"], o["key_id"]
-    if not re.fullmatch(TITLE_PATTERN, title):
-        raise CommandError(f"{title!r} is not a notebook title", returncode=BAD_ARGUMENT)
-    if not signing.KEY_ID.fullmatch(key_id):
-        raise CommandError(f"{key_id!r} is not a writer key id (wk and 10 hex digits)", returncode=BAD_ARGUMENT)
+    title, key_id = check_title(o["notebook"]), check_key_id(o["key_id"])
     secret = secret_from(o)
-    stdin = getattr(sys.stdin, "buffer", None)
-    data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
-    lines = [(k, line) for k, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+    lines = [(k, line) for k, line in enumerate(stdin_bytes().split(b"\n"), 1) if line.strip()]
     signed = signed_rows(lines, title=title, key_id=key_id, secret=secret, nothing="signed")
     if not signed:
         raise CommandError("no rows on stdin: nothing signed", returncode=BAD_ARGUMENT)

@@ -27,7 +27,6 @@ BY = arg("--by", required=True, help="the actor (a user with the editor role act
 WHY = arg("--why", required=True, help="the reason")
 ANY_TITLE = arg("title", nargs="?")
 command = Commands()
-register = command.register
 
 
 def _when(value: str | None) -> float | None:

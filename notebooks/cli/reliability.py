@@ -14,7 +14,6 @@ from notebooks.log.store import privileges
 from notebooks.log.views import selectors
 
 command = Commands()
-register = command.register
 
 
 def _seq_or_digest(parser: Any) -> None:

@@ -15,7 +15,6 @@ EXITS = "Exit status: 0 done, 2 bad input, 3 not the editor, 4 no such notebook,
 BY = arg("--by", required=True, help="the editor")
 WHY = arg("--why", default="", help="the reason (optional)")
 command = Commands(exits=EXITS)
-register = command.register
 
 
 @command(
@@ -58,7 +57,7 @@ def similar_(cmd: BaseCommand, o: dict) -> None:
 def not_alike(cmd: BaseCommand, o: dict) -> None:
     """Record that these lines are not alike: a group of only them is not offered again."""
     mark = services.mark_not_alike(notebook=o["title"], numbers=o["numbers"], by=o["by"], why=o["why"])
-    shown = ", ".join(f"#{n}" for n in mark.lines)
+    shown = services.listed(mark.lines)
     cmd.stdout.write(f"marked {shown} not alike (mark {mark.pk}; undo with: notebook undo-not-alike TITLE {mark.pk})")
 
 
@@ -66,5 +65,5 @@ def not_alike(cmd: BaseCommand, o: dict) -> None:
 def undo_not_alike(cmd: BaseCommand, o: dict) -> None:
     """Take back a not-alike mark (a new row): its group is offered again."""
     row = services.undo_not_alike(notebook=o["title"], mark_id=o["mark"], by=o["by"], why=o["why"])
-    shown = ", ".join(f"#{n}" for n in row.lines)
+    shown = services.listed(row.lines)
     cmd.stdout.write(f"undid mark {o['mark']}: {shown} may be offered as alike again (row {row.pk})")

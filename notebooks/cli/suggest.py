@@ -15,13 +15,13 @@ from notebooks.agents.bodies import SuggestIn
 from notebooks.cli import TITLE, Commands, arg
 from notebooks.log.rules.errors import Invalid
 from notebooks.similar import suggestions
+from notebooks.similar.services import listed
 
 EXITS = (
     "Exit status: 0 done, 2 bad input, 3 not one who may read notebooks, 4 no such notebook or a line not live, "
     "7 too many suggestions pending on the notebook."
 )
 command = Commands(exits=EXITS)
-register = command.register
 
 
 def _read(path: str) -> Any:
@@ -56,9 +56,9 @@ def _said(answer: suggestions.Suggested) -> str:
     item = answer.suggestion
     if answer.already == "not_alike":
         assert answer.mark is not None
-        return f"already marked not alike: {', '.join(f'#{n}' for n in answer.mark.lines)} (mark {answer.mark.pk})"
+        return f"already marked not alike: {listed(answer.mark.lines)} (mark {answer.mark.pk})"
     assert item is not None
-    what = f"{item.kind} of {', '.join(f'#{n}' for n in item.lines)}"
+    what = f"{item.kind} of {listed(item.lines)}"
     return f"already pending: suggestion {item.pk}, {what}" if answer.already else f"suggestion {item.pk}: {what}"
 
 

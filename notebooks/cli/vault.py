@@ -3,9 +3,7 @@
 import argparse
 import json
 import math
-import re
 import signal
-import sys
 import threading
 from dataclasses import asdict
 from typing import Any
@@ -14,9 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.cli import JSON, Commands, arg, iso, keys
-from notebooks.log.identity import signing
 from notebooks.log.rules.checks import shown
-from notebooks.models import TITLE_PATTERN
 from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
@@ -51,7 +47,6 @@ command = Commands(
     help="The vault: every notebook as its JSONL file in git (sync, watch, append, alarms, ack).",
     description="The vault: every notebook mirrored as its append-only JSONL file in a git repository.",
 )
-register = command.register
 
 
 def _vault_option(parser: Any) -> None:
@@ -84,15 +79,20 @@ def _vault(o: dict) -> Vault:
     return vault
 
 
-def _report(cmd: BaseCommand, result: SweepResult) -> None:
-    for line in result.report():
-        cmd.stdout.write(line)
-    for f in result.problems:
-        cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
-        cmd.stderr.write(
-            f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
-        )
+def _report(cmd: BaseCommand, *results: SweepResult, refuse: bool = True) -> None:
+    """What each sweep did, its refusals on stderr; a refusal by the last exits REFUSED unless not `refuse` (a watcher
+    goes on)."""
+    for result in results:
+        for line in result.report():
+            cmd.stdout.write(line)
+        for f in result.problems:
+            cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
+            cmd.stderr.write(
+                f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
+            )
     cmd.stdout.flush()  # a watcher's lines are read as they come
+    if refuse and results[-1].problems:
+        raise CommandError(f"{len(results[-1].problems)} file(s) refused; nothing was lost", returncode=REFUSED)
 
 
 @command(_vault_option, BY, description=SYNC_HELP)
@@ -101,8 +101,6 @@ def sync(cmd: BaseCommand, o: dict) -> None:
     vault = _vault(o)
     result = vault.sweep(by_default=o["by"])
     _report(cmd, result)
-    if result.problems:
-        raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
     if not result.report():
         cmd.stdout.write(f"up to date at {result.head[:12]}")
 
@@ -139,7 +137,7 @@ def watch(cmd: BaseCommand, o: dict) -> None:
             interval=o["interval"],
             sweeps=o["sweeps"],
             stop=stop,
-            on_sweep=lambda result: _report(cmd, result),
+            on_sweep=lambda result: _report(cmd, result, refuse=False),
             on_error=lambda exc: cmd.stderr.write(
                 shown(f"sweep failed, trying again: {getattr(exc, 'message', exc)}", 2000)
             ),
@@ -162,21 +160,15 @@ def watch(cmd: BaseCommand, o: dict) -> None:
 )
 def append(cmd: BaseCommand, o: dict) -> None:
     """Append rows from stdin to a notebook's file under the vault's lock, then sweep."""
-    title = o["notebook"]
-    if not re.fullmatch(TITLE_PATTERN, title):
-        raise CommandError(f"{title!r} is not a notebook title", returncode=2)
-    stdin = getattr(sys.stdin, "buffer", None)
-    data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
-    lines = [line for line in data.split(b"\n") if line.strip()]
+    title = keys.check_title(o["notebook"])
+    lines = [line for line in keys.stdin_bytes().split(b"\n") if line.strip()]
     if not lines:
         raise CommandError("no rows on stdin: nothing appended", returncode=2)
     for k, line in enumerate(lines, 1):
         if json_object(line) is None:
             raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
     if o["key_id"] is not None:
-        key_id = o["key_id"]
-        if not signing.KEY_ID.fullmatch(key_id):
-            raise CommandError(f"{key_id[:40]!r} is not a writer key id (wk and 10 hex digits)", returncode=2)
+        key_id = keys.check_key_id(o["key_id"])
         secret = keys.secret_from(o)
         signed = keys.signed_rows(enumerate(lines, 1), title=title, key_id=key_id, secret=secret, nothing="appended")
         lines = [row.encode("utf-8") for row in signed]
@@ -190,10 +182,7 @@ def append(cmd: BaseCommand, o: dict) -> None:
         gap = bool(held) and not held.endswith(b"\n")
         append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
         result = vault.sweep(by_default=o["by"])
-    for done in (before, result):
-        _report(cmd, done)
-    if result.problems:
-        raise CommandError(f"{len(result.problems)} file(s) refused; nothing was lost", returncode=REFUSED)
+    _report(cmd, before, result)
     cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")
 
 

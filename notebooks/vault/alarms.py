@@ -11,20 +11,20 @@ from notebooks.log.rules.checks import bounded
 from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.models import VaultAlarm, VaultAlarmAck
 
+from .results import FileResult
+
 MAX_MESSAGE = 500  # an alarm's message quotes outside input: up to 50 are on every page Dad opens
 
 
-def record_vault_alarm(
-    *, title: str, problem: str, message: str, evidence_ref: str = "", evidence_sha: str = ""
-) -> VaultAlarm:
+def record_vault_alarm(refused: FileResult) -> VaultAlarm:
     """A file the vault refused: recorded for Dad's pages until he acknowledges it."""
     return VaultAlarm.objects.create(
         at=time.time(),
-        title=title[:80],
-        problem=problem[:24],
-        message=bounded(message, MAX_MESSAGE),
-        evidence_ref=evidence_ref,
-        evidence_sha=evidence_sha,
+        title=refused.title[:80],
+        problem=refused.problem[:24],
+        message=bounded(refused.message, MAX_MESSAGE),
+        evidence_ref=refused.evidence_ref,
+        evidence_sha=refused.evidence_sha,
     )
 
 

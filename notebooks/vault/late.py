@@ -7,15 +7,16 @@ import time
 from pathlib import Path
 from stat import S_ISREG
 
+from .fileformat import SUFFIX
 from .state import append_bytes
 
 RETIRED_DIR = "notebooks-vault-retired"
 GRACE_NS = 60_000_000_000  # a writer's handle to a replaced file is watched this long after its last write
 
 
-def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> Path | None:
+def retire(path: Path, title: str, *, ino: int, offset: int) -> Path | None:
     """Link the file about to be replaced; None when it is gone or is no longer the inode that was read."""
-    where = git_dir / RETIRED_DIR
+    where = path.parent / ".git" / RETIRED_DIR
     where.mkdir(exist_ok=True)
     link = where / f"{title}.{ino}.{offset}"
     link.unlink(missing_ok=True)
@@ -29,33 +30,29 @@ def retire(git_dir: Path, path: Path, title: str, *, ino: int, offset: int) -> P
     return link
 
 
-def drain(git_dir: Path, root: Path, suffix: str) -> list[str]:
-    """Append to each live file the whole lines its replaced files received late; the titles that got some."""
-    where = git_dir / RETIRED_DIR
+def drain(root: Path) -> None:
+    """Append to each live file the whole lines its replaced files received late."""
+    where = root / ".git" / RETIRED_DIR
     if not where.is_dir():
-        return []
-    got = []
+        return
     for link in sorted(where.iterdir()):
         title, ino, offset = _parse(link.name)
-        if title is None:
-            continue
-        if _drain_one(link, root / (title + suffix), ino, offset):
-            got.append(title)
-    return got
+        if title is not None:
+            _drain_one(link, root / (title + SUFFIX), ino, offset)
 
 
-def _drain_one(link: Path, live: Path, ino: int, offset: int) -> bool:
+def _drain_one(link: Path, live: Path, ino: int, offset: int) -> None:
     try:
         stat, live_stat = link.stat(), os.lstat(live)
     except FileNotFoundError:
-        return False  # the live file is restored first (a deleted file is the sweep's to judge); the link waits
+        return  # the live file is restored first (a deleted file is the sweep's to judge); the link waits
     if not S_ISREG(live_stat.st_mode):
-        return False  # a link or special file in its place: the sweep refuses it and writes the file again first
+        return  # a link or special file in its place: the sweep refuses it and writes the file again first
     if live_stat.st_ino == ino:  # not replaced after all (it failed): the sweep reads these bytes in place
         link.unlink(missing_ok=True)
-        return False
+        return
     if live_stat.st_size and not _ends_with_newline(live, live_stat.st_size):
-        return False  # another writer's line is half written there: never splice into it
+        return  # another writer's line is half written there: never splice into it
     with open(link, "rb") as handle:
         handle.seek(offset)
         extra = handle.read()
@@ -67,7 +64,6 @@ def _drain_one(link: Path, live: Path, ino: int, offset: int) -> bool:
         link.unlink(missing_ok=True)
     elif take:
         link.rename(link.with_name(f"{link.name.rsplit('.', 2)[0]}.{ino}.{offset + len(take)}"))
-    return bool(take)
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:

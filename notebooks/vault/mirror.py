@@ -120,7 +120,7 @@ class Vault:
         trailers: dict[str, str] | None = None,
     ) -> SweepResult:
         repaired = repair_lands(self.git, self.root / ".git")  # first: else a missed land's rows go in as drift
-        late.drain(self.root / ".git", self.root, SUFFIX)  # rows appended to files replaced earlier
+        late.drain(self.root)  # rows appended to files replaced earlier
         state = self.load_state()
         heads = selectors.heads()
         on_disk, ignored = self.file_titles()
@@ -161,7 +161,7 @@ class Vault:
         tracked = state.get(title)
         stat = stat_or_none(path)
         if stat is not None and not S_ISREG(stat.st_mode):
-            return self._refuse_special(result, nb_of(title), state, kind_of(stat.st_mode))
+            return self._refuse_special(result, state, kind_of(stat.st_mode))
         if (
             tracked
             and head
@@ -173,7 +173,7 @@ class Vault:
         try:
             found, stat = read_regular(path) or (None, None)
         except NotRegular as exc:  # it became one since the lstat
-            return self._refuse_special(result, nb_of(title), state, exc.kind)
+            return self._refuse_special(result, state, exc.kind)
         self._read_stat[title] = stat_key(stat)
         nb = nb_of(title)
 
@@ -297,7 +297,7 @@ class Vault:
         if title in self._read_stat and stat_key(stat_or_none(path)) != read:
             raise _Moved  # an outside writer reached the file after it was read: never replace what was not judged
         # A writer ignoring the lock may still append to the file being replaced: keep it reachable, drain it after.
-        link = late.retire(self.root / ".git", path, title, ino=read[2], offset=read[0]) if read else None
+        link = late.retire(path, title, ino=read[2], offset=read[0]) if read else None
         if read and link is None:
             raise _Moved
         try:
@@ -308,7 +308,7 @@ class Vault:
             raise
         self._track(state, title, nb, content)
         if link is not None:
-            late.drain(self.root / ".git", self.root, SUFFIX)
+            late.drain(self.root)
 
     def _refuse(
         self,
@@ -326,17 +326,12 @@ class Vault:
         result.problem, result.message = problem, message
         if not repair:
             return result
-        ref, sha = history.keep_evidence(self.git, result.title, found, problem, message)
-        result.evidence_ref, result.evidence_sha = ref, sha
-        self._restore(result, nb, state)
-        alarms.record_vault_alarm(
-            title=result.title, problem=problem, message=message, evidence_ref=ref, evidence_sha=sha
+        result.evidence_ref, result.evidence_sha = history.keep_evidence(
+            self.git, result.title, found, problem, message
         )
-        return result
+        return self._restore(result, nb, state)
 
-    def _refuse_special(
-        self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked], kind: str
-    ) -> FileResult:
+    def _refuse_special(self, result: FileResult, state: dict[str, Tracked], kind: str) -> FileResult:
         """A link or special file in a notebook's place: never read (a link could reach any secret), only removed."""
         path = self.path(result.title)
         if kind == "a directory":
@@ -353,17 +348,18 @@ class Vault:
         )
         path.unlink(missing_ok=True)  # the entry: a link's target is untouched
         self._read_stat.pop(result.title, None)
-        self._restore(result, nb, state)
-        alarms.record_vault_alarm(title=result.title, problem=result.problem, message=result.message)
-        return result
+        return self._restore(result, nb_of(result.title), state)
 
-    def _restore(self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked]) -> None:
+    def _restore(self, result: FileResult, nb: Notebook | None, state: dict[str, Tracked]) -> FileResult:
+        """A refused file written again from the log (gone with no notebook), and the alarm raised for Dad."""
         if nb is not None:
             self._write(state, result.title, nb)
         else:
             self.path(result.title).unlink(missing_ok=True)  # no notebook to restore: the evidence has it all
             state.pop(result.title, None)
         self._partials.pop(result.title, None)
+        alarms.record_vault_alarm(result)
+        return result
 
 
 class _Moved(Exception):

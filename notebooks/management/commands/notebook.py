@@ -17,7 +17,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         subparsers = parser.add_subparsers(dest="subcommand", required=True, parser_class=type(parser))
         for name in MODULES:
-            importlib.import_module(name).register(subparsers)
+            importlib.import_module(name).command.register(subparsers)
         check_every_argument(parser)
 
     def run_from_argv(self, argv: list[str]) -> None:
