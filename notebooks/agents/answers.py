@@ -1,6 +1,11 @@
 """What the API and the MCP tools answer (schemas.py), built once from the core's results so both say it alike."""
 
+import json
 import math
+from typing import Any
+
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel
 
 from notebooks.agents import paging, schemas
 from notebooks.log import proposals, services
@@ -15,6 +20,13 @@ from notebooks.sessions import reads as session_reads
 from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as session_services
 from notebooks.similar import selectors as similar_selectors
+
+CONTENT_TYPE = "application/json; charset=utf-8"  # ninja's, as it renders every other answer
+
+
+def rendered(answer: Any) -> str:
+    """An answer as the JSON ninja renders it: a model dumped, then ninja's encoder."""
+    return json.dumps(answer.model_dump() if isinstance(answer, BaseModel) else answer, cls=NinjaJSONEncoder)
 
 
 def until_of(raw: str | None) -> float | None:
