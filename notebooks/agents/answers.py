@@ -42,14 +42,14 @@ def until_of(raw: str | None) -> float | None:
     return value
 
 
-def notebook_list(after: str | None = None, limit: int | None = paging.PAGE) -> schemas.NotebookList:
+def notebook_list(after: str | None = None, limit: int = paging.PAGE) -> schemas.NotebookList:
     """The notebooks by title, after the title `after`, `limit` of them."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
     heads = {found.id: found.head.seq for found in selectors.notebook_heads()}
     found = Notebook.objects.order_by("title")
     if after is not None:
         found = found.filter(title__gt=after)
-    page, more = paging.page(list(found if limit is None else found[: limit + 1]), limit)
+    page, more = paging.page(list(found[: limit + 1]), limit)
     items = []
     for nb in page:
         claim = claims.get(nb.pk)
