@@ -32,18 +32,13 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-NamedSession = Annotated[
-    s.SessionId | None,
-    Field(
+class Write(Body):
+    session: s.SessionId | None = Field(
+        None,
         description="The session this write must go into (your open session on this notebook, as take answered "
         "it): refused if it is closed, lapsed, another's or on another notebook. Without it a write goes into your "
-        "open session on the notebook, if any; every write's answer names the session it went into."
-    ),
-]
-
-
-class Write(Body):
-    session: NamedSession = None
+        "open session on the notebook, if any; every write's answer names the session it went into.",
+    )
 
 
 class AddIn(Write):
