@@ -1,6 +1,11 @@
 """What the API and the MCP tools answer (schemas.py), built once from the core's results so both say it alike."""
 
+import json
 import math
+from typing import Any
+
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel
 
 from notebooks.agents import paging, schemas
 from notebooks.log import proposals, services
@@ -16,6 +21,13 @@ from notebooks.sessions import selectors as session_selectors
 from notebooks.sessions import services as session_services
 from notebooks.similar import selectors as similar_selectors
 
+CONTENT_TYPE = "application/json; charset=utf-8"  # ninja's, as it renders every other answer
+
+
+def rendered(answer: Any) -> str:
+    """An answer as the JSON ninja renders it: a model dumped, then ninja's encoder."""
+    return json.dumps(answer.model_dump() if isinstance(answer, BaseModel) else answer, cls=NinjaJSONEncoder)
+
 
 def until_of(raw: str | None) -> float | None:
     """A time to read at: ISO 8601 or epoch seconds; none when not given."""
@@ -30,14 +42,14 @@ def until_of(raw: str | None) -> float | None:
     return value
 
 
-def notebook_list(after: str | None = None, limit: int | None = paging.PAGE) -> schemas.NotebookList:
+def notebook_list(after: str | None = None, limit: int = paging.PAGE) -> schemas.NotebookList:
     """The notebooks by title, after the title `after`, `limit` of them."""
     claims = {s.notebook_id: s for s in session_claims.open_sessions()}
     heads = {found.id: found.head.seq for found in selectors.notebook_heads()}
     found = Notebook.objects.order_by("title")
     if after is not None:
         found = found.filter(title__gt=after)
-    page, more = paging.page(list(found if limit is None else found[: limit + 1]), limit)
+    page, more = paging.page(list(found[: limit + 1]), limit)
     items = []
     for nb in page:
         claim = claims.get(nb.pk)

@@ -7,7 +7,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from notebooks.agents import paging
 from notebooks.agents import schemas as s
-from notebooks.log.rules.errors import Invalid
 from notebooks.models import TITLE_PATTERN
 
 
@@ -33,18 +32,13 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-NamedSession = Annotated[
-    s.SessionId | None,
-    Field(
+class Write(Body):
+    session: s.SessionId | None = Field(
+        None,
         description="The session this write must go into (your open session on this notebook, as take answered "
         "it): refused if it is closed, lapsed, another's or on another notebook. Without it a write goes into your "
-        "open session on the notebook, if any; every write's answer names the session it went into."
-    ),
-]
-
-
-class Write(Body):
-    session: NamedSession = None
+        "open session on the notebook, if any; every write's answer names the session it went into.",
+    )
 
 
 class AddIn(Write):
@@ -59,18 +53,6 @@ class EditIn(Write):
     to: s.Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
     why: s.Why
     expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
-
-    def words(self) -> str:
-        return new_words(self.text, self.to)
-
-
-def new_words(text: str | None, to: str | None) -> str:
-    """An edit's new words: 'text', or 'to' (its old name, deprecated); one of them, not both."""
-    if text is not None and to is not None:
-        raise Invalid("'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
-    if text is None and to is None:
-        raise Invalid("'text': Field required (the line's new words).", fields=["text"])
-    return text if text is not None else to  # type: ignore[return-value]
 
 
 class RetireIn(Write):

@@ -4,7 +4,6 @@
 import contextlib
 import functools
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,11 +14,9 @@ from django.db import DatabaseError, connection
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.http import parse_etags
-from ninja.responses import NinjaJSONEncoder
-from pydantic import BaseModel
 
 from notebooks.agents import tokens
-from notebooks.agents.answers import until_of
+from notebooks.agents.answers import CONTENT_TYPE, rendered, until_of
 from notebooks.log.identity.roles import Actor
 from notebooks.log.redaction import words_redacted
 from notebooks.log.rules.errors import NotebookError
@@ -31,7 +28,6 @@ from notebooks.sessions import leases
 from notebooks.sessions import reads as session_reads
 from notebooks.version import VERSION
 
-CONTENT_TYPE = "application/json; charset=utf-8"  # ninja's, as it renders every other answer
 NOTEBOOKS_KEPT = 256  # notebooks whose answers are kept (least recently read dropped first)…
 BYTES_KEPT = 64 * 2**20  # …and no more bytes than this in all of them
 EVERYONE = ("everyone",)  # the view of every reader but a holder: the log as it is (Dad's too: answers.py)
@@ -112,7 +108,7 @@ def read(view: Callable | None = None, *, also: Callable[[Notebook, Actor], Any]
                 path = request.get_full_path()
                 body = None if found.frozen else kept_answer(found, path)
                 if body is None:
-                    body, ran = rendered(fn(request, **kwargs)), True
+                    body, ran = rendered(fn(request, **kwargs)).encode(), True
                     if not found.frozen:
                         keep(found, path, body, request.auth)
                 answer = HttpResponse(body, content_type=CONTENT_TYPE)
@@ -124,14 +120,6 @@ def read(view: Callable | None = None, *, also: Callable[[Notebook, Actor], Any]
         return inner
 
     return wrap(view) if view is not None else wrap
-
-
-def rendered(result: Any) -> bytes:
-    """A view's answer as ninja renders it: its own bytes, or the model dumped by ninja's encoder."""
-    if isinstance(result, HttpResponseBase):
-        return result.content
-    data = result.model_dump() if isinstance(result, BaseModel) else result
-    return json.dumps(data, cls=NinjaJSONEncoder).encode()
 
 
 def kept_answer(found: Read, request: str) -> bytes | None:

@@ -3,7 +3,7 @@ token, version and contact, ETag and 304, and no unused component (ninja lists e
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from notebooks.agents.idempotency import HEADER, KEY_PATTERN, MAX_KEY, SAID
 from notebooks.agents.refusals import SAID as REFUSALS_SAID
@@ -118,24 +118,24 @@ def _drop_unused(doc: dict[str, Any]) -> None:
         del schemas[name]
 
 
-def query_names(doc: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
-    """The query parameters each operation takes, by (path, method): any other is refused."""
-    return {
-        (path, method.upper()): sorted(p["name"] for p in op.get("parameters", []) if p["in"] == "query")
-        for path, methods in doc["paths"].items()
-        for method, op in methods.items()
-    }
+class Taken(NamedTuple):
+    """What each operation takes, by (path, method): its query parameters (any other is refused) and its JSON body's
+    fields (named when an unknown one is refused)."""
+
+    query: dict[tuple[str, str], list[str]]
+    body: dict[tuple[str, str], list[str]]
 
 
-def body_names(doc: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
-    """The fields each operation's JSON body takes, by (path, method): named when an unknown one is refused."""
+def taken(doc: dict[str, Any]) -> Taken:
     schemas = doc.get("components", {}).get("schemas", {})
-    found = {}
+    query, body = {}, {}
     for path, methods in doc["paths"].items():
         for method, op in methods.items():
-            body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
-            ref = body.get("$ref", "")
-            model = schemas.get(ref.rsplit("/", 1)[-1], body) if ref else body
+            key = (path, method.upper())
+            query[key] = sorted(p["name"] for p in op.get("parameters", []) if p["in"] == "query")
+            sent = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            ref = sent.get("$ref", "")
+            model = schemas.get(ref.rsplit("/", 1)[-1], sent) if ref else sent
             if model.get("properties"):
-                found[(path, method.upper())] = sorted(model["properties"])
-    return found
+                body[key] = sorted(model["properties"])
+    return Taken(query, body)

@@ -19,8 +19,9 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpRequest, HttpResponse
 from ninja.responses import NinjaJSONEncoder, Status
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from notebooks.agents.answers import CONTENT_TYPE, rendered
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import Conflict, Invalid, NotebookError
 from notebooks.log.store import joined as log_joined
@@ -33,7 +34,6 @@ REPLAYED = "Idempotent-Replayed"  # Stripe's name: "true" on an answer sent agai
 MAX_KEY = 255
 KEY_PATTERN = r"^[\x21\x23-\x5b\x5d-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
-CONTENT_TYPE = "application/json; charset=utf-8"
 IN_PROGRESS_RETRY = 2  # seconds: the Retry-After of a key still being answered (a write takes far less)
 PG_LOCK = "notebooks.idempotency"  # the advisory lock's name space, hashed with the actor and the key
 SAID = (
@@ -93,8 +93,6 @@ def key_of(raw: str | None, named: str = HEADER) -> str | None:
     """The key sent, or None when none was; refuses one out of bounds (400) before anything is read or written."""
     if raw is None:
         return None
-    if not isinstance(raw, str):
-        raise Invalid(f"An {named} is text.", fields=[named])
     value = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] == '"' else raw
     if not _KEY.fullmatch(value):
         raise Invalid(
@@ -244,9 +242,7 @@ def joined(write: Callable[..., T], answer: Callable[[T], Any], **arguments: Any
 def _rendered(result: Any, status: int = 200) -> Answer:
     """What a view returned, as the JSON ninja would render it: a plain answer with `status`."""
     status, value = (result.status_code, result.value) if isinstance(result, Status) else (status, result)
-    if isinstance(value, BaseModel):
-        value = value.model_dump()
-    return Answer(status, json.dumps(value, cls=NinjaJSONEncoder))
+    return Answer(status, rendered(value))
 
 
 def http(view: Callable, *, joins: bool = False, status: int = 200) -> Callable:

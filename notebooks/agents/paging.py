@@ -137,7 +137,7 @@ def read(kind: str, after: Any, limit: Any, *, names: tuple[str, str] = ("after"
     """A cursor and a limit given outside a model (the CLI's), refused as the API refuses them."""
     checks = (
         (names[0], TypeAdapter(tool_after(kind)), after),
-        (names[1], TypeAdapter(Annotated[int, Field(ge=1, le=PAGE_MAX)]), PAGE if limit is None else limit),
+        (names[1], TypeAdapter(tool_limit(kind)), PAGE if limit is None else limit),
     )
     found = []
     for name, adapter, value in checks:

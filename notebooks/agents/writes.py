@@ -6,10 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from notebooks.agents import answers, creation_limit, idempotency, schemas
-from notebooks.agents.bodies import new_words
 from notebooks.log import redaction, services
 from notebooks.log.identity.roles import Actor
-from notebooks.log.rules.errors import NotFound
+from notebooks.log.rules.errors import Invalid, NotFound
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as session_services
 from notebooks.similar import suggestions
@@ -40,8 +39,13 @@ _edit = _of_lines(services.edit)
 
 
 def edit(*, text: str | None = None, to: str | None = None, **fields: Any) -> schemas.Written:
-    """New words as 'text', or as 'to' (its old name), refused before the session is looked at."""
-    return _edit(to=new_words(text, to), **fields)
+    """New words as 'text', or as 'to' (its old name, deprecated): one of them, not both, refused before the session
+    is looked at."""
+    if text is not None and to is not None:
+        raise Invalid("'to': send the new words once, as 'text' ('to' is its old name).", fields=["to"])
+    if text is None and to is None:
+        raise Invalid("'text': Field required (the line's new words).", fields=["text"])
+    return _edit(to=text if text is not None else to, **fields)
 
 
 def add(*, notebook: str, text: str, source: str, why: str, session: int | None = None, by: Actor) -> schemas.Added:

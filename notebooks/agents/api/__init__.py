@@ -57,7 +57,7 @@ api = Api(
 def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     if isinstance(exc, ValidationError):
         route = getattr(request, "api_route", None)
-        known = _body_names().get((route, request.method or "")) if route else None
+        known = _taken().body.get((route, request.method or "")) if route else None
         given = request.resolver_match.kwargs if request.resolver_match else {}
         exc = refusals.invalid_request(exc.errors, given, known)
     elif isinstance(exc, AuthenticationError):
@@ -86,24 +86,14 @@ def unknown(request: HttpRequest, rest: str = "") -> JsonResponse:
 
 
 @functools.cache
-def _document() -> dict[str, Any]:
-    return api.get_openapi_schema()
-
-
-@functools.cache
-def _query_names() -> dict[tuple[str, str], list[str]]:
-    return document.query_names(_document())
-
-
-@functools.cache
-def _body_names() -> dict[tuple[str, str], list[str]]:
-    return document.body_names(_document())
+def _taken() -> document.Taken:
+    """The query parameters and the body's fields each operation takes, read from the document once."""
+    return document.taken(api.get_openapi_schema())
 
 
 def warm() -> None:
     """Read the fields each operation takes at start: on a first call it held that worker for about a second."""
-    _query_names()
-    _body_names()
+    _taken()
 
 
 def _json_405(view: Callable, route: str) -> Callable:
@@ -116,7 +106,7 @@ def _json_405(view: Callable, route: str) -> Callable:
         except SuspiciousOperation as exc:  # too many fields
             return _refused(request, exc)
         request.api_route = "/api/" + route  # the document's path: a refusal names the fields its body takes
-        known = _query_names().get((request.api_route, request.method or ""))
+        known = _taken().query.get((request.api_route, request.method or ""))
         unknown = [name for name in given if known is not None and name not in known]
         if unknown:
             return http_refusal(refusals.unknown_query(unknown, known or []))
