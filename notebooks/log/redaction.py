@@ -63,7 +63,7 @@ def redact(
                 vacuum_words()  # PostgreSQL's dead rows hold them too
 
         transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
-    return Written(n=n, seqs=(row.seq,))
+    return Written.of(n, [row])
 
 
 def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:

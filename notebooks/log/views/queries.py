@@ -1,7 +1,9 @@
 """The views as the log computes them: heads and cuts, the SQL forms of the fold (store/view_reads.py, property-tested
 against fold.py), and a view folded forward from the nearest snapshot."""
 
+from collections.abc import Sequence
 from itertools import islice
+from typing import Any
 
 from notebooks.log.files import rowformat
 from notebooks.log.store import view_reads as viewed
@@ -25,16 +27,19 @@ def head(notebook: Notebook) -> Head:
     return row_before(notebook, ALL)
 
 
+def head_of(found: Sequence[Any] | None) -> Head:
+    """The row a read found as (seq, hash, at); NO_ROWS when none (a LEFT JOIN's NULLs before a first row too)."""
+    return Head(*found) if found and found[0] is not None else NO_ROWS
+
+
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
-    found = viewed.row_before(notebook.pk, seq)
-    return Head(*found) if found else NO_ROWS
+    return head_of(viewed.row_before(notebook.pk, seq))
 
 
 def row_by_time(notebook: Notebook, until: float) -> Head:
     """The last row recorded at or before `until` (a seek on row_cut_idx: times never go backwards)."""
-    found = viewed.row_by_time(notebook.pk, until)
-    return Head(*found) if found else NO_ROWS
+    return head_of(viewed.row_by_time(notebook.pk, until))
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
