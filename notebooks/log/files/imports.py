@@ -42,6 +42,14 @@ def _limits() -> dict[str, Any]:
     }
 
 
+def _locked_or_new(title: str, by: str) -> tuple[Notebook, bool, Head]:
+    """The notebook titled `title`, or a new one started by `by`, locked; whether it is new; its head."""
+    nb = Notebook.objects.filter(title=title).first()
+    created = nb is None
+    nb = lock_notebook(create_notebook(title=title, by=by) if created else nb)
+    return nb, created, head(nb)
+
+
 def import_notebook(
     *,
     title: str,
@@ -56,9 +64,7 @@ def import_notebook(
     check_name(by)
     is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
     with transaction.atomic():
-        nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
-        nb = lock_notebook(nb)
-        top = head(nb)
+        nb, _, top = _locked_or_new(title, by)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
         state = decision.State(title=title)
@@ -109,12 +115,7 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
     lines = list(lines)
     authors = outside.Authors(notebook=notebook)
     with transaction.atomic():
-        nb = Notebook.objects.filter(title=notebook).first()
-        created = nb is None
-        if created:
-            nb = create_notebook(title=notebook, by=by_default)
-        nb = lock_notebook(nb)
-        top = head(nb)
+        nb, created, top = _locked_or_new(notebook, by_default)
         state = import_state(nb)
         # The log's redactions are asked last, by append(): a file refused for any other reason is refused for it,
         # so a probe cannot test a guess at redacted words (docs/RELIABILITY.md, "What a redaction leaves"). A row
