@@ -34,12 +34,12 @@ def head_of(found: Sequence[Any] | None) -> Head:
 
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
-    return head_of(viewed.row_before(notebook.pk, seq))
+    return head_of(viewed.last_row(notebook.pk, seq))
 
 
 def row_by_time(notebook: Notebook, until: float) -> Head:
     """The last row recorded at or before `until` (a seek on row_cut_idx: times never go backwards)."""
-    return head_of(viewed.row_by_time(notebook.pk, until))
+    return head_of(viewed.last_row(notebook.pk, 0, until))
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
@@ -49,7 +49,7 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
 
 def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
     """The row a past view stands at (at or before seq `cut`, or time `until`) and the count of redact rows."""
-    found = viewed.row_and_redactions(notebook.pk, cut, until)
+    found = viewed.last_row(notebook.pk, cut, until, redactions=True)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
 
 
