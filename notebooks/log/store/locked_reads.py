@@ -34,8 +34,8 @@ def locked_notebook(title: str) -> Notebook:
     return lock_notebook(get_notebook(title))
 
 
-def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
-    state = line_or_none(notebook, n, session=session)
+def line_state(notebook: AnyNotebook, n: int) -> LineState:
+    state = line_or_none(notebook, n)
     if state is None:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     return state

@@ -8,11 +8,10 @@ from typing import Any
 from notebooks.log.files import rowformat
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import snapshots
-from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.models import Notebook
 
 ALL = 2**62  # a seq past any head: "no cut"
-NO_ROWS = Head(0, rowformat.GENESIS, 0.0)  # where an empty notebook's chain starts
 FORWARD_MAX = 20_000  # rows folded forward from a snapshot; past this, one query over the log beats folding them
 
 

@@ -12,7 +12,7 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules.fold import LiveLines
 from notebooks.log.rules.fold import ViewRow as FoldRow
 from notebooks.log.store import view_reads as viewed
-from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
@@ -157,7 +157,7 @@ def catch_up(notebook_id: int, head_seq: int) -> int:
     ) or (0, 0)
     if not any(due(s, last_seq, last_live) for s in range(last_seq + EVERY - last_seq % EVERY, head_seq + 1, EVERY)):
         return 0
-    top, lines = nearest(notebook_id, head_seq) or (Head(0, rowformat.GENESIS, 0.0), [])
+    top, lines = nearest(notebook_id, head_seq) or (NO_ROWS, [])
     folder = Folder(lines, seq=top.seq, last_seq=max(top.seq, last_seq), last_live=last_live)
     folder.feed(rows_after(notebook_id, top.seq, head_seq, top.hash))
     return store(notebook_id, folder.made)
