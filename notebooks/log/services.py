@@ -62,16 +62,21 @@ def distinct_numbers(numbers: Any, empty: str, twice: str = "Name each line once
     return numbers
 
 
+def check_title(title: str) -> None:
+    """Refused unless the title has the pattern every notebook's title has (models.TITLE_PATTERN)."""
+    try:
+        title_validator(title)
+    except ValidationError as exc:
+        raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
+
+
 def create_notebook(*, title: str, by: str) -> Notebook:
     if not isinstance(title, str):
         raise Invalid("A title is text.")
     if title != title.rstrip():
         # The pattern's `$` lets a trailing newline through; "zelda " would be a look-alike of "zelda".
         raise Invalid(f"{title!r} is not a valid title: it ends in white space.")
-    try:
-        title_validator(title)
-    except ValidationError as exc:
-        raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
+    check_title(title)
     check_name(by)
     try:
         with transaction.atomic():

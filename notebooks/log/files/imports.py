@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from notebooks.log.files import importing, rowformat
@@ -16,13 +15,13 @@ from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import latest_time
 from notebooks.log.rules.errors import Conflict, Invalid, Redacted
 from notebooks.log.rules.fold import LineState
-from notebooks.log.services import create_notebook
+from notebooks.log.services import check_title, create_notebook
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.lines import Head
 from notebooks.log.views.selectors import head
-from notebooks.models import Notebook, title_validator
+from notebooks.models import Notebook
 
 
 @dataclass(frozen=True)
@@ -108,10 +107,7 @@ class Appended:
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
     """Rows appended to a notebook's file, checked as an import's, their writers proven (outside.py); a new title
     starts a notebook by `by_default` (the operator's, never a row's)."""
-    try:
-        title_validator(notebook)
-    except ValidationError as exc:
-        raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
+    check_title(notebook)
     lines = list(lines)
     authors = outside.Authors(notebook=notebook)
     with transaction.atomic():
