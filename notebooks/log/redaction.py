@@ -15,6 +15,7 @@ from notebooks.log.services import Written, lock_for_write
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locked_reads import redacted_digests_of
+from notebooks.log.store.view_reads import fetch_one
 from notebooks.log.views import kept, snapshots
 from notebooks.models import Notebook
 
@@ -63,14 +64,12 @@ def redact(
                 vacuum_words()  # PostgreSQL's dead rows hold them too
 
         transaction.on_commit(forget_words, robust=True)  # an error is logged: the redaction itself is committed
-    return Written(n=n, seqs=(row.seq,))
+    return Written.of(n, [row])
 
 
 def _other_copies(notebook: Notebook, target: str) -> list[tuple[int, str]]:
     """The same words under their other digest (plain or keyed), each with the first line that carried it."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT body FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook.pk, target])
-        found = cursor.fetchone()
+    found = fetch_one("SELECT body FROM notebooks_words WHERE notebook_id = %s AND digest = %s", [notebook.pk, target])
     others = [d for d in wordkeys.lookups(notebook.title, found[0]) if d != target] if found else []
     firsts = [(stored.first_line_keeping(notebook.pk, d), d) for d in others]
     return [(line, d) for line, d in firsts if line is not None]

@@ -2,8 +2,8 @@
 transaction each (composing with an outer one); a refusal is a NotebookError, with nothing written."""
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Self
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -34,8 +34,8 @@ class Written:
         return self.seqs[-1]
 
     @classmethod
-    def of(cls, n: int, rows: Iterable[RowWritten]) -> "Written":
-        return cls(n=n, seqs=tuple(row.seq for row in rows))
+    def of(cls, n: int, rows: Iterable[RowWritten], **more: Any) -> Self:
+        return cls(n=n, seqs=tuple(row.seq for row in rows), **more)
 
 
 def lock_for_write(title: str, actor: Actor) -> tuple[Notebook, dict[str, Any]]:
@@ -62,16 +62,21 @@ def distinct_numbers(numbers: Any, empty: str, twice: str = "Name each line once
     return numbers
 
 
+def check_title(title: str) -> None:
+    """Refused unless the title has the pattern every notebook's title has (models.TITLE_PATTERN)."""
+    try:
+        title_validator(title)
+    except ValidationError as exc:
+        raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
+
+
 def create_notebook(*, title: str, by: str) -> Notebook:
     if not isinstance(title, str):
         raise Invalid("A title is text.")
     if title != title.rstrip():
         # The pattern's `$` lets a trailing newline through; "zelda " would be a look-alike of "zelda".
         raise Invalid(f"{title!r} is not a valid title: it ends in white space.")
-    try:
-        title_validator(title)
-    except ValidationError as exc:
-        raise Invalid(f"{title!r} is not a valid title. {exc.messages[0]}") from None
+    check_title(title)
     check_name(by)
     try:
         with transaction.atomic():
@@ -111,11 +116,11 @@ def add(*, notebook: str, text: str, source: str, by: "Actor | str", why: str) -
             # Inside a transaction a wrong guess keeps the notebook's lock and hands its state to the general path.
             done = done or fast_add.try_add(notebook, actor, fields)
             if isinstance(done, RowWritten):
-                return Written(n=done.n, seqs=(done.seq,))
+                return Written.of(done.n, [done])
             nb, top, n, claim = done or add_state(notebook, actor, (digest, fields["plain"]))
             (done,) = append(nb, [{**fields, "n": n, "session_id": claim}], top, redactions_checked=True)
             fast_add.remember(notebook, nb, done)
-    return Written(n=done.n, seqs=(done.seq,))
+    return Written.of(done.n, [done])
 
 
 def edit(*, notebook: str, n: int, to: str, by: "Actor | str", why: str, expected: int | None = None) -> Written:
@@ -213,12 +218,10 @@ def restore(*, notebook: str, n: int, by: "Actor | str", why: str) -> Written:
 
 
 @dataclass(frozen=True)
-class Unmerged:
+class Unmerged(Written):
     """The merged line, now retired, and each line merged into it with the line restoring it."""
 
-    n: int
-    restored: dict[int, int]
-    seqs: tuple[int, ...]
+    restored: dict[int, int] = field(default_factory=dict)
 
 
 def undo_merge(*, notebook: str, n: int, by: "Actor | str", why: str) -> Unmerged:
@@ -242,8 +245,7 @@ def undo_merge(*, notebook: str, n: int, by: "Actor | str", why: str) -> Unmerge
         fields.append({"op": "strike", "n": n, "how": "retired", "by": actor.name, "why": why, **claim})
         rows = decision.decide_all(state, fields, editor=actor.editor)
         written = append(nb, rows)
-    restored = {x: row["n"] for x, row in zip(merged, rows, strict=False)}
-    return Unmerged(n=n, restored=restored, seqs=tuple(r.seq for r in written))
+    return Unmerged.of(n, written, restored={x: row["n"] for x, row in zip(merged, rows, strict=False)})
 
 
 def put_back(*, notebook: str, n: int, seq: int, by: "Actor | str", why: str, expected: int | None = None) -> Written:

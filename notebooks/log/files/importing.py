@@ -264,6 +264,14 @@ def _words(obj: dict, fields: dict[str, Any], key: str, line_no: int, limit: int
     fields.update(words=words, digest=digest, salt=salt)
 
 
+def _was(obj: dict, line_no: int, latest: float) -> dict[str, Any]:
+    """The author and time of words a row brings from elsewhere (an adopt's, a moved line's), when it gives them."""
+    return {
+        "was_at": time_of(obj, "was_at", line_no, required=False, latest=latest),
+        "was_by": name_of(obj, "was_by", line_no, required=False),
+    }
+
+
 def _read_add(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
     fields["source"] = _source(obj, line_no)
     _words(obj, fields, "text", line_no, limit, keyed)
@@ -274,11 +282,7 @@ def _read_add(obj: dict, fields: dict[str, Any], line_no: int, limit: int, lates
     if came is not None:  # moved here from another notebook (fold.py), with the words' author and time
         if restores is not None:
             raise fail(line_no, "an add restores a line of its notebook or moves one in, not both")
-        fields.update(moved_notebook=came[0], moved_n=came[1])
-        fields.update(
-            was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
-            was_by=name_of(obj, "was_by", line_no, required=False),
-        )
+        fields.update(moved_notebook=came[0], moved_n=came[1], **_was(obj, line_no, latest))
 
 
 def _read_edit(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
@@ -313,11 +317,7 @@ def _read_redact(obj: dict, fields: dict[str, Any], line_no: int, limit: int, la
 
 def _read_adopt(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:
     _words(obj, fields, "was", line_no, limit, keyed)
-    fields.update(
-        source=_source(obj, line_no, required=False),
-        was_at=time_of(obj, "was_at", line_no, required=False, latest=latest),
-        was_by=name_of(obj, "was_by", line_no, required=False),
-    )
+    fields.update(source=_source(obj, line_no, required=False), **_was(obj, line_no, latest))
 
 
 def _read_proposal(obj: dict, fields: dict[str, Any], line_no: int, limit: int, latest: float, keyed: Any) -> None:

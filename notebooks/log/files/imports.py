@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from notebooks.log.files import importing, rowformat
@@ -16,13 +15,13 @@ from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import latest_time
 from notebooks.log.rules.errors import Conflict, Invalid, Redacted
 from notebooks.log.rules.fold import LineState
-from notebooks.log.services import create_notebook
+from notebooks.log.services import check_title, create_notebook
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.lines import Head
 from notebooks.log.views.selectors import head
-from notebooks.models import Notebook, title_validator
+from notebooks.models import Notebook
 
 
 @dataclass(frozen=True)
@@ -42,6 +41,14 @@ def _limits() -> dict[str, Any]:
     }
 
 
+def _locked_or_new(title: str, by: str) -> tuple[Notebook, bool, Head]:
+    """The notebook titled `title`, or a new one started by `by`, locked; whether it is new; its head."""
+    nb = Notebook.objects.filter(title=title).first()
+    created = nb is None
+    nb = lock_notebook(create_notebook(title=title, by=by) if created else nb)
+    return nb, created, head(nb)
+
+
 def import_notebook(
     *,
     title: str,
@@ -56,9 +63,7 @@ def import_notebook(
     check_name(by)
     is_editor = editor_names().__contains__  # recorded users holding the role, never a name alone
     with transaction.atomic():
-        nb = Notebook.objects.filter(title=title).first() or create_notebook(title=title, by=by)
-        nb = lock_notebook(nb)
-        top = head(nb)
+        nb, _, top = _locked_or_new(title, by)
         if top.seq:
             raise Conflict(f"Notebook {title!r} already has {top.seq} rows; import starts a new notebook.")
         state = decision.State(title=title)
@@ -102,19 +107,11 @@ class Appended:
 def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_line: int = 1) -> Appended:
     """Rows appended to a notebook's file, checked as an import's, their writers proven (outside.py); a new title
     starts a notebook by `by_default` (the operator's, never a row's)."""
-    try:
-        title_validator(notebook)
-    except ValidationError as exc:
-        raise Invalid(f"{notebook!r} is not a valid title. {exc.messages[0]}") from None
+    check_title(notebook)
     lines = list(lines)
     authors = outside.Authors(notebook=notebook)
     with transaction.atomic():
-        nb = Notebook.objects.filter(title=notebook).first()
-        created = nb is None
-        if created:
-            nb = create_notebook(title=notebook, by=by_default)
-        nb = lock_notebook(nb)
-        top = head(nb)
+        nb, created, top = _locked_or_new(notebook, by_default)
         state = import_state(nb)
         # The log's redactions are asked last, by append(): a file refused for any other reason is refused for it,
         # so a probe cannot test a guess at redacted words (docs/RELIABILITY.md, "What a redaction leaves"). A row

@@ -2,6 +2,7 @@
 stored: a key's is derived from the server's secret and the key's salt, so neither alone gives one."""
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -110,22 +111,18 @@ def actor_for(key_id: str) -> Writer | None:
 
 def prover(*, notebook: str) -> Callable[[dict[str, Any]], tuple[Writer | None, str]]:
     """Who proved they wrote a row of the notebook's file: (the writer, "") or (None, why not); lookups shared."""
-    known: dict[str, WriterKey | None] = {}
-    writers: dict[str, Writer | None] = {}
+    writer_of = functools.cache(actor_for)
 
+    @functools.cache
     def secret_for(key_id: str) -> str | None:
-        if key_id not in known:
-            known[key_id] = WriterKey.objects.filter(key_id=key_id).first()
-        key = known[key_id]
+        key = WriterKey.objects.filter(key_id=key_id).first()
         return None if key is None else secret_of(key)
 
     def prove(row: dict[str, Any]) -> tuple[Writer | None, str]:
         key_id, why = signing.verify(row, notebook=notebook, secret_for=secret_for)
         if key_id is None:
             return None, why
-        if key_id not in writers:
-            writers[key_id] = actor_for(key_id)
-        writer = writers[key_id]
+        writer = writer_of(key_id)
         return (None, f"writer key {key_id} is revoked") if writer is None else (writer, "")
 
     return prove

@@ -149,9 +149,14 @@ def bounded(message: str, limit: int = 1000) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
+def clock_allowance() -> float:
+    """Seconds a row's time may run ahead of this server's clock, as another writer's clock may be a little fast."""
+    return float(settings.NOTEBOOK_CLOCK_ALLOWANCE)
+
+
 def latest_time(now: float | None = None) -> float:
-    """The latest time a row may carry: now plus the allowance, as another writer's clock may be a little fast."""
-    return (time.time() if now is None else now) + float(settings.NOTEBOOK_CLOCK_ALLOWANCE)
+    """The latest time a row may carry: now plus the allowance."""
+    return (time.time() if now is None else now) + clock_allowance()
 
 
 def shown_time(at: float) -> str:
@@ -163,7 +168,7 @@ def problem_of_future(at: float, latest: float) -> str | None:
         return None
     return (
         f"is {shown_time(at)}, later than this server's clock allows: now plus NOTEBOOK_CLOCK_ALLOWANCE "
-        f"({float(settings.NOTEBOOK_CLOCK_ALLOWANCE):g} s) is {shown_time(latest)}"
+        f"({clock_allowance():g} s) is {shown_time(latest)}"
     )
 
 

@@ -56,16 +56,7 @@ def merge_rows(
     fold.check_may_write(name=by, editor=editor, source=source)
     (add,) = decision.decide_all(state, [add], editor=editor)
     strikes = [
-        {
-            "op": "strike",
-            "n": x,
-            "how": MERGED,
-            "into": add["n"],
-            "by": by,
-            "why": why,
-            "verb": "merge",
-            **extra,
-        }
+        {"op": "strike", "n": x, "how": MERGED, "into": add["n"], "by": by, "why": why, "verb": "merge", **extra}
         for x in numbers
     ]
     return [add, *decision.decide_all(state, strikes, editor=editor)]

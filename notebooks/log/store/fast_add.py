@@ -87,8 +87,9 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     alone = db.get_autocommit()  # no transaction open: the call is its own
     if alone and snapshot_due(top.seq, top.seq + 1):
         return None  # a snapshot is made in the row's transaction (append.py): the general path opens one
+    nb = NotebookRef(pk, title)
     try:
-        values, row = chain_one(NotebookRef(pk, title), {**fields, "n": n, "session_id": None}, top)
+        values, row = chain_one(nb, {**fields, "n": n, "session_id": None}, top)
     except NotebookError:  # refused after the guessed head (a time from the future): judged on the real one
         return None
     args = (NOTEBOOK_LOCK_CLASS, pk & LOCK_KEY_MASK, pk, title, *values[1:ADD_ROW_COLUMNS], fields["words"], ask)
@@ -98,7 +99,6 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         return None
     seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if inserted:
-        nb = NotebookRef(pk, title)
         appended(nb, top, [row], fold=True)
         _remember(key, pk, Head(row.seq, row.hash, row.at), row.n + 1)
         return row

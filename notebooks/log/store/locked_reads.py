@@ -12,7 +12,7 @@ from notebooks.log.rules.fold import LineState
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.lines import Head
-from notebooks.log.views.queries import NO_ROWS
+from notebooks.log.views.queries import NO_ROWS, head_of
 from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook
 
@@ -34,8 +34,8 @@ def locked_notebook(title: str) -> Notebook:
     return lock_notebook(get_notebook(title))
 
 
-def line_state(notebook: AnyNotebook, n: int, *, session: int | None = None) -> LineState:
-    state = line_or_none(notebook, n, session=session)
+def line_state(notebook: AnyNotebook, n: int) -> LineState:
+    state = line_or_none(notebook, n)
     if state is None:
         raise NotFound(f"Notebook {notebook.title!r} has no line #{n}.")
     return state
@@ -77,7 +77,7 @@ def state_of_add(
     pk, seq, hash_, at, top_n, redact_seq, may_claim = found
     nb = NotebookRef(pk, title)
     claim = guards.current().claim(title=title, actor=actor) if may_claim else None
-    top = Head(seq, hash_, at) if seq is not None else NO_ROWS
+    top = head_of((seq, hash_, at))
     gone = {digests[0]: redact_seq} if redact_seq is not None else {}
     return nb, top, _numbered(nb, actor, top_n, gone, digests), claim
 

@@ -78,13 +78,12 @@ def line_rows(notebook_id: int, n: int, session: int | None) -> list[Found]:
 
 def redact_rows_naming(notebook_id: int, digests: list[str]) -> dict[str, int]:
     """Which of these digests (at most 500) a redact row of the notebook names, with that row's seq."""
-    return dict(
-        fetch_all(
-            "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
-            f"AND redacts IN ({', '.join(['%s'] * len(digests))})",
-            [notebook_id, *digests],
-        )
+    found = fetch_all(
+        "SELECT redacts, seq FROM notebooks_row WHERE notebook_id = %s AND op = 'redact' "
+        f"AND redacts IN ({', '.join(['%s'] * len(digests))})",
+        [notebook_id, *digests],
     )
+    return dict(found)
 
 
 def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
@@ -103,14 +102,12 @@ def restoring_line(notebook_id: int, n: int, session: int | None) -> int | None:
 
 def merged_into(notebook_id: int, n: int) -> list[int]:
     """The lines merged into line n (their strikes how="merged" naming it), by number."""
-    return [
-        x
-        for (x,) in fetch_all(
-            "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'strike' AND how = 'merged' AND \"into\" = %s "
-            "ORDER BY n",
-            [notebook_id, n],
-        )
-    ]
+    found = fetch_all(
+        "SELECT n FROM notebooks_row WHERE notebook_id = %s AND op = 'strike' AND how = 'merged' AND \"into\" = %s "
+        "ORDER BY n",
+        [notebook_id, n],
+    )
+    return [x for (x,) in found]
 
 
 def last_strike_moved(notebook_id: int, n: int) -> Found | None:
@@ -278,13 +275,12 @@ def worded_sources(notebook_id: int, upto: int) -> list[Found]:
 
 def changed_by_others(notebook_id: int, base: int, session_id: int) -> dict[int, int]:
     """Each line another writer than the session added, edited or struck after `base`, with the first such seq."""
-    return dict(
-        fetch_all(
-            "SELECT n, MIN(seq) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND op IN ('add', 'edit', "
-            "'strike') AND (session_id IS NULL OR session_id <> %s) GROUP BY n",
-            [notebook_id, base, session_id],
-        )
+    found = fetch_all(
+        "SELECT n, MIN(seq) FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND op IN ('add', 'edit', "
+        "'strike') AND (session_id IS NULL OR session_id <> %s) GROUP BY n",
+        [notebook_id, base, session_id],
     )
+    return dict(found)
 
 
 def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:

@@ -69,28 +69,15 @@ def row_at(notebook_id: int, seq: int) -> Found | None:
     return fetch_one("SELECT seq, hash, at FROM notebooks_row WHERE notebook_id = %s AND seq = %s", [notebook_id, seq])
 
 
-def _last_row(columns: str, notebook_id: int, cut: int, until: float | None = None) -> Found | None:
-    """`columns` of the last row at or before seq `cut`, or time `until` (a seek on row_cut_idx)."""
+def last_row(notebook_id: int, cut: int, until: float | None = None, *, redactions: bool = False) -> Found | None:
+    """(seq, hash, at) of the last row at or before seq `cut`, or time `until` (a seek on row_cut_idx); `redactions`:
+    and the count of redact rows, in the same query (what a past view stands at)."""
+    columns = f"seq, hash, at, {REDACTIONS}" if redactions else "seq, hash, at"
     where = "seq <= %(bound)s ORDER BY seq DESC" if until is None else "at <= %(bound)s ORDER BY at DESC, seq DESC"
     return fetch_one(
         f"SELECT {columns} FROM notebooks_row WHERE notebook_id = %(nb)s AND {where} LIMIT 1",
         {"nb": notebook_id, "bound": cut if until is None else until},
     )
-
-
-def row_before(notebook_id: int, seq: int) -> Found | None:
-    """(seq, hash, at) of the last row at or before seq."""
-    return _last_row("seq, hash, at", notebook_id, seq)
-
-
-def row_by_time(notebook_id: int, until: float) -> Found | None:
-    """(seq, hash, at) of the last row recorded at or before `until`."""
-    return _last_row("seq, hash, at", notebook_id, 0, until)
-
-
-def row_and_redactions(notebook_id: int, cut: int, until: float | None) -> Found | None:
-    """(seq, hash, at, redactions): the row a past view stands at and the count of redact rows, in one query."""
-    return _last_row(f"seq, hash, at, {REDACTIONS}", notebook_id, cut, until)
 
 
 def top_seq(notebook_id: int) -> int:

@@ -2,6 +2,8 @@
 
 from typing import Any, NamedTuple
 
+from notebooks.log.files.rowformat import GENESIS
+
 
 class Line(NamedTuple):
     """A live line. A tuple, not a dataclass: a cold view makes 15k of them and a frozen dataclass costs 3x."""
@@ -22,3 +24,6 @@ class Head(NamedTuple):
     seq: int
     hash: str
     at: float
+
+
+NO_ROWS = Head(0, GENESIS, 0.0)  # where an empty notebook's chain starts

@@ -1,16 +1,17 @@
 """The views as the log computes them: heads and cuts, the SQL forms of the fold (store/view_reads.py, property-tested
 against fold.py), and a view folded forward from the nearest snapshot."""
 
+from collections.abc import Sequence
 from itertools import islice
+from typing import Any
 
 from notebooks.log.files import rowformat
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import snapshots
-from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.models import Notebook
 
 ALL = 2**62  # a seq past any head: "no cut"
-NO_ROWS = Head(0, rowformat.GENESIS, 0.0)  # where an empty notebook's chain starts
 FORWARD_MAX = 20_000  # rows folded forward from a snapshot; past this, one query over the log beats folding them
 
 
@@ -25,16 +26,19 @@ def head(notebook: Notebook) -> Head:
     return row_before(notebook, ALL)
 
 
+def head_of(found: Sequence[Any] | None) -> Head:
+    """The row a read found as (seq, hash, at); NO_ROWS when none (a LEFT JOIN's NULLs before a first row too)."""
+    return Head(*found) if found and found[0] is not None else NO_ROWS
+
+
 def row_before(notebook: Notebook, seq: int) -> Head:
     """The last row at or before seq (the head, for ALL)."""
-    found = viewed.row_before(notebook.pk, seq)
-    return Head(*found) if found else NO_ROWS
+    return head_of(viewed.last_row(notebook.pk, seq))
 
 
 def row_by_time(notebook: Notebook, until: float) -> Head:
     """The last row recorded at or before `until` (a seek on row_cut_idx: times never go backwards)."""
-    found = viewed.row_by_time(notebook.pk, until)
-    return Head(*found) if found else NO_ROWS
+    return head_of(viewed.last_row(notebook.pk, 0, until))
 
 
 def cut_for(notebook: Notebook, until: float | None) -> int:
@@ -44,7 +48,7 @@ def cut_for(notebook: Notebook, until: float | None) -> int:
 
 def row_and_redactions(notebook: Notebook, cut: int, until: float | None) -> tuple[Head, int]:
     """The row a past view stands at (at or before seq `cut`, or time `until`) and the count of redact rows."""
-    found = viewed.row_and_redactions(notebook.pk, cut, until)
+    found = viewed.last_row(notebook.pk, cut, until, redactions=True)
     return (Head(*found[:3]), found[3]) if found else (NO_ROWS, 0)
 
 

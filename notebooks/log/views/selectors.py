@@ -19,7 +19,7 @@ from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
 from notebooks.log.views.lines import Head, Line
-from notebooks.log.views.queries import ALL, NO_ROWS, cut_for, head, line_by_sql, row_by_time, words_or_mark
+from notebooks.log.views.queries import ALL, cut_for, head, head_of, line_by_sql, row_by_time, words_or_mark
 from notebooks.models import Notebook
 
 TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
@@ -31,9 +31,7 @@ def get_notebook(title: str) -> Notebook:
         # Such a title was never created, and the databases cannot even compare it.
         raise NotFound(f"No notebook is titled {title!r}.")
     # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
-        found = cursor.fetchone()
+    found = viewed.fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
     if found is not None:
         return Notebook.from_db(connection.alias, ["id", "title"], found)
     raise _not_found(title)
@@ -55,7 +53,7 @@ def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tupl
         raise _not_found(title)
     nb_id, nb_title, seq, hash_, at, *extra = found
     notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, nb_title))
-    return notebook, Head(seq, hash_, at) if seq is not None else NO_ROWS, tuple(extra)
+    return notebook, head_of((seq, hash_, at)), tuple(extra)
 
 
 def head_at(notebook: Notebook, *, until: float | None = None) -> Head:
@@ -238,10 +236,7 @@ class NotebookHead(NamedTuple):
 
 def notebook_heads() -> list[NotebookHead]:
     """By title, in one query."""
-    return [
-        NotebookHead(nb_id, title, Head(seq, hash, at) if seq is not None else NO_ROWS)
-        for nb_id, title, seq, hash, at in viewed.notebook_heads()
-    ]
+    return [NotebookHead(nb_id, title, head_of(found)) for nb_id, title, *found in viewed.notebook_heads()]
 
 
 def heads() -> dict[str, Head]:

@@ -12,7 +12,7 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules.fold import LiveLines
 from notebooks.log.rules.fold import ViewRow as FoldRow
 from notebooks.log.store import view_reads as viewed
-from notebooks.log.views.lines import Head, Line
+from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)
@@ -152,14 +152,12 @@ def rows_after(notebook_id: int, after: int, upto: int, prev_hash: str) -> Itera
 
 def catch_up(notebook_id: int, head_seq: int) -> int:
     """How many snapshots were due up to row `head_seq`, made inside the write that reached it."""
-    with connection.cursor() as cursor:  # the last snapshot's seq and lines, checked or not: it only paces
-        cursor.execute(
-            "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
-        )
-        last_seq, last_live = cursor.fetchone() or (0, 0)
+    last_seq, last_live = viewed.fetch_one(  # the last snapshot's seq and lines, checked or not: it only paces
+        "SELECT seq, live FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq DESC LIMIT 1", [notebook_id]
+    ) or (0, 0)
     if not any(due(s, last_seq, last_live) for s in range(last_seq + EVERY - last_seq % EVERY, head_seq + 1, EVERY)):
         return 0
-    top, lines = nearest(notebook_id, head_seq) or (Head(0, rowformat.GENESIS, 0.0), [])
+    top, lines = nearest(notebook_id, head_seq) or (NO_ROWS, [])
     folder = Folder(lines, seq=top.seq, last_seq=max(top.seq, last_seq), last_live=last_live)
     folder.feed(rows_after(notebook_id, top.seq, head_seq, top.hash))
     return store(notebook_id, folder.made)
@@ -176,12 +174,10 @@ def rebuild(notebook_id: int) -> int:
 
 def problems(notebook_id: int) -> list[str]:
     """Every snapshot readers would pass over or that says other than the log, in one fold of the whole log."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'SELECT seq, "hash", redactions, lines, mac FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq',
-            [notebook_id],
-        )
-        taken = cursor.fetchall()
+    taken = viewed.fetch_all(
+        'SELECT seq, "hash", redactions, lines, mac FROM notebooks_snapshot WHERE notebook_id = %s ORDER BY seq',
+        [notebook_id],
+    )
     hashes = viewed.seq_hashes(notebook_id)
     if not taken:
         return []
