@@ -98,11 +98,11 @@ def _refused(request: HttpRequest, notebook: Notebook, form: SimilarForm | Sugge
     return similar_groups(request, notebook, request.POST.get("drawn", ""), status, similar_note=said)
 
 
-def _in_place(request: HttpRequest, partial: str, key: str, status: int, **context: Any) -> HttpResponse:
+def _in_place(request: HttpRequest, template: str, key: str, status: int, **context: Any) -> HttpResponse:
     """A refused decision again in its place, with the message and Dad's draft as he typed it: the others may hold
     drafts."""
     context |= {"can_edit": True, "draft": request.POST, "draft_out": request.POST.getlist("out")}
-    return reswap(retarget(render_page(request, partial, context, status), f"#{key}"), "outerHTML")
+    return reswap(retarget(render_page(request, template, context, status), f"#{key}"), "outerHTML")
 
 
 @editor_required("POST")
