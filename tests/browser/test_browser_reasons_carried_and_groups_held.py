@@ -55,6 +55,33 @@ def _decisions(server: Server) -> list:
     return json.loads(server.run("shell", "--no-imports", "-c", code).strip().splitlines()[-1])
 
 
+def test_a_decision_sent_without_a_reason_is_refused_in_place_with_the_focus_in_its_reason(browser, server):  # noqa: ANN001
+    from playwright.sync_api import expect
+
+    context, page, errors = _signed_in(browser, server, "/notebooks/zelda/?show=similar")
+    group = page.locator("section.similar-group:not(.suggestion)").first
+    expect(group).to_be_visible()
+    key = group.get_attribute("id")
+    group.get_by_role("button", name="Merge", exact=True).focus()
+    page.keyboard.press("Enter")
+    group = page.locator(f"#{key}")
+    expect(group).to_contain_text("A reason is required")
+    expect(group.get_by_label("Reason", exact=True)).to_be_focused()  # where he types next, not the page's top
+    page.keyboard.type("one rule")
+    expect(group.get_by_label("Reason", exact=True)).to_have_value("one rule")
+
+    stray = page.locator("#suggestions .suggestion.kind-stray")
+    stray.get_by_role("button", name="Retire", exact=True).focus()
+    page.keyboard.press("Enter")
+    stray = page.locator("#suggestions .suggestion.kind-stray")
+    expect(stray).to_contain_text("A reason is required")
+    expect(stray.get_by_label("Your reason", exact=True)).to_be_focused()
+    assert _decisions(server) == []  # refused: nothing written
+    assert page.evaluate("window.__same_page === true")
+    context.close()
+    assert errors == [], errors
+
+
 def test_one_reason_for_a_run_of_suggested_merges_and_the_engines_groups_held(browser, server):  # noqa: ANN001
     from playwright.sync_api import expect
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django_htmx.http import reswap, retarget
@@ -102,6 +103,7 @@ def _in_place(request: HttpRequest, template: str, key: str, status: int, **cont
     """A refused decision again in its place, with the message and Dad's draft as he typed it: the others may hold
     drafts."""
     context |= {"can_edit": True, "draft": request.POST, "draft_out": request.POST.getlist("out")}
+    context["reason_limit"] = settings.NOTEBOOK_MAX_REASON  # the field counts as it does on the page
     return reswap(retarget(render_page(request, template, context, status), f"#{key}"), "outerHTML")
 
 
