@@ -333,7 +333,8 @@ WHY_FAILS = {
         "way; PostgreSQL then analyzes the new rows so the notebook is planned right. On PostgreSQL each row is "
         "now judged by the one decision every door calls, as an add is: 5 imports in a row with their floors, "
         "2026-12-04, gave 4.34-4.70x (median 4.40x) against 3.6-3.9x when the 4x was chosen (bench/NOTES.md), "
-        "so a FAIL there is the code's, not the machine's."
+        "so a FAIL there is the code's, not the machine's; on a later machine, the code of 0a0ac6a and of e9c4614 side "
+        "by side gave 4.51-4.92x (median 4.65x) and 4.68-6.34x (median 4.88x), bench/NOTES.md."
     ),
     "frozen view at mid-log": (
         "**Frozen view against as_of().** A first read at a past cut starts from the snapshot at or before it "
