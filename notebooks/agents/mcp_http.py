@@ -7,15 +7,15 @@ from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from notebooks.agents import tokens
 from notebooks.agents.mcp_server import build
-from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, Unauthorized, http_refusal
+from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, TooLarge, Unauthorized, http_refusal
 from notebooks.log.identity.roles import Actor
 
 _started = threading.Lock()
@@ -100,14 +100,23 @@ async def _exchange(manager: StreamableHTTPSessionManager, scope: dict[str, Any]
 
 
 @csrf_exempt
-@require_POST  # stateless: no event stream to GET (it would hold a worker thread), no session to DELETE
 def endpoint(request: HttpRequest) -> HttpResponse:
     """POST a JSON-RPC message with `Authorization: Bearer <token>`: the MCP tools the token's actor may use."""
+    if (
+        request.method != "POST"
+    ):  # stateless: no event stream to GET (it would hold a worker thread), no session to DELETE
+        refused = http_refusal(MethodNotAllowed(f"{request.method} is not allowed here; use POST."))
+        refused["Allow"] = "POST"
+        return refused
     scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return http_refusal(Unauthorized(NO_TOKEN))
     actor = tokens.authenticate(secret.strip())
     if actor is None:
         return http_refusal(Unauthorized(BAD_TOKEN))
+    try:
+        body = request.body
+    except RequestDataTooBig:  # as the API answers it (agents/api): a JSON 413, not Django's HTML 400
+        return http_refusal(TooLarge("The request body is too large."))
     manager = _manager(actor.name, actor.editor)
-    return _loop().call(_exchange, manager, _scope(request), request.body)
+    return _loop().call(_exchange, manager, _scope(request), body)

@@ -107,6 +107,16 @@ def test_mcp_offers_no_event_stream_and_no_session_to_end(site, method: str) -> 
     headers = {"Authorization": f"Bearer {site['tokens']['pippa']}", "Accept": "text/event-stream"}
     answer = httpx2.request(method, site["base"] + "/mcp", headers=headers, timeout=30)
     assert answer.status_code == 405 and answer.headers["Allow"] == "POST"
+    assert answer.json()["error"]["code"] == "method_not_allowed"  # the API's refusal, not an empty HTML page
+
+
+def test_a_body_too_large_for_mcp_is_the_apis_413_not_an_html_400(zelda, pippa, settings) -> None:  # noqa: ANN001
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    arguments = {"notebook": "zelda", "text": "x" * 200, "why": "w"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": arguments}}
+    answer = pippa.post("/mcp", body)
+    assert answer.status_code == 413 and answer["Content-Type"].startswith("application/json")
+    assert answer.json()["error"] == {"code": "too_large", "message": "The request body is too large."}
 
 
 def test_the_guides_sdk_client_runs_and_prints_what_it_shows(site) -> None:  # noqa: ANN001
