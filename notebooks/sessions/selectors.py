@@ -85,8 +85,13 @@ def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
 
 
 def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
+    """Rows of SESSION_ROW_SQL as the export writes them: redacted words read "[redacted: why]", as everywhere."""
     rows, total = found
-    return [rowformat.export_row(dict(zip(viewed.EXPORT_NAMES, v[:-1], strict=True)), v[-1]) for v in rows], total
+    exported = [
+        rowformat.export_row(dict(zip(viewed.EXPORT_NAMES, v[:-2], strict=True)), v[-1], redacted_why=v[-2])
+        for v in rows
+    ]
+    return exported, total
 
 
 def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:

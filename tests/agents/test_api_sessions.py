@@ -170,3 +170,17 @@ def test_a_sessions_events_count_as_number_and_seq_names_only_rows(zelda, pippa)
     assert json.loads(out.getvalue())["sessions"][0]["events"] == events
     event = api.get_openapi_schema(path_prefix="/api/")["components"]["schemas"]["Event"]
     assert "number" in event["required"] and "seq" not in event["properties"]
+
+
+def test_a_redacted_row_in_a_sessions_rows_reads_as_in_the_notebooks_rows(zelda, pippa, dad_api):
+    sid = _take(pippa).json()["id"]  # its take records Dad's #3 (seq 3) as drift
+    pippa.post("/api/notebooks/zelda/lines", {"text": "my password is hunter2", "source": "seen", "why": "seen"})
+    for n in (3, 4):
+        response = dad_api.post(f"/api/notebooks/zelda/lines/{n}/redact", {"why": "a password", "seq": n})
+        assert response.status_code == 200, response.json()
+    rows = {r["seq"]: r for r in dad_api.get("/api/notebooks/zelda/rows").json()["rows"]}
+    session = dad_api.get(f"/api/sessions/{sid}").json()
+    drift, change = (next(r for r in session[side] if r["n"] == n) for side, n in (("drift", 3), ("change", 4)))
+    assert drift["text"] == "[redacted: a password]" and drift["redacted"] is True
+    assert change["proposed_text"] == "[redacted: a password]" and change["redacted"] is True
+    assert drift == rows[drift["seq"]] and change == rows[change["seq"]]

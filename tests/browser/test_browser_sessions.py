@@ -116,7 +116,7 @@ def test_dad_discards_a_refused_session_by_keyboard_with_his_reason(server, open
     expect(section.locator(f"#session-{sid}-decision")).to_contain_text("Discarded by dad")
     expect(section.locator(f"#session-{sid}-decision")).to_contain_text("start again from the camp lines")
     expect(section.locator(".state-abandoned")).to_have_text("abandoned")
-    expect(section.locator('[role="status"]')).to_contain_text("Its rows stay in force")
+    expect(section.locator('[role="status"]')).to_contain_text("Its rows never count")
 
 
 def test_by_keyboard_a_decision_leaves_focus_on_what_it_says_and_escape_closes_an_open_one(server, open_page):

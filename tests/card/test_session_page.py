@@ -1,6 +1,6 @@
 import re
 
-from notebooks.log import services
+from notebooks.log import redaction, services
 from notebooks.sessions import services as sessions
 from tests.agent_helpers import DAD
 
@@ -82,3 +82,16 @@ def test_each_landed_session_shows_the_seen_guessed_and_changed_lines_it_brought
     html = client.get("/sessions/").content.decode()
     assert _brought(html, first.id) == {"seen": 1, "guessed": 1, "changed": 1}
     assert f'id="session-{second.id}-brought"' not in html  # open: it has brought nothing yet
+
+
+def test_redacted_words_in_a_sessions_rows_read_as_redacted_on_the_page_and_the_cards_pending_rows(client, dad, zelda):
+    sessions.take(notebook="zelda", plan="a plan", by="pippa")  # the take records Dad's #3 (seq 3) as drift
+    services.add(notebook="zelda", text="my password is hunter2", source="seen", by="pippa", why="seen")
+    for n in (3, 4):
+        redaction.redact(notebook="zelda", n=n, by=DAD, why="a password", seq=n)
+    client.force_login(dad)
+    change, drift = client.get("/sessions/").content.decode().split('class="change"')[1].split('class="drift"')
+    assert "[redacted: a password]" in change and "[redacted: a password]" in drift
+    assert "None" not in change and "None" not in drift
+    pending = client.get("/notebooks/zelda/").content.decode().split('class="group pending"')[1].split("</section>")[0]
+    assert "[redacted: a password]" in pending and "None" not in pending

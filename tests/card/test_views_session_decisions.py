@@ -6,10 +6,12 @@ from django.test import Client
 
 from notebooks.log import services
 from notebooks.log.identity.roles import Actor
+from notebooks.log.views import selectors
 from notebooks.models import SessionEvent
 from notebooks.sessions import services as sessions
 
 PIPPA = Actor("pippa")
+LIVE_BEFORE = ["the bridge guard swings twice", "always attack first", "block first, then attack"]
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "session-1"}
 
 
@@ -32,7 +34,7 @@ def test_the_page_shows_a_refused_session_with_its_reasons_and_dads_two_decision
     html = editor_client.get("/sessions/").content.decode()
     assert f'id="session-{refused}-refused"' in html and "retired 2 of the 3 lines" in html
     assert f'action="/sessions/{refused}/land/"' in html and f'action="/sessions/{refused}/discard/"' in html
-    assert "Land as Dad…" in html and "Discard…" in html and "its rows stay in force" in html
+    assert "Land as Dad…" in html and "Discard…" in html and "its rows never count" in html
 
 
 def test_a_reader_sees_no_decision_and_may_not_post_one(client, agent_user, refused):
@@ -72,8 +74,19 @@ def test_a_plain_land_redirects_to_the_session_landed_by_dad_with_his_reason(edi
 def test_a_plain_discard_ends_the_session_with_dads_reason(editor_client, refused):
     response = editor_client.post(f"/sessions/{refused}/discard/", {"reason": "start again"}, follow=True)
     html = response.content.decode()
-    assert "Discarded by dad" in html and "start again" in html and "Its rows stay in force" in html
+    assert "Discarded by dad" in html and "start again" in html and "Its rows never count" in html
     assert _kinds(refused)[-1] == "abandon"
+
+
+def test_a_session_discarded_on_the_page_leaves_its_proposed_lines_out_of_the_notebook(editor_client, zelda):
+    taken = sessions.take(notebook="zelda", plan="the guard", by=PIPPA)
+    services.add(notebook="zelda", text="roll twice under the bridge", source="seen", by=PIPPA, why="seen")
+    services.retire(notebook="zelda", n=1, by=PIPPA, why="stale")
+    editor_client.post(f"/sessions/{taken.id}/discard/", {"reason": "not this"})
+    html = editor_client.get("/notebooks/zelda/").content.decode()
+    assert "the bridge guard swings twice" in html and "roll twice under the bridge" not in html
+    assert "Pending in session" not in html
+    assert [line.text for line in selectors.view(selectors.get_notebook("zelda"))] == LIVE_BEFORE
 
 
 @pytest.mark.parametrize("verb", ["land", "discard"])

@@ -24,7 +24,7 @@ DECIDE_VERBS = (  # verb, the disclosure's label, its reason's, its button's, an
 )
 DONE = {
     "land": "Session #{pk} landed as your approval, with your reason.",
-    "discard": "Session #{pk} discarded, with your reason. Its rows stay in force: retire any you do not want.",
+    "discard": "Session #{pk} discarded, with your reason. Its rows never count: they stay in the log and in history.",
 }
 
 
@@ -91,5 +91,5 @@ def land(request: HttpRequest, pk: int) -> HttpResponse:
 
 @editor_required("POST")
 def discard(request: HttpRequest, pk: int) -> HttpResponse:
-    """End the session without a land: an abandon by Dad with his reason (its rows stay in the log, in force)."""
+    """End the session without a land: an abandon by Dad with his reason (its rows stay in the log and never count)."""
     return _decide(request, pk, "discard")

@@ -180,7 +180,8 @@ def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
 
 
 # ----- a session's rows -----------------------------------------------------------------------------------------------
-SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r {WORDS_JOIN} "
+# As an export reads them: EXPORT_COLUMNS, the redacted why (redacted words read as such), the words.
+SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
 def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tuple[list[Found], int]:
@@ -294,7 +295,8 @@ def count_outside_sessions(notebook_id: int, after: int, upto: int) -> int:
 def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
     """Every row of the notebook in log order with its words and salt, by column name, streamed from one query."""
     names = [*EXPORT_NAMES, "body"]
-    for values in streamed(f"{SESSION_ROW_SQL}WHERE r.notebook_id = %s ORDER BY r.seq", [notebook_id]):
+    sql = f"SELECT {EXPORT_COLUMNS}, w.body FROM notebooks_row r {WORDS_JOIN} WHERE r.notebook_id = %s ORDER BY r.seq"
+    for values in streamed(sql, [notebook_id]):
         yield dict(zip(names, values, strict=True))
 
 
