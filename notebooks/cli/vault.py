@@ -87,9 +87,10 @@ def _report(cmd: BaseCommand, *results: SweepResult, refuse: bool = True) -> Non
             cmd.stdout.write(line)
         for f in result.problems:
             cmd.stderr.write(shown(f"REFUSED {f.message}", 2000))
-            cmd.stderr.write(
-                f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
-            )
+            if f.evidence_ref:  # a link or a special file is never read, so nothing of it is kept
+                cmd.stderr.write(
+                    f"  the file as found is kept on {f.evidence_ref} ({f.evidence_sha[:12]}); restored from the log"
+                )
     cmd.stdout.flush()  # a watcher's lines are read as they come
     if refuse and results[-1].problems:
         raise CommandError(f"{len(results[-1].problems)} file(s) refused; nothing was lost", returncode=REFUSED)

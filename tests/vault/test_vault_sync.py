@@ -314,6 +314,16 @@ def test_sync_reports_a_refusal_on_stderr_and_exits_non_zero(vault, zelda):
     assert "refs/heads/evidence/zelda-" in err.getvalue()
 
 
+def test_a_refusal_that_kept_no_evidence_names_no_branch(vault, zelda):
+    call_command("notebook", "vault", "sync", stdout=StringIO())
+    os.mkfifo(vault.root / "pipe.jsonl")  # never read, so nothing is kept on an evidence branch
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("notebook", "vault", "sync", stdout=StringIO(), stderr=err)
+    assert "REFUSED pipe.jsonl was a named pipe" in err.getvalue()
+    assert "kept on" not in err.getvalue()
+
+
 def test_sync_takes_the_vault_directory_as_an_option(db, zelda, tmp_path):
     call_command("notebook", "vault", "sync", "--vault", str(tmp_path / "elsewhere"), stdout=StringIO())
     assert (tmp_path / "elsewhere" / "zelda.jsonl").read_bytes() == canonical()
