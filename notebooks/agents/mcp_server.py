@@ -2,6 +2,7 @@
 calls (answers.py, writes.py)."""
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -45,6 +46,10 @@ SessionState = s.described(Literal[s.STATES] | None, "Only the sessions in this 
 ProposalSeq = s.described(s.Seq, "The proposal to take back: the seq its write answered.")
 OldTo = s.described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
 
+
+# The arguments naming a notebook, a line or a session: one naming nothing (a title no notebook could have, a number
+# out of range) is a 404 on the API, so it is not_found here too.
+IN_PATH = {"notebook": s.Title, "n": s.LineNumber, "session": s.SessionId}
 
 PAGED = (
     f"Paged as every list: 'limit' a page ({paging.PAGE} when not given, at most {paging.PAGE_MAX}), after the cursor "
@@ -99,7 +104,9 @@ def build(actor: Actor) -> MCPServer:
 
         def register(fn: Callable) -> Callable:
             keyed_fn = idempotency.tool(fn, actor, joins=joins) if keyed or joins else fn
-            tools.append(strict_tool(_tool(keyed_fn, actor), description, **schema))
+            given = inspect.signature(fn).parameters
+            path = tuple(name for name, kind in IN_PATH.items() if name in given and given[name].annotation is kind)
+            tools.append(strict_tool(_tool(keyed_fn, actor), description, path=path, **schema))
             return fn
 
         return register

@@ -32,6 +32,8 @@ def refusal(exc: NotebookError) -> CallToolResult:
 
 
 class StrictTool(Tool):
+    path: tuple[str, ...] = ()  # the arguments the API reads from its path
+
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         for name, value in arguments.items():  # text the database could not store is refused before any query
             if isinstance(value, str) and not is_storable(value):
@@ -40,16 +42,26 @@ class StrictTool(Tool):
         try:
             model.model_validate(arguments)
         except ValidationError as exc:
-            return refusal(refusals.bad_input(exc.errors(), known=sorted(model.model_fields)))
+            errors = exc.errors()
+            if errors[0]["loc"][0] in self.path:  # as the API's path: naming nothing is not_found
+                errors = [{**errors[0], "loc": ("path", *errors[0]["loc"])}, *errors[1:]]
+                return refusal(refusals.invalid_request(errors, arguments, known=sorted(model.model_fields)))
+            return refusal(refusals.bad_input(errors, known=sorted(model.model_fields)))
         return await super().run(arguments, context, convert_result=convert_result)
 
 
 def strict_tool(
-    fn: Callable, description: str, *, required: tuple[str, ...] = (), offered: dict[str, list] | None = None
+    fn: Callable,
+    description: str,
+    *,
+    required: tuple[str, ...] = (),
+    offered: dict[str, list] | None = None,
+    path: tuple[str, ...] = (),
 ) -> StrictTool:
     """A tool whose arguments are validated strictly; `required` as bodies.required_in_schema; `offered` narrows an
-    argument's enum to what this actor may send."""
+    argument's enum to what this actor may send; `path` names the arguments the API reads from its path."""
     tool = StrictTool.from_function(fn, description=description)
+    tool.path = path
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
     if required:
