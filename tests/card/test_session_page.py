@@ -82,3 +82,15 @@ def test_each_landed_session_shows_the_seen_guessed_and_changed_lines_it_brought
     html = client.get("/sessions/").content.decode()
     assert _brought(html, first.id) == {"seen": 1, "guessed": 1, "changed": 1}
     assert f'id="session-{second.id}-brought"' not in html  # open: it has brought nothing yet
+
+
+def test_a_sessions_plan_and_its_rows_words_keep_their_direction_to_themselves(client, dad, zelda):
+    # A right-to-left override in an agent's words must not reverse the text after them: <bdi> isolates them.
+    taken = sessions.take(notebook="zelda", plan="tidy \u202eit", by="pippa")
+    services.add(notebook="zelda", text="roll \u202eafter", source="seen", by="pippa", why="seen")
+    services.edit(notebook="zelda", n=1, to="roll \u202ebefore", by="pippa", why="timed it")
+    sessions.land(session=taken.id, summary="timing", by="pippa")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert "<bdi>tidy \u202eit</bdi> <span" in html
+    assert "<bdi>roll \u202eafter</bdi>" in html and "→ <bdi>roll \u202ebefore</bdi>" in html
