@@ -497,6 +497,13 @@ document.addEventListener("htmx:beforeRequest", (event) => {
   }
 });
 
+// A note saying what an action did takes the focus the swap took away (a note is no Tab stop of its own).
+function focusSaid(said) {
+  if (!said) return;
+  said.setAttribute("tabindex", "-1");
+  said.focus();
+}
+
 document.addEventListener("htmx:afterSettle", (event) => {
   rove();
   updateSelection();
@@ -524,11 +531,17 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
   if (id && id.startsWith("session-") && lost) {
     // A decision swapped the session in: focus goes to what it now says, not back to the top of the page.
-    const said = document.querySelector(`#${id} [role=status]`);
-    if (said) {
-      said.setAttribute("tabindex", "-1");
-      said.focus();
-    }
+    focusSaid(document.querySelector(`#${id} [role=status]`));
+    return;
+  }
+  if (id === "similar" && lost) {
+    // A Similar decision swapped the groups in: focus goes to what it says, so Tab goes on to the next group.
+    focusSaid(document.querySelector("#similar-done [role=status]"));
+    return;
+  }
+  if (id === "lines-region" && lost) {
+    // Mark reviewed (or any action answered with the whole list): focus goes to the note saying what was done.
+    focusSaid(document.querySelector("#lines-region > .note[role=status]"));
     return;
   }
   if (id && id.startsWith("line-") && lost) {

@@ -95,3 +95,15 @@ def test_redacted_words_in_a_sessions_rows_read_as_redacted_on_the_page_and_the_
     assert "None" not in change and "None" not in drift
     pending = client.get("/notebooks/zelda/").content.decode().split('class="group pending"')[1].split("</section>")[0]
     assert "[redacted: a password]" in pending and "None" not in pending
+
+
+def test_a_sessions_plan_and_its_rows_words_keep_their_direction_to_themselves(client, dad, zelda):
+    # A right-to-left override in an agent's words must not reverse the text after them: <bdi> isolates them.
+    taken = sessions.take(notebook="zelda", plan="tidy \u202eit", by="pippa")
+    services.add(notebook="zelda", text="roll \u202eafter", source="seen", by="pippa", why="seen")
+    services.edit(notebook="zelda", n=1, to="roll \u202ebefore", by="pippa", why="timed it")
+    sessions.land(session=taken.id, summary="timing", by="pippa")
+    client.force_login(dad)
+    html = client.get("/sessions/").content.decode()
+    assert "<bdi>tidy \u202eit</bdi> <span" in html
+    assert "<bdi>roll \u202eafter</bdi>" in html and "→ <bdi>roll \u202ebefore</bdi>" in html

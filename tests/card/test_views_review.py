@@ -200,6 +200,19 @@ def test_what_changed_since_a_frozen_view(editor_client, lines):
     assert "Retired since (1)" in html
 
 
+def test_what_changed_since_holds_each_lines_words_apart_from_who_wrote_them(editor_client, lines):
+    # A right-to-left override in the words must not reverse the "by ... · when" beside them: <bdi> isolates them.
+    then = selectors.head(lines).seq
+    services.add(notebook="zelda", text="added \u202eflipped", source="seen", by="pippa", why="later")
+    services.edit(notebook="zelda", n=2, to="block \u202efirst", by="dad", why="r")
+    services.retire(notebook="zelda", n=3, by="dad", why="r")
+    html = editor_client.get(url(), {"upto": then, "show": "changes"}).content.decode()
+    changes = html.split('class="box changes"')[1].split("</details>")[0]
+    assert '<bdi>added \u202eflipped</bdi> <span class="muted">by pippa' in changes
+    assert re.search(r'<bdi class="diff">.*?<ins>\u202efirst</ins></bdi> <span class="muted">by dad', changes)
+    assert re.search(r"<del><bdi>[^<]+</bdi></del>", changes)
+
+
 def test_history_and_audit_link_each_row_to_the_notebook_as_of_that_row(editor_client, lines):
     services.edit(notebook="zelda", n=2, to="block first", by="dad", why="r")
     history = editor_client.get(url(2, "history"), **HX).content.decode()
