@@ -15,7 +15,8 @@
 edits the one line holding `old_str` (sending the line's seq as last viewed as `expected`, so a change made since
 is a conflict, not an overwrite), and replacing a line's words with nothing retires it; `insert` and `create` add
 lines at the end; `delete` and `rename` answer that a notebook is append-only. Every write names its command as its
-reason and carries an Idempotency-Key made from its content, so a retried call writes once. Refusals reach the
+reason and carries an Idempotency-Key made from its content (an add's also from the notebook's last row the tool
+knows), so a retried call writes once. Refusals reach the
 model as the API's sentences. It needs the `anthropic` SDK (requirements-memory.txt) and nothing of the app's.
 The guide is docs/agents.md, "Claude's memory tool".
 """
@@ -85,6 +86,9 @@ class NotebookMemory(BetaAbstractMemoryTool):
         self._seen: dict[str, dict[int, Line]] = {}
         # The ETag of each notebook's first page of lines when last read: an unchanged notebook answers 304.
         self._tags: dict[str, str] = {}
+        # Each notebook's last row as the tool knows it (read or written): part of an add's key, so the same words
+        # added again after a change are written again, while a retry (nothing learned since) is the first add's.
+        self._heads: dict[str, int] = {}
 
     # ----- the commands -----
 
@@ -165,6 +169,7 @@ class NotebookMemory(BetaAbstractMemoryTool):
                 body = {"why": why + " (the line's words replaced with nothing)", "expected": line.seq}
                 written = self._call("POST", path + "/retire", body, key=_key("retire", title, line.n, line.seq))
                 del lines[line.n]
+                self._learned(title, written["seq"])
                 return f"Line #{line.n} is retired (its history is kept): it no longer shows in {ROOT}/{title}."
             body = {"text": text, "why": why, "expected": line.seq}
             written = self._call("POST", path + "/edit", body, key=_key("edit", title, line.n, line.seq, text))
@@ -179,6 +184,7 @@ class NotebookMemory(BetaAbstractMemoryTool):
                 ) from None
             raise ToolError(refused.message) from None
         lines[line.n] = Line(line.n, text, line.source, written["seq"])
+        self._learned(title, written["seq"])
         return f"The notebook '{title}' has been edited:\n{_shown(lines[line.n])}"
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
@@ -247,10 +253,14 @@ class NotebookMemory(BetaAbstractMemoryTool):
                 return None
             if tagged is not None and not params:
                 self._tags[tagged] = page.pop("_etag", "")
+                self._learned(tagged, page["seq"])
             found.extend(page[field])
             if not page.get("more") or page.get("next") is None:
                 return found
             params = {"after": page["next"]}
+
+    def _learned(self, title: str, seq: int) -> None:
+        self._heads[title] = max(self._heads.get(title, 0), seq)
 
     def _holding(self, title: str, lines: dict[int, Line], old: str) -> Line:
         """The one line whose words hold OLD, or a refusal the model can act on."""
@@ -290,7 +300,7 @@ class NotebookMemory(BetaAbstractMemoryTool):
             body = {"text": words, "source": source, "why": why}
             path = f"/api/notebooks/{_quoted(title)}/lines"
             try:
-                written = self._call("POST", path, body, key=_key(*key_of, part, source))
+                written = self._call("POST", path, body, key=_key(*key_of, self._heads.get(title, 0), part, source))
             except _Refusal as refused:
                 done = f"Added {_numbers(added)}, then the next" if added else "The first"
                 raise ToolError(
@@ -298,6 +308,7 @@ class NotebookMemory(BetaAbstractMemoryTool):
                     "again (put right if the refusal says so) adds only what is missing."
                 ) from None
             lines[written["n"]] = Line(written["n"], words, source, written["seq"])
+            self._learned(title, written["seq"])
             added.append(written["n"])
         said = [f"Added {_numbers(added)}." if added else ""]
         if already:

@@ -175,6 +175,18 @@ def test_an_insert_whose_answer_was_lost_writes_one_line_when_called_again(in_pr
     assert len(rows_after(pippa, before)) == 1
 
 
+def test_words_added_again_after_their_line_was_edited_away_or_retired_are_a_new_line(memory, pippa):
+    before = head(pippa)
+    assert memory.execute(insert("/memories/zelda", "Cerberus blocks the exit")).startswith("Added line #4.")
+    memory.execute(str_replace("/memories/zelda", "blocks the exit", "moves aside for a bone"))
+    assert memory.execute(insert("/memories/zelda", "Cerberus blocks the exit")).startswith("Added line #5.")
+    memory.execute(str_replace("/memories/zelda", "Cerberus blocks the exit", ""))  # #5 retired
+    assert memory.execute(insert("/memories/zelda", "Cerberus blocks the exit")).startswith("Added line #6.")
+    assert [(r["op"], r["n"]) for r in rows_after(pippa, before)] == [
+        ("add", 4), ("edit", 4), ("add", 5), ("strike", 5), ("add", 6)
+    ]  # fmt: skip
+
+
 def test_a_line_changed_since_the_view_is_a_conflict_not_an_overwrite(memory, pippa):
     memory.execute(view("/memories/zelda"))
     meanwhile = pippa.post("/api/notebooks/zelda/lines/1/edit", {"text": "roll after the swing", "why": "elsewhere"})
