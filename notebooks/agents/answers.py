@@ -35,10 +35,11 @@ def until_of(raw: str | None) -> float | None:
         return None
     try:
         value = checks.parse_when(raw)
-    except (OverflowError, ValueError, OSError):
-        raise Invalid(f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds.") from None
+    except (Invalid, OverflowError, ValueError, OSError):
+        said = f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds."
+        raise Invalid(said, fields=["until"]) from None
     if not math.isfinite(value):
-        raise Invalid(f"{raw!r} is not a time.")
+        raise Invalid(f"{raw!r} is not a time.", fields=["until"])
     return value
 
 

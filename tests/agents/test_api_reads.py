@@ -39,6 +39,7 @@ def test_it_refuses_a_time_it_cannot_read(zelda, pippa):
         assert response.status_code in (200, 400), bad
         if response.status_code == 400:
             assert response.json()["error"]["code"] == "invalid"
+            assert response.json()["error"]["fields"] == ["until"], bad  # as every refusal of bad input names it
     assert pippa.get("/api/notebooks/zelda/lines", until="yesterday").status_code == 400
 
 
