@@ -167,6 +167,13 @@ def test_blank_lines_are_skipped_but_counted(db):
         _import("zelda", lines)
 
 
+def test_a_row_without_its_time_in_a_file_that_starts_a_notebook_is_told_so_not_shown_none(db):
+    lines = [json.dumps({"op": "add", "n": 1, "text": "a", "source": "seen", "why": "w"})]
+    with pytest.raises(Invalid, match="^line 1: 'at' is missing: this file brings its rows' own times") as caught:
+        _import("zelda", lines)
+    assert "None" not in str(caught.value)
+
+
 ADD1 = {"op": "add", "n": 1, "text": "a", "source": "seen", "at": 5}
 ADD2 = {"op": "add", "n": 2, "text": "b", "source": "seen", "at": 5}
 STRIKE2 = {"op": "strike", "n": 2, "how": "retired", "by": "dad", "why": "w", "at": 5}

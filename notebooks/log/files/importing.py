@@ -215,6 +215,8 @@ def time_of(obj: dict, key: str, line_no: int, *, required: bool = True, latest:
         return value
     if value is None and not required:
         return None
+    if value is None:  # only a file that starts a notebook, or an import, brings its rows' own times
+        raise fail(line_no, f"'{key}' is missing: this file brings its rows' own times, in epoch seconds")
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TIME:
         raise fail(line_no, f"'{key}' must be a time in epoch seconds (0 to {MAX_TIME:.0f}), not {quoted(value)}")
     problem = checks.problem_of_future(value, latest)
