@@ -174,6 +174,12 @@ def test_a_row_without_its_time_in_a_file_that_starts_a_notebook_is_told_so_not_
     assert "None" not in str(caught.value)
 
 
+def test_an_add_bringing_was_at_without_moved_from_is_refused_not_dropped(db):
+    lines = [json.dumps({"op": "add", "n": 1, "text": "a", "source": "seen", "at": 100, "was_at": 50})]
+    with pytest.raises(Invalid, match="^line 1: 'was_at' and 'was_by' belong to a line moved in"):
+        _import("zelda", lines)
+
+
 ADD1 = {"op": "add", "n": 1, "text": "a", "source": "seen", "at": 5}
 ADD2 = {"op": "add", "n": 2, "text": "b", "source": "seen", "at": 5}
 STRIKE2 = {"op": "strike", "n": 2, "how": "retired", "by": "dad", "why": "w", "at": 5}
