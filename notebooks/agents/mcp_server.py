@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 from notebooks.agents import answers, idempotency, paging, writes
 from notebooks.agents import bodies as b
@@ -99,14 +100,22 @@ def build(actor: Actor) -> MCPServer:
     offered = {} if actor.editor else {"source": list(s.AgentSource.__args__)}
     tools = []
 
-    def tool(description: str, *, keyed: bool = False, joins: bool = False, **schema: Any) -> Callable:
-        """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction."""
+    def tool(
+        description: str, *, keyed: bool = False, joins: bool = False, writes: bool = False, **schema: Any
+    ) -> Callable:
+        """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction; every
+        other tool only reads unless it `writes`."""
 
         def register(fn: Callable) -> Callable:
             keyed_fn = idempotency.tool(fn, actor, joins=joins) if keyed or joins else fn
             given = inspect.signature(fn).parameters
             path = tuple(name for name, kind in IN_PATH.items() if name in given and given[name].annotation is kind)
-            tools.append(strict_tool(_tool(keyed_fn, actor), description, path=path, **schema))
+            # Append-only: a write adds rows and destroys nothing (a retired line is restored, a session's rows kept).
+            writes_rows = writes or keyed or joins
+            hints = ToolAnnotations(
+                read_only_hint=not writes_rows, destructive_hint=False if writes_rows else None, open_world_hint=False
+            )
+            tools.append(strict_tool(_tool(keyed_fn, actor), description, path=path, annotations=hints, **schema))
             return fn
 
         return register
@@ -121,7 +130,8 @@ def build(actor: Actor) -> MCPServer:
     @tool(
         "Start a notebook for a game, empty. Refused while you hold a session on another notebook, when the title "
         "is taken or looks like one taken (title_looks_alike: did you mean 'existing'?), and past your limit of new "
-        "notebooks in a window (too_many_notebooks, with retry_after seconds)."
+        "notebooks in a window (too_many_notebooks, with retry_after seconds).",
+        writes=True,
     )
     def create(title: s.Title) -> s.NotebookItem:
         return writes.create(title=title, by=actor)

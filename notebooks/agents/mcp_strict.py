@@ -5,7 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from notebooks.agents import refusals
@@ -57,10 +57,11 @@ def strict_tool(
     required: tuple[str, ...] = (),
     offered: dict[str, list] | None = None,
     path: tuple[str, ...] = (),
+    annotations: ToolAnnotations | None = None,
 ) -> StrictTool:
     """A tool whose arguments are validated strictly; `required` as bodies.required_in_schema; `offered` narrows an
     argument's enum to what this actor may send; `path` names the arguments the API reads from its path."""
-    tool = StrictTool.from_function(fn, description=description)
+    tool = StrictTool.from_function(fn, description=description, annotations=annotations)
     tool.path = path
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)

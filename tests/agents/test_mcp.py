@@ -39,6 +39,7 @@ async def _session_calls(database_url: str) -> dict:
         out["tools"] = {tool.name: tool.description for tool in listed}
         out["inputs"] = {tool.name: tool.input_schema for tool in listed}
         out["outputs"] = {tool.name: tool.output_schema for tool in listed}
+        out["hints"] = {tool.name: tool.annotations for tool in listed}
 
         async def call(name: str, **arguments: object) -> object:
             result = await client.call_tool(name, arguments)
@@ -106,6 +107,14 @@ def test_a_nul_in_the_notebooks_cursor_is_refused_in_the_projects_words(calls):
 
 def test_the_server_offers_the_tools(calls):
     assert TOOLS <= set(calls["tools"])
+
+
+def test_each_tool_says_whether_it_only_reads_and_no_write_is_destructive(calls):
+    reads = {"notebooks", "view", "turn", "line", "search", "rows", "sessions", "session", "history"}
+    for name, hints in calls["hints"].items():
+        assert hints.read_only_hint is (name in reads), name
+        assert hints.destructive_hint is (None if name in reads else False), name  # append-only: nothing is lost
+        assert hints.open_world_hint is False, name
 
 
 def test_every_tool_that_writes_a_line_carries_the_game_only_rule(calls):
