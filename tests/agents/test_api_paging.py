@@ -33,6 +33,18 @@ def test_an_unknown_query_parameter_is_a_400_naming_it(zelda, pippa):
     assert pippa.get("/api/notebooks/zelda/rows", after="1").status_code == 200
 
 
+def test_a_query_parameter_given_twice_is_a_400_naming_it_not_a_guess_at_which_counts(zelda, pippa):
+    response = pippa.get("/api/notebooks/zelda/lines", limit=["1", "2"], q="roll")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error == {
+        "code": "invalid",
+        "message": "'limit': given 2 times: send each query parameter once.",
+        "fields": ["limit"],
+    }
+    assert pippa.get("/api/notebooks/zelda/lines", limit="1").status_code == 200
+
+
 def test_an_unknown_query_parameter_on_a_write_is_a_400_and_writes_nothing(zelda, pippa):
     body = '{"text": "the moat", "source": "seen", "why": "saw it"}'
     response = pippa.client.post(

@@ -110,6 +110,10 @@ def _json_405(view: Callable, route: str) -> Callable:
         unknown = [name for name in given if known is not None and name not in known]
         if unknown:
             return http_refusal(refusals.unknown_query(unknown, known or []))
+        twice = sorted({name for name in given if len(request.GET.getlist(name)) > 1})
+        if twice:  # which one would count is a guess: refused, as an unknown one is
+            said = "; ".join(f"'{name}': given {len(request.GET.getlist(name))} times" for name in twice)
+            return http_refusal(Invalid(f"{said}: send each query parameter once.", fields=twice))
         response = view(request, *args, **kwargs)
         if response.status_code != 405:
             return response
