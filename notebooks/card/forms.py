@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from notebooks.log.rules.checks import shown
 from notebooks.models import Op, Source
 from notebooks.similar.suggestions import ACTIONS
 
@@ -42,6 +43,16 @@ class LimitedText(forms.CharField):
                 "saved and nothing was cut: your text is kept here; shorten it and save again.",
                 code="max_length",
             )
+
+
+class TimeField(forms.DateTimeField):
+    """A time Dad typed or followed a link with: one that cannot be read is told back in his words, not Django's."""
+
+    def to_python(self, value: Any) -> Any:
+        try:
+            return super().to_python(value)
+        except forms.ValidationError:
+            raise forms.ValidationError(f"'{shown(str(value), 40)}' is not a time", code="invalid") from None
 
 
 class _Form(forms.Form):
@@ -235,7 +246,7 @@ class CardViewForm(_Form):
         widget=forms.TextInput(attrs={"type": "search", "placeholder": "words or #12"}),
     )
     match = forms.ChoiceField(label="Match", choices=MATCH_CHOICES, required=False)
-    as_of = forms.DateTimeField(
+    as_of = TimeField(
         label="As of",
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),
