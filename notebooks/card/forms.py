@@ -4,14 +4,17 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.text import capfirst
 
 from notebooks.log.rules.checks import shown
 from notebooks.models import Op, Source
 from notebooks.similar.suggestions import ACTIONS
+from notebooks.templatetags.notebook_card import LABELS
 
 REASON_REQUIRED = "A reason is required: say why, in a few words."
 WORDS_REQUIRED = "The words are empty: a line needs words."
-SOURCE_CHOICES = [("", "All sources"), *Source.choices]
+# Each source named as the card's tags name it ("Dad's correction"), not by the model's label ("Dad Correction").
+SOURCE_CHOICES = [("", "All sources"), *((source, capfirst(LABELS[source])) for source in Source.values)]
 LOCAL_TIME = {"type": "datetime-local"}
 ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
 MATCH_CHOICES = [("all", "All words"), ("any", "Any word")]

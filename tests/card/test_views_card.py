@@ -97,6 +97,14 @@ def test_an_unreadable_as_of_says_it_is_not_a_time_and_that_the_card_shows_now(e
             assert "Frozen view" not in html and "Enter a valid date/time." not in html
 
 
+def test_the_source_filter_names_each_source_as_the_card_does(editor_client, lines):
+    services.edit(notebook="zelda", n=1, to="roll after the second swing, always", by="dad", why="clearer")
+    html = editor_client.get(url()).content.decode()
+    assert '<option value="dad_correction">Dad&#x27;s correction</option>' in html
+    assert '<option value="seen">Seen</option>' in html and '<option value="dad">Dad</option>' in html
+    assert _order(editor_client.get(url(), {"source": "dad_correction"}).content.decode()) == [1]
+
+
 def test_it_answers_404_for_an_unknown_notebook(editor_client, lines):
     response = editor_client.get("/notebooks/zeldaa/")
     assert response.status_code == 404
