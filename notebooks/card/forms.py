@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils.text import capfirst
 
 from notebooks.log.rules.checks import shown
+from notebooks.log.rules.fold import MAX_NUMBER
 from notebooks.models import Op, Source
 from notebooks.similar.suggestions import ACTIONS
 from notebooks.templatetags.notebook_card import LABELS
@@ -105,6 +106,19 @@ def _reason() -> forms.CharField:
     )
 
 
+def _into(**kwargs: Any) -> forms.IntegerField:
+    """ "Now said by line #": a number no line can have is told on this field, as a line missing here is."""
+    missing = "There is no line #%(value)s in this notebook."
+    return forms.IntegerField(
+        label="Now said by line #",
+        min_value=1,
+        max_value=MAX_NUMBER,  # past it the log's refusal would name its API field ('into') above the form
+        required=False,
+        error_messages={"min_value": missing, "max_value": missing},
+        **kwargs,
+    )
+
+
 class DecideForm(_Form):
     """Dad's decision on a session on /sessions/: land it as his approval, or discard it. Either needs his reason."""
 
@@ -133,7 +147,7 @@ class EditForm(_LineForm):
 
 class RetireForm(_LineForm):
     prefix_id = "retire"
-    into = forms.IntegerField(label="Now said by line #", min_value=1, required=False)
+    into = _into()
     carry = forms.BooleanField(label="Say this for the next lines I retire too", required=False)
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
@@ -204,13 +218,7 @@ class SelectionForm(_Form):
         error_messages={"invalid_choice": "There is no notebook of that title; choose one from the list."},
     )
     reason = _reason()
-    into = forms.IntegerField(
-        label="Now said by line #",
-        min_value=1,
-        max_value=2_147_483_647,
-        required=False,
-        help_text="For Retire selected, if you like: the line that says what they said.",
-    )
+    into = _into(help_text="For Retire selected, if you like: the line that says what they said.")
     action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected"), ("move", "Move selected")])
 
     def __init__(self, *args: Any, titles: list[str], **kwargs: Any) -> None:
