@@ -4,13 +4,18 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.text import capfirst
 
+from notebooks.log.rules.checks import shown
+from notebooks.log.rules.fold import MAX_NUMBER
 from notebooks.models import Op, Source
 from notebooks.similar.suggestions import ACTIONS
+from notebooks.templatetags.notebook_card import LABELS
 
 REASON_REQUIRED = "A reason is required: say why, in a few words."
 WORDS_REQUIRED = "The words are empty: a line needs words."
-SOURCE_CHOICES = [("", "All sources"), *Source.choices]
+# Each source named as the card's tags name it ("Dad's correction"), not by the model's label ("Dad Correction").
+SOURCE_CHOICES = [("", "All sources"), *((source, capfirst(LABELS[source])) for source in Source.values)]
 LOCAL_TIME = {"type": "datetime-local"}
 ORDER_CHOICES = [("turn", "Turn order"), ("number", "Number order")]
 MATCH_CHOICES = [("all", "All words"), ("any", "Any word")]
@@ -42,6 +47,16 @@ class LimitedText(forms.CharField):
                 "saved and nothing was cut: your text is kept here; shorten it and save again.",
                 code="max_length",
             )
+
+
+class TimeField(forms.DateTimeField):
+    """A time Dad typed or followed a link with: one that cannot be read is told back in his words, not Django's."""
+
+    def to_python(self, value: Any) -> Any:
+        try:
+            return super().to_python(value)
+        except forms.ValidationError:
+            raise forms.ValidationError(f"'{shown(str(value), 40)}' is not a time", code="invalid") from None
 
 
 class _Form(forms.Form):
@@ -91,6 +106,19 @@ def _reason() -> forms.CharField:
     )
 
 
+def _into(**kwargs: Any) -> forms.IntegerField:
+    """ "Now said by line #": a number no line can have is told on this field, as a line missing here is."""
+    missing = "There is no line #%(value)s in this notebook."
+    return forms.IntegerField(
+        label="Now said by line #",
+        min_value=1,
+        max_value=MAX_NUMBER,  # past it the log's refusal would name its API field ('into') above the form
+        required=False,
+        error_messages={"min_value": missing, "max_value": missing},
+        **kwargs,
+    )
+
+
 class DecideForm(_Form):
     """Dad's decision on a session on /sessions/: land it as his approval, or discard it. Either needs his reason."""
 
@@ -119,7 +147,7 @@ class EditForm(_LineForm):
 
 class RetireForm(_LineForm):
     prefix_id = "retire"
-    into = forms.IntegerField(label="Now said by line #", min_value=1, required=False)
+    into = _into()
     carry = forms.BooleanField(label="Say this for the next lines I retire too", required=False)
     expected = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
@@ -190,13 +218,7 @@ class SelectionForm(_Form):
         error_messages={"invalid_choice": "There is no notebook of that title; choose one from the list."},
     )
     reason = _reason()
-    into = forms.IntegerField(
-        label="Now said by line #",
-        min_value=1,
-        max_value=2_147_483_647,
-        required=False,
-        help_text="For Retire selected, if you like: the line that says what they said.",
-    )
+    into = _into(help_text="For Retire selected, if you like: the line that says what they said.")
     action = forms.ChoiceField(choices=[("merge", "Merge"), ("retire", "Retire selected"), ("move", "Move selected")])
 
     def __init__(self, *args: Any, titles: list[str], **kwargs: Any) -> None:
@@ -235,7 +257,7 @@ class CardViewForm(_Form):
         widget=forms.TextInput(attrs={"type": "search", "placeholder": "words or #12"}),
     )
     match = forms.ChoiceField(label="Match", choices=MATCH_CHOICES, required=False)
-    as_of = forms.DateTimeField(
+    as_of = TimeField(
         label="As of",
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": 1}, format="%Y-%m-%dT%H:%M:%S"),

@@ -34,6 +34,7 @@ register.simple_tag(word_diff, name="words_diff")  # the same between two versio
 
 
 @register.simple_tag
-def as_of_query(seq: int) -> str:
-    """The query of a frozen view compared with now ("what changed since then"): exact to the row it stands at."""
-    return urlencode({"upto": seq, "show": "changes"})
+def as_of_query(seq: int, chosen: str = "") -> str:
+    """The query of a frozen view compared with now ("what changed since then"): the time Dad chose, as he sent it
+    (the same words cut at the same row: times never go backwards), else the row it stands at (an audit's link)."""
+    return urlencode({"as_of": chosen, "show": "changes"} if chosen else {"upto": seq, "show": "changes"})

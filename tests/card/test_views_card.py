@@ -88,10 +88,21 @@ def test_as_of_shows_the_notebook_frozen_and_read_only(editor_client, lines):
     assert '<a class="num" href="#line-2"' in html and 'href="/notebooks/zelda/lines/2/"' not in html
 
 
-def test_an_unreadable_as_of_is_said_and_not_frozen(editor_client, lines):
-    html = editor_client.get(url(), {"as_of": "yesterday-ish"}).content.decode()
-    assert "Enter a valid date/time." in html
-    assert "Frozen view" not in html
+def test_an_unreadable_as_of_says_it_is_not_a_time_and_that_the_card_shows_now(editor_client, lines):
+    for sent in ("yesterday-ish", "2026-13-45T99:99"):
+        for headers in ({}, {"HTTP_HX_TARGET": "lines-region", **HX}):  # the page, and the list htmx swaps
+            html = editor_client.get(url(), {"as_of": sent}, **headers).content.decode()
+            note = re.search(r'<p class="note message-error" role="status" id="view-as_of_error">(.*?)</p>', html, re.S)
+            assert note and note.group(1) == f"&#x27;{sent}&#x27; is not a time: showing the notebook as it is now."
+            assert "Frozen view" not in html and "Enter a valid date/time." not in html
+
+
+def test_the_source_filter_names_each_source_as_the_card_does(editor_client, lines):
+    services.edit(notebook="zelda", n=1, to="roll after the second swing, always", by="dad", why="clearer")
+    html = editor_client.get(url()).content.decode()
+    assert '<option value="dad_correction">Dad&#x27;s correction</option>' in html
+    assert '<option value="seen">Seen</option>' in html and '<option value="dad">Dad</option>' in html
+    assert _order(editor_client.get(url(), {"source": "dad_correction"}).content.decode()) == [1]
 
 
 def test_it_answers_404_for_an_unknown_notebook(editor_client, lines):

@@ -111,6 +111,20 @@ def test_a_stale_edit_keeps_the_draft_and_shows_the_current_words(editor_client,
     assert _words(lines, 2).text == "block first"
 
 
+def test_a_stale_edit_says_which_change_he_saw_and_which_it_is_at_now(editor_client, lines):
+    services.edit(notebook="zelda", n=2, to="dodge first", by="pippa", why="learned")
+    now = selectors.live_line(lines, 2).seq
+    sent = {
+        "edit": {"words": "block first", "reason": "mine", "expected": 2},
+        "retire": {"reason": "mine", "expected": 2},
+    }
+    for action, data in sent.items():
+        for headers in (HX, {}):
+            html = editor_client.post(url(2, action), data, **headers).content.decode()
+            assert f"Line #2 changed since you read it (you saw change 2, it is now at change {now})." in html
+            assert "you saw seq" not in html
+
+
 def test_a_stale_edit_without_javascript_renders_the_card_with_the_draft(editor_client, lines):
     services.edit(notebook="zelda", n=2, to="dodge first", by="pippa", why="learned")
     response = editor_client.post(url(2, "edit"), {"words": "block first", "reason": "mine", "expected": 2})

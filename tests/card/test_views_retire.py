@@ -99,6 +99,22 @@ def test_an_into_line_that_does_not_exist_is_an_error_on_that_field(editor_clien
     assert rows() == before
 
 
+def test_an_into_number_past_any_line_is_said_in_the_cards_words_on_that_field(editor_client, lines):
+    before = rows()
+    huge = "99999999999999999999"
+    for headers in (HX, {}):
+        response = editor_client.post(
+            url(2, "retire"), {"reason": "said better", "into": huge, "expected": 2}, **headers
+        )
+        assert response.status_code == 422
+        html = response.content.decode()
+        field = re.search(r'<div class="field invalid">\s*<label for="retire-2-into">.*?</div>', html, re.S)
+        assert field and f"There is no line #{huge} in this notebook." in field.group(0)
+        assert "autofocus" in re.search(r'<input[^>]*id="retire-2-into"[^>]*>', html).group(0)
+        assert "&#x27;into&#x27;" not in html and 'value="said better"' in html
+    assert rows() == before
+
+
 def test_a_retirement_answers_with_its_notice_and_the_counts_out_of_band(editor_client, lines):
     response = editor_client.post(url(2, "retire"), {"reason": "not about the game", "expected": 2}, **HX)
     html = response.content.decode()

@@ -200,6 +200,23 @@ def test_what_changed_since_a_frozen_view(editor_client, lines):
     assert "Retired since (1)" in html
 
 
+def test_what_changed_since_a_chosen_time_keeps_the_time_he_chose(editor_client, lines, monkeypatch):
+    from types import SimpleNamespace
+
+    from notebooks.log.store import append
+
+    last = selectors.head(lines).at
+    monkeypatch.setattr(append, "time", SimpleNamespace(time=lambda: last + 7200))  # a line added two hours later
+    services.add(notebook="zelda", text="a later line", source="seen", by="pippa", why="later")
+    chosen = datetime.fromtimestamp(last + 3600, tz=UTC).replace(second=0, microsecond=0)  # between, to the minute
+    frozen = editor_client.get(url(), {"as_of": chosen.strftime("%Y-%m-%dT%H:%M")}).content.decode()
+    link = re.search(r'<a href="\?([^"]+)">What changed since then</a>', frozen).group(1).replace("&amp;", "&")
+    html = editor_client.get(f"{url()}?{link}").content.decode()
+    assert f'The notebook as it stood at <time datetime="{chosen.isoformat()}">{chosen:%Y-%m-%d %H:%M:%S} UTC' in html
+    assert "(its first 3 changes)" in html and "What changed since then: 1 line" in html
+    assert f'value="{chosen:%Y-%m-%dT%H:%M}"' in html  # the As of field still holds the time he chose
+
+
 def test_what_changed_since_holds_each_lines_words_apart_from_who_wrote_them(editor_client, lines):
     # A right-to-left override in the words must not reverse the "by ... · when" beside them: <bdi> isolates them.
     then = selectors.head(lines).seq

@@ -184,6 +184,14 @@ def test_retire_selected_into_a_line_not_live_is_refused_naming_it(editor_client
     assert selectors.live_line(lines, 1) is not None and selectors.live_line(lines, 2) is not None
 
 
+def test_retire_selected_into_a_number_past_any_line_says_there_is_no_such_line(editor_client, lines):
+    data = {"n": ["1", "2"], "reason": "r", "into": "99999999999999999999", "action": "retire"}
+    response = editor_client.post(url(action="selected"), data, **HX)
+    assert response.status_code == 422
+    field = response.content.decode().split('id="sel-into"')[1].split("</div>")[0]
+    assert "There is no line #99999999999999999999 in this notebook." in field, field
+
+
 def test_retire_selected_into_a_line_refuses_a_ticked_line_not_live(editor_client, lines):
     services.retire(notebook="zelda", n=2, by="dad", why="gone")
     before = rows()

@@ -76,12 +76,21 @@ def _refused(
     """A change the log refused: the form again with the refusal, over the line as it is now. When the line changed
     meanwhile, or went, the draft and reason are kept and a second submit knowingly replaces what it now says."""
     status = refusal_status(exc)  # raises for forbidden and not found
+    said = _in_card_words(exc, n, form.cleaned_data.get("expected"))
     stale = "current" in exc.details
     if stale:
         form = make({**request.POST.dict(), "expected": exc.details["current_seq"]})
-    form.add_error(None, exc.message)
+    form.add_error(None, said)
     current = selectors.live_line(notebook, n)  # None once retired: the form stands as a panel, the draft kept
     return line_or_panel(request, notebook, panel, n, line=current, stale=stale, status=status, **{_slot(panel): form})
+
+
+def _in_card_words(exc: NotebookError, n: int, expected: int | None) -> str:
+    """The log's refusal; a line changed meanwhile is told by change number, as the card names rows (the API: seq)."""
+    if "current" not in exc.details or expected is None:
+        return exc.message
+    now = exc.details["current_seq"]
+    return f"Line #{n} changed since you read it (you saw change {expected}, it is now at change {now})."
 
 
 def _change(request: HttpRequest, notebook: Notebook, n: int, data: dict[str, Any]) -> dict[str, Any]:
@@ -271,9 +280,10 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
             services.put_back(**_change(request, notebook, n, form.cleaned_data), seq=version.seq)
         except NotebookError as exc:
             status = refusal_status(exc)
+            said = _in_card_words(exc, n, form.cleaned_data.get("expected"))
             if "current_seq" in exc.details:  # it changed meanwhile: a second submit knowingly puts them back
                 form = PutBackForm({**request.POST.dict(), "expected": exc.details["current_seq"]}, n=n)
-            form.add_error(None, exc.message)
+            form.add_error(None, said)
         else:
             note = f"Put back older words of line #{n}."
             if not request.htmx:

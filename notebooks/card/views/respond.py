@@ -171,6 +171,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
         "state": state,
         "terms": query.terms,
         "as_of": as_of,
+        "as_of_chosen": paging["as_of"] if frozen and as_of == asked.get("as_of") else "",  # not a row's time
         "frozen": frozen,
         **_head(notebook, as_of, cut),
         "groups": _groups(listed, state["order"], shown[start - 1].source if start else ""),
