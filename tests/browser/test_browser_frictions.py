@@ -383,3 +383,19 @@ def test_at_390_px_the_bar_the_lines_and_a_group_are_compact(browser, server, si
     page.screenshot(path="/tmp/frictions-card-390.png")
     context.close()
     assert errors == []
+
+
+def test_a_word_replaced_in_an_edit_shows_apart_from_the_word_struck(browser, server, signed_in):  # noqa: ANN001
+    title = f"frictions-{next(titles)}"
+    rows = [
+        {"op": "add", "n": 1, "text": "the red door opens", "source": "seen", "by": "pippa", "at": START + 60},
+        {"op": "edit", "n": 1, "to": "the blue door opens", "by": "pippa", "why": "looked again", "at": START + 120},
+    ]
+    import_rows(server, server.rows / f"{title}.jsonl", rows, title)  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=signed_in)
+    page = context.new_page()
+    page.goto(f"{server.url}/notebooks/{title}/lines/1/history/")
+    struck, new = page.locator("del", has_text="red").first, page.locator("ins", has_text="blue").first
+    gap = new.bounding_box()["x"] - (struck.bounding_box()["x"] + struck.bounding_box()["width"])
+    assert gap >= 3, f"'red' and 'blue' run together ({gap:.1f} px apart)"
+    context.close()

@@ -144,7 +144,7 @@ def test_dads_card_shows_the_pending_change_marked_and_the_notebook_without_it(z
     pippa.post(f"/api/sessions/{sid}/land", {"summary": "the guard"})
     html = editor_client.get("/notebooks/zelda/").content.decode()
     assert "Pending in session" not in html and "roll twice" in html
-    assert "landed: proposed at seq" in editor_client.get("/notebooks/zelda/lines/1/history/").content.decode()
+    assert "landed: proposed as change" in editor_client.get("/notebooks/zelda/lines/1/history/").content.decode()
 
 
 def test_a_line_is_restored_once_within_a_session_too(zelda, pippa):
