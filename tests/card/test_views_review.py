@@ -277,3 +277,15 @@ def test_the_as_of_field_reads_his_local_time(editor_client, lines):
     editor_client.cookies["tz"] = "Asia/Tokyo"
     html = editor_client.get(url(), {"as_of": local.strftime("%Y-%m-%dT%H:%M:%S.%f")}).content.decode()
     assert "Frozen view" in html and "write only what the game taught you" in html and "a later line" not in html
+
+
+def test_show_retired_offers_to_undo_the_merge_a_line_went_into_beside_restore(editor_client, lines):
+    merged = services.merge(notebook="zelda", numbers=[1, 2], text="roll, never attack first", by="dad", why="one")
+    html = editor_client.get(url(title="zelda") + "?show=retired").content.decode()
+    undo = f'<a href="/notebooks/zelda/lines/{merged.n}/undo-merge/">Undo the merge into #{merged.n}…</a>'
+    assert html.count(undo) == 2 and ">Restore</button>" in html
+    form = editor_client.get(f"/notebooks/zelda/lines/{merged.n}/undo-merge/")  # the link, followed
+    assert form.status_code == 200 and f"Undo the merge into line #{merged.n}" in form.content.decode()
+    services.retire(notebook="zelda", n=3, by="dad", why="wrong")  # a plain retirement offers no undo of a merge
+    plain = editor_client.get(url(title="zelda") + "?show=retired").content.decode().split('id="line-3"')[1]
+    assert "Undo the merge" not in plain.split("</li>")[0]
