@@ -336,6 +336,9 @@ class NotebookMemory(BetaAbstractMemoryTool):
         try:
             answer = self._http.request(method, self.url + path, json=body, params=params, headers=headers)
         except httpx2.HTTPError as failed:
+            if method != "GET":  # a write may have landed unseen: the next command reads the notebooks again first
+                self._seen.clear()
+                self._tags.clear()
             raise ToolError(
                 f"The notebooks server at {self.url} could not be reached ({type(failed).__name__}); a write may or "
                 "may not have been made. The same call again is safe: it is written at most once."

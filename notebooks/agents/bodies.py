@@ -96,8 +96,12 @@ class NotebookIn(Body):
     title: Annotated[str, Field(pattern=TITLE_PATTERN, description="The new notebook's title (a game's name).")]
 
 
+# A take names its notebook in its body: any title is looked up (none found is a 404), only its length is checked.
+TakeTitle = Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
+
+
 class TakeIn(Body):
-    notebook: Annotated[str, Field(min_length=1, max_length=80, description="The notebook's title.")]
+    notebook: TakeTitle
     plan: s.Plan
 
 

@@ -102,9 +102,8 @@ async def _exchange(manager: StreamableHTTPSessionManager, scope: dict[str, Any]
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     """POST a JSON-RPC message with `Authorization: Bearer <token>`: the MCP tools the token's actor may use."""
-    if (
-        request.method != "POST"
-    ):  # stateless: no event stream to GET (it would hold a worker thread), no session to DELETE
+    # Stateless: no event stream to GET (it would hold a worker thread), no session to DELETE.
+    if request.method != "POST":
         refused = http_refusal(MethodNotAllowed(f"{request.method} is not allowed here; use POST."))
         refused["Allow"] = "POST"
         return refused

@@ -101,17 +101,17 @@ def build(actor: Actor) -> MCPServer:
     tools = []
 
     def tool(
-        description: str, *, keyed: bool = False, joins: bool = False, writes: bool = False, **schema: Any
+        description: str, *, keyed: bool = False, joins: bool = False, adds_rows: bool = False, **schema: Any
     ) -> Callable:
         """A tool; a write is `keyed` (an idempotency_key argument), a session's `joins` its transaction; every
-        other tool only reads unless it `writes`."""
+        other tool only reads unless it `adds_rows`."""
 
         def register(fn: Callable) -> Callable:
             keyed_fn = idempotency.tool(fn, actor, joins=joins) if keyed or joins else fn
             given = inspect.signature(fn).parameters
             path = tuple(name for name, kind in IN_PATH.items() if name in given and given[name].annotation is kind)
             # Append-only: a write adds rows and destroys nothing (a retired line is restored, a session's rows kept).
-            writes_rows = writes or keyed or joins
+            writes_rows = adds_rows or keyed or joins
             hints = ToolAnnotations(
                 read_only_hint=not writes_rows, destructive_hint=False if writes_rows else None, open_world_hint=False
             )
@@ -131,7 +131,7 @@ def build(actor: Actor) -> MCPServer:
         "Start a notebook for a game, empty. Refused while you hold a session on another notebook, when the title "
         "is taken or looks like one taken (title_looks_alike: did you mean 'existing'?), and past your limit of new "
         "notebooks in a window (too_many_notebooks, with retry_after seconds).",
-        writes=True,
+        adds_rows=True,
     )
     def create(title: s.Title) -> s.NotebookItem:
         return writes.create(title=title, by=actor)
@@ -277,7 +277,7 @@ def build(actor: Actor) -> MCPServer:
         "claimed by another is refused naming the holder and the session.",
         joins=True,
     )
-    def take(notebook: s.Title, plan: s.Plan) -> s.Taken:
+    def take(notebook: b.TakeTitle, plan: s.Plan) -> s.Taken:
         return writes.take(notebook=notebook, plan=plan, by=actor)
 
     @tool("Checkpoint an open session: recovery evidence only; it moves no base.", joins=True)

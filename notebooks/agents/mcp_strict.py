@@ -31,6 +31,14 @@ def refusal(exc: NotebookError) -> CallToolResult:
     return refused(exc.code, exc.status, exc.message, **details)
 
 
+def _names_nothing(error: dict[str, Any]) -> bool:
+    """A title out of pattern, a number 0 or past the largest: a path naming nothing, the API's 404. A negative number
+    is none a URL's digits can write: the API's 400, as any other wrong value."""
+    if error["type"] in ("string_pattern_mismatch", "less_than_equal"):
+        return True
+    return error["type"] == "greater_than_equal" and type(error.get("input")) is int and error["input"] >= 0
+
+
 class StrictTool(Tool):
     path: tuple[str, ...] = ()  # the arguments the API reads from its path
 
@@ -43,9 +51,8 @@ class StrictTool(Tool):
             model.model_validate(arguments)
         except ValidationError as exc:
             errors = exc.errors()
-            if errors[0]["loc"][0] in self.path:  # as the API's path: naming nothing is not_found
-                errors = [{**errors[0], "loc": ("path", *errors[0]["loc"])}, *errors[1:]]
-                return refusal(refusals.invalid_request(errors, arguments, known=sorted(model.model_fields)))
+            if errors[0]["loc"][0] in self.path and _names_nothing(errors[0]):  # as the API's path answers it
+                return refusal(refusals.invalid_request([{**errors[0], "loc": ("path", *errors[0]["loc"])}], arguments))
             return refusal(refusals.bad_input(errors, known=sorted(model.model_fields)))
         return await super().run(arguments, context, convert_result=convert_result)
 

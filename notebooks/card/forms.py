@@ -109,7 +109,7 @@ def _reason() -> forms.CharField:
 def _into(**kwargs: Any) -> forms.IntegerField:
     """ "Now said by line #": a number no line can have is told on this field, as a line missing here is."""
     missing = "There is no line #%(value)s in this notebook."
-    return forms.IntegerField(
+    field = forms.IntegerField(
         label="Now said by line #",
         min_value=1,
         max_value=MAX_NUMBER,  # past it the log's refusal would name its API field ('into') above the form
@@ -117,6 +117,9 @@ def _into(**kwargs: Any) -> forms.IntegerField:
         error_messages={"min_value": missing, "max_value": missing},
         **kwargs,
     )
+    for bound in ("min", "max"):  # a browser would refuse first, in its own words: the server says it on the field
+        field.widget.attrs.pop(bound, None)
+    return field
 
 
 class DecideForm(_Form):

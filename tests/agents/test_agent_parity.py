@@ -51,6 +51,16 @@ ASKED = [
     ("line past any", "line", {"notebook": "zelda", "n": 2**31}, "get", f"/api/notebooks/zelda/lines/{2**31}", None),
     ("line 0", "history", {"notebook": "zelda", "n": 0}, "get", "/api/notebooks/zelda/lines/0/history", None),
     ("session 0", "session", {"session": 0}, "get", "/api/sessions/0", None),
+    ("line -1", "history", {"notebook": "zelda", "n": -1}, "get", "/api/notebooks/zelda/lines/-1/history", None),
+    ("session -1", "session", {"session": -1}, "get", "/api/sessions/-1", None),
+    (
+        "a take's empty title",
+        "take",
+        {"notebook": "", "plan": "p"},
+        "post",
+        "/api/sessions",
+        {"notebook": "", "plan": "p"},
+    ),
     (
         "a take's bad title",
         "take",
@@ -150,6 +160,9 @@ def test_the_same_refusal_codes_on_both_sides(both):
         "line 0": "not_found",
         "session 0": "not_found",
         "a take's bad title": "not_found",
+        "line -1": "invalid",  # no digits write it: a wrong value, not a path naming nothing
+        "session -1": "invalid",
+        "a take's empty title": "invalid",
         "dads line": "forbidden",
         "stale": "conflict",
         "a dad line": "forbidden",

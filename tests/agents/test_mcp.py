@@ -59,6 +59,7 @@ async def _session_calls(database_url: str) -> dict:
         out["stale"] = await call("edit", notebook="zelda", n=2, text="roll", why="again", expected=2)
         out["unknown"] = await call("add", notebook="zelda", text="x", why="y", sorce="guessed")
         out["string_n"] = await call("history", notebook="zelda", n="2")
+        out["mixed"] = await call("edit", notebook="zelda", n="3", why=5, bogus=1)
         out["string_expected"] = await call("edit", notebook="zelda", n=2, text="x", why="y", expected="3")
         out["empty"] = await call("add", notebook="zelda", text="", why="y")
         out["too_long"] = await call("add", notebook="zelda", text="x" * 5000, why="y")
@@ -169,6 +170,13 @@ def test_an_unknown_line_is_a_tool_error_not_a_crash(calls):
     kind, text = calls["retired"]
     assert kind == "error" and "not_found (404)" in text
     assert json.dumps(calls["took"])  # structured results are plain JSON
+
+
+def test_several_bad_arguments_are_each_named_in_the_projects_words(calls):
+    kind, text = calls["mixed"]
+    assert kind == "error" and text.startswith("invalid (400): 'n': Input should be a valid integer; ")
+    assert "'why': Input should be a valid string" in text and "'bogus': unknown field (it takes " in text
+    assert "the body" not in text
 
 
 def test_bad_arguments_are_tool_errors(calls):

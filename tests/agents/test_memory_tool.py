@@ -171,8 +171,20 @@ def test_an_insert_whose_answer_was_lost_writes_one_line_when_called_again(in_pr
     assert "could not be reached" in lost and "The same call again is safe" in lost
     assert [r["text"] for r in rows_after(pippa, before)] == ["bombs open cracked walls"]  # written, answer lost
     said = lossy.execute(insert("/memories/zelda", "bombs open cracked walls"))
-    assert said.startswith("Added line #4.")  # the first answer, replayed under the same key
+    assert said.startswith("Already there, not added again: line #4.")  # read again first: its line is seen
     assert len(rows_after(pippa, before)) == 1
+
+
+def test_an_insert_whose_answer_was_lost_is_written_once_even_after_other_writes(in_process, pippa, lines):
+    lossy = NotebookMemory("http://testserver", pippa.secret, http=httpx2.Client(transport=LoseFirstAnswer(in_process)))
+    before = head(pippa)
+    refusal(lossy, insert("/memories/zelda", "bombs open cracked walls"))  # written, answer lost
+    assert lossy.execute(insert("/memories/zelda", "keese fly in eights")).startswith("Added line #5.")
+    lossy.execute(str_replace("/memories/zelda", "keese fly in eights", "keese fly in figure eights"))
+    assert lossy.execute(insert("/memories/zelda", "bombs open cracked walls")).startswith("Already there")
+    assert [r["text"] for r in rows_after(pippa, before) if r["op"] == "add"] == [
+        "bombs open cracked walls", "keese fly in eights"
+    ]  # fmt: skip
 
 
 def test_words_added_again_after_their_line_was_edited_away_or_retired_are_a_new_line(memory, pippa):

@@ -285,7 +285,7 @@ def _read_add(obj: dict, fields: dict[str, Any], line_no: int, limit: int, lates
         if restores is not None:
             raise fail(line_no, "an add restores a line of its notebook or moves one in, not both")
         fields.update(moved_notebook=came[0], moved_n=came[1], **_was(obj, line_no, latest))
-    elif "was_at" in obj or "was_by" in obj:  # kept only beside moved_from: refused rather than dropped unsaid
+    elif obj.get("was_at") is not None or obj.get("was_by"):  # kept only beside moved_from: refused, not dropped
         raise fail(line_no, "'was_at' and 'was_by' belong to a line moved in ('moved_from') or an adopt, not this add")
 
 
