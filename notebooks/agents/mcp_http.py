@@ -15,7 +15,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from notebooks.agents import tokens
 from notebooks.agents.mcp_server import build
-from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, TooLarge, Unauthorized, http_refusal
+from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, Unauthorized, http_refusal, too_large
 from notebooks.log.identity.roles import Actor
 
 _started = threading.Lock()
@@ -116,6 +116,6 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     try:
         body = request.body
     except RequestDataTooBig:  # as the API answers it (agents/api): a JSON 413, not Django's HTML 400
-        return http_refusal(TooLarge("The request body is too large."))
+        return http_refusal(too_large())
     manager = _manager(actor.name, actor.editor)
     return _loop().call(_exchange, manager, _scope(request), body)

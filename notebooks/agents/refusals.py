@@ -30,8 +30,8 @@ CODES = (
 )
 
 SAID = {
-    400: "Bad input (malformed JSON, a wrong type, an unknown field or query parameter, a number out of range, words "
-    "too long…); nothing is written.",
+    400: "Bad input (malformed JSON, a wrong type, an unknown field, an unknown or repeated query parameter, a number "
+    "out of range, words too long…); nothing is written.",
     401: "No token, or an unknown or revoked one.",
     403: "The token's role may not do this (an agent writes only seen or guessed lines, never Dad's).",
     404: "Unknown notebook, line or session.",
@@ -65,6 +65,11 @@ class MethodNotAllowed(NotebookError):
 
 class TooLarge(NotebookError):
     code, status = "too_large", 413
+
+
+def too_large() -> TooLarge:
+    """A body past DATA_UPLOAD_MAX_MEMORY_SIZE, said alike by the API and MCP."""
+    return TooLarge(SAID[413])
 
 
 def http_refusal(exc: NotebookError) -> JsonResponse:

@@ -85,7 +85,7 @@ def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
 
 
 def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
-    """Rows of SESSION_ROW_SQL as the export writes them: redacted words read "[redacted: why]", as everywhere."""
+    """Rows of view_reads.EXPORT_SELECT as the export writes them: redacted words read "[redacted: why]"."""
     rows, total = found
     exported = [
         rowformat.export_row(dict(zip(viewed.EXPORT_NAMES, v[:-2], strict=True)), v[-1], redacted_why=v[-2])

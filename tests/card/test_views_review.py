@@ -188,12 +188,17 @@ def test_an_edits_history_marks_inserted_and_deleted_words_escaped(editor_client
     assert "<b>block</b>" not in html
 
 
-def test_what_changed_since_a_frozen_view(editor_client, lines):
+def _changed_since(editor_client, lines, added: str, edited: str) -> str:  # noqa: ANN001
+    """The card frozen before a line added, #2 edited and #3 retired, showing what changed since."""
     then = selectors.head(lines).seq
-    services.add(notebook="zelda", text="a later line", source="seen", by="pippa", why="later")
-    services.edit(notebook="zelda", n=2, to="block first", by="dad", why="r")
+    services.add(notebook="zelda", text=added, source="seen", by="pippa", why="later")
+    services.edit(notebook="zelda", n=2, to=edited, by="dad", why="r")
     services.retire(notebook="zelda", n=3, by="dad", why="r")
-    html = editor_client.get(url(), {"upto": then, "show": "changes"}).content.decode()
+    return editor_client.get(url(), {"upto": then, "show": "changes"}).content.decode()
+
+
+def test_what_changed_since_a_frozen_view(editor_client, lines):
+    html = _changed_since(editor_client, lines, "a later line", "block first")
     assert "Frozen view: read-only." in html
     assert "What changed since then: 3 lines" in html
     assert "a later line" in html and "<del>always attack</del><ins>block</ins> first" in html
@@ -219,11 +224,7 @@ def test_what_changed_since_a_chosen_time_keeps_the_time_he_chose(editor_client,
 
 def test_what_changed_since_holds_each_lines_words_apart_from_who_wrote_them(editor_client, lines):
     # A right-to-left override in the words must not reverse the "by ... · when" beside them: <bdi> isolates them.
-    then = selectors.head(lines).seq
-    services.add(notebook="zelda", text="added \u202eflipped", source="seen", by="pippa", why="later")
-    services.edit(notebook="zelda", n=2, to="block \u202efirst", by="dad", why="r")
-    services.retire(notebook="zelda", n=3, by="dad", why="r")
-    html = editor_client.get(url(), {"upto": then, "show": "changes"}).content.decode()
+    html = _changed_since(editor_client, lines, "added \u202eflipped", "block \u202efirst")
     changes = html.split('class="box changes"')[1].split("</details>")[0]
     assert '<bdi>added \u202eflipped</bdi> <span class="muted">by pippa' in changes
     assert re.search(r'<bdi class="diff">.*?<ins>\u202efirst</ins></bdi> <span class="muted">by dad', changes)

@@ -19,7 +19,7 @@ from ninja.security import HttpBearer
 
 from notebooks.agents import document, refusals, tokens
 from notebooks.agents.api import lines, notebooks, sessions
-from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, TooLarge, Unauthorized, http_refusal
+from notebooks.agents.refusals import BAD_TOKEN, NO_TOKEN, MethodNotAllowed, Unauthorized, http_refusal
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
@@ -65,7 +65,7 @@ def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
         exc = Invalid("The body is not valid JSON." if exc.status_code == 400 else str(exc))
     elif isinstance(exc, RequestDataTooBig):
-        exc = TooLarge("The request body is too large.")
+        exc = refusals.too_large()
     elif isinstance(exc, SuspiciousOperation):  # e.g. too many query fields: Django's own 400, as JSON
         exc = Invalid(f"The request was refused: {exc}")
     return http_refusal(exc)

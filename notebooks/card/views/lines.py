@@ -32,7 +32,7 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import moves, redaction, services
-from notebooks.log.rules import fold
+from notebooks.log.rules import decision, fold
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
@@ -89,8 +89,7 @@ def _in_card_words(exc: NotebookError, n: int, expected: int | None) -> str:
     """The log's refusal; a line changed meanwhile is told by change number, as the card names rows (the API: seq)."""
     if "current" not in exc.details or expected is None:
         return exc.message
-    now = exc.details["current_seq"]
-    return f"Line #{n} changed since you read it (you saw change {expected}, it is now at change {now})."
+    return decision.STALE.format(n=n, row="change", saw=expected, now=exc.details["current_seq"])
 
 
 def _change(request: HttpRequest, notebook: Notebook, n: int, data: dict[str, Any]) -> dict[str, Any]:

@@ -60,10 +60,14 @@ def already_retired(door: Door, op: str, line: LineState) -> NotebookError:
     return _said(door, Conflict, service, filed, current_seq=line.last_seq)
 
 
+# A stale change, said with a row's name: the log's (seq) or the card's (change).
+STALE = "Line #{n} changed since you read it (you saw {row} {saw}, it is now at {row} {now})."
+
+
 def _stale(line: LineState, expected: int | None) -> None:
     if expected is not None and expected != line.last_seq:
         raise Conflict(
-            f"Line #{line.n} changed since you read it (you saw seq {expected}, it is now at seq {line.last_seq}).",
+            STALE.format(n=line.n, row="seq", saw=expected, now=line.last_seq),
             current=line.words,
             current_seq=line.last_seq,
         )

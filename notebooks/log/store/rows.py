@@ -12,6 +12,7 @@ from notebooks.log.store.locks import LOCK_BY_TITLE
 from notebooks.log.store.view_reads import (
     EXPORT_COLUMNS,
     EXPORT_NAMES,
+    EXPORT_SELECT,
     WORDS_JOIN,
     Found,
     fetch_all,
@@ -180,17 +181,13 @@ def row_lines(notebook_id: int, first: int, last: int) -> list[Found]:
 
 
 # ----- a session's rows -----------------------------------------------------------------------------------------------
-# As an export reads them: EXPORT_COLUMNS, the redacted why (redacted words read as such), the words.
-SESSION_ROW_SQL = f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
 def _counted_rows(where: str, params: list[Any], limit: int, after: int) -> tuple[list[Found], int]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COUNT(*) FROM notebooks_row r WHERE {where}", params)
         (total,) = cursor.fetchone()
-        cursor.execute(
-            f"{SESSION_ROW_SQL} WHERE {where} AND r.seq > %s ORDER BY r.seq LIMIT %s", [*params, after, limit]
-        )
+        cursor.execute(f"{EXPORT_SELECT} WHERE {where} AND r.seq > %s ORDER BY r.seq LIMIT %s", [*params, after, limit])
         return cursor.fetchall(), total
 
 

@@ -243,14 +243,13 @@ EXPORT_COLUMNS = (
     "r.prev_hash, r.hash, r.redacts, r.moved_notebook, r.moved_n, r.proposes, r.lands, r.claimed_at, w.salt"
 )  # w: the row's words, joined (w.salt: a reader binds the words to their keyed digest with it)
 EXPORT_NAMES = [c.strip().split(".", 1)[1].strip('"') for c in EXPORT_COLUMNS.split(",")]
+# A row as an export reads it: EXPORT_COLUMNS, the redacted why (redacted words read as such), the words.
+EXPORT_SELECT = f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
 
 
 def export_rows(notebook_id: int, after: int, upto: int, limit: int | None = None) -> Iterator[Found]:
     """The rows in (after, upto], streamed from one query: EXPORT_COLUMNS, the redacted why, the words."""
-    sql = (
-        f"SELECT {EXPORT_COLUMNS}, {redacted_why_sql('r', 'w')}, w.body FROM notebooks_row r {WORDS_JOIN} "
-        "WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
-    )
+    sql = f"{EXPORT_SELECT}WHERE r.notebook_id = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
     params: list[Any] = [notebook_id, after, upto]
     if limit is not None:
         sql += " LIMIT %s"
