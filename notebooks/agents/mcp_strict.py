@@ -10,6 +10,7 @@ from pydantic import ConfigDict, ValidationError
 
 from notebooks.agents import refusals
 from notebooks.agents.bodies import required_in_schema
+from notebooks.agents.problems import Problem
 from notebooks.log.rules.checks import is_storable
 from notebooks.log.rules.errors import Invalid, NotebookError
 
@@ -79,4 +80,16 @@ def strict_tool(
     tool.parameters = strict.model_json_schema(by_alias=True)
     for name, values in (offered or {}).items():
         tool.parameters["properties"][name]["enum"] = values
+    _admit_refusals(tool.fn_metadata.output_schema)
     return tool
+
+
+def _admit_refusals(schema: dict[str, Any] | None) -> None:
+    """The answer's schema admits a refusal's {"error": …} too: a client that checks it even on isError (TypeScript
+    SDK 1.x, so Claude's apps and the Inspector) would hide the refusal behind its own -32602."""
+    if schema is None:
+        return
+    problem = Problem.model_json_schema(ref_template="#/$defs/{model}")
+    schema.setdefault("$defs", {}).update({**problem.pop("$defs", {}), "Problem": problem})
+    refused = {"required": ["error"], "properties": {"error": {"$ref": "#/$defs/Problem"}}}
+    schema["anyOf"] = [{"required": schema.pop("required", [])}, refused]

@@ -7,6 +7,7 @@ import json
 
 import anyio
 import pytest
+from jsonschema import Draft202012Validator
 
 from notebooks.log.files.rowformat import GAME_ONLY
 from tests.databases import ROOT
@@ -236,6 +237,18 @@ def test_a_refusals_fields_are_in_the_structured_content(calls):
     assert (stale["current"], stale["current_seq"]) == ("roll after his second swing", 3)
     claimed = _refused(calls, "claimed", "conflict (409)")
     assert claimed["holder"] == "reflector" and isinstance(claimed["session"], int)
+
+
+def test_every_tools_answer_schema_admits_its_answers_and_every_refusal(calls):
+    # A client that checks a refusal against the answer's schema (TypeScript SDK 1.x) must still see the refusal.
+    answered = {"add": calls["added"], "edit": calls["edited"], "take": calls["took"], "land": calls["landed"]}
+    for tool, schema in calls["outputs"].items():
+        check = Draft202012Validator(schema)
+        for error in calls["refusals"].values():
+            assert not list(check.iter_errors(error)), (tool, error)
+        if tool in answered:
+            assert not list(check.iter_errors(answered[tool])), tool
+            assert list(check.iter_errors({})), tool  # an answer missing its fields is still refused
 
 
 def test_an_agent_is_offered_only_the_sources_it_may_write(calls):
