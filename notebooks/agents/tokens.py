@@ -48,10 +48,11 @@ def revoke(*, token: str | None = None, actor: str | None = None, why: str = "")
         if actor is not None:
             found = list(live.filter(actor=actor))
         elif token is not None:
+            named = token.removesuffix("…").removeprefix("#")  # as `notebook tokens` lists them: "#4 nbk_ZN-JLwD6…"
             found = list(
                 live.filter(digest=digest_of(token))
-                or live.filter(hint=token)
-                or (live.filter(pk=int(token)) if token.isdigit() and len(token) < 19 else [])
+                or live.filter(hint=named)
+                or (live.filter(pk=int(named)) if named.isdigit() and len(named) < 19 else [])
             )
         else:
             raise Invalid("Name a token (its secret, hint or id) or an actor.")

@@ -195,7 +195,8 @@ def alarms(cmd: BaseCommand, o: dict) -> None:
         cmd.stdout.write(json.dumps([asdict(a) for a in found], ensure_ascii=False, indent=1))
         return
     for a in found:
-        cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref})")
+        seen = f"; acknowledged by {a.acknowledged_by} {iso(a.acknowledged_at)}" if a.acknowledged_by else ""
+        cmd.stdout.write(f"#{a.id} {iso(a.at)} {a.title} {a.problem}: {a.message} (evidence {a.evidence_ref}{seen})")
     if not found:
         cmd.stderr.write("(no alarms)")
 

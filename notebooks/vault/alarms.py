@@ -50,6 +50,8 @@ class Alarm:
     message: str
     evidence_ref: str
     evidence_sha: str
+    acknowledged_by: str | None = None
+    acknowledged_at: float | None = None
 
     @property
     def when(self) -> datetime:
@@ -60,7 +62,7 @@ def vault_alarms(*, include_acknowledged: bool = False, limit: int = 50) -> list
     where = "" if include_acknowledged else "WHERE k.id IS NULL"
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT a.id, a.at, a.title, a.problem, a.message, a.evidence_ref, a.evidence_sha "
+            "SELECT a.id, a.at, a.title, a.problem, a.message, a.evidence_ref, a.evidence_sha, k.by, k.at "
             "FROM notebooks_vaultalarm a LEFT JOIN notebooks_vaultalarmack k ON k.alarm_id = a.id "
             f"{where} ORDER BY a.id DESC LIMIT %s",
             [limit],

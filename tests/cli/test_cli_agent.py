@@ -88,3 +88,26 @@ def test_the_turn_of_a_sessions_holder_shows_her_pending_lines_and_no_one_elses_
     assert "roll late" not in _run("turn", "zelda", "--by", "reflector")
     _run("land", sid, "--summary", "a line", "--by", "pippa")
     assert "roll late" in _run("turn", "zelda", "--by", "reflector")
+
+
+def test_token_revoke_takes_a_token_as_tokens_lists_it(db):
+    kept = _run("token", "pippa").strip().splitlines()[-1]
+    _run("token", "pippa")
+    listed = _run("tokens").splitlines()[-1].split()  # "#2 nbk_ZN-JLwD6… pippa agent …"
+    assert "revoked token #2" in _run("token-revoke", listed[1])
+    _run("token", "pippa")
+    assert "revoked token #3" in _run("token-revoke", "#3")
+    assert tokens.authenticate(kept) is not None
+
+
+def test_a_database_refusal_is_one_line_with_its_exit_code(db, monkeypatch):
+    from django.db import DatabaseError
+
+    def refused(**_: object) -> None:
+        raise DatabaseError("permission denied for table notebooks_token\nDETAIL: more")
+
+    monkeypatch.setattr(tokens, "issue", refused)
+    with pytest.raises(CommandError) as said:
+        _run("token", "pippa")
+    assert str(said.value) == "The database refused: permission denied for table notebooks_token"
+    assert said.value.returncode == 1

@@ -1,5 +1,6 @@
 """The vault's alarms: recorded, append-only, shown as a banner until the editor acknowledges them."""
 
+import json
 from io import StringIO
 
 import pytest
@@ -84,6 +85,12 @@ def test_the_command_line_lists_and_acknowledges_alarms(refused, dad, vault):
     call_command("notebook", "vault", "alarms", stdout=StringIO(), stderr=err)
     assert "(no alarms)" in err.getvalue()
     assert file_bytes(vault).count(b"\n") == 3  # restored, all along
+    out = StringIO()
+    call_command("notebook", "vault", "alarms", "--all", stdout=out)
+    assert f"#{alarm.id} " in out.getvalue() and "; acknowledged by dad 20" in out.getvalue()
+    out = StringIO()
+    call_command("notebook", "vault", "alarms", "--all", "--json", stdout=out)
+    assert json.loads(out.getvalue())[0]["acknowledged_by"] == "dad"
 
 
 def test_dads_pages_carry_the_banner(refused, dad, client):

@@ -3,6 +3,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from notebooks.cli import MODULES
 from notebooks.cli.arguments import check_every_argument
@@ -35,5 +36,8 @@ class Command(BaseCommand):
             options["handler"](self, options)
         except NotebookError as exc:
             raise CommandError(exc.message, returncode=EXIT_CODES.get(exc.status, 1)) from None
+        except DatabaseError as exc:  # a role without the rights, a server gone: one line (--traceback for the rest)
+            said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CommandError(f"The database refused: {said}", returncode=1) from exc
         except BrokenPipeError:
             sys.stderr.close()
