@@ -60,11 +60,16 @@ def rows_kept(old: list[bytes], new: list[bytes], gone: Container[str]) -> tuple
 def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     """Whether export line `now` is row `was` with its words redacted: the same row (its hash covers the words'
     digest, not the words), only the words (and their salt) differ, and a redact row of the log (`gone`) names
-    the digest of the words `was` held: the keyed one `now` names, or the plain one `now` withholds."""
+    the digest of the words `was` held: the keyed one `now` names, or the plain one `now` withholds. Or `was` is the
+    row as a release before that withholding wrote it: a redacted row or a redact row naming the plain digest."""
     before, after = json_object(was), json_object(now)
-    if before is None or after is None or after.get("redacted") is not True:
+    if before is None or after is None:
         return False
     differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    if differ and differ <= {"digest", "redacts"}:
+        return all(_plain(before.get(k)) and before[k] in gone and after.get(k) is None for k in differ)
+    if after.get("redacted") is not True:
+        return False
     differ -= {"redacted", "digest", "salt"}
     if len(differ) != 1 or "hash" not in after or before.get("hash") != after["hash"]:
         return False
@@ -74,6 +79,10 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     digest = rowformat.words_digest(words, salt)
     named = after.get("digest")
     return digest in gone and (named == digest if rowformat.is_keyed(digest) else named is None)
+
+
+def _plain(digest: object) -> bool:
+    return isinstance(digest, str) and not rowformat.is_keyed(digest)
 
 
 def imported_already(outside: list[bytes], tail: list[bytes]) -> int:

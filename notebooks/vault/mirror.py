@@ -37,6 +37,7 @@ from .git import Git, blob_id
 from .landing import repair_lands
 from .results import FileResult, SweepResult, row_count
 from .state import (
+    LAYOUT,
     RACY_NS,
     NotRegular,
     Tracked,
@@ -168,6 +169,7 @@ class Vault:
             and stat_key(stat) == (tracked.size, tracked.mtime_ns, tracked.ino)
             and tracked.mtime_ns < tracked.seen_ns - RACY_NS
             and (head.seq, head.hash) == (tracked.rows, tracked.hash)
+            and tracked.layout == LAYOUT
         ):
             return result  # nothing moved on either side
         try:
@@ -187,6 +189,7 @@ class Vault:
             and blob_id(found[: tracked.size]) == tracked.blob
             and (selectors.row_hash(nb, tracked.rows) if tracked.rows else rowformat.GENESIS) == tracked.hash
             and tracked.redactions == view_reads.count_redactions(nb.pk)  # else rows it wrote may hold words now gone
+            and tracked.layout == LAYOUT
         ):
             trusted_rows, trusted_bytes, written = tracked.rows, tracked.size, 0
 
@@ -288,6 +291,7 @@ class Vault:
             ino=stat.st_ino,
             seen_ns=time.time_ns(),
             redactions=content.count(REDACT_ROW),  # in what was written: a redaction since is not counted
+            layout=LAYOUT,
         )
 
     def _write(self, state: dict[str, Tracked], title: str, nb: Notebook) -> None:

@@ -17,6 +17,8 @@ LANDS_FILE = "notebooks-vault-lands"
 # A file's stat is trusted only if it was this much older than the moment it was last verified: a change
 # within the filesystem's timestamp granularity could otherwise keep size and mtime (git's "racily clean").
 RACY_NS = 2_000_000_000
+# What the log writes into a file: 1 withholds the plain digest of redacted words (older files still name it).
+LAYOUT = 1
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Tracked:
     ino: int = 0
     seen_ns: int = 0  # when the file was last read and found to be this
     redactions: int = 0  # the notebook's redact rows when the file was written: a new one takes words out of it
+    layout: int = 0  # LAYOUT when written: a file of an older one is compared whole once, and written again
 
 
 def read_state(git_dir: Path) -> tuple[dict[str, Tracked], dict[str, str]]:

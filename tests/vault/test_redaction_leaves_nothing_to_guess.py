@@ -4,6 +4,8 @@ sha256 of rows written before keyed digests, whose hashes stay as they were."""
 
 import hashlib
 import json
+import os
+from dataclasses import asdict
 
 import pytest
 from django.core.management import call_command
@@ -14,9 +16,12 @@ from notebooks.log.files import rowformat
 from notebooks.log.files.verify import verify_chain
 from notebooks.log.store import append as log_append
 from notebooks.log.views import selectors
-from notebooks.models import Row
+from notebooks.models import Row, VaultAlarm
+from notebooks.vault import vault_land
+from notebooks.vault.git import blob_id
+from notebooks.vault.state import Tracked, read_state, write_state
 from tests.agent_helpers import Api
-from tests.vault.vaulttools import file_bytes
+from tests.vault.vaulttools import add, at, canonical, file_bytes
 
 PIN = "4821"
 GUESSES = [f"{i:04d}" for i in range(10_000)]
@@ -124,3 +129,54 @@ def test_the_hash_of_a_row_from_before_keyed_digests_still_checks_a_guess_as_doc
     _old_style_add(zelda, PIN)
     redaction.redact(notebook="zelda", n=4, by="dad", why="a PIN")
     assert _recovered(_everything_served(vault, zelda)["the export"]) == {PIN}
+
+
+def no_claims() -> set[str]:
+    return set()
+
+
+def _as_an_older_release_left_it(vault, plain: str) -> str:  # noqa: ANN001
+    """The vault's file as a release before the plain digest was withheld wrote, committed and tracked it; its
+    commit."""
+    lines = file_bytes(vault).split(b"\n")
+    named = f'"digest": "{plain}"'.encode()
+    lines = [
+        line.replace(b'"digest": null', named) if b'"redacted": true' in line else
+        line.replace(b'"redacts": null', f'"redacts": "{plain}"'.encode())
+        for line in lines
+    ]  # fmt: skip
+    old = b"\n".join(lines)
+    assert old.count(plain.encode()) == 2
+    sha = vault.git.commit_files(
+        parent=vault.git.head(), files={"zelda.jsonl": old}, message="an older release", ref=vault.git.branch_ref()
+    )
+    vault.path("zelda").write_bytes(old)
+    git_dir = vault.root / ".git"
+    files, partials = read_state(git_dir)
+    stat = os.lstat(vault.path("zelda"))
+    files["zelda"] = Tracked(**{**asdict(files["zelda"]), "layout": 0, "blob": blob_id(old), "size": len(old),
+                                "mtime_ns": stat.st_mtime_ns, "ino": stat.st_ino})  # fmt: skip
+    write_state(git_dir, files, partials)
+    return sha
+
+
+def test_a_file_that_still_names_a_plain_digest_loses_it_at_the_next_sweep(vault, zelda):
+    _old_style_add(zelda, PIN)
+    redaction.redact(notebook="zelda", n=4, by="dad", why="a PIN")
+    vault.sweep(claimed=set())
+    _as_an_older_release_left_it(vault, rowformat.digest_of(PIN))
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == [""] and not VaultAlarm.objects.exists()
+    assert file_bytes(vault) == canonical() and rowformat.digest_of(PIN).encode() not in file_bytes(vault)
+
+
+def test_a_session_taken_on_such_a_file_lands(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_CLAIMS = "tests.vault.test_redaction_leaves_nothing_to_guess.no_claims"
+    _old_style_add(zelda, PIN)
+    redaction.redact(notebook="zelda", n=4, by="dad", why="a PIN")
+    vault.sweep(claimed=set())
+    base = _as_an_older_release_left_it(vault, rowformat.digest_of(PIN))  # the session was taken then
+    seq = add("roll after the rest")
+    landed = vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base,
+                        seqs=[seq])  # fmt: skip
+    assert landed.semantic and at(vault, "HEAD") == canonical()
