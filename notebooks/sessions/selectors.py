@@ -8,7 +8,7 @@ from django.db.models import Prefetch
 from notebooks.log.files import rowformat
 from notebooks.log.rules.checks import check_id
 from notebooks.log.rules.errors import NotFound
-from notebooks.log.rules.fold import SOURCES
+from notebooks.log.rules.fold import PROPOSE, SOURCES
 from notebooks.log.store import rows as stored
 from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Row, Session, SessionEvent
@@ -44,6 +44,11 @@ class SessionView:
     def refusal(self) -> SessionEvent | None:
         """The land gates' last refusal (or their reasons the editor's land overruled)."""
         return next((e for e in reversed(self.events) if e.kind == EventKind.REFUSE), None)
+
+    @property
+    def counted_as_written(self) -> bool:
+        """Rows written by an older release, before a session's rows waited for its land: they count already."""
+        return any(r["op"] != PROPOSE and not r.get("lands") for r in self.change)
 
     @property
     def undecided(self) -> bool:

@@ -6,6 +6,8 @@ from django.test import Client
 
 from notebooks.log import services
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import fold
+from notebooks.log.store import append as log_append
 from notebooks.log.views import selectors
 from notebooks.models import SessionEvent
 from notebooks.sessions import services as sessions
@@ -137,3 +139,20 @@ def test_a_session_id_of_thousands_of_digits_is_a_404_that_echoes_it_cut(editor_
     response = editor_client.post(f"/sessions/{huge}/land/", {"reason": "x"}, **HTMX)
     assert response.status_code == 404
     assert huge[:400] not in response.content.decode() and _kinds(refused)[-1] == "refuse"
+
+
+def test_a_session_whose_rows_an_older_release_wrote_says_they_count_and_a_discard_leaves_them(
+    editor_client, zelda, monkeypatch
+):
+    taken = sessions.take(notebook="zelda", plan="the old way", by=PIPPA)
+    with monkeypatch.context() as m:
+        m.setattr(fold, "PROPOSABLE", ())  # an older release wrote a session's rows as they were, no proposal
+        log_append.append(zelda, [{"op": "add", "n": 4, "words": "old words", "source": "seen", "by": "pippa",
+                                   "why": "then", "session_id": taken.id}])  # fmt: skip
+    assert "old words" in [line.text for line in selectors.view(zelda)]
+    html = editor_client.get("/sessions/").content.decode()
+    assert f'id="session-{taken.id}-written"' in html and "they counted as they were written" in html
+    answer = editor_client.post(f"/sessions/{taken.id}/discard/", {"reason": "not this"}, **HTMX)
+    said = answer.content.decode()
+    assert "counted as written and still do" in said and "never count" not in said
+    assert "old words" in [line.text for line in selectors.view(zelda)]

@@ -26,6 +26,9 @@ DONE = {
     "land": "Session #{pk} landed as your approval, with your reason.",
     "discard": "Session #{pk} discarded, with your reason. Its rows never count: they stay in the log and in history.",
 }
+WRITTEN = (
+    "Session #{pk} discarded, with your reason. Its rows, written by an older release, counted as written and still do."
+)
 
 
 def _context(request: HttpRequest, **more: object) -> dict[str, object]:
@@ -72,11 +75,13 @@ def _decide(request: HttpRequest, pk: int, verb: str) -> HttpResponse:
             error = exc.message
     else:
         status, error = 422, " ".join(e for errors in form.errors.values() for e in errors)
+    v = _one(pk)
+    done = (WRITTEN if verb == "discard" and v.counted_as_written else DONE[verb]).format(pk=pk)
     if status == 200 and not request.htmx:
-        return back_to(request, reverse("card:sessions") + f"#session-{pk}", DONE[verb].format(pk=pk))
+        return back_to(request, reverse("card:sessions") + f"#session-{pk}", done)
     # The draft whole, as the refusal promises (a request is at most DATA_UPLOAD_MAX_MEMORY_SIZE, as every card form's).
     failed = {"verb": verb, "error": error, "reason": request.POST.get("reason", "")} if error else None
-    context = _context(request, v=_one(pk), failed=failed, done=DONE[verb].format(pk=pk) if not error else "")
+    context = _context(request, v=v, failed=failed, done=done if not error else "")
     if request.htmx:
         return render_page(request, f"{TEMPLATE}#session", context, status=status)
     views = session_selectors.recent(limit=50, rows=True, row_limit=ROWS_SHOWN, brought=True)
