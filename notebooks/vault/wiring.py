@@ -10,9 +10,10 @@ from django.core.signals import setting_changed
 from django.db import DatabaseError
 from django.dispatch import receiver
 
-from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules.errors import Conflict, NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions.claims import open_sessions
 
 from .claims import claimed_titles
 from .git import GitError, VaultUnavailable
@@ -59,10 +60,17 @@ def check_land(session: Any, rows: Sequence[int]) -> None:
     """The vault's final gate and the drift before the land, ahead of the database's land; raises to refuse it."""
     if not session.vault_base:
         return
+    lapsed = session_selectors.lapsed_before_land(session)
+    holder = open_sessions().filter(notebook_id=session.notebook_id).exclude(pk=session.pk).first() if lapsed else None
+    if holder is not None:  # its commit would hold the holder's rows, which then could never land
+        raise Conflict(
+            f"Session #{holder.pk} of {holder.actor} is open on '{session.notebook.title}': land or discard it first, "
+            f"then this lapsed session #{session.pk}. Nothing was written."
+        )
     with unavailable(f"The land of session #{session.pk} is refused", "The session stays open"):
         vault_land_check(
             session.notebook.title, actor=session.actor, session_id=session.pk, base_sha=session.vault_base, seqs=rows,
-            after_lapse=session_selectors.lapsed_before_land(session),
+            after_lapse=lapsed,
         )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from notebooks.log import services
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.errors import Conflict
 from notebooks.sessions import decisions, leases
 from notebooks.sessions import services as sessions
 from tests.vault.vaulttools import add, at, canonical, commits, file_bytes
@@ -59,3 +60,22 @@ def test_an_agents_plan_and_summary_reach_git_with_their_control_characters_esca
     assert "one lesson\\x1b]8;;http://x\\x07\nand a second line" in top["body"]
     assert not any(ch in top["subject"] + top["body"] for ch in "\x1b\x07\r")
     assert at(vault, "HEAD") == canonical() == file_bytes(vault)
+
+
+def test_dads_land_of_a_lapsed_session_waits_for_the_open_one_on_its_notebook(enabled, monkeypatch, settings):
+    vault = enabled
+    settings.NOTEBOOK_SESSION_TTL = TTL
+    clock = [leases.time.time()]
+    monkeypatch.setattr(leases, "now", lambda: clock[0])
+    lapsed = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
+    add("the guard rests after two swings")
+    clock[0] += TTL + 1
+    vault.sweep()
+    taken = sessions.take(notebook="zelda", plan="Another", by="reflector")
+    add("the guard's second swing is slower", by="reflector")
+    with pytest.raises(Conflict, match=f"Session #{taken.id} of reflector is open on 'zelda': land or discard it"):
+        decisions.land_as_editor(session=lapsed.id, reason="she was right", by=DAD)
+    sessions.land(session=taken.id, by="reflector", summary="one more")  # it can still land
+    decisions.land_as_editor(session=lapsed.id, reason="she was right", by=DAD)  # and then this one
+    assert [c["subject"] for c in commits(vault)[:2]] == ["One lesson", "Another"]
+    assert at(vault, "HEAD") == canonical()
