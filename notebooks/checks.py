@@ -3,6 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, register
 from django.db import DatabaseError, connections
+from django.db.migrations.loader import MigrationLoader
 
 from notebooks.log.identity.writer_keys import UNPROVEN_POLICIES
 from notebooks.log.rules.checks import problem_of_name
@@ -54,4 +55,29 @@ def outside_writer_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
                 id="notebooks.E003",
             )
         )
+    return errors
+
+
+@register()
+def no_newer_schema(app_configs: Any = None, databases: Any = None, **kwargs: Any) -> list[Error]:
+    """Fail when a newer release migrated the database: this code would misread its rows and write rows without them."""
+    errors: list[Error] = []
+    for alias in databases or ["default"]:
+        try:
+            loader = MigrationLoader(connections[alias], ignore_no_migrations=True)
+        except DatabaseError:
+            continue
+        newer = sorted(
+            name
+            for app, name in loader.applied_migrations
+            if app == "notebooks" and (app, name) not in loader.disk_migrations
+        )
+        if newer:
+            errors.append(
+                Error(
+                    f"Database {alias!r} was migrated by a newer release ({', '.join(newer)}) than this code.",
+                    hint="Run the release that migrated it (docs/DEPLOY.md, 'PostgreSQL roles'); never an older one.",
+                    id="notebooks.E004",
+                )
+            )
     return errors

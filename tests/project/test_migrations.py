@@ -5,6 +5,7 @@ import pytest
 from django.core import checks
 from django.core.management.sql import emit_post_migrate_signal, emit_pre_migrate_signal
 from django.db import IntegrityError, connection, models, transaction
+from django.db.migrations.recorder import MigrationRecorder
 
 from notebooks.log import services
 from notebooks.log.store import triggers
@@ -113,3 +114,12 @@ def test_installing_twice_is_harmless(one_line):
     triggers.install()
     assert triggers.missing() == []
     assert _update_refused()
+
+
+def test_a_database_a_newer_release_migrated_fails_the_check(db):
+    def newer() -> list[str]:
+        return [m.msg for m in checks.run_checks(include_deployment_checks=False) if m.id == "notebooks.E004"]
+
+    assert newer() == []
+    MigrationRecorder(connection).record_applied("notebooks", "0099_from_a_newer_release")
+    assert newer() == ["Database 'default' was migrated by a newer release (0099_from_a_newer_release) than this code."]
