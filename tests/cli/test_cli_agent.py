@@ -112,3 +112,14 @@ def test_a_database_refusal_is_one_line_with_its_exit_code(db, monkeypatch):
         _run("token", "pippa")
     assert str(said.value) == "The database refused: permission denied for table notebooks_token"
     assert said.value.returncode == 1
+
+
+def test_a_table_missing_says_to_migrate(db, monkeypatch):
+    from django.db import OperationalError
+
+    def missing(**_: object) -> None:
+        raise OperationalError("no such table: notebooks_sessionlease")
+
+    monkeypatch.setattr(tokens, "issue", missing)
+    with pytest.raises(CommandError, match=r"no such table: notebooks_sessionlease \(is the database migrated\?"):
+        _run("token", "pippa")

@@ -38,6 +38,8 @@ class Command(BaseCommand):
             raise CommandError(exc.message, returncode=EXIT_CODES.get(exc.status, 1)) from None
         except DatabaseError as exc:  # a role without the rights, a server gone: one line (--traceback for the rest)
             said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            unmigrated = "no such table" in said or ("relation" in said and "does not exist" in said)
+            said += " (is the database migrated? manage.py migrate)" if unmigrated else ""
             raise CommandError(f"The database refused: {said}", returncode=1) from exc
         except BrokenPipeError:
             sys.stderr.close()
