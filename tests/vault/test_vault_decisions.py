@@ -31,17 +31,24 @@ def test_dads_land_of_a_refused_session_is_one_semantic_commit_naming_his_approv
     assert at(vault, "HEAD") == canonical() == file_bytes(vault)
 
 
-def test_dads_land_of_a_lapsed_session_the_sweep_committed_names_its_rows(enabled, monkeypatch, settings):
-    vault = enabled
+@pytest.fixture
+def lapsed(enabled, monkeypatch, settings) -> tuple[int, int]:  # noqa: ANN001
+    """Pippa's session of one line, lapsed and found so by a sweep; its id and its line's seq."""
     settings.NOTEBOOK_SESSION_TTL = TTL
     clock = [leases.time.time()]
     monkeypatch.setattr(leases, "now", lambda: clock[0])
     taken = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
     seq = add("the guard rests after two swings")
     clock[0] += TTL + 1
-    vault.sweep()  # the lapse is found: the file is no longer claimed and its rows are committed as history
+    enabled.sweep()  # the lapse is found: the file is no longer claimed and its rows are committed as history
+    return taken.id, seq
+
+
+def test_dads_land_of_a_lapsed_session_the_sweep_committed_names_its_rows(enabled, lapsed):
+    vault = enabled
+    taken, seq = lapsed
     assert at(vault, "HEAD") == canonical()
-    decisions.land_as_editor(session=taken.id, reason="she was right", by=DAD)
+    decisions.land_as_editor(session=taken, reason="she was right", by=DAD)
     top = commits(vault)[0]
     assert top["author"] == "pippa" and top["subject"] == "One lesson"
     assert "Landed by dad as his approval: she was right" in top["body"] and f"Rows: {seq}" in top["body"]
@@ -62,20 +69,13 @@ def test_an_agents_plan_and_summary_reach_git_with_their_control_characters_esca
     assert at(vault, "HEAD") == canonical() == file_bytes(vault)
 
 
-def test_dads_land_of_a_lapsed_session_waits_for_the_open_one_on_its_notebook(enabled, monkeypatch, settings):
-    vault = enabled
-    settings.NOTEBOOK_SESSION_TTL = TTL
-    clock = [leases.time.time()]
-    monkeypatch.setattr(leases, "now", lambda: clock[0])
-    lapsed = sessions.take(notebook="zelda", plan="One lesson", by="pippa")
-    add("the guard rests after two swings")
-    clock[0] += TTL + 1
-    vault.sweep()
+def test_dads_land_of_a_lapsed_session_waits_for_the_open_one_on_its_notebook(enabled, lapsed):
+    vault, (lapsed, _) = enabled, lapsed
     taken = sessions.take(notebook="zelda", plan="Another", by="reflector")
     add("the guard's second swing is slower", by="reflector")
     with pytest.raises(Conflict, match=f"Session #{taken.id} of reflector is open on 'zelda': land or discard it"):
-        decisions.land_as_editor(session=lapsed.id, reason="she was right", by=DAD)
+        decisions.land_as_editor(session=lapsed, reason="she was right", by=DAD)
     sessions.land(session=taken.id, by="reflector", summary="one more")  # it can still land
-    decisions.land_as_editor(session=lapsed.id, reason="she was right", by=DAD)  # and then this one
+    decisions.land_as_editor(session=lapsed, reason="she was right", by=DAD)  # and then this one
     assert [c["subject"] for c in commits(vault)[:2]] == ["One lesson", "Another"]
     assert at(vault, "HEAD") == canonical()
