@@ -2,6 +2,7 @@
 gunicorn with gunicorn.conf.py; both read the same settings from the environment."""
 
 import os
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,4 +57,8 @@ def granian(environ: Environ, app: str = APP) -> list[str]:
 
 if __name__ == "__main__":  # `python -m notebook_site.web_servers`: the server alone, in this process (a systemd unit)
     args = command(os.environ)
+    # A database a newer release migrated, or a log without its triggers, is refused before serving (not at a reload).
+    checked = subprocess.run([sys.executable, str(ROOT / "manage.py"), "check", "--fail-level", "ERROR"], check=False)
+    if checked.returncode:
+        raise SystemExit("manage.py check failed: not serving (its errors are above)")
     os.execv(args[0], args)

@@ -67,11 +67,10 @@ def no_newer_schema(app_configs: Any = None, databases: Any = None, **kwargs: An
             loader = MigrationLoader(connections[alias], ignore_no_migrations=True)
         except DatabaseError:
             continue
-        newer = sorted(
-            name
-            for app, name in loader.applied_migrations
-            if app == "notebooks" and (app, name) not in loader.disk_migrations
-        )
+        mine = {name for app, name in loader.disk_migrations if app == "notebooks"}
+        mine |= {name for m in loader.disk_migrations.values() for app, name in m.replaces if app == "notebooks"}
+        last = max(map(_number, mine), default=0)  # a renamed or squashed migration of the past is no newer
+        newer = sorted(n for app, n in loader.applied_migrations if app == "notebooks" and _number(n) > last)
         if newer:
             errors.append(
                 Error(
@@ -81,3 +80,7 @@ def no_newer_schema(app_configs: Any = None, databases: Any = None, **kwargs: An
                 )
             )
     return errors
+
+
+def _number(migration: str) -> int:
+    return int(migration[:4]) if migration[:4].isdigit() else 0

@@ -52,7 +52,7 @@ def revoke(*, token: str | None = None, actor: str | None = None, why: str = "")
             found = list(
                 live.filter(digest=digest_of(token))
                 or live.filter(hint=named)
-                or (live.filter(pk=int(named)) if named.isdigit() and len(named) < 19 else [])
+                or (live.filter(pk=int(named)) if named.isascii() and named.isdecimal() and len(named) < 19 else [])
             )
         else:
             raise Invalid("Name a token (its secret, hint or id) or an actor.")

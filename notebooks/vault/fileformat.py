@@ -66,8 +66,9 @@ def redacted_since(was: bytes, now: bytes, gone: Container[str]) -> bool:
     if before is None or after is None:
         return False
     differ = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-    if differ and differ <= {"digest", "redacts"}:
-        return all(_plain(before.get(k)) and before[k] in gone and after.get(k) is None for k in differ)
+    withheld = {"digest"} if after.get("redacted") is True else {"redacts"} if after.get("op") == "redact" else set()
+    if differ and differ <= withheld:
+        return all(_plain(before.get(k)) and before[k] in gone and k in after and after[k] is None for k in differ)
     if after.get("redacted") is not True:
         return False
     differ -= {"redacted", "digest", "salt"}

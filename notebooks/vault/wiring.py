@@ -13,7 +13,7 @@ from django.dispatch import receiver
 from notebooks.log.rules.errors import Conflict, NotebookError
 from notebooks.sessions import hooks
 from notebooks.sessions import selectors as session_selectors
-from notebooks.sessions.claims import open_sessions
+from notebooks.sessions.claims import open_session_on
 
 from .claims import claimed_titles
 from .git import GitError, VaultUnavailable
@@ -61,7 +61,7 @@ def check_land(session: Any, rows: Sequence[int]) -> None:
     if not session.vault_base:
         return
     lapsed = session_selectors.lapsed_before_land(session)
-    holder = open_sessions().filter(notebook_id=session.notebook_id).exclude(pk=session.pk).first() if lapsed else None
+    holder = open_session_on(session.notebook) if lapsed else None
     if holder is not None:  # its commit would hold the holder's rows, which then could never land
         raise Conflict(
             f"Session #{holder.pk} of {holder.actor} is open on '{session.notebook.title}': land or discard it first, "
@@ -107,8 +107,8 @@ def after_checkpoint(session: Any, note: str) -> str | None:
 
 def after_abandon(session: Any, why: str) -> str | None:
     """The claimed file's change committed as drift, once the database's abandon has committed."""
-    if not session.vault_base:
-        return None
+    if not session.vault_base or open_session_on(session.notebook) is not None:
+        return None  # a lapsed session's notebook taken since: its file is the holder's, committed at its land
     try:
         return vault_abandon(session.notebook.title, session_id=session.pk, why=why)
     except LEFT_FOR_LATER as exc:  # the abandon stands: the next sweep commits its drift

@@ -73,3 +73,23 @@ def test_run_as_a_module_it_becomes_the_server_it_names() -> None:
         text=True,
     )
     assert refused.returncode == 1 and "one of granian, gunicorn" in refused.stderr
+
+
+def test_the_server_will_not_serve_a_database_a_newer_release_migrated(tmp_path):
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    from notebook_site.web_servers import ROOT
+
+    newer = sqlite3.connect(tmp_path / "db.sqlite3")
+    newer.execute("CREATE TABLE django_migrations (id INTEGER PRIMARY KEY, app TEXT, name TEXT, applied DATETIME)")
+    newer.execute("INSERT INTO django_migrations (app, name, applied) VALUES ('notebooks', '0999_next', '2027-01-01')")
+    newer.commit()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "PORT": "0", "ACCESS_LOG": "off"}
+    refused = subprocess.run(
+        [sys.executable, "-m", "notebook_site.web_servers"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "notebooks.E004" in refused.stderr and "0999_next" in refused.stderr
+    assert "not serving" in refused.stderr

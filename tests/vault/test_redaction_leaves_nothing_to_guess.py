@@ -180,3 +180,16 @@ def test_a_session_taken_on_such_a_file_lands(vault, zelda, settings):
     landed = vault_land("zelda", actor="pippa", plan="One more", summary="a line", session_id=7, base_sha=base,
                         seqs=[seq])  # fmt: skip
     assert landed.semantic and at(vault, "HEAD") == canonical()
+
+
+def test_a_plain_digest_written_onto_another_row_is_a_rewrite(vault, zelda):
+    _old_style_add(zelda, PIN)
+    redaction.redact(notebook="zelda", n=4, by="dad", why="a PIN")
+    vault.sweep(claimed=set())
+    plain = rowformat.digest_of(PIN)
+    lines = file_bytes(vault).split(b"\n")
+    lines[0] = rowformat.dumps({**json.loads(lines[0]), "redacts": plain}).encode()  # a row no redaction touched
+    vault.path("zelda").write_bytes(b"\n".join(lines))
+    result = vault.sweep(claimed=set())
+    assert [f.problem for f in result.files] == ["rewritten"] and VaultAlarm.objects.count() == 1
+    assert file_bytes(vault) == canonical()

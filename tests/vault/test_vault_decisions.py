@@ -79,3 +79,13 @@ def test_dads_land_of_a_lapsed_session_waits_for_the_open_one_on_its_notebook(en
     decisions.land_as_editor(session=lapsed, reason="she was right", by=DAD)  # and then this one
     assert [c["subject"] for c in commits(vault)[:2]] == ["One lesson", "Another"]
     assert at(vault, "HEAD") == canonical()
+
+
+def test_dads_discard_of_a_lapsed_session_leaves_the_open_ones_rows_to_its_land(enabled, lapsed):
+    vault, (lapsed, _) = enabled, lapsed
+    taken = sessions.take(notebook="zelda", plan="Another", by="reflector")
+    add("the guard's second swing is slower", by="reflector")
+    decisions.discard(session=lapsed, reason="not this", by=DAD)
+    sessions.land(session=taken.id, by="reflector", summary="one more")
+    assert commits(vault)[0]["subject"] == "Another"
+    assert at(vault, "HEAD") == canonical()
