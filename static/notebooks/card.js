@@ -730,6 +730,8 @@ function countGroup(form) {
     li.classList.toggle("added", Boolean(add && add.checked));
     const said = out && out.parentElement.querySelector(".muted");
     if (said) said.textContent = left ? "left out" : "leave out";
+    const keep = li.querySelector("input[name=keep]");
+    if (left && keep && keep.checked) keep.checked = false; // a line left out is not the line kept
     if (add ? add.checked : !left) n += 1;
   }
   if (count) count.textContent = `${n} line${n === 1 ? "" : "s"}`;
