@@ -76,7 +76,8 @@ function focusLine(li, center) {
 
 function lineInView() {
   const lines = allLines();
-  return lines.find((li) => li.getBoundingClientRect().top >= 0) || lines[0];
+  const below = parseFloat(document.documentElement.style.scrollPaddingTop) || 0; // under the sticky toolbar
+  return lines.find((li) => li.getBoundingClientRect().top >= below) || lines[0];
 }
 
 function move(from, step) {
@@ -767,6 +768,15 @@ document.addEventListener("htmx:afterSwap", (event) => {
   if (event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar")) clearStatus();
 });
 
+// ----- the sticky toolbar: what takes focus, or is scrolled to, stops below it, whatever height it wraps to -----
+
+function clearOfToolbar() {
+  const toolbar = document.querySelector("form.toolbar");
+  const sticky = toolbar && getComputedStyle(toolbar).position === "sticky";
+  document.documentElement.style.scrollPaddingTop = sticky ? `${toolbar.getBoundingClientRect().height + 12}px` : "";
+  document.documentElement.classList.toggle("toolbar-sticks", Boolean(sticky));
+}
+
 function start() {
   if (openLinkedLine()) return;
   loadPicks();
@@ -774,6 +784,9 @@ function start() {
   const toolbar = document.querySelector("form.toolbar");
   if (toolbar) listedFor = toolbarKey(new FormData(toolbar));
   foldFilters();
+  clearOfToolbar();
+  const toolbarShown = document.querySelector("form.toolbar");
+  if (toolbarShown && window.ResizeObserver) new ResizeObserver(clearOfToolbar).observe(toolbarShown);
   countAll(document);
   countGroups(document);
   bringBackDrafts(document);

