@@ -43,7 +43,10 @@ function rove() {
   const lines = allLines();
   let current = null;
   for (const li of lines) {
-    for (const control of rowControls(li)) control.tabIndex = -1;
+    const controls = rowControls(li);
+    for (const control of controls) control.tabIndex = -1;
+    // Its links are out of the Tab order: its description says how they are reached.
+    if (controls.length && document.getElementById("line-keys")) li.setAttribute("aria-describedby", "line-keys");
     if (li.tabIndex === 0 && !current) current = li;
     else li.tabIndex = -1;
   }
@@ -130,6 +133,9 @@ document.addEventListener("keydown", (event) => {
   if (typingIn(target) || (target.closest && target.closest("form.line-form, .history"))) return;
   const li = target.closest ? target.closest("#lines-region li.line") : null;
   const inRow = li && (target === li || target.closest(".line-row"));
+  // Letters act on the page and the list only: on a header link, a radio or a button they are that control's own.
+  const free = inRow || target === document.body || target === document.documentElement || Boolean(target.closest && target.closest("#keys"));
+  if (!free && !event.key.startsWith("Arrow")) return;
   switch (event.key) {
     case "?":
       toggleHelp();

@@ -81,6 +81,19 @@ def test_shift_tab_up_to_a_control_above_the_list_is_not_hidden_under_the_toolba
     _clear_of_toolbar(page)
 
 
+def test_the_keys_help_is_reachable_at_390px_and_a_line_says_how_its_links_are_reached(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("help", width=390, height=844)
+    expect(page.locator("#keys summary")).to_be_visible()
+    line = page.locator("#line-1")
+    expect(line).to_have_attribute("aria-describedby", "line-keys")
+    expect(line).to_have_accessible_description(
+        "Right arrow for its links, or e to edit, r to retire, m to move, h for its history, x to select it; "
+        "j and k for the next and previous line."
+    )
+
+
 def test_the_focus_ring_is_the_accent_blue_not_the_new_markers_amber(open_card):
     page = open_card("ring")
     page.locator("#line-1").focus()
@@ -89,3 +102,25 @@ def test_the_focus_ring_is_the_accent_blue_not_the_new_markers_amber(open_card):
     assert page.evaluate("getComputedStyle(document.activeElement).outlineColor") == "rgb(31, 79, 163)"
     border = page.evaluate("getComputedStyle(document.querySelector('form.toolbar input[name=q]')).borderTopColor")
     assert border == "rgb(125, 133, 150)"  # 3.7:1 on white
+
+
+def test_letters_act_only_on_the_page_and_the_list(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("letters")
+    crumb = page.locator(".crumb a")
+    crumb.focus()
+    for key in ("j", "k", "/", "?"):
+        page.keyboard.press(key)
+        expect(crumb).to_be_focused()
+    expect(page.locator("#keys")).not_to_have_attribute("open", "")
+    radio = page.locator("form.toolbar input[type=radio]").first
+    radio.focus()
+    page.keyboard.press("j")
+    expect(radio).to_be_focused()
+    page.locator("#line-3").focus()
+    page.keyboard.press("j")
+    expect(page.locator("#line-4")).to_be_focused()
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("/")
+    expect(page.locator("form.toolbar input[name=q]")).to_be_focused()

@@ -47,3 +47,10 @@ def test_a_wrong_password_marks_both_fields_invalid_and_described_by_the_message
         tag = re.search(rf'<input[^>]*name="{name}"[^>]*>', html).group(0)
         assert 'aria-invalid="true"' in tag
         assert 'aria-describedby="signin-error"' in tag
+
+
+def test_the_card_says_once_how_a_lines_own_links_are_reached(editor_client, lines):
+    html = editor_client.get(url()).content.decode()
+    assert ids(html)["line-keys"] == 1
+    said = re.search(r'<p id="line-keys" hidden>(.*?)</p>', html).group(1)
+    assert "Right arrow" in said and "e to edit" in said
