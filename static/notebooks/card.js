@@ -783,6 +783,29 @@ function clearOfToolbar() {
   document.documentElement.classList.toggle("toolbar-sticks", Boolean(sticky));
 }
 
+// ----- a restore or undo-merge form: Cancel and Escape put back what it stood in place of, focus on the line -----
+
+const replaced = new Map(); // a line's id -> a copy of what stood there before a form took its place
+
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  if (target && target.matches && target.matches("li.line") && !target.querySelector("form.line-form")) replaced.set(target.id, target.cloneNode(true));
+});
+
+document.addEventListener("click", (event) => {
+  const cancel = event.target.closest && event.target.closest("li.line form.line-form a.cancel:not([hx-get])");
+  if (!cancel || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const li = cancel.closest("li.line");
+  const before = replaced.get(li.id);
+  if (!before) return; // the form came with the page: its link goes back to the card
+  event.preventDefault();
+  replaced.delete(li.id);
+  li.replaceWith(before);
+  if (window.htmx) window.htmx.process(before);
+  rove();
+  focusLine(before, false);
+});
+
 function start() {
   if (openLinkedLine()) return;
   loadPicks();

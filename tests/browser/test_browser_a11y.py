@@ -104,6 +104,19 @@ def test_the_focus_ring_is_the_accent_blue_not_the_new_markers_amber(open_card):
     assert border == "rgb(125, 133, 150)"  # 3.7:1 on white
 
 
+def test_restores_cancel_in_the_retired_view_keeps_that_view_and_focuses_the_line(open_card, site):
+    from playwright.sync_api import expect
+
+    site.run("notebook", "retire", "retired", "5", "--by", "dad", "--why", "gone")
+    page = open_card("retired", query="?show=retired")
+    page.locator("#line-5").get_by_role("button", name="Restore").click()
+    expect(page.locator("#line-5 form.line-form")).to_be_visible()
+    page.locator("#line-5").get_by_role("link", name="Cancel").click()
+    expect(page.locator("#line-5 form.line-form")).to_have_count(0)
+    expect(page.locator("#line-5")).to_be_focused()
+    assert "show=retired" in page.url and page.evaluate("window.__same_page === true")
+
+
 def test_letters_act_only_on_the_page_and_the_list(open_card):
     from playwright.sync_api import expect
 

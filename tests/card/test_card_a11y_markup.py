@@ -49,6 +49,26 @@ def test_a_wrong_password_marks_both_fields_invalid_and_described_by_the_message
         assert 'aria-describedby="signin-error"' in tag
 
 
+def test_the_undo_merge_page_has_each_id_once(editor_client, lines):
+    from notebooks.log import services
+
+    merged = services.merge(notebook="zelda", numbers=[1, 2], text="roll, never attack first", by="dad", why="one")
+    html = editor_client.get(f"/notebooks/zelda/lines/{merged.n}/undo-merge/").content.decode()
+    assert f'id="line-{merged.n}"' in html
+    assert [x for x, count in ids(html).items() if count > 1] == []
+    assert f'class="button quiet cancel" href="/notebooks/zelda/lines/{merged.n}/"' in html
+
+
+def test_restores_cancel_goes_back_to_the_list_it_came_from(editor_client, lines):
+    from notebooks.log import services
+
+    services.retire(notebook="zelda", n=2, by="dad", why="wrong")
+    from_list = editor_client.get(url(2, "restore"), **HX).content.decode()
+    from_retired = editor_client.get(url(2, "restore"), {"show": "retired"}, **HX).content.decode()
+    assert 'class="button quiet cancel" href="/notebooks/zelda/#line-2"' in from_list
+    assert 'class="button quiet cancel" href="/notebooks/zelda/?show=retired#line-2"' in from_retired
+
+
 def test_the_card_says_once_how_a_lines_own_links_are_reached(editor_client, lines):
     html = editor_client.get(url()).content.decode()
     assert ids(html)["line-keys"] == 1
