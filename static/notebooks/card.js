@@ -387,7 +387,9 @@ function updateSelection() {
   const count = picked.size;
   form.classList.toggle("picking", count > 0);
   const out = form.querySelector(".sel-count");
-  if (out) out.textContent = count ? `${count} selected` : "";
+  // The last line unticked is said too, not left as silence (seen only while lines are ticked).
+  if (out) out.textContent = count ? `${count} selected` : out.textContent ? "No lines selected" : "";
+  if (out) out.classList.toggle("visually-hidden", !count);
   if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire", "open-move");
   // While the bar stands at the bottom, what takes focus (a line's form opened low on a phone) scrolls clear of it.
   const sticky = count > 0 && !form.classList.contains("open");

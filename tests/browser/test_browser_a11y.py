@@ -137,3 +137,31 @@ def test_letters_act_only_on_the_page_and_the_list(open_card):
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press("/")
     expect(page.locator("form.toolbar input[name=q]")).to_be_focused()
+
+
+def test_after_a_refused_merge_the_next_enter_merges(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("merge")
+    page.locator("#pick-1").check()
+    page.locator("#pick-2").check()
+    bar = page.locator("#select-form")
+    bar.get_by_role("button", name="Merge").click()
+    bar.locator("#sel-words").fill("Roll after the second swing, on the bridge.")
+    reason = bar.get_by_label("Reason")
+    reason.press("Enter")
+    expect(page.locator("#select-form .errors, #select-form .error").first).to_be_visible()
+    reason = page.locator("#select-form").get_by_label("Reason")
+    reason.fill("one lesson")
+    reason.press("Enter")
+    expect(page.locator("#announce")).to_contain_text("Merged")
+
+
+def test_unticking_the_last_line_is_said(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("untick")
+    page.locator("#pick-1").check()
+    expect(page.locator("#sel-count")).to_have_text("1 selected")
+    page.locator("#pick-1").uncheck()
+    expect(page.locator("#sel-count")).to_have_text("No lines selected")

@@ -69,6 +69,12 @@ def test_restores_cancel_goes_back_to_the_list_it_came_from(editor_client, lines
     assert 'class="button quiet cancel" href="/notebooks/zelda/?show=retired#line-2"' in from_retired
 
 
+def test_a_refused_merge_comes_back_open_on_merge(editor_client, lines):
+    sent = {"n": ["1", "2"], "action": "merge", "words": "one line", "reason": ""}
+    html = editor_client.post(url(action="selected"), sent, **HX).content.decode()
+    assert re.search(r'<form id="select-form" class="box selection open open-merge"', html)
+
+
 def test_the_card_says_once_how_a_lines_own_links_are_reached(editor_client, lines):
     html = editor_client.get(url()).content.decode()
     assert ids(html)["line-keys"] == 1
