@@ -12,6 +12,15 @@ function say(words) {
   flash.replaceChildren(p);
 }
 
+// Said by screen readers through the page's one live region (#announce), which is there before anything changes.
+function announce(words) {
+  const live = document.getElementById("announce");
+  if (!live || !words) return;
+  const p = document.createElement("p");
+  p.textContent = words;
+  live.replaceChildren(p);
+}
+
 document.addEventListener("htmx:responseError", (event) => {
   // A refused request htmx does not swap (403, 404, 500): say so instead of failing silently.
   const status = event.detail.xhr.status;
@@ -774,6 +783,20 @@ function clearStatus() {
 document.addEventListener("htmx:afterSwap", (event) => {
   const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
   if (event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar")) clearStatus();
+});
+
+// A new list from the toolbar (a search, Show, Source) says how many lines it shows: once the choice settles, so
+// arrowing through Show's options is not read out at every step.
+let countSaid = null;
+
+document.addEventListener("htmx:afterSwap", (event) => {
+  const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
+  if (!(event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar"))) return;
+  clearTimeout(countSaid);
+  countSaid = setTimeout(() => {
+    const said = document.querySelector("#shown-count, #lines-region .empty, #similar-title, .retired-list .group-title");
+    if (said) announce(said.textContent.trim().replace(/\s+/g, " "));
+  }, 800);
 });
 
 // ----- the sticky toolbar: what takes focus, or is scrolled to, stops below it, whatever height it wraps to -----

@@ -104,6 +104,50 @@ def test_the_focus_ring_is_the_accent_blue_not_the_new_markers_amber(open_card):
     assert border == "rgb(125, 133, 150)"  # 3.7:1 on white
 
 
+def test_a_search_and_a_show_choice_are_said_once_they_settle(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("search")
+    page.evaluate("""() => { window.__said = [];
+      new MutationObserver(() => window.__said.push(document.getElementById('announce').textContent))
+        .observe(document.getElementById('announce'), {childList: true, subtree: true, characterData: true}); }""")
+    page.locator("form.toolbar input[name=q]").fill("boss door")
+    expect(page.locator("#announce")).to_have_text(
+        "13 of 40 lines match, in turn order: Dad's corrections, his other lines, then hers."
+    )
+    page.locator("form.toolbar input[name=q]").fill("")
+    show = page.locator("form.toolbar select[name=show]")
+    show.focus()
+    page.evaluate("window.__said = []")
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(2500)
+    assert len(page.evaluate("window.__said")) == 1, page.evaluate("window.__said")
+
+
+def test_restore_is_said_through_the_live_region_and_escape_puts_the_notice_back(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("restore")
+    page.locator("#line-2").focus()
+    page.keyboard.press("r")
+    page.locator("#line-2").get_by_label("Reason").fill("said twice")
+    page.keyboard.press("Enter")
+    expect(page.locator("#announce")).to_have_text("Retired line #2.")
+    notice = page.locator("#line-2")
+    notice.get_by_role("link", name="Restore…").click()
+    reason = page.locator("#line-2").get_by_label("Reason")
+    expect(reason).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#line-2")).to_contain_text("Line #2 is retired")
+    expect(page.locator("#line-2")).to_be_focused()
+    page.locator("#line-2").get_by_role("link", name="Restore…").click()
+    page.locator("#line-2").get_by_label("Reason").fill("it was right")
+    page.keyboard.press("Enter")
+    expect(page.locator("#announce")).to_have_text("Restored line #2: its words are back as line #41.")
+    assert page.evaluate("window.__same_page === true")
+
+
 def test_restores_cancel_in_the_retired_view_keeps_that_view_and_focuses_the_line(open_card, site):
     from playwright.sync_api import expect
 

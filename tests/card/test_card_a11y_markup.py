@@ -69,6 +69,21 @@ def test_restores_cancel_goes_back_to_the_list_it_came_from(editor_client, lines
     assert 'class="button quiet cancel" href="/notebooks/zelda/?show=retired#line-2"' in from_retired
 
 
+def test_restored_and_put_back_are_said_through_the_live_region(editor_client, lines):
+    from notebooks.log import services
+    from notebooks.log.views import selectors
+
+    services.retire(notebook="zelda", n=2, by="dad", why="wrong")
+    html = editor_client.post(url(2, "restore"), {"reason": "it was right"}, **HX).content.decode()
+    assert re.search(r'<div id="announce" hx-swap-oob="innerHTML"><p>Restored line #2: its words are back', html)
+    services.edit(notebook="zelda", n=1, to="roll twice", by="dad", why="r")
+    first = selectors.history(lines, 1)[0]
+    current = selectors.live_line(lines, 1).seq
+    sent = {"seq": first.seq, "reason": "it was right", "expected": current}
+    html = editor_client.post(url(1, "put-back"), sent, **HX).content.decode()
+    assert '<div id="announce" hx-swap-oob="innerHTML"><p>Put back older words of line #1.</p></div>' in html
+
+
 def test_a_refused_merge_comes_back_open_on_merge(editor_client, lines):
     sent = {"n": ["1", "2"], "action": "merge", "words": "one line", "reason": ""}
     html = editor_client.post(url(action="selected"), sent, **HX).content.decode()
