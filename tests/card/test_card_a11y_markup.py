@@ -49,6 +49,49 @@ def test_a_wrong_password_marks_both_fields_invalid_and_described_by_the_message
         assert 'aria-describedby="signin-error"' in tag
 
 
+def headings(html: str) -> list[tuple[int, str]]:
+    return [
+        (int(level), re.sub(r"<[^>]+>|\s+", " ", text).strip())
+        for level, text in re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", html, re.S)
+    ]  # noqa: E501
+
+
+def skips(html: str) -> list[str]:
+    """Each heading more than one level below the one before it."""
+    found, before = [], 0
+    for level, text in headings(html):
+        if level > before + 1:
+            found.append(f"h{level} {text!r} after h{before}")
+        before = level
+    return found
+
+
+def test_what_changed_since_a_frozen_view_is_headed_one_level_below_the_page(editor_client, lines):
+    from notebooks.log import services
+    from notebooks.log.views import selectors
+
+    then = selectors.head(lines).seq
+    services.add(notebook="zelda", text="a later line", source="seen", by="pippa", why="later")
+    services.edit(notebook="zelda", n=2, to="block first", by="dad", why="r")
+    services.retire(notebook="zelda", n=3, by="dad", why="r")
+    html = editor_client.get(url(), {"upto": then, "show": "changes"}).content.decode()
+    assert (2, "Added since (1)") in headings(html) and (2, "Retired since (1)") in headings(html)
+    assert skips(html) == []
+
+
+def test_suggestions_are_a_section_above_their_groups_beside_the_engines_groups(editor_client, lines, pippa):
+    from notebooks.similar import suggestions
+
+    suggestions.suggest(
+        notebook="zelda", lines=[1, 2], kind="repeat", words="roll, never attack first", why="one thing", by="pippa"
+    )
+    html = editor_client.get(url(), {"show": "similar"}).content.decode()
+    levels = dict((text.split(":")[0], level) for level, text in headings(html))
+    assert levels["Similar lines"] == 2 and levels["Suggested"] == 3
+    assert re.search(r'<h4 id="suggestion-[^"]+-title">', html)
+    assert skips(html) == []
+
+
 def test_the_undo_merge_page_has_each_id_once(editor_client, lines):
     from notebooks.log import services
 
