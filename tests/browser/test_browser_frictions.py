@@ -246,6 +246,22 @@ def test_leave_out_dims_the_line_and_the_groups_count_follows_at_once(browser, s
     assert errors == []
 
 
+def test_leaving_out_the_kept_line_unticks_its_choice_and_keep_n_of_it_is_refused_by_name(browser, server, signed_in):  # noqa: ANN001, E501
+    from playwright.sync_api import expect
+
+    context, page, title, errors = _open(browser, server, signed_in)
+    group = page.locator("#group-1-3-6")
+    expect(group.get_by_label("Keep #1's words", exact=True)).to_be_checked()
+    group.get_by_label("leave out #1", exact=True).check()
+    expect(group.get_by_label("Keep #1's words", exact=True)).not_to_be_checked()
+    group.get_by_label("Reason", exact=True).fill("one lesson")
+    group.get_by_role("button", name="Keep #1, retire the others into it", exact=True).click()
+    expect(page.locator("#group-1-3-6")).to_contain_text("#1 is left out: take it back in to keep it")
+    assert {1, 3, 6} <= set(_live(server, title))  # nothing written
+    context.close()
+    assert errors == []
+
+
 def test_an_also_close_line_can_be_chosen_as_the_words_to_keep(browser, server, signed_in):  # noqa: ANN001
     from playwright.sync_api import expect
 
