@@ -54,8 +54,8 @@ function rove() {
   for (const li of lines) {
     const controls = rowControls(li);
     for (const control of controls) control.tabIndex = -1;
-    // Its links are out of the Tab order: its description says how they are reached.
-    if (controls.length && document.getElementById("line-keys")) li.setAttribute("aria-describedby", "line-keys");
+    // Its actions are out of the Tab order: its description says how they are reached (a frozen line has none).
+    if (li.querySelector(":scope > .line-row .actions") && document.getElementById("line-keys")) li.setAttribute("aria-describedby", "line-keys");
     if (li.tabIndex === 0 && !current) current = li;
     else li.tabIndex = -1;
   }
