@@ -352,7 +352,9 @@ class SimilarForm(_Form):
             self.add_error(None, "Leave at least two lines in: a decision is about two lines or more.")
         if action in ("merge", "keep") and not (data.get("reason") or "").strip():
             self.add_error("reason", REASON_REQUIRED)
-        if action == "keep" and keep not in numbers:
+        if action == "keep" and keep in (data.get("out") or []):
+            self.add_error("keep", f"#{keep} is left out: take it back in to keep it, or choose another line to keep.")
+        elif action == "keep" and keep not in numbers:
             self.add_error("keep", "Choose the line to keep (one not left out).")
         if action == "merge" and not (data.get("words") or "").strip() and keep not in numbers:
             self.add_error("keep", "Choose whose words to keep, or write new words.")

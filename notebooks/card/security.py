@@ -102,6 +102,14 @@ def signin_name(raw: object) -> str:
     return AbstractBaseUser.normalize_username(name).strip().casefold()[:150]
 
 
+def mark_refused(form: Any) -> None:
+    """A refused sign-in names no field, so both are marked invalid and described by the message (#signin-error)."""
+    if not form.non_field_errors():
+        return
+    for name in ("username", "password"):
+        form.fields[name].widget.attrs.update({"aria-invalid": "true", "aria-describedby": "signin-error"})
+
+
 class ThrottledLoginView(LoginView):
     """Django's sign-in, refusing a username+address (and an address) after too many failures (card/throttle.py)."""
 
@@ -129,9 +137,14 @@ class ThrottledLoginView(LoginView):
             f"Too many failed sign-ins for this username from your address. "
             f"Wait {minutes} minute{'s' if minutes != 1 else ''} and try again.",
         )
+        mark_refused(form)
         response = self.render_to_response(self.get_context_data(form=form), status=429)
         response.headers["Retry-After"] = str(wait)
         return response
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        mark_refused(form)
+        return super().form_invalid(form)
 
     def form_valid(self, form: Any) -> HttpResponse:
         throttle.succeeded(self.attempt, clears=self._keys()[0])

@@ -12,6 +12,15 @@ function say(words) {
   flash.replaceChildren(p);
 }
 
+// Said by screen readers through the page's one live region (#announce), which is there before anything changes.
+function announce(words) {
+  const live = document.getElementById("announce");
+  if (!live || !words) return;
+  const p = document.createElement("p");
+  p.textContent = words;
+  live.replaceChildren(p);
+}
+
 document.addEventListener("htmx:responseError", (event) => {
   // A refused request htmx does not swap (403, 404, 500): say so instead of failing silently.
   const status = event.detail.xhr.status;
@@ -43,7 +52,10 @@ function rove() {
   const lines = allLines();
   let current = null;
   for (const li of lines) {
-    for (const control of rowControls(li)) control.tabIndex = -1;
+    const controls = rowControls(li);
+    for (const control of controls) control.tabIndex = -1;
+    // Its actions are out of the Tab order: its description says how they are reached (a frozen line has none).
+    if (li.querySelector(":scope > .line-row .actions") && document.getElementById("line-keys")) li.setAttribute("aria-describedby", "line-keys");
     if (li.tabIndex === 0 && !current) current = li;
     else li.tabIndex = -1;
   }
@@ -76,7 +88,8 @@ function focusLine(li, center) {
 
 function lineInView() {
   const lines = allLines();
-  return lines.find((li) => li.getBoundingClientRect().top >= 0) || lines[0];
+  const below = parseFloat(document.documentElement.style.scrollPaddingTop) || 0; // under the sticky toolbar
+  return lines.find((li) => li.getBoundingClientRect().top >= below) || lines[0];
 }
 
 function move(from, step) {
@@ -129,6 +142,9 @@ document.addEventListener("keydown", (event) => {
   if (typingIn(target) || (target.closest && target.closest("form.line-form, .history"))) return;
   const li = target.closest ? target.closest("#lines-region li.line") : null;
   const inRow = li && (target === li || target.closest(".line-row"));
+  // Letters act on the page and the list only: on a header link, a radio or a button they are that control's own.
+  const free = inRow || target === document.body || target === document.documentElement || Boolean(target.closest && target.closest("#keys"));
+  if (!free && !event.key.startsWith("Arrow")) return;
   switch (event.key) {
     case "?":
       toggleHelp();
@@ -380,7 +396,9 @@ function updateSelection() {
   const count = picked.size;
   form.classList.toggle("picking", count > 0);
   const out = form.querySelector(".sel-count");
-  if (out) out.textContent = count ? `${count} selected` : "";
+  // The last line unticked is said too, not left as silence (seen only while lines are ticked).
+  if (out) out.textContent = count ? `${count} selected` : out.textContent ? "No lines selected" : "";
+  if (out) out.classList.toggle("visually-hidden", !count);
   if (!count && !form.querySelector(".errors, .invalid")) form.classList.remove("open", "open-merge", "open-retire", "open-move");
   // While the bar stands at the bottom, what takes focus (a line's form opened low on a phone) scrolls clear of it.
   const sticky = count > 0 && !form.classList.contains("open");
@@ -730,6 +748,8 @@ function countGroup(form) {
     li.classList.toggle("added", Boolean(add && add.checked));
     const said = out && out.parentElement.querySelector(".muted");
     if (said) said.textContent = left ? "left out" : "leave out";
+    const keep = li.querySelector("input[name=keep]");
+    if (left && keep && keep.checked) keep.checked = false; // a line left out is not the line kept
     if (add ? add.checked : !left) n += 1;
   }
   if (count) count.textContent = `${n} line${n === 1 ? "" : "s"}`;
@@ -765,6 +785,52 @@ document.addEventListener("htmx:afterSwap", (event) => {
   if (event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar")) clearStatus();
 });
 
+// A new list from the toolbar (a search, Show, Source) says how many lines it shows: once the choice settles, so
+// arrowing through Show's options is not read out at every step.
+let countSaid = null;
+
+document.addEventListener("htmx:afterSwap", (event) => {
+  const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
+  if (!(event.detail.target && event.detail.target.id === "lines-region" && asker && asker.matches && asker.matches("form.toolbar"))) return;
+  clearTimeout(countSaid);
+  countSaid = setTimeout(() => {
+    const said = document.querySelector("#shown-count, #lines-region .empty, #similar-title, .retired-list .group-title");
+    if (said) announce(said.textContent.trim().replace(/\s+/g, " "));
+  }, 800);
+});
+
+// ----- the sticky toolbar: what takes focus, or is scrolled to, stops below it, whatever height it wraps to -----
+
+function clearOfToolbar() {
+  const toolbar = document.querySelector("form.toolbar");
+  const sticky = toolbar && getComputedStyle(toolbar).position === "sticky";
+  document.documentElement.style.scrollPaddingTop = sticky ? `${toolbar.getBoundingClientRect().height + 12}px` : "";
+  document.documentElement.classList.toggle("toolbar-sticks", Boolean(sticky));
+}
+
+// ----- a restore or undo-merge form: Cancel and Escape put back what it stood in place of, focus on the line -----
+
+const replaced = new Map(); // a line's id -> a copy of what stood there before a form took its place
+
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  if (target && target.matches && target.matches("li.line") && !target.querySelector("form.line-form")) replaced.set(target.id, target.cloneNode(true));
+});
+
+document.addEventListener("click", (event) => {
+  const cancel = event.target.closest && event.target.closest("li.line form.line-form a.cancel:not([hx-get])");
+  if (!cancel || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const li = cancel.closest("li.line");
+  const before = replaced.get(li.id);
+  if (!before) return; // the form came with the page: its link goes back to the card
+  event.preventDefault();
+  replaced.delete(li.id);
+  li.replaceWith(before);
+  if (window.htmx) window.htmx.process(before);
+  rove();
+  focusLine(before, false);
+});
+
 function start() {
   if (openLinkedLine()) return;
   loadPicks();
@@ -772,6 +838,9 @@ function start() {
   const toolbar = document.querySelector("form.toolbar");
   if (toolbar) listedFor = toolbarKey(new FormData(toolbar));
   foldFilters();
+  clearOfToolbar();
+  const toolbarShown = document.querySelector("form.toolbar");
+  if (toolbarShown && window.ResizeObserver) new ResizeObserver(clearOfToolbar).observe(toolbarShown);
   countAll(document);
   countGroups(document);
   bringBackDrafts(document);

@@ -82,7 +82,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
         g = data.groups[label[best[0]]]
         for x in numbers:
             if x not in best:
-                dad.click(group.get_by_label(f"Leave #{x} out", exact=True))
+                dad.click(group.get_by_label(f"leave out #{x}", exact=True))
         offered = [int(x) for x in group.locator("li.close").evaluate_all("e => e.map(x => x.dataset.n)")]
         for x in offered:
             if label.get(x) == label[best[0]] and x not in best:
@@ -95,7 +95,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
             if named.count():  # the line the view proposes: one press
                 dad.click(named)
             else:
-                dad.click(group.get_by_label(f"Keep the words of #{keep}", exact=True))
+                dad.click(group.get_by_label(f"Keep #{keep}'s words", exact=True))
                 dad.click(group.get_by_role("button", name="Keep the chosen line, retire the others into it"))
             expect(page.locator(f"section#{key}")).to_have_count(0)
             kept_into.setdefault(keep, []).extend(x for x in best if x != keep)
@@ -103,7 +103,7 @@ def test_dad_cleans_a_120_line_mess_through_similar_lines_in_few_actions(browser
             _reason(dad, group, "says one thing")
             chosen = group.locator("input[name=keep]:checked")
             if not chosen.count() or int(chosen.get_attribute("value")) not in best:  # the words of a line left out
-                dad.click(group.get_by_label(f"Keep the words of #{min(best)}", exact=True))
+                dad.click(group.get_by_label(f"Keep #{min(best)}'s words", exact=True))
             dad.click(group.get_by_role("button", name="Merge", exact=True))
             expect(page.locator(f"section#{key}")).to_have_count(0)
             note = page.locator("#similar .similar-done").inner_text()

@@ -181,7 +181,7 @@ class Cleanup:
                 strays = [x for x in numbers if x in self.data.off_topic]
                 for x in numbers:
                     if x not in strays:
-                        dad.click(item.get_by_label(f"Leave #{x} out", exact=True))
+                        dad.click(item.get_by_label(f"leave out #{x}", exact=True))
                 self._reason(item, reason, "not about the game")
                 dad.click(item.get_by_role("button", name="Retire", exact=True))
                 self.retired |= set(strays)
@@ -196,7 +196,7 @@ class Cleanup:
                     continue
                 for x in numbers:
                     if x not in best:
-                        dad.click(item.get_by_label(f"Leave #{x} out", exact=True))
+                        dad.click(item.get_by_label(f"leave out #{x}", exact=True))
                 g = self.data.groups[self.label[best[0]]]
                 if g["kind"] == "conflict":
                     keep = _keepable(g, best, self.words)
@@ -255,7 +255,7 @@ class Cleanup:
             g = self.data.groups[self.label[best[0]]]
             for x in numbers:
                 if x not in best:
-                    dad.click(group.get_by_label(f"Leave #{x} out", exact=True))
+                    dad.click(group.get_by_label(f"leave out #{x}", exact=True))
             offered = [int(x) for x in group.locator("li.close").evaluate_all("e => e.map(x => x.dataset.n)")]
             for x in offered:
                 if self.label.get(x) == self.label[best[0]] and x not in best:
@@ -271,7 +271,7 @@ class Cleanup:
                 if named.count():  # the line the view proposes: one press
                     dad.click(named)
                 else:
-                    dad.click(group.get_by_label(f"Keep the words of #{keep}", exact=True))
+                    dad.click(group.get_by_label(f"Keep #{keep}'s words", exact=True))
                     dad.click(group.get_by_role("button", name="Keep the chosen line, retire the others into it"))
                 expect(page.locator(f"section#{key}")).to_have_count(0)
                 self.kept_into.setdefault(keep, []).extend(x for x in best if x != keep)
@@ -280,7 +280,7 @@ class Cleanup:
                 self._reason(group, reason, "says one thing")
                 chosen = group.locator("input[name=keep]:checked")
                 if not chosen.count() or int(chosen.get_attribute("value")) not in best:  # a line left out's words
-                    dad.click(group.get_by_label(f"Keep the words of #{min(best)}", exact=True))
+                    dad.click(group.get_by_label(f"Keep #{min(best)}'s words", exact=True))
                 dad.click(group.get_by_role("button", name="Merge", exact=True))
                 expect(page.locator(f"section#{key}")).to_have_count(0)
                 self._merged_note(best)

@@ -121,7 +121,7 @@ def test_every_group_offers_keep_the_chosen_line_even_a_repeat(browser, server, 
     for key in GROUPS:
         expect(page.locator(f"#{key}").get_by_role("button", name=KEEP_CHOSEN)).to_be_visible()
     group = page.locator("#group-2-7")  # a repeat: Dad knows one of them is wrong, so he keeps the other
-    group.get_by_label("Keep the words of #7", exact=True).check()
+    group.get_by_label("Keep #7's words", exact=True).check()
     group.get_by_label("Reason", exact=True).fill("#7 is the clearer one")
     group.get_by_role("button", name=KEEP_CHOSEN).click()
     expect(page.locator("#group-2-7")).to_have_count(0)
@@ -162,7 +162,7 @@ def test_the_list_changes_only_where_a_decision_holds_its_lines(browser, server,
     server.run("notebook", "add", title, "Wear the Zora Tunic to breathe underwater.", "--source", "seen",
                "--by", "pippa", "--why", "seen")  # fmt: skip
     shield = page.locator("#group-1-3-6")
-    shield.get_by_label("Leave #6 out", exact=True).check()  # #6 is not the same lesson, he judges
+    shield.get_by_label("leave out #6", exact=True).check()  # #6 is not the same lesson, he judges
     shield.get_by_label("Reason", exact=True).fill("one lesson")
     shield.get_by_role("button", name="Merge", exact=True).click()
     expect(page.locator("#group-1-3-6")).to_have_count(0)
@@ -230,14 +230,34 @@ def test_leave_out_dims_the_line_and_the_groups_count_follows_at_once(browser, s
     context, page, title, errors = _open(browser, server, signed_in)
     group = page.locator("#group-1-3-6")
     expect(group.locator(".group-count")).to_have_text("3 lines")
-    group.get_by_label("Leave #6 out", exact=True).check()
+    group.get_by_label("leave out #6", exact=True).check()
     line = page.locator("#similar-1-3-6-6")
     expect(group.locator(".group-count")).to_have_text("2 lines")
     expect(line.locator(".leave-out")).to_contain_text("left out")
-    assert float(line.locator(".words").evaluate("e => getComputedStyle(e.parentElement).opacity")) < 0.6
+    # Greyed and struck, not faded: its words keep their full contrast.
+    assert float(line.locator(".words").evaluate("e => getComputedStyle(e.parentElement).opacity")) == 1
+    assert "line-through" in line.locator(".words").evaluate("e => getComputedStyle(e).textDecorationLine")
+    grey = "e => getComputedStyle(e).backgroundColor"
+    assert line.evaluate(grey) != page.locator("#similar-1-3-6-3").evaluate(grey)
     assert float(page.locator("#similar-1-3-6-3 .words-col").evaluate("e => getComputedStyle(e).opacity")) == 1
-    group.get_by_label("Leave #6 out", exact=True).uncheck()
+    group.get_by_label("left out #6", exact=True).uncheck()
     expect(group.locator(".group-count")).to_have_text("3 lines")
+    context.close()
+    assert errors == []
+
+
+def test_leaving_out_the_kept_line_unticks_its_choice_and_keep_n_of_it_is_refused_by_name(browser, server, signed_in):  # noqa: ANN001, E501
+    from playwright.sync_api import expect
+
+    context, page, title, errors = _open(browser, server, signed_in)
+    group = page.locator("#group-1-3-6")
+    expect(group.get_by_label("Keep #1's words", exact=True)).to_be_checked()
+    group.get_by_label("leave out #1", exact=True).check()
+    expect(group.get_by_label("Keep #1's words", exact=True)).not_to_be_checked()
+    group.get_by_label("Reason", exact=True).fill("one lesson")
+    group.get_by_role("button", name="Keep #1, retire the others into it", exact=True).click()
+    expect(page.locator("#group-1-3-6")).to_contain_text("#1 is left out: take it back in to keep it")
+    assert {1, 3, 6} <= set(_live(server, title))  # nothing written
     context.close()
     assert errors == []
 
@@ -251,7 +271,7 @@ def test_an_also_close_line_can_be_chosen_as_the_words_to_keep(browser, server, 
     n = int(close.get_attribute("data-n"))
     words = close.locator(".words").inner_text()
     before = group.locator(".group-count").inner_text()
-    close.get_by_label(f"Keep the words of #{n}", exact=True).check()  # offered like the group's own lines
+    close.get_by_label(f"Keep #{n}'s words", exact=True).check()  # offered like the group's own lines
     expect(close.get_by_label(f"Add #{n}", exact=True)).to_be_checked()  # keeping its words takes it in
     assert int(group.locator(".group-count").inner_text().split()[0]) == int(before.split()[0]) + 1
     group.get_by_label("Reason", exact=True).fill("that one says it")

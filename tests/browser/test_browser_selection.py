@@ -180,7 +180,7 @@ def test_merge_offers_each_ticked_lines_words_and_keeps_the_chosen(open_card):
     choices = bar.locator("#sel-keep")
     expect(choices.get_by_role("radio")).to_have_count(3)
     # The clearest is chosen, as in the Similar view: of seen lines, the one with the most words.
-    expect(choices.get_by_role("radio", name="Keep the words of #1", exact=True)).to_be_checked()
+    expect(choices.get_by_role("radio", name="Keep #1's words", exact=True)).to_be_checked()
     expect(choices).to_contain_text("Keep #10's words")
     expect(choices).to_contain_text("keeping these words, the line stays seen")
     expect(bar.get_by_label("Words", exact=True)).to_have_value("")
@@ -189,7 +189,7 @@ def test_merge_offers_each_ticked_lines_words_and_keeps_the_chosen(open_card):
     choices.get_by_text("Keep #10's words").click()
     _search(page, "bomb", "2 of 12 lines match")  # hides both: the choice outlives the new list
     choices = page.locator("#sel-keep")
-    expect(choices.get_by_role("radio", name="Keep the words of #10", exact=True)).to_be_checked()
+    expect(choices.get_by_role("radio", name="Keep #10's words", exact=True)).to_be_checked()
     bar = page.locator("#select-form")
     bar.get_by_role("button", name="Which source will it have?").click()
     said = "these are #10's words unchanged: this stays pippa's seen line"
@@ -217,9 +217,9 @@ def test_keep_a_lines_words_by_the_keyboard(open_card):
     expect(bar.get_by_label("Words", exact=True)).to_be_focused()
     expect(bar.locator("#sel-keep").get_by_role("radio")).to_have_count(2)
     page.keyboard.press("Tab")  # to the chosen words: #2's, the longer of two seen lines
-    expect(bar.get_by_role("radio", name="Keep the words of #2", exact=True)).to_be_focused()
+    expect(bar.get_by_role("radio", name="Keep #2's words", exact=True)).to_be_focused()
     page.keyboard.press("ArrowUp")
-    expect(bar.get_by_role("radio", name="Keep the words of #1", exact=True)).to_be_checked()
+    expect(bar.get_by_role("radio", name="Keep #1's words", exact=True)).to_be_checked()
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # past "Which source will it have?" to the reason
     expect(bar.get_by_label("Reason")).to_be_focused()

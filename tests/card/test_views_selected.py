@@ -230,8 +230,8 @@ def test_merge_without_words_offers_each_ticked_lines_words_without_javascript(e
     html = response.content.decode()
     assert "Write the one line that says them all. Or keep one ticked line&#x27;s words: choose it below." in html
     choices = html.split('id="sel-keep"')[1].split("</fieldset>")[0]
-    assert 'value="1" aria-label="Keep the words of #1" checked' in choices  # the clearest (her seen line) is chosen
-    assert 'value="2" aria-label="Keep the words of #2">' in choices
+    assert 'value="1" aria-label="Keep #1\'s words" checked' in choices  # the clearest (her seen line) is chosen
+    assert 'value="2" aria-label="Keep #2\'s words">' in choices
     assert "Keep #1's words" in choices and "Keep #2's words" in choices
     assert "keeping these words, the line stays seen" in choices and "the line stays guessed" in choices
     assert "roll after the second swing" in choices and "always attack first" in choices
@@ -249,12 +249,12 @@ def test_the_choices_are_drawn_for_the_ticked_lines_alone(editor_client, lines):
     assert response["HX-Retarget"] == "#sel-keep" and response["HX-Reswap"] == "outerHTML"
     html = response.content.decode()
     assert html.lstrip().startswith('<fieldset class="sel-keep" id="sel-keep">')
-    assert 'aria-label="Keep the words of #3" checked' in html and "#1" not in html  # his line is the clearest
-    assert 'aria-label="Keep the words of #2">' in html
+    assert 'aria-label="Keep #3\'s words" checked' in html and "#1" not in html  # his line is the clearest
+    assert 'aria-label="Keep #2\'s words">' in html
     again = editor_client.post(url(action="selected"), {"n": ["2", "3"], "keep": "2", "choices": "1"}, **HX)
-    assert 'aria-label="Keep the words of #2" checked' in again.content.decode()  # his choice, while still ticked
+    assert 'aria-label="Keep #2\'s words" checked' in again.content.decode()  # his choice, while still ticked
     gone = editor_client.post(url(action="selected"), {"n": ["2", "3"], "keep": "1", "choices": "1"}, **HX)
-    assert 'aria-label="Keep the words of #3" checked' in gone.content.decode()
+    assert 'aria-label="Keep #3\'s words" checked' in gone.content.decode()
     one = editor_client.post(url(action="selected"), {"n": ["2"], "choices": "1"}, **HX).content.decode()
     assert '<fieldset class="sel-keep" id="sel-keep" hidden>' in one and "radio" not in one  # a merge needs two
     assert rows() == before
@@ -284,4 +284,4 @@ def test_which_source_says_what_keeping_a_lines_words_gives(editor_client, lines
     assert response["HX-Retarget"] == "#merge-source"
     assert "these are #1&#x27;s words unchanged: this stays pippa&#x27;s seen line" in response.content.decode()
     page = editor_client.post(url(action="selected"), data).content.decode()  # without JavaScript: the card
-    assert "these are #1&#x27;s words unchanged" in page and 'aria-label="Keep the words of #1" checked' in page
+    assert "these are #1&#x27;s words unchanged" in page and 'aria-label="Keep #1\'s words" checked' in page

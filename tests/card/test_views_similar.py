@@ -102,7 +102,7 @@ def test_a_decision_without_a_reason_is_refused_with_the_draft_kept(editor_clien
     )
     html = answer.content.decode()
     assert answer.status_code == 422 and "A reason is required" in html
-    assert "my draft words" in html and 'value="3" aria-label="Keep the words of #3" checked' in html
+    assert "my draft words" in html and 'value="3" aria-label="Keep #3\'s words" checked' in html
     assert 1 in _live(messy) and 3 in _live(messy)
 
 
@@ -232,3 +232,16 @@ def test_a_reason_is_given_to_the_next_groups_only_when_he_asks(editor_client, b
     key = _groups(html)[0]
     assert _reason_of(html, key) == "says one thing"
     assert 'name="carry" value="1" checked> Use this reason for the next groups too' in html
+
+
+def test_keep_n_of_a_line_left_out_is_refused_by_name_and_writes_nothing(editor_client, messy):
+    services.add(notebook="zelda", text=SHIELD + " Really.", source="guessed", by="pippa", why="seen")  # #6
+    before = _live(messy)
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": ["1", "3", "6"], "out": ["1"], "keep": "1", "reason": "one lesson", "action": "keep:1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 422
+    assert "#1 is left out: take it back in to keep it" in answer.content.decode()
+    assert _live(messy) == before

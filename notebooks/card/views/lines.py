@@ -247,7 +247,9 @@ def restore(request: HttpRequest, title: str, n: int) -> HttpResponse:
                 return back_to(request, card_url(notebook, anchor=f"line-{written.n}"), note)
             # The form stood in the line's place; the answer is the whole list, with the new line in it.
             answer = region(request, notebook, note=note, fresh=(written.n,))
-            return reswap(retarget(answer, "#lines-region"), "outerHTML")
+            answer = reswap(retarget(answer, "#lines-region"), "outerHTML")
+            # Said through the page's live region too: a status inserted with the new list is often not read.
+            return with_oob(request, answer, notebook, note, announce_only=True)
     return line_or_panel(request, notebook, "restore-form", n, restore_form=form, status=status, **shown)
 
 
@@ -288,7 +290,8 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
             if not request.htmx:
                 return back_to(request, card_url(notebook, anchor=f"line-{n}"), note)
             after = selectors.history(notebook, n)
-            return line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+            answer = line_or_panel(request, notebook, "line", n, line_note=note, history_of=n, entries=after)
+            return with_oob(request, answer, notebook, note, announce_only=True)
     return line_or_panel(
         request, notebook, "putback-form", n, line=current, putback_form=form, version=version, status=status
     )
