@@ -799,6 +799,23 @@ document.addEventListener("htmx:afterSwap", (event) => {
   }, 800);
 });
 
+// A message the page was loaded with (a plain POST's answer, after its redirect) is said too: a live region's
+// words at load are not read out.
+document.addEventListener("DOMContentLoaded", () => {
+  const flash = document.getElementById("flash");
+  const words = flash && flash.textContent.trim().replace(/\s+/g, " ");
+  if (words) setTimeout(() => announce(words), 300);
+});
+
+// A history opened below its line is said, with how many changes it holds: focus stays on the History link.
+document.addEventListener("htmx:afterSwap", (event) => {
+  const target = event.detail.target;
+  const history = target && target.id && target.id.startsWith("history-") && target.querySelector("section.history");
+  if (!history) return;
+  const count = history.querySelectorAll("ol.entries > li").length;
+  announce(`${history.querySelector("h3").textContent.trim()}, below the line: ${count} ${count === 1 ? "change" : "changes"}.`);
+});
+
 // ----- the sticky toolbar: what takes focus, or is scrolled to, stops below it, whatever height it wraps to -----
 
 function clearOfToolbar() {

@@ -17,7 +17,20 @@ LINES = [
     f"Line {n} of the bridge: {'roll after the second swing' if n % 3 else 'save before the boss door'}."
     for n in range(1, 41)
 ]  # noqa: E501
-TITLES = ("toolbar", "pending", "help", "ring", "search", "restore", "letters", "merge", "untick", "retired")
+TITLES = (
+    "toolbar",
+    "pending",
+    "help",
+    "ring",
+    "search",
+    "restore",
+    "letters",
+    "merge",
+    "untick",
+    "retired",
+    "history",
+    "undo",
+)
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +136,33 @@ def test_a_search_and_a_show_choice_are_said_once_they_settle(open_card):
         page.keyboard.press("ArrowDown")
     page.wait_for_timeout(2500)
     assert len(page.evaluate("window.__said")) == 1, page.evaluate("window.__said")
+
+
+def test_a_history_opened_by_the_keyboard_is_said_with_its_count_of_changes(open_card, site):
+    from playwright.sync_api import expect
+
+    site.run("notebook", "edit", "history", "3", "roll after the third swing", "--by", "dad", "--why", "so")
+    page = open_card("history")
+    page.locator("#line-3").focus()
+    page.keyboard.press("h")
+    expect(page.locator("#announce")).to_have_text("History of line #3, below the line: 2 changes.")
+    page.locator("#line-4").focus()
+    page.keyboard.press("h")
+    expect(page.locator("#announce")).to_have_text("History of line #4, below the line: 1 change.")
+
+
+def test_an_undone_merge_answered_by_a_whole_page_is_said(open_card, site):
+    from playwright.sync_api import expect
+
+    site.run("notebook", "merge", "undo", "1", "2", "--text", "one line", "--by", "dad", "--why", "alike")
+    page = open_card("undo")
+    page.goto(f"{site.url}/notebooks/undo/lines/1/")
+    page.get_by_role("link", name="Undo the merge…").first.click()
+    page.locator("#undo-merge-41-reason").fill("two lessons")
+    page.get_by_role("button", name="Undo the merge", exact=True).click()
+    said = "Undid the merge into #41: restored #1 as #42, #2 as #43; #41 is retired."
+    expect(page.locator("#flash")).to_have_text(said)
+    expect(page.locator("#announce")).to_have_text(said)
 
 
 def test_restore_is_said_through_the_live_region_and_escape_puts_the_notice_back(open_card):
