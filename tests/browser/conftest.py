@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import ARGS, CHROMIUM, Server, serve
+from tests.browser.support import ARGS, CHROMIUM, Server, card_pages, save_sign_in, serve
 from tests.databases import Templates
 
 
@@ -66,3 +66,16 @@ def live_sites(scratch_templates: Templates, tmp_path_factory: pytest.TempPathFa
     sites = LiveSites(scratch_templates, tmp_path_factory)
     yield sites
     sites.cleanup()
+
+
+@pytest.fixture(scope="module")
+def signed_in(browser, site: Server, tmp_path_factory: pytest.TempPathFactory) -> str:  # noqa: ANN001
+    """Dad signed in once on the module's `site`: the saved state each of its pages opens with."""
+    return save_sign_in(browser, site.url, site.password, tmp_path_factory.mktemp("signed-in") / "state.json")
+
+
+@pytest.fixture
+def open_card(browser, site: Server, signed_in: str):  # noqa: ANN001, ANN201
+    """open_card(title, width=1280, height=900): a signed-in page on that notebook's card; fails on script errors."""
+    with card_pages(browser, site.url, signed_in) as opened:
+        yield opened

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.support import Server, card_pages, import_rows, save_sign_in, seen_rows
+from tests.browser.support import Server, import_rows, seen_rows
 
 pytestmark = pytest.mark.browser
 
@@ -42,17 +42,6 @@ def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Serve
 
     with live_sites.serve("browser-a11y", seed, password=PASSWORD) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
-    return save_sign_in(browser, site.url, PASSWORD, tmp_path_factory.mktemp("a11y-session") / "state.json")
-
-
-@pytest.fixture
-def open_card(browser, site, signed_in):  # noqa: ANN001, ANN201
-    with card_pages(browser, site.url, signed_in) as opened:
-        yield opened
 
 
 CLEAR = """() => {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import Server, card_pages, import_rows, save_sign_in, seen_rows, sign_in
+from tests.browser.support import Server, import_rows, seen_rows, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -42,18 +42,6 @@ def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Serve
 
     with live_sites.serve("browser-selection", seed, password=PASSWORD) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def signed_in(browser, site, tmp_path_factory) -> str:  # noqa: ANN001
-    return save_sign_in(browser, site.url, PASSWORD, tmp_path_factory.mktemp("selection-session") / "state.json")
-
-
-@pytest.fixture
-def open_card(browser, site, signed_in):  # noqa: ANN001, ANN201
-    """open_card(title, width=1280, height=900): a signed-in page on that notebook's card; fails on script errors."""
-    with card_pages(browser, site.url, signed_in) as opened:
-        yield opened
 
 
 def _tick(page, *numbers: int) -> None:  # noqa: ANN001
