@@ -15,9 +15,8 @@ from notebooks.log.files.verify import verify_chain
 from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import triggers
-from notebooks.log.views import selectors, snapshots, turn_reads
+from notebooks.log.views import selectors, snapshots
 from notebooks.models import Notebook, Row, Source
-from notebooks.sessions import reads as session_reads
 from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
@@ -175,13 +174,19 @@ def history(cmd: BaseCommand, o: dict) -> None:
 
 @command(TITLE, UNTIL, arg("--by", default="cli", help="who reads it, as the index shows (default cli)"))
 def turn(cmd: BaseCommand, o: dict) -> None:
-    """Print the text a play turn carries (noted as read, for the index, unless --until)."""
-    nb = selectors.get_notebook(o["title"])
-    until = _when(o["until"])
-    own = session_reads.own_session(nb, o["by"]) if until is None else None  # the holder reads her own writes
-    cmd.stdout.write(selectors.turn(nb, until=until) if own is None else session_reads.holder_turn(nb, own))
-    if until is None:
-        turn_reads.note_turn_read(nb, o["by"])
+    """Print the text a play turn carries (noted as read, for the index, unless --until): the API's turn, so a holder
+    whose session lapsed is told on stderr which of her lines it leaves out."""
+    _when(o["until"])  # a bad time is the CLI's refusal, as before
+    answer = answers.turn(o["title"], o["until"], o["by"])
+    cmd.stdout.write(answer.text)
+    if answer.session is not None and answer.session.state == "lapsed":
+        sid, left = answer.session.id, answer.lapsed
+        cmd.stderr.write(
+            f"session #{sid} lapsed at {iso(answer.session.lease_until)}: {rows(len(left), 'pending line')} "
+            f"{'is' if len(left) == 1 else 'are'} not in this turn"
+            + (": " + "; ".join(shown(x.text) for x in left) if left else "")
+            + f". Take a new session, or `notebook abandon {sid}` to let them go."
+        )
 
 
 def _pending(title: str, seq: int) -> str:

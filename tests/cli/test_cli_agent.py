@@ -5,6 +5,7 @@ from django.core.management import CommandError, call_command
 
 from notebooks.agents import tokens
 from notebooks.models import Token
+from tests.conftest import LEASE_TTL
 
 
 def _run(*args: str) -> str:
@@ -88,6 +89,18 @@ def test_the_turn_of_a_sessions_holder_shows_her_pending_lines_and_no_one_elses_
     assert "roll late" not in _run("turn", "zelda", "--by", "reflector")
     _run("land", sid, "--summary", "a line", "--by", "pippa")
     assert "roll late" in _run("turn", "zelda", "--by", "reflector")
+
+
+def test_the_turn_of_a_holder_whose_session_lapsed_says_which_lines_are_left_out(zelda, clock):
+    sid = _run("take", "zelda", "--plan", "tidy", "--by", "pippa").split("#")[1].split()[0]
+    _run("add", "zelda", "roll late", "--source", "seen", "--by", "pippa", "--why", "seen")
+    clock.move(LEASE_TTL + 1)
+    err = StringIO()
+    call_command("notebook", "turn", "zelda", "--by", "pippa", stdout=(out := StringIO()), stderr=err)
+    assert "roll late" not in out.getvalue()
+    said = err.getvalue()
+    assert f"session #{sid} lapsed" in said and "1 pending line is not in this turn: roll late" in said
+    assert f"notebook abandon {sid}" in said
 
 
 def test_token_revoke_takes_a_token_as_tokens_lists_it(db):
