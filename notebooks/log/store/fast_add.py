@@ -69,7 +69,7 @@ def _ask_guard(guard: guards.WriteGuard) -> bool | None:
     return False if guard.may_claim_sql == guards.NOTHING_TO_SAY else None
 
 
-# bench/NOTES.md: one writer 802 -> 1,311 adds/s (33% -> 51% of bare commits); tests/test_fast_path_agrees.py
+# bench/NOTES.md: one writer 802 -> 1,311 adds/s (33% -> 51% of bare commits); tests/log/test_fast_path_agrees.py
 def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | AddState | None":
     """The add of `fields` (without its number) in one statement: the row written; inside a transaction when the guess
     was wrong, the locked notebook's state (as add_state answers it); or None for the general path."""
