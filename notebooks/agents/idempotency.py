@@ -24,8 +24,8 @@ from pydantic import Field
 from notebooks.agents.answers import CONTENT_TYPE, rendered
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.errors import Conflict, Invalid, NotebookError
-from notebooks.log.store import joined as log_joined
 from notebooks.models import IdempotencyKey
+from notebooks.sessions import joined as session_joined
 from notebooks.similar import selectors as similar_selectors
 
 HEADER = "Idempotency-Key"
@@ -232,7 +232,7 @@ def joined(write: Callable[..., T], answer: Callable[[T], Any], **arguments: Any
         call.answered = call.render(made[0])
         _store(call, call.answered)
 
-    with log_joined.joining(store):
+    with session_joined.joining(store):
         write(**arguments)
     if not made:
         raise RuntimeError(f"{call.what}: the service did not join its transaction")

@@ -13,13 +13,12 @@ from notebooks.log.rules import withdrawal
 from notebooks.log.rules.checks import check_id, check_text, shown_time
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
 from notebooks.log.rules.fold import PROPOSE
-from notebooks.log.store import joined
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
 from notebooks.models import EventKind, Notebook, Row, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
-from notebooks.sessions import leases
+from notebooks.sessions import joined, leases
 from notebooks.sessions.claims import open_session_of, open_session_on
 from notebooks.sessions.events import record, record_drift
 from notebooks.sessions.gates import gates, own_rows
