@@ -62,3 +62,7 @@ def succeeded(attempt: Attempt, clears: str) -> None:
     """A right password: this attempt was no failure, and the failures counted under `clears` are forgiven."""
     SigninFailure.objects.filter(pk__in=attempt.rows).delete()
     SigninFailure.objects.filter(key=clears).delete()
+
+
+def failures(counted: str) -> int:
+    return SigninFailure.objects.filter(key=counted, at__gt=time.time() - settings.SIGNIN_WINDOW).count()

@@ -179,6 +179,10 @@ class Git:
             args.append(old)
         self.run(*args)
 
+    def refs(self, prefix: str) -> list[tuple[str, str]]:
+        out = self.text("for-each-ref", "--format=%(refname) %(objectname)", prefix)
+        return [tuple(line.split(" ", 1)) for line in out.splitlines() if line]  # type: ignore[misc]
+
     def sync_index(self) -> None:
         """Keep the real index at HEAD so `git status` in the vault shows only what is not committed."""
         self.run("reset", "-q")

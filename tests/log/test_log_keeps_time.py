@@ -144,6 +144,18 @@ def test_a_file_that_starts_a_notebook_keeps_its_rows_own_times(db):
     assert row.at == 100.0 and row.claimed_at is None
 
 
+def test_rows_appended_to_a_notebook_that_exists_with_no_rows_take_the_logs_time(db):
+    empty = services.create_notebook(title="empty", by="pippa")
+    time.sleep(0.05)
+    cut = time.time()
+    assert selectors.view(empty, until=cut) == []
+    lines = [_row("add", n=1, text="dated before the cut", source="seen", by="pippa", why="saw it", at=cut - 5000)]
+    imports.append_rows(notebook="empty", lines=lines, by_default="harness")
+    assert selectors.view(empty, until=cut) == []
+    row = Row.objects.get(notebook=empty, n=1)
+    assert row.at > cut and row.claimed_at == cut - 5000
+
+
 def test_the_guides_chain_checker_accepts_a_row_with_a_claimed_time(zelda):
     from tests.docs.test_docs_file_format import _check
 

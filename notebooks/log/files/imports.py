@@ -120,7 +120,8 @@ def append_rows(*, notebook: str, lines: Iterable[str], by_default: str, first_l
         state.redacted.clear()
         door = decision.Door(
             file=True,
-            appended=top.seq > 0,  # a notebook's first rows keep their times; rows after its head take the log's
+            appended=not created,  # a file that starts a notebook keeps its times; rows of one that exists (even
+            # with no rows yet: its empty past views were readable) take the log's
             outside=True,
             session_rows=created,
             editors=frozenset(editor_names()),
