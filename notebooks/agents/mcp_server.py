@@ -15,8 +15,8 @@ from notebooks.agents import bodies as b
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log.files.rowformat import GAME_ONLY
-from notebooks.log.identity.roles import Actor
-from notebooks.log.rules.errors import NotebookError
+from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules.errors import Forbidden, NotebookError
 from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
 from notebooks.version import VERSION
@@ -60,12 +60,15 @@ PAGED = (
 
 
 def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
-    """A refusal as a tool error with the API's error object; nothing else leaks. A call renews the actor's lease."""
+    """A refusal as a tool error with the API's error object; nothing else leaks. A call renews the actor's lease.
+    The editor acts as one only while he holds the role, as a token does: asked again at every call."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
         close_old_connections()
         try:
+            if actor is not None and actor.editor and not actor_named(actor.name).editor:
+                raise Forbidden(f"{actor.name} no longer holds the human editor's role: nothing was done.")
             if actor is not None:
                 leases.renew_calls_of(actor.name)
             return fn(*args, **kwargs)

@@ -292,3 +292,22 @@ def test_past_the_limit_of_new_notebooks_the_refusal_says_when_to_retry(calls):
     assert calls["one_too_many"][0] == "error" and calls["one_too_many"][1].startswith("too_many_notebooks (429): ")
     error = calls["refusals"][calls["one_too_many"][1]]["error"]
     assert error["limit"] == 2 and 1 <= error["retry_after"] <= 601
+
+
+def test_a_stdio_editor_who_loses_the_role_is_refused_at_his_next_call(dad, monkeypatch):
+    from notebooks.agents import mcp_server
+    from notebooks.log import services
+    from notebooks.log.identity.roles import Actor
+    from notebooks.models import Row
+
+    monkeypatch.setattr(mcp_server, "close_old_connections", lambda: None)
+    monkeypatch.setattr(mcp_server.connections, "close_all", lambda: None)
+    services.create_notebook(title="zelda", by="test")
+    server = mcp_server.build(Actor("dad", editor=True))
+    add = server._tool_manager.get_tool("add").fn
+    assert add(notebook="zelda", text="block first", source="dad", why="a rule").n == 1
+    dad.groups.clear()
+    refused = add(notebook="zelda", text="block second", source="dad", why="a rule")
+    assert refused.is_error and refused.structured_content["error"]["code"] == "forbidden"
+    assert "dad no longer holds the human editor's role" in refused.content[0].text
+    assert Row.objects.filter(notebook__title="zelda").count() == 1
