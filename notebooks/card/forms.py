@@ -54,9 +54,12 @@ class TimeField(forms.DateTimeField):
 
     def to_python(self, value: Any) -> Any:
         try:
-            return super().to_python(value)
+            when = super().to_python(value)
         except forms.ValidationError:
             raise forms.ValidationError(f"'{shown(str(value), 40)}' is not a time", code="invalid") from None
+        if when is not None and not 1 < when.year < 9999:  # a day's zones apart from year 1 or 9999 overflow a date
+            raise forms.ValidationError(f"'{shown(str(value), 40)}' is not a time between the years 2 and 9998")
+        return when
 
 
 class _Form(forms.Form):

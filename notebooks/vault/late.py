@@ -74,6 +74,6 @@ def _ends_with_newline(path: Path, size: int) -> bool:
 
 def _parse(name: str) -> tuple[str | None, int, int]:
     parts = name.rsplit(".", 2)
-    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+    if len(parts) != 3 or not (parts[1] + parts[2]).isascii() or not parts[1].isdigit() or not parts[2].isdigit():
         return None, 0, 0
     return parts[0], int(parts[1]), int(parts[2])

@@ -32,7 +32,8 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import moves, redaction, services
-from notebooks.log.rules import decision, fold
+from notebooks.log.rules import checks, decision, fold
+from notebooks.log.rules.checks import MAX_ID
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.views import selectors
 from notebooks.log.views.lines import Line
@@ -177,7 +178,7 @@ def redact(request: HttpRequest, title: str, n: int) -> HttpResponse:
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
         seq = request.GET.get("seq", "")
-        target = _redactable(notebook, n, int(seq) if seq.isdigit() else None)
+        target = _redactable(notebook, n, checks.number_in(seq, MAX_ID))
         if target is None:
             raise Http404(f"Line #{n} has no words {f'at seq {seq} ' if seq else ''}left to redact.")
         form = RedactForm(initial={"seq": target.seq}, n=n)

@@ -29,6 +29,7 @@ from notebooks.card.views.respond import (
     view_state,
 )
 from notebooks.log.identity.roles import user_is_editor
+from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid, NotebookError
 from notebooks.log.views import selectors
 
@@ -91,7 +92,7 @@ def card(request: HttpRequest, title: str) -> HttpResponse:
         return HttpResponseRedirect(card_url(notebook, request.GET.dict(), anchor=f"line-{asked}", line=asked))
     context = card_context(request, notebook)
     retired = request.GET.get("retired", "")
-    gone = context["missing_line"] or (int(retired) if retired.isdigit() else None)
+    gone = context["missing_line"] or checks.number_in(retired)
     if gone and selectors.live_line(notebook, gone) is None:
         try:
             notice = retired_context(notebook, gone)

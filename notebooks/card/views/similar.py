@@ -28,6 +28,8 @@ from notebooks.card.views.respond import (
     with_oob,
 )
 from notebooks.log import services
+from notebooks.log.rules import checks
+from notebooks.log.rules.checks import MAX_ID
 from notebooks.log.rules.errors import NotebookError, NotFound
 from notebooks.log.store import rows as stored
 from notebooks.log.views import selectors
@@ -138,11 +140,11 @@ def _apply(request: HttpRequest, notebook: Notebook, data: dict) -> Done:
 
 def _key(request: HttpRequest) -> str:
     """The group's id on the page: every line it was drawn with, those left out included."""
-    return "-".join(x for x in request.POST.getlist("n") if x.isdigit())
+    return "-".join(str(n) for x in request.POST.getlist("n") if (n := checks.number_in(x)))
 
 
 def _group_again(request: HttpRequest, notebook: Notebook, form: SimilarForm, status: int) -> HttpResponse:
-    numbers = [int(x) for x in request.POST.getlist("n") if x.isdigit()]
+    numbers = [n for x in request.POST.getlist("n") if (n := checks.number_in(x))]
     group = card_similar.group_of(selectors.view(notebook), numbers, request.POST.get("kind", "repeat"))
     if group is None or not request.htmx:
         return _refused(request, notebook, form, status)
@@ -183,7 +185,7 @@ def _suggestion_again(
     drawn = request.POST.get("drawn", "")
     return _in_place(
         request, f"{SUGGESTIONS}#suggestion", f"suggestion-{view.key}", status, notebook=notebook, item=view,
-        form=form, similar_drawn=drawn if drawn.isdigit() else None,
+        form=form, similar_drawn=checks.number_in(drawn, MAX_ID),
     )  # fmt: skip
 
 

@@ -93,6 +93,14 @@ def is_number(n: Any) -> bool:
     return not isinstance(n, bool) and isinstance(n, int) and 1 <= n <= MAX_NUMBER
 
 
+def number_in(text: str, limit: int = MAX_NUMBER) -> int | None:
+    """A whole number 1..limit written in ASCII digits (a query's or a form's); None for anything else ("²" too)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(limit)):
+        return None
+    n = int(text)
+    return n if 1 <= n <= limit else None
+
+
 def check_id(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")

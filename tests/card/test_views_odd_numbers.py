@@ -1,0 +1,48 @@
+"""Numbers and times in a query or a form that no one could mean ("²", 5,000 digits, year 1 in a far zone) are
+refused or ignored in Dad's words, never answered 500."""
+
+import pytest
+
+from notebooks.log.rules import checks
+
+ODD = ["²", "٣", "9" * 5000, "0", "-1", " 1"]
+
+
+@pytest.mark.parametrize("raw", ODD)
+def test_a_number_that_is_no_ascii_whole_number_in_range_is_none(raw):
+    assert checks.number_in(raw) is None
+
+
+def test_a_number_in_ascii_digits_within_its_limit_is_read():
+    assert (checks.number_in("42"), checks.number_in("2147483647"), checks.number_in("2147483648")) == (
+        42,
+        2**31 - 1,
+        None,
+    )
+
+
+@pytest.mark.parametrize("raw", ODD)
+def test_an_odd_retired_line_on_the_card_is_ignored(editor_client, lines, raw):
+    assert editor_client.get("/notebooks/zelda/", {"retired": raw}).status_code == 200
+
+
+@pytest.mark.parametrize("raw", ODD)
+def test_an_odd_seq_to_redact_is_not_found(editor_client, lines, raw):
+    assert editor_client.get("/notebooks/zelda/lines/1/redact/", {"seq": raw}).status_code in (200, 404)
+
+
+@pytest.mark.parametrize("raw", ODD)
+def test_an_odd_line_in_a_similar_decision_is_refused_in_place(editor_client, lines, raw):
+    answer = editor_client.post(
+        "/notebooks/zelda/similar/",
+        {"n": [raw, "1"], "keep": "1", "reason": "r", "action": "keep:1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code < 500
+
+
+@pytest.mark.parametrize("as_of", ["0001-01-01T00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_a_time_at_the_ends_of_the_calendar_is_refused_in_words(editor_client, lines, as_of):
+    answer = editor_client.get("/notebooks/zelda/", {"as_of": as_of})
+    assert answer.status_code in (200, 422)
+    assert "is not a time between the years 2 and 9998" in answer.content.decode()
