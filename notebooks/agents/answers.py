@@ -37,7 +37,10 @@ def until_of(raw: str | None) -> float | None:
     except (Invalid, OverflowError, ValueError, OSError):
         said = f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds."
         raise Invalid(said, fields=["until"]) from None
-    return value  # finite: parse_when refuses nan and inf
+    try:
+        return checks.check_past(value)  # finite: parse_when refuses nan and inf
+    except Invalid as exc:
+        raise Invalid(exc.message, fields=["until"]) from None
 
 
 def notebook_list(after: str | None = None, limit: int = paging.PAGE) -> schemas.NotebookList:

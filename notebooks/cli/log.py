@@ -29,7 +29,7 @@ command = Commands()
 
 
 def _when(value: str | None) -> float | None:
-    return None if value is None else checks.parse_when(value)
+    return None if value is None else checks.check_past(checks.parse_when(value), "--until")
 
 
 @command(TITLE, arg("--by", default="cli", help="who creates it"))

@@ -41,7 +41,7 @@ def head(cmd: BaseCommand, o: dict) -> None:
     """Print a notebook's head: its last seq and hash, to pin what you saw."""
     nb = selectors.get_notebook(o["title"])
     until = o["until"]
-    top = selectors.head_at(nb, until=None if until is None else checks.parse_when(until))
+    top = selectors.head_at(nb, until=None if until is None else checks.check_past(checks.parse_when(until), "--until"))
     cmd.stdout.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
 

@@ -180,6 +180,19 @@ def problem_of_future(at: float, latest: float) -> str | None:
     )
 
 
+def check_past(at: float, what: str = "'until'") -> float:
+    """A time a view is read as it stood: one this server's clock has not reached could still gain rows, so a view
+    of it would not stay as read."""
+    now = time.time()
+    if at > now:
+        said = shown_time(at) if at <= MAX_TIME else repr(at)
+        raise Invalid(
+            f"{what} {said} is later than this server's clock ({shown_time(now)}): a view of a time not yet passed "
+            "could still change. Leave it out to read the live view."
+        )
+    return at
+
+
 def parse_when(value: "str | float | int | datetime") -> float:
     """ISO 8601 (naive means UTC) or epoch seconds, as epoch seconds."""
     if isinstance(value, datetime):
