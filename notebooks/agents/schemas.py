@@ -80,7 +80,11 @@ def described(kind: Any, description: str, *validators: Any, **limits: Any) -> A
 
 
 # Taken alike by the API (bodies.py) and the MCP tools.
-Until = described(str | None, "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds.")
+Until = described(
+    str | None,
+    "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds; a time not yet come is "
+    "refused.",
+)
 ActorName = described(str | None, "Only the sessions this actor took.", Findable, max_length=150)
 NotebookTitle = described(str | None, "Only the sessions on this notebook (its title).", Findable, max_length=80)
 KeepWords = described(Words | None, "A repeat: the words to keep. " + GAME_ONLY)
