@@ -33,3 +33,20 @@ def test_only_an_edit_after_words_shows_a_diff():
     assert entry_diff(entries, 0) is None and entry_diff(entries, 1) is None and entry_diff(entries, 3) is None
     assert entry_diff(entries, 2) == "first <ins>good </ins>words"
     assert entry_diff(entries, 4) is None
+
+
+def test_a_word_changed_in_a_long_line_is_marked_alone():
+    words = [f"w{i}" for i in range(1000)]
+    changed = [*words[:500], "CHANGED", *words[501:]]
+    html = word_diff(" ".join(words), " ".join(changed))
+    assert html.count("<del>") == 1 and "<del>w500</del><ins>CHANGED</ins>" in html
+    assert html.startswith("w0 w1 ") and html.endswith(" w998 w999")
+
+
+def test_a_long_changed_middle_is_shown_whole_not_matched_word_by_word():
+    """Two versions differing in more than MATCHED_TOKENS words on each side: one deletion, one insertion."""
+    before = " ".join(f"a{i}" for i in range(400))
+    after = " ".join(f"a{i}" if i % 2 else f"b{i}" for i in range(400))
+    html = word_diff("same start " + before + " same end", "same start " + after + " same end")
+    assert html.count("<del>") == 1 and html.count("<ins>") == 1
+    assert html.startswith("same start <del>a0 ") and html.endswith("b398</ins> a399 same end")
