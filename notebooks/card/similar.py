@@ -18,6 +18,9 @@ from notebooks.similar.suggestion_selectors import pending_for
 KIND_LABEL = {"repeat": "Say one thing?", "conflict": "Contradict each other?"}
 SUGGESTION_LABEL = {**KIND_LABEL, "stray": "Not about the game?"}  # the engine's kinds, and a stray
 SUGGESTIONS_SHOWN = 100  # pending suggestions drawn at once, oldest first: the rest come up as these are decided
+# Their lines' words drawn at once (the first suggestion always): 100 suggestions of 100 lines of 4,000 characters
+# made a page of 48 MB and 9 s.
+SUGGESTION_CHARACTERS = 500_000
 CARRIED_KINDS = (*KIND_LABEL, "stray", "retire")  # a suggested stray's too, and the card's Retire of one line
 GROUPS_SHOWN = 100  # groups drawn at once, best first: 949 groups of 10,000 lines made a page of 17 MB and 8 s
 REASONS = "similar.reasons"  # the session key of the reason Dad carries to the next groups, per kind
@@ -163,11 +166,21 @@ def suggestion_view(
     return SuggestionView(found, replace(group, keep=keep), (reasons or {}).get(found.kind, ""))
 
 
-def suggestions(notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None) -> list[SuggestionView]:
-    """The pending suggestions, oldest first, at most SUGGESTIONS_SHOWN (redacted lines left out)."""
+def suggestions(
+    notebook: Notebook, live: list[Line], reasons: dict[str, str] | None = None
+) -> tuple[list[SuggestionView], int]:
+    """The pending suggestions drawn, oldest first, at most SUGGESTIONS_SHOWN and SUGGESTION_CHARACTERS of words
+    (redacted lines left out); and how many are waiting in all."""
     by_number = {x.n: x for x in live if not x.redacted}
-    views = (suggestion_view(s, by_number, reasons) for s in pending_for(notebook, {x.n for x in live}))
-    return [v for v in views if v is not None][:SUGGESTIONS_SHOWN]
+    views = [v for s in pending_for(notebook, {x.n for x in live}) if (v := suggestion_view(s, by_number, reasons))]
+    shown: list[SuggestionView] = []
+    drawn = 0
+    for view in views[:SUGGESTIONS_SHOWN]:
+        drawn += sum(len(c.line.text) for c in view.group.choices)
+        if shown and drawn > SUGGESTION_CHARACTERS:
+            break
+        shown.append(view)
+    return shown, len(views)
 
 
 def group_of(live: list[Line], numbers: list[int], kind: str) -> GroupView | None:

@@ -202,3 +202,16 @@ def test_a_decision_on_a_suggestion_keeps_the_engines_groups_as_drawn(editor_cli
         HTTP_HX_REQUEST="true")  # fmt: skip
     assert answer.status_code == 200 and answer["HX-Replace-Url"].endswith(f"?show=similar&drawn={drawn}")
     assert f'name="drawn" value="{drawn}"' in answer.content.decode()
+
+
+def test_suggestions_past_the_words_drawn_at_once_wait_and_the_page_says_so(editor_client, suggested, monkeypatch):
+    from notebooks.card import similar as card_similar
+
+    repeat, conflict, stray = suggested
+    monkeypatch.setattr(card_similar, "SUGGESTION_CHARACTERS", len(BOSS) + len(BOSS_TOO) + len(FIFTY))
+    html = editor_client.get(PAGE).content.decode()
+    assert "Suggested: 3 waiting for you" in html
+    assert "Shown here: the oldest 1. The rest come up as these are decided." in html
+    assert f'id="suggestion-{repeat.pk}"' in html and f'id="suggestion-{conflict.pk}"' not in html
+    monkeypatch.setattr(card_similar, "SUGGESTION_CHARACTERS", 1)  # the oldest is drawn whatever its size
+    assert f'id="suggestion-{repeat.pk}"' in editor_client.get(PAGE).content.decode()

@@ -230,9 +230,11 @@ def _similar_context(
         return {"similar_groups": []}
     head = selectors.head(notebook).seq
     drawn = head if drawn is None or drawn > head else drawn
+    suggested, waiting = card_similar.suggestions(notebook, lines, card_similar.last_reasons(request))
     return {
         "similar_groups": card_similar.groups(notebook, lines, card_similar.last_reasons(request), drawn=drawn),
-        "similar_suggestions": card_similar.suggestions(notebook, lines, card_similar.last_reasons(request)),
+        "similar_suggestions": suggested,
+        "similar_waiting": waiting,
         "similar_total": card_similar.total(notebook, lines, drawn=drawn),
         "similar_compared": similar_selectors.compared_for(notebook, drawn=drawn),
         "similar_drawn": drawn,
