@@ -25,7 +25,7 @@ def _storable(value: str) -> str:
 def _findable(value: str | None) -> str | None:
     """A title or name to look for: none holds a NUL (PostgreSQL refuses to compare one) or a lone surrogate."""
     if value is not None and "\x00" in value:
-        raise ValueError("contains a NUL character; no title or name has one")
+        raise ValueError("contains a NUL character; no title, name or line's words hold one")
     return value if value is None else _storable(value)
 
 
