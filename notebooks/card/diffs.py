@@ -12,9 +12,9 @@ from notebooks.log.views.history import Entry
 _TOKENS = re.compile(r"\s+|[^\s]+")
 
 
-# The words the matcher compares on each side: its time grows as the product of the two (two 4,000-character
-# versions of random words took 0.34 s, so a 1,500-edit history minutes). Longer versions set their common start and
-# end aside first, and a changed middle longer than this is shown whole, deleted then inserted.
+# The matcher's time grows as the product of the two sides' tokens (words and the spaces between): two 4,000-character
+# versions of random words took 0.34 s, so a 1,500-edit history minutes. Longer versions set their common start and
+# end aside first, and changed middles whose product passes MATCHED_TOKENS squared are shown whole.
 MATCHED_TOKENS = 300
 
 
@@ -30,7 +30,7 @@ def word_diff(before: str | None, after: str | None) -> SafeString | str:
         while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
             end += 1
     a_mid, b_mid = a[start : len(a) - end], b[start : len(b) - end]
-    if min(len(a_mid), len(b_mid)) > MATCHED_TOKENS:
+    if len(a_mid) * len(b_mid) > MATCHED_TOKENS**2:
         changes = [("replace", 0, len(a_mid), 0, len(b_mid))]
     else:
         changes = SequenceMatcher(None, a_mid, b_mid, autojunk=False).get_opcodes()

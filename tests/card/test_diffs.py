@@ -44,9 +44,16 @@ def test_a_word_changed_in_a_long_line_is_marked_alone():
 
 
 def test_a_long_changed_middle_is_shown_whole_not_matched_word_by_word():
-    """Two versions differing in more than MATCHED_TOKENS words on each side: one deletion, one insertion."""
+    """Changed middles whose tokens multiply past MATCHED_TOKENS squared: one deletion, one insertion."""
     before = " ".join(f"a{i}" for i in range(400))
     after = " ".join(f"a{i}" if i % 2 else f"b{i}" for i in range(400))
     html = word_diff("same start " + before + " same end", "same start " + after + " same end")
     assert html.count("<del>") == 1 and html.count("<ins>") == 1
     assert html.startswith("same start <del>a0 ") and html.endswith("b398</ins> a399 same end")
+
+
+def test_a_short_version_against_a_long_one_is_shown_whole_too():
+    short = " ".join(f"s{i}" for i in range(100))  # 199 tokens
+    long = " ".join(f"l{i}" if i % 3 else f"s{i}" for i in range(1000))  # shares some words, at other places
+    html = word_diff(short, long)
+    assert html.count("<del>") == 1 and html.count("<ins>") == 1
