@@ -89,14 +89,11 @@ class Checks:
             ]
             f.recovered = min(after) if after else None
         self.secrets = {w.secret for w in self.writes if w.kind == "card-redact" and w.status in (200, 302)}
-        frozen_again, self.late_imports = [], 0
+        frozen_again = []
         for fr in self.frozen[:: max(1, len(self.frozen) // 200)]:
             path = f"/api/notebooks/{fr['title']}/lines?until={fr['until']}&limit=1000"
             status, answer = self.api("GET", path, "reader")
             same = status == 200 and self.same_lines(answer["lines"], fr["lines"]) and answer["seq"] == fr["seq"]
-            if not same and status == 200 and self.imported_late(fr, answer):
-                self.late_imports += 1  # outside rows carry their writer's time: imported after the cut was read
-                continue
             frozen_again.append(same)
             if not same and status == 200:
                 before = {json.dumps(x, sort_keys=True) for x in fr["lines"]}
@@ -129,18 +126,6 @@ class Checks:
         if self.mcp_failure:
             self.problems.append(f"the MCP client stopped: {self.mcp_failure}")
         return self.report(acked, lost, doubled, refused_left, unanswered_landed, frozen_again, rows)
-
-    def imported_late(self, was: dict[str, Any], fresh: dict[str, Any]) -> bool:
-        """The outside book's view at a cut gained rows the vault imported after the cut was read (the disk was
-        full, or the watcher slow): each dated, by its writer, before the cut. Nothing else changed."""
-        if was["title"] not in OUTSIDE_BOOKS:
-            return False
-        before = {json.dumps(x, sort_keys=True) for x in was["lines"]}
-        again = {json.dumps(x, sort_keys=True) for x in fresh["lines"]}
-        gained = [json.loads(x) for x in again - before]
-        who = OUTSIDE_BOOKS[was["title"]]
-        author = who if who in SIGNING_WRITERS else OUTSIDE_AGENT  # a signed writer's rows are its own
-        return before <= again and all(x["seq"] > was["seq"] and x["by"] == author for x in gained)
 
     def same_lines(self, fresh: list[dict[str, Any]], was: list[dict[str, Any]]) -> bool:
         """Equal, but for words redacted since they were read (then marked)."""
@@ -371,13 +356,7 @@ class Checks:
             + "".join(
                 f"\n  {a.get('file', a.get('title', ''))}: {str(a.get('message', a))[:300]}" for a in self.alarms[:3]
             ),
-            f"frozen views read again: {len(frozen_again) + self.late_imports}, equal: {sum(frozen_again)}"
-            + (
-                f"; gained outside rows imported after the cut was read (dated before it by their writer): "
-                f"{self.late_imports}"
-                if self.late_imports
-                else ""
-            ),
+            f"frozen views read again: {len(frozen_again)}, equal: {sum(frozen_again)}",
             f"5xx: inside the faults' windows {inside}, outside {outside}",
             "verify: " + ("ok" if not any("verify" in p for p in self.problems) else "FAILED"),
         ]

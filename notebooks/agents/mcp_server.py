@@ -61,14 +61,18 @@ PAGED = (
 
 def _tool(fn: Callable, actor: Actor | None = None) -> Callable:
     """A refusal as a tool error with the API's error object; nothing else leaks. A call renews the actor's lease.
-    The editor acts as one only while he holds the role, as a token does: asked again at every call."""
+    A process started as the editor acts only while he holds the role, asked at every call (a token is read as an
+    agent's once he lost it; this process was offered the editor's tools, so it stops instead)."""
 
     @functools.wraps(fn)
     def inner(*args: Any, **kwargs: Any) -> Any:
         close_old_connections()
         try:
             if actor is not None and actor.editor and not actor_named(actor.name).editor:
-                raise Forbidden(f"{actor.name} no longer holds the human editor's role: nothing was done.")
+                raise Forbidden(
+                    f"{actor.name} no longer holds the human editor's role: restart `notebook mcp` without --editor "
+                    "to act as an agent."
+                )
             if actor is not None:
                 leases.renew_calls_of(actor.name)
             return fn(*args, **kwargs)

@@ -19,7 +19,7 @@ from notebooks.log.views import selectors, snapshots
 from notebooks.models import Notebook, Row, Source
 from notebooks.similar import selectors as similar_selectors
 
-WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds"
+WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds, a time already past"
 UNTIL = arg("--until", help=WHEN_HELP)
 EXPECTED = arg("--expected", type=int, help="the seq of the line's last row as you saw it")
 BY = arg("--by", required=True, help="the actor (a user with the editor role acts as the editor)")
@@ -181,11 +181,12 @@ def turn(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(answer.text)
     if answer.session is not None and answer.session.state == "lapsed":
         sid, left = answer.session.id, answer.lapsed
+        said = f"session #{sid} lapsed at {iso(answer.session.lease_until)}"
+        if left:
+            said += f": {rows(len(left), 'pending line')} {'is' if len(left) == 1 else 'are'} not in this turn: "
+            said += "; ".join(shown(x.text) for x in left)
         cmd.stderr.write(
-            f"session #{sid} lapsed at {iso(answer.session.lease_until)}: {rows(len(left), 'pending line')} "
-            f"{'is' if len(left) == 1 else 'are'} not in this turn"
-            + (": " + "; ".join(shown(x.text) for x in left) if left else "")
-            + f". Take a new session, or `notebook abandon {sid}` to let them go."
+            f"{said}. Take a new session, or `notebook abandon {sid}`" + (" to let them go." if left else ".")
         )
 
 

@@ -136,3 +136,13 @@ def test_a_table_missing_says_to_migrate(db, monkeypatch):
     monkeypatch.setattr(tokens, "issue", missing)
     with pytest.raises(CommandError, match=r"no such table: notebooks_sessionlease \(is the database migrated\?"):
         _run("token", "pippa")
+
+
+def test_the_turn_of_a_holder_whose_lapsed_session_left_nothing_out_says_only_that_it_lapsed(zelda, clock):
+    sid = _run("take", "zelda", "--plan", "tidy", "--by", "pippa").split("#")[1].split()[0]
+    clock.move(LEASE_TTL + 1)
+    err = StringIO()
+    call_command("notebook", "turn", "zelda", "--by", "pippa", stdout=StringIO(), stderr=err)
+    said = err.getvalue()
+    assert f"session #{sid} lapsed at " in said and "pending line" not in said
+    assert said.strip().endswith(f"Take a new session, or `notebook abandon {sid}`.")

@@ -156,6 +156,15 @@ def test_rows_appended_to_a_notebook_that_exists_with_no_rows_take_the_logs_time
     assert row.at > cut and row.claimed_at == cut - 5000
 
 
+def test_a_whole_file_with_hashes_for_a_notebook_that_exists_with_no_rows_is_refused_with_the_operators_door(db):
+    services.create_notebook(title="empty", by="pippa")
+    row = _row("add", n=1, text="from a backup", source="seen", by="pippa", at=100.0, hash="0" * 64)
+    with pytest.raises(
+        Invalid, match="line 1: this notebook exists with no rows.*`notebook import FILE --title TITLE`"
+    ):
+        imports.append_rows(notebook="empty", lines=[row], by_default="harness")
+
+
 def test_the_guides_chain_checker_accepts_a_row_with_a_claimed_time(zelda):
     from tests.docs.test_docs_file_format import _check
 

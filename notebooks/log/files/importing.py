@@ -26,6 +26,13 @@ APPENDED_HASH = (
     "a row appended to an existing notebook carries no 'hash': the log gives it its time and its place in the chain "
     "(leave 'hash' out; your 'at' is kept as the row's claimed_at)"
 )
+# The same for a notebook that exists with no rows (an empty view of it could have been read), where a whole file
+# with hashes is most likely a restore: the operator's door keeps its times.
+EMPTY_HASH = (
+    "this notebook exists with no rows, so the rows of its file are appended: they carry no 'hash' and take the log's "
+    "time. To bring in a whole notebook with its own hashes and times, the operator imports it: `notebook import FILE "
+    "--title TITLE`, accepted while the notebook has no rows"
+)
 
 
 def parse(
@@ -80,7 +87,7 @@ def checked_rows(
             key = "at" if "at" in obj or "claimed_at" not in obj else "claimed_at"
             at, writer_at = None, time_of(obj, key, line_no, required=False, latest=latest)
             if "hash" in obj:
-                raise fail(line_no, APPENDED_HASH)
+                raise fail(line_no, APPENDED_HASH if state.seq else EMPTY_HASH)
         else:
             at = time_of(obj, "at", line_no, latest=latest)
             writer_at = time_of(obj, "claimed_at", line_no, required=False, latest=latest)

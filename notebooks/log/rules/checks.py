@@ -180,7 +180,7 @@ def problem_of_future(at: float, latest: float) -> str | None:
     )
 
 
-def check_past(at: float, what: str = "'until'") -> float:
+def check_past(at: float, what: str = "'until'", fields: list[str] | None = None) -> float:
     """A time a view is read as it stood: one this server's clock has not reached could still gain rows, so a view
     of it would not stay as read."""
     now = time.time()
@@ -188,7 +188,8 @@ def check_past(at: float, what: str = "'until'") -> float:
         said = shown_time(at) if at <= MAX_TIME else repr(at)
         raise Invalid(
             f"{what} {said} is later than this server's clock ({shown_time(now)}): a view of a time not yet passed "
-            "could still change. Leave it out to read the live view."
+            "could still change. Leave it out to read the live view.",
+            **({"fields": fields} if fields else {}),
         )
     return at
 
