@@ -176,7 +176,7 @@ def suggestions(
     shown: list[SuggestionView] = []
     drawn = 0
     for view in views[:SUGGESTIONS_SHOWN]:
-        drawn += sum(len(c.line.text) for c in view.group.choices)
+        drawn += sum(len(c.line.text) for c in view.group.choices) + len(view.suggestion.words or "")
         if shown and drawn > SUGGESTION_CHARACTERS:
             break
         shown.append(view)
