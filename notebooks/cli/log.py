@@ -14,9 +14,10 @@ from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
 from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid
+from notebooks.log.store import rows as stored
 from notebooks.log.store import triggers
 from notebooks.log.views import selectors, snapshots
-from notebooks.models import Notebook, Row, Source
+from notebooks.models import Notebook, Source
 from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds, a time already past"
@@ -192,7 +193,7 @@ def turn(cmd: BaseCommand, o: dict) -> None:
 
 def _pending(title: str, seq: int) -> str:
     """What a write by a session's holder is until the session lands (fold.py: a proposal), said after its answer."""
-    found = Row.objects.filter(notebook__title=title, seq=seq).values_list("op", "session_id").first()
+    found = stored.op_and_session(title, seq)
     if found is None or found[0] != "propose":
         return ""
     return f"; pending: it counts once session #{found[1]} lands"

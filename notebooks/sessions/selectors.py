@@ -11,7 +11,7 @@ from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import PROPOSE, SOURCES
 from notebooks.log.store import rows as stored
 from notebooks.log.store import view_reads as viewed
-from notebooks.models import EventKind, Row, Session, SessionEvent
+from notebooks.models import EventKind, Session, SessionEvent
 from notebooks.sessions import leases
 
 # As answered; an event's own counter is answered as `number`, so `seq` only ever names a row of the log.
@@ -165,9 +165,7 @@ def recent(
 
 def own_seqs(session: Session) -> list[int]:
     """The seqs of the session's own rows, in order: its semantic change, its proposals and their landed copies."""
-    since = Row.objects.filter(notebook_id=session.notebook_id, seq__gt=session.base)
-    own = list(since.filter(session=session).order_by("seq").values_list("seq", flat=True))
-    return sorted(own + list(since.filter(lands__in=own).values_list("seq", flat=True))) if own else own
+    return stored.own_seqs(session.notebook_id, session.base, session.pk)
 
 
 def approval_summary(by: str, reason: str) -> str:

@@ -12,11 +12,10 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules import withdrawal
 from notebooks.log.rules.checks import check_id, check_text, shown_time
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
-from notebooks.log.rules.fold import PROPOSE
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
-from notebooks.models import EventKind, Notebook, Row, Session, SessionEvent, SessionLease
+from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
 from notebooks.sessions import joined, leases
 from notebooks.sessions.claims import open_session_of, open_session_on
@@ -270,8 +269,7 @@ def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Wit
     with transaction.atomic():
         nb = lock_for_sessions(s.notebook)
         _open_for(s, actor, "withdraw a proposal", editor_may=True)
-        rows = Row.objects.filter(notebook_id=s.notebook_id, seq__gt=s.base, session=s, op=PROPOSE)
-        found = list(rows.order_by("seq").values("seq", "proposes", "n", "into"))
+        found = stored.session_proposals(s.notebook_id, s.base, s.pk)
         events = SessionEvent.objects.filter(session=s, kind=EventKind.WITHDRAW)
         gone = dict(events.values_list("proposal", "by"))
         taken = withdrawal.withdrawal(found, proposal, session=s.pk, withdrawn=gone)

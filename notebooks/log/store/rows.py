@@ -252,6 +252,37 @@ def proposal_rows(notebook_id: int, session_id: int, after: int) -> list[Found]:
     )
 
 
+def own_seqs(notebook_id: int, base: int, session_id: int) -> list[int]:
+    """A session's own rows after `base`, in order: its proposals (withdrawn too) and their landed copies."""
+    return [
+        seq
+        for (seq,) in fetch_all(
+            "SELECT seq FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND (session_id = %s OR lands IN "
+            "(SELECT seq FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND session_id = %s)) ORDER BY seq",
+            [notebook_id, base, session_id, notebook_id, base, session_id],
+        )
+    ]
+
+
+def session_proposals(notebook_id: int, base: int, session_id: int) -> list[dict[str, Any]]:
+    """Every proposal of a session after `base` (withdrawn too), in order: seq, proposes, n, into."""
+    found = fetch_all(
+        'SELECT seq, proposes, n, "into" FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND session_id = %s '
+        "AND op = %s ORDER BY seq",
+        [notebook_id, base, session_id, fold.PROPOSE],
+    )
+    return [dict(zip(("seq", "proposes", "n", "into"), row, strict=True)) for row in found]
+
+
+def op_and_session(title: str, seq: int) -> Found | None:
+    """Row `seq` of notebook `title`: its op and session."""
+    return fetch_one(
+        "SELECT r.op, r.session_id FROM notebooks_row r JOIN notebooks_notebook nb ON nb.id = r.notebook_id "
+        "WHERE nb.title = %s AND r.seq = %s",
+        [title, seq],
+    )
+
+
 # ----- a session's land gates and drift (sessions/) -------------------------------------------------------------------
 def session_ops(notebook_id: int, base: int, session_id: int) -> list[Found]:
     """The session's rows (seq, op, n, how, into, why) not withdrawn, each proposal as the op it proposes."""
