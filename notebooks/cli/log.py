@@ -182,13 +182,13 @@ def turn(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(answer.text)
     if answer.session is not None and answer.session.state == "lapsed":
         sid, left = answer.session.id, answer.lapsed
-        said = f"session #{sid} lapsed at {iso(answer.session.lease_until)}"
+        said = [f"session #{sid} lapsed at {iso(answer.session.lease_until)}."]
         if left:
-            said += f": {rows(len(left), 'pending line')} {'is' if len(left) == 1 else 'are'} not in this turn: "
-            said += "; ".join(shown(x.text) for x in left)
-        cmd.stderr.write(
-            f"{said}. Take a new session, or `notebook abandon {sid}`" + (" to let them go." if left else ".")
-        )
+            said[0] += f" {rows(len(left), 'pending line')} {'is' if len(left) == 1 else 'are'} not in this turn:"
+            said += [f"  #{x.n} {checks.shown(x.text, 80)}" for x in left]
+        abandon = f"`notebook abandon {sid} --why REASON --by {o['by']}`"
+        said.append(f"Take a new session, or {abandon}{' to let them go' if left else ''}.")
+        cmd.stderr.write("\n".join(said))
 
 
 def _pending(title: str, seq: int) -> str:

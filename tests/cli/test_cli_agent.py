@@ -99,8 +99,8 @@ def test_the_turn_of_a_holder_whose_session_lapsed_says_which_lines_are_left_out
     call_command("notebook", "turn", "zelda", "--by", "pippa", stdout=(out := StringIO()), stderr=err)
     assert "roll late" not in out.getvalue()
     said = err.getvalue()
-    assert f"session #{sid} lapsed" in said and "1 pending line is not in this turn: roll late" in said
-    assert f"notebook abandon {sid}" in said
+    assert f"session #{sid} lapsed" in said and "1 pending line is not in this turn:\n  #4 roll late\n" in said
+    assert f"`notebook abandon {sid} --why REASON --by pippa` to let them go." in said
 
 
 def test_token_revoke_takes_a_token_as_tokens_lists_it(db):
@@ -145,4 +145,4 @@ def test_the_turn_of_a_holder_whose_lapsed_session_left_nothing_out_says_only_th
     call_command("notebook", "turn", "zelda", "--by", "pippa", stdout=StringIO(), stderr=err)
     said = err.getvalue()
     assert f"session #{sid} lapsed at " in said and "pending line" not in said
-    assert said.strip().endswith(f"Take a new session, or `notebook abandon {sid}`.")
+    assert said.strip().endswith(f"Take a new session, or `notebook abandon {sid} --why REASON --by pippa`.")
