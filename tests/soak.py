@@ -380,6 +380,12 @@ class Soak(Actors, Checks):
                 self.pg(f"DROP DATABASE IF EXISTS {self.db} WITH (FORCE)")
             except psycopg.Error as exc:
                 print(f"could not drop {self.db}: {exc}", file=sys.stderr)
+        if self.problems:  # a 500's traceback is in the server's log: kept beside the report, whatever SOAK_KEEP says
+            kept = ROOT / "var" / f"soak-logs-{self.engine}-{int(time.time())}"
+            kept.mkdir(parents=True, exist_ok=True)
+            for log in self.tmp.glob("proc*.log"):
+                shutil.copy(log, kept / log.name)
+            print(f"the processes' logs of this part, which found problems: {kept}")
         if os.environ.get("SOAK_KEEP"):
             print(f"kept {self.tmp}")
         else:
