@@ -14,8 +14,7 @@ from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
 from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid
-from notebooks.log.store import rows as stored
-from notebooks.log.store import triggers
+from notebooks.log.store import session_rows, triggers
 from notebooks.log.views import selectors, snapshots
 from notebooks.models import Notebook, Source
 from notebooks.similar import selectors as similar_selectors
@@ -193,7 +192,7 @@ def turn(cmd: BaseCommand, o: dict) -> None:
 
 def _pending(title: str, seq: int) -> str:
     """What a write by a session's holder is until the session lands (fold.py: a proposal), said after its answer."""
-    found = stored.op_and_session(title, seq)
+    found = session_rows.op_and_session(title, seq)
     if found is None or found[0] != "propose":
         return ""
     return f"; pending: it counts once session #{found[1]} lands"

@@ -4,7 +4,7 @@ proposal names its session only by the row's session_id column, which the caller
 from typing import Any
 
 from notebooks.log.rules import decision, fold
-from notebooks.log.store import rows as stored
+from notebooks.log.store import session_rows
 from notebooks.log.store.append import RowWritten, append
 from notebooks.log.store.locked_reads import AnyNotebook, state_of
 from notebooks.log.views.lines import Line
@@ -13,8 +13,8 @@ from notebooks.log.views.queries import words_or_mark
 
 def proposals(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[dict[str, Any]]:
     """The session's proposals in log order, with their words and salt and the reason of a redaction that took them."""
-    names = (*stored.PROPOSAL_COLUMNS, "words", "salt", "redacted_why")
-    return [dict(zip(names, row, strict=True)) for row in stored.proposal_rows(notebook.pk, session_id, after)]
+    names = (*session_rows.PROPOSAL_COLUMNS, "words", "salt", "redacted_why")
+    return [dict(zip(names, row, strict=True)) for row in session_rows.proposal_rows(notebook.pk, session_id, after)]
 
 
 def land(notebook: AnyNotebook, session_id: int, *, after: int = 0) -> list[RowWritten]:

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.db.models import Max
 
-from notebooks.log.store import rows as stored
+from notebooks.log.store import session_rows
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 
 
@@ -22,7 +22,7 @@ def record_drift(s: Session, nb: Notebook, top: int, *, by: str) -> int:
     """How many rows others wrote since its base (or its lapse, which recorded those before), recorded as drift."""
     lapse = SessionEvent.objects.filter(session=s, kind=EventKind.LAPSE).first()
     since = s.base if lapse is None else lapse.head
-    drift = stored.count_outside_sessions(nb.pk, since, top)
+    drift = session_rows.count_outside_sessions(nb.pk, since, top)
     if drift:
         record(
             s, EventKind.DRIFT, by=by, head_seq=top, after=since, rows=drift,

@@ -1,7 +1,7 @@
 """The final gates a session's land must pass, compared with its original base (a checkpoint never moves it)."""
 
 from notebooks.log.rules.fold import DAD_SOURCES
-from notebooks.log.store import rows as stored
+from notebooks.log.store import session_rows
 from notebooks.log.views.selectors import view_at_seq
 from notebooks.models import Notebook, Role, Session
 
@@ -11,7 +11,7 @@ MAX_DROPPED_SHARE = 0.5
 
 def own_rows(session: Session) -> list[tuple]:
     """The session's rows (seq, op, n, how, into, why), each proposal as the op it proposes (fold.py)."""
-    return stored.session_ops(session.notebook_id, session.base, session.pk)
+    return session_rows.session_ops(session.notebook_id, session.base, session.pk)
 
 
 def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, list[tuple[int, str]]]:
@@ -19,7 +19,7 @@ def _sources_of(notebook: Notebook, numbers: set[int], upto: int) -> dict[int, l
     if not numbers:
         return {}
     found: dict[int, list[tuple[int, str]]] = {n: [] for n in numbers}
-    for n, seq, source in stored.worded_sources(notebook.pk, upto):
+    for n, seq, source in session_rows.worded_sources(notebook.pk, upto):
         if n in found:
             found[n].append((seq, source))
     return found
@@ -69,7 +69,7 @@ def _changed_since(session: Session, own: list[tuple]) -> list[str]:
     touched = {n: seq for seq, op, n, *_ in reversed(own) if op in ("edit", "strike")}
     if not touched:
         return []
-    changed = stored.changed_by_others(session.notebook_id, session.base, session.pk)
+    changed = session_rows.changed_by_others(session.notebook_id, session.base, session.pk)
     return [
         f"Line #{n} was changed by another writer (seq {changed[n]}) since the session's base; the session "
         f"proposes to change it too (seq {seq}). Read it again and mend, or leave the session to Dad."

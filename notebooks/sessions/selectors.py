@@ -9,7 +9,7 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules.checks import check_id
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import PROPOSE, SOURCES
-from notebooks.log.store import rows as stored
+from notebooks.log.store import session_rows
 from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Session, SessionEvent
 from notebooks.sessions import leases
@@ -101,7 +101,7 @@ def _export(found: tuple[list[tuple], int]) -> tuple[list[dict[str, Any]], int]:
 
 def change_of(session: Session, limit: int = 200, after: int = 0) -> tuple[list[dict[str, Any]], int]:
     """The session's own rows, in log order: its semantic change once landed."""
-    return _export(stored.session_rows(session.notebook_id, session.base, session.pk, limit, after))
+    return _export(session_rows.change_rows(session.notebook_id, session.base, session.pk, limit, after))
 
 
 def _with_rows(view: SessionView, limit: int, after: int = 0) -> SessionView:
@@ -109,7 +109,9 @@ def _with_rows(view: SessionView, limit: int, after: int = 0) -> SessionView:
     view.change, view.change_total = change_of(view.session, limit, after)
     ranges = [(e.after or 0, e.head) for e in view.events if e.kind == EventKind.DRIFT]
     if ranges:
-        view.drift, view.drift_total = _export(stored.rows_by_others(view.session.notebook_id, ranges, limit, after))
+        view.drift, view.drift_total = _export(
+            session_rows.rows_by_others(view.session.notebook_id, ranges, limit, after)
+        )
     return view
 
 
@@ -165,7 +167,7 @@ def recent(
 
 def own_seqs(session: Session) -> list[int]:
     """The seqs of the session's own rows, in order: its semantic change, its proposals and their landed copies."""
-    return stored.own_seqs(session.notebook_id, session.base, session.pk)
+    return session_rows.own_seqs(session.notebook_id, session.base, session.pk)
 
 
 def approval_summary(by: str, reason: str) -> str:
@@ -217,7 +219,7 @@ def brought_by(session_ids: list[int]) -> dict[int, Brought]:
     if not session_ids:
         return {}
     found: dict[int, dict[str, int]] = {sid: {} for sid in session_ids}
-    for sid, kind, count in stored.brought_counts(list(found)):
+    for sid, kind, count in session_rows.brought_counts(list(found)):
         if kind in BROUGHT_KINDS:
             found[sid][kind] = count
     return {sid: Brought(session=sid, **kinds) for sid, kinds in found.items()}

@@ -12,7 +12,7 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules import withdrawal
 from notebooks.log.rules.checks import check_id, check_text, shown_time
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid
-from notebooks.log.store import rows as stored
+from notebooks.log.store import session_rows
 from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
 from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
@@ -149,7 +149,7 @@ def take(*, notebook: str, plan: str, by: "Actor | str") -> Taken:
                 vault_base=vault_base,
             )
             SessionLease.objects.create(session=session, renewed_at=leases.now())
-            pending = stored.count_outside_sessions(nb.pk, accounted, top)
+            pending = session_rows.count_outside_sessions(nb.pk, accounted, top)
             if pending:
                 note = "pending rows written outside any session, recorded before base was fixed"
                 record(session, EventKind.DRIFT, by=actor.name, head_seq=top, after=accounted, rows=pending, note=note)
@@ -269,7 +269,7 @@ def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Wit
     with transaction.atomic():
         nb = lock_for_sessions(s.notebook)
         _open_for(s, actor, "withdraw a proposal", editor_may=True)
-        found = stored.session_proposals(s.notebook_id, s.base, s.pk)
+        found = session_rows.session_proposals(s.notebook_id, s.base, s.pk)
         events = SessionEvent.objects.filter(session=s, kind=EventKind.WITHDRAW)
         gone = dict(events.values_list("proposal", "by"))
         taken = withdrawal.withdrawal(found, proposal, session=s.pk, withdrawn=gone)
