@@ -8,6 +8,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules.checks import check_name
 from notebooks.log.rules.errors import Forbidden, Invalid, NotFound
 from notebooks.models import Role, Token
 from notebooks.sessions import leases
@@ -28,8 +29,7 @@ def digest_of(secret: str) -> str:
 
 def issue(*, actor: str, editor: bool = False, by: str = "cli") -> Issued:
     """A new token naming an actor and its role. The editor's role must already be recorded for that actor."""
-    if not isinstance(actor, str) or not actor.strip() or len(actor) > 80 or "\x00" in actor:
-        raise Invalid("A token names an actor: 1-80 characters.")
+    check_name(actor)
     if editor and not actor_named(actor).editor:
         raise Forbidden(
             f"{actor} does not hold the human editor's role, so an editor token cannot be issued "

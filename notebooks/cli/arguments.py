@@ -8,10 +8,13 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
+from notebooks.log.identity.roles import user_alike
 from notebooks.log.rules.checks import problem_of_text
 
 # Arguments carrying what someone wrote: the core allows any character but NUL in them, tabs and newlines included.
 FREE_TEXT = frozenset({"words", "text", "why", "plan", "note", "summary"})
+# Arguments naming an actor: one that reads like a user's name without being it would pass for that user in history.
+ACTOR_NAMES = frozenset({"by", "actor"})
 
 BAD_ARGUMENT = 2  # the CLI's exit status for bad input (docs/cli.md, "Exit codes")
 
@@ -27,6 +30,8 @@ def checked(action: argparse.Action) -> Callable[[str], Any]:
         problem = problem_of_text(raw, limit=sys.maxsize, required=False)
         if problem is None and not free_text and not raw.isprintable():
             problem = "contains a control character"  # check_name's rule: names, titles, numbers, times, paths
+        if problem is None and action.dest in ACTOR_NAMES and (user := user_alike(raw)):
+            problem = f"{raw!r} reads like the user {user!r} (compared without case, width or punctuation): use {user!r}"
         if problem:
             # Not an ArgumentTypeError: argparse would print its usage too; a CommandError leaves it as one line.
             raise CommandError(f"The argument {name} {problem}.", returncode=BAD_ARGUMENT)

@@ -155,6 +155,29 @@ def test_control_characters_outside_free_text_are_refused_by_name(world, argv, l
     assert _run(argv) == (2, [line])
 
 
+@pytest.mark.parametrize("name", ["Dad", "dad ", "ｄａｄ", "d.a.d"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["add", "zelda", "w", "--source", "seen", "--why", "w", "--by"],
+        ["token"],
+        ["mcp", "--actor"],
+        ["take", "zelda", "--plan", "p", "--by"],
+    ],
+)
+def test_a_name_that_reads_like_a_users_is_refused_at_every_actor_argument(world, argv, name):
+    code, err = _run([*argv, name])
+    assert code == 2 and len(err) == 1
+    assert "reads like the user 'dad'" in err[0] and "use 'dad'" in err[0]
+    assert not Row.objects.exists() and not Token.objects.exists() and not Session.objects.exists()
+
+
+def test_the_users_own_name_and_other_names_pass(world):
+    call_command("notebook", "add", "zelda", "w", "--source", "seen", "--by", "pippa", "--why", "w", stdout=io.StringIO())
+    call_command("notebook", "token", "daddy", stdout=io.StringIO())
+    assert Row.objects.get().by == "pippa" and Token.objects.get().actor == "daddy"
+
+
 def test_other_refusals_stay_one_line_with_their_own_code(world):
     assert _run(["view", "zeldo"]) == (4, ["CommandError: No notebook is titled 'zeldo'. Did you mean 'zelda'?"])
     code, err = _run(["add", "zelda", "w", "--source", "dad", "--by", "pippa", "--why", "w"])

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from notebooks.log.rules.checks import check_name
+from notebooks.log.rules.checks import check_name, title_key
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"
@@ -25,6 +25,13 @@ def actor_named(name: str) -> Actor:
     """The actor for a name: an editor when a user of that name holds the editor role."""
     user = get_user_model().objects.filter(username=name, is_active=True).first()
     return Actor(name=name, editor=bool(user and user_is_editor(user)))
+
+
+def user_alike(name: str) -> str | None:
+    """The user whose name `name` reads like without being it ("Dad", "dad " or a full-width copy beside dad)."""
+    key = title_key(name)
+    users = get_user_model().objects.values_list("username", flat=True)
+    return next((user for user in users if user != name and title_key(user) == key), None)
 
 
 def user_is_editor(user) -> bool:  # noqa: ANN001 - any auth user
