@@ -61,6 +61,10 @@ class TimeField(forms.DateTimeField):
             raise forms.ValidationError(f"'{shown(str(value), 40)}' is not a time between the years 2 and 9998")
         return when
 
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        # What the field shows back when refused: a NUL or a 5,000-character paste escaped and cut, as messages are.
+        return shown(data, 40) if isinstance(data, str) else super().bound_data(data, initial)
+
 
 class _Form(forms.Form):
     # The server gives every refusal in place, with or without JavaScript, so browsers must not pre-empt it.

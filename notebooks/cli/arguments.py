@@ -31,7 +31,8 @@ def checked(action: argparse.Action) -> Callable[[str], Any]:
         if problem is None and not free_text and not raw.isprintable():
             problem = "contains a control character"  # check_name's rule: names, titles, numbers, times, paths
         if problem is None and action.dest in ACTOR_NAMES and (user := user_alike(raw)):
-            problem = f"{raw!r} reads like the user {user!r} (compared without case, width or punctuation): use {user!r}"
+            problem = f"{raw!r} reads like the user {user!r} (compared without case, width or punctuation)"
+            problem += f": use {user!r}"
         if problem:
             # Not an ArgumentTypeError: argparse would print its usage too; a CommandError leaves it as one line.
             raise CommandError(f"The argument {name} {problem}.", returncode=BAD_ARGUMENT)

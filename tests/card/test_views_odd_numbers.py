@@ -48,3 +48,16 @@ def test_a_time_at_the_ends_of_the_calendar_is_refused_in_words(editor_client, l
     answer = editor_client.get("/notebooks/zelda/", {"as_of": as_of})
     assert answer.status_code in (200, 422)
     assert "is not a time between the years 2 and 9998" in answer.content.decode()
+
+
+@pytest.mark.parametrize("as_of", ["2020-01-01\x00T00:00", "2" * 5000])
+def test_a_refused_time_is_shown_back_escaped_and_cut(editor_client, lines, as_of):
+    page = editor_client.get("/notebooks/zelda/", {"as_of": as_of}).content.decode()
+    assert "\x00" not in page and "2" * 100 not in page
+    assert "is not a time" in page
+
+
+def test_a_refused_seq_to_mark_reviewed_is_named_cut(editor_client, lines):
+    answer = editor_client.post("/notebooks/zelda/reviewed/", {"seq": "9" * 5000}, HTTP_HX_REQUEST="true")
+    page = answer.content.decode()
+    assert "Mark reviewed names no change" in page and "(5000 characters)" in page and "9" * 100 not in page

@@ -173,7 +173,8 @@ def test_a_name_that_reads_like_a_users_is_refused_at_every_actor_argument(world
 
 
 def test_the_users_own_name_and_other_names_pass(world):
-    call_command("notebook", "add", "zelda", "w", "--source", "seen", "--by", "pippa", "--why", "w", stdout=io.StringIO())
+    argv = ["add", "zelda", "w", "--source", "seen", "--by", "pippa", "--why", "w"]
+    call_command("notebook", *argv, stdout=io.StringIO())
     call_command("notebook", "token", "daddy", stdout=io.StringIO())
     assert Row.objects.get().by == "pippa" and Token.objects.get().actor == "daddy"
 

@@ -68,8 +68,8 @@ def reviewed(request: HttpRequest, title: str) -> HttpResponse:
     form = ReviewedForm(request.POST)
     try:
         if not form.is_valid():  # a seq that is no number: refused, not read as "up to the head"
-            raise Invalid(f"Mark reviewed names no change of this notebook ({request.POST.get('seq', '')!r}); "
-                          "reload the card and mark it again.")  # fmt: skip
+            sent = checks.shown(request.POST.get("seq", ""), 40)
+            raise Invalid(f"Mark reviewed names no change of this notebook ({sent}); reload the card, mark it again.")
         seq = form.cleaned_data.get("seq")
         mark = card_services.mark_reviewed(notebook=notebook.title, by=request.user.get_username(), seq=seq)
     except NotebookError as exc:

@@ -163,7 +163,7 @@ def card_context(request: HttpRequest, notebook: Notebook, data: QueryDict | Non
     start = min(start, max(0, len(shown) - 1))
     listed = shown[start : start + CARD_LINES]
     frozen = as_of is not None
-    paging = {"as_of": data.get("as_of", "")}
+    paging = {"as_of": "" if "as_of" in view.errors else data.get("as_of", "")}  # a refused time is not carried on
     rest = len(shown) - start - len(listed)
     context = {
         "notebook": notebook,
