@@ -7,7 +7,7 @@ from ninja.responses import NinjaJSONEncoder
 from pydantic import BaseModel
 
 from notebooks.agents import paging, schemas
-from notebooks.log import proposals, services
+from notebooks.log import services
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid, NotFound
@@ -75,7 +75,7 @@ def lines(
     if mine is not None and mine.state == "open":  # read your own writes: her proposals, as the ops they propose
         read = selectors.PinnedView(read.seq, read.hash, session_reads.holder_lines(nb, read.lines, mine.session))
     elif mine is not None:  # a lapsed session's lines are listed apart, not silently gone
-        lapsed = session_reads.lapsed_lines(nb, read.lines, mine)
+        lapsed = session_reads.pending_change(nb, read.lines, mine.session)[0]
     if q is not None:  # as the card's search: the line a number names, or those holding all (or any) of the words
         query = matching.parse(q, match)
         if query.number is not None:
@@ -111,14 +111,7 @@ def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) 
     """An add's answer: its number and seq, its session, and the live lines most like it (a hint, never a refusal)."""
     nb = selectors.get_notebook(title)
     own = session_reads.own_session(nb, reader)
-    pending: list = []
-    hidden: set[int] = set()
-    if own is not None:  # read your own writes: lines like her own pending ones are named too
-        live = selectors.view(nb)
-        mine = proposals.holder_view(live, nb, own.pk, after=own.base)
-        was = {(x.n, x.seq) for x in live}
-        pending = [x for x in mine if (x.n, x.seq) not in was]
-        hidden = {x.n for x in live} - {x.n for x in mine}
+    pending, hidden = ([], set()) if own is None else session_reads.pending_change(nb, selectors.view(nb), own)
     near = similar_selectors.nearest_for(nb, text, exclude=n, pending=pending, hidden=hidden)
     similar = [schemas.Near(n=x["n"], score=round(x["score"], 2)) for x in near]
     return schemas.Added(n=n, seq=seq, session=_went_into(own), similar=similar)
@@ -143,7 +136,7 @@ def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
         text, lapsed = session_reads.holder_turn(nb, mine.session), []
     else:
         text = selectors.turn(nb, until=at)
-        lapsed = [] if mine is None else session_reads.lapsed_lines(nb, selectors.view(nb), mine)
+        lapsed = [] if mine is None else session_reads.pending_change(nb, selectors.view(nb), mine.session)[0]
     answer = schemas.Turn(
         notebook=nb.title, until=at, text=text, session=_session(mine), lapsed=[x.as_dict() for x in lapsed]
     )

@@ -69,11 +69,12 @@ def _held(session_id: int) -> Held:
     return Held(session, state, leases.lapses_at(session))
 
 
-def lapsed_lines(nb: Notebook, lines: list[Line], lapsed: Held) -> list[Line]:
-    """The lines a lapsed session had added or changed, as they would have stood: gone from her view."""
+def pending_change(nb: Notebook, lines: list[Line], own: Session) -> tuple[list[Line], set[int]]:
+    """What a session's proposals would make of the live lines: the lines they add or change, as they would stand,
+    and the numbers of those they take out (retired, merged away)."""
+    mine = holder_lines(nb, lines, own)
     was = {(x.n, x.seq) for x in lines}
-    mine = holder_lines(nb, lines, lapsed.session)
-    return [x for x in mine if (x.n, x.seq) not in was]
+    return [x for x in mine if (x.n, x.seq) not in was], {x.n for x in lines} - {x.n for x in mine}
 
 
 def own_session(nb: Notebook, reader: "Actor | str | None") -> Session | None:
