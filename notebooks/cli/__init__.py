@@ -4,6 +4,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from notebooks.log.rules import checks
 from notebooks.log.views.selectors import escaped
 
 MODULES = [
@@ -68,6 +69,11 @@ class Commands:
             parser.set_defaults(handler=handler)
             for argument in arguments:
                 argument(parser)
+
+
+def until_time(value: str | None) -> float | None:
+    """An --until read: a time already come (a view of one not yet come would still change), or None for the head."""
+    return None if value is None else checks.check_past(checks.parse_when(value), "--until")
 
 
 def iso(at: float) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.agents import answers, paging
-from notebooks.cli import AFTER, JSON, LIMIT, TITLE, Commands, N, arg, iso, more_after, rows, shown
+from notebooks.cli import AFTER, JSON, LIMIT, TITLE, Commands, N, arg, iso, more_after, rows, shown, until_time
 from notebooks.log import moves, services
 from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
@@ -26,10 +26,6 @@ BY = arg("--by", required=True, help="the actor (a user with the editor role act
 WHY = arg("--why", required=True, help="the reason")
 ANY_TITLE = arg("title", nargs="?")
 command = Commands()
-
-
-def _when(value: str | None) -> float | None:
-    return None if value is None else checks.check_past(checks.parse_when(value), "--until")
 
 
 @command(TITLE, arg("--by", default="cli", help="who creates it"))
@@ -106,7 +102,7 @@ def export(cmd: BaseCommand, o: dict) -> None:
     if out is sys.stdout and hasattr(out, "reconfigure"):
         # The file format is UTF-8 with \n endings, whatever the locale: the same bytes as the vault's file.
         out.reconfigure(encoding="utf-8", newline="\n")
-    until = _when(o["until"])
+    until = until_time(o["until"])
     top = selectors.head_at(nb, until=until)  # read first: the file ends exactly at the head it reports
     for row in selectors.rows(nb, upto=top.seq):
         cmd.stdout.write(rowformat.dumps(row))
@@ -118,7 +114,7 @@ def export(cmd: BaseCommand, o: dict) -> None:
 def view(cmd: BaseCommand, o: dict) -> None:
     """Print the live lines, a page of them; --json prints the API's answer to GET .../lines."""
     after, limit = paging.read("lines", o["after"], o["limit"], names=("--after", "--limit"))
-    _when(o["until"])  # a bad time is the CLI's refusal, as before
+    until_time(o["until"])  # a bad time is the CLI's refusal, as before
     answer = answers.lines(o["title"], o["until"], after, limit)
     if o["json"]:
         cmd.stdout.write(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=1))
@@ -176,7 +172,7 @@ def history(cmd: BaseCommand, o: dict) -> None:
 def turn(cmd: BaseCommand, o: dict) -> None:
     """Print the text a play turn carries (noted as read, for the index, unless --until): the API's turn, so a holder
     whose session lapsed is told on stderr which of her lines it leaves out."""
-    _when(o["until"])  # a bad time is the CLI's refusal, as before
+    until_time(o["until"])  # a bad time is the CLI's refusal, as before
     answer = answers.turn(o["title"], o["until"], o["by"])
     cmd.stdout.write(answer.text)
     if answer.session is not None and answer.session.state == "lapsed":

@@ -5,10 +5,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from notebooks.cli import TITLE, Commands, N, arg
+from notebooks.cli import TITLE, Commands, N, arg, until_time
 from notebooks.log import redaction
 from notebooks.log.files import backup as backups
-from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import privileges
 from notebooks.log.views import selectors
@@ -40,8 +39,7 @@ def redact(cmd: BaseCommand, o: dict) -> None:
 def head(cmd: BaseCommand, o: dict) -> None:
     """Print a notebook's head: its last seq and hash, to pin what you saw."""
     nb = selectors.get_notebook(o["title"])
-    until = o["until"]
-    top = selectors.head_at(nb, until=None if until is None else checks.check_past(checks.parse_when(until), "--until"))
+    top = selectors.head_at(nb, until=until_time(o["until"]))
     cmd.stdout.write(f"{nb.title} seq {top.seq} head {top.hash}")
 
 
