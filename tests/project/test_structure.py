@@ -7,6 +7,7 @@ agents and cli (who call it), below them. A layer imports only from layers below
 import ast
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
@@ -300,3 +301,14 @@ def test_the_layers_import_only_from_the_layers_below_them():
     # Imports inside functions count too: a deferred import is still a dependency on the upper layer.
     violations = layer_violations(import_graph(module_level_only=False))
     assert not violations, "\n".join(violations)
+
+
+def test_the_row_tables_sql_lives_in_the_store_in_at_most_five_modules():
+    # Migrations aside (history, never imported by the app): every other module asks the store.
+    naming = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "migrations" not in path.parts and re.search(r"\bnotebooks_row\b", path.read_text())
+    )
+    assert all(name.startswith("log/store/") for name in naming), naming
+    assert len(naming) <= 5, naming
