@@ -20,8 +20,8 @@ from notebooks.agents.answers import CONTENT_TYPE, rendered, until_of
 from notebooks.log.identity.roles import Actor
 from notebooks.log.redaction import words_redacted
 from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules.lines import Head
 from notebooks.log.views import queries, selectors, turn_reads
-from notebooks.log.views.lines import Head
 from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import Notebook
 from notebooks.sessions import leases

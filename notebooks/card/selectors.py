@@ -10,10 +10,10 @@ from django.db.models import Max
 
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.fold import AGENT_SOURCES, DAD, DAD_CORRECTION
+from notebooks.log.rules.lines import Line
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locked_reads import line_state
 from notebooks.log.views import kept, selectors, turn_reads
-from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import ALL, words_or_mark
 from notebooks.models import ArchiveMark, Notebook, ReviewMark
 

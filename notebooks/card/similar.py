@@ -8,8 +8,8 @@ from django.http import HttpRequest
 
 from notebooks.log.rules import fold
 from notebooks.log.rules.errors import NotFound
+from notebooks.log.rules.lines import Line
 from notebooks.log.views import selectors as log_selectors
-from notebooks.log.views.lines import Line
 from notebooks.models import Notebook, Suggestion
 from notebooks.similar import selectors as similar
 from notebooks.similar.engine import Group

@@ -4,10 +4,10 @@ proposal names its session only by the row's session_id column, which the caller
 from typing import Any
 
 from notebooks.log.rules import decision, fold
+from notebooks.log.rules.lines import Line
 from notebooks.log.store import session_rows
 from notebooks.log.store.append import RowWritten, append
 from notebooks.log.store.locked_reads import AnyNotebook, state_of
-from notebooks.log.views.lines import Line
 from notebooks.log.views.queries import words_or_mark
 
 

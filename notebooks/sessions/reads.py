@@ -6,8 +6,8 @@ from django.db import connection
 
 from notebooks.log import proposals
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules.lines import Head, Line
 from notebooks.log.views import selectors
-from notebooks.log.views.lines import Head, Line
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
 from notebooks.sessions import claims, leases
 

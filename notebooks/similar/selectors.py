@@ -10,10 +10,10 @@ import numpy as np
 from django.conf import settings
 from scipy import sparse
 
+from notebooks.log.rules.lines import Line
 from notebooks.log.store import rows as stored
 from notebooks.log.views import kept
 from notebooks.log.views import selectors as log_selectors
-from notebooks.log.views.lines import Line
 from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import NotAlike, Notebook
 from notebooks.similar import engine

@@ -11,7 +11,7 @@ from django.utils.timezone import get_current_timezone_name
 
 from notebooks.card import fragments, search
 from notebooks.log.rules.fold import DAD, DAD_CORRECTION, GUESSED, SEEN
-from notebooks.log.views.lines import Line
+from notebooks.log.rules.lines import Line
 
 register = template.Library()
 CARD = "notebooks/card.html"

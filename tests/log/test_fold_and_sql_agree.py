@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from notebooks.log import redaction, services
 from notebooks.log.rules import fold
 from notebooks.log.rules.errors import NotebookError
+from notebooks.log.rules.lines import Line
 from notebooks.log.views import queries, selectors
-from notebooks.log.views.lines import Line
 
 _titles = count()
 

@@ -12,8 +12,8 @@ from django.test import override_settings
 
 from notebooks.log import redaction, services
 from notebooks.log.files import imports, rowformat
+from notebooks.log.rules.lines import Line
 from notebooks.log.views import kept, queries, selectors, snapshot_format, snapshots
-from notebooks.log.views.lines import Line
 from notebooks.models import Snapshot
 
 EVERY = 10  # rows between snapshot places in these tests (250 in the product)

@@ -35,8 +35,8 @@ from notebooks.log import moves, redaction, services
 from notebooks.log.rules import checks, decision, fold
 from notebooks.log.rules.checks import MAX_ID
 from notebooks.log.rules.errors import NotebookError, NotFound
+from notebooks.log.rules.lines import Line
 from notebooks.log.views import selectors
-from notebooks.log.views.lines import Line
 from notebooks.models import Notebook
 
 FormMaker = Callable[..., forms.Form]  # the form's class with its n (and choices) bound: make(data) or make(initial=)

@@ -15,11 +15,11 @@ from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import latest_time
 from notebooks.log.rules.errors import Conflict, Invalid, Redacted
 from notebooks.log.rules.fold import LineState
+from notebooks.log.rules.lines import Head
 from notebooks.log.services import check_title, create_notebook
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
 from notebooks.log.store.locks import lock_notebook
-from notebooks.log.views.lines import Head
 from notebooks.log.views.selectors import head
 from notebooks.models import Notebook
 

@@ -6,7 +6,8 @@ import json
 from math import isfinite
 from typing import Any
 
-GENESIS = "0" * 64
+from notebooks.log.rules.lines import GENESIS  # noqa: F401 - the chain's start, read here with the row format
+
 GAME_ONLY = "Write only what the game taught you in this notebook; it is not the coordination log."
 
 # The field that carries a row's words, by op: an edit's words never ride under "text",

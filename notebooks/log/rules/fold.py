@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Any
 
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotFound
-from notebooks.log.views.lines import Line
+from notebooks.log.rules.lines import Line
 
 WORDED = frozenset({"add", "edit"})  # the ops whose words a view shows
 PROPOSE = "propose"  # a session's pending row: the op it proposes counts only in its landed copy

@@ -16,10 +16,10 @@ from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import guards
 from notebooks.log.rules.checks import MAX_NUMBER
 from notebooks.log.rules.errors import Conflict, NotebookError
+from notebooks.log.rules.lines import Head
 from notebooks.log.store.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
 from notebooks.log.store.locked_reads import AnyNotebook, NotebookRef, state_of_add
 from notebooks.log.store.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
-from notebooks.log.views.lines import Head
 
 AddState = tuple[AnyNotebook, Head, int, "int | None"]  # locked_reads.add_state's answer
 

@@ -9,9 +9,9 @@ from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.errors import NotFound, Redacted
 from notebooks.log.rules.fold import LineState
+from notebooks.log.rules.lines import Head
 from notebooks.log.store import rows as stored
 from notebooks.log.store.locks import lock_notebook
-from notebooks.log.views.lines import Head
 from notebooks.log.views.queries import NO_ROWS, head_of
 from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook

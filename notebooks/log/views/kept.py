@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from notebooks.log.rules.fold import WORDED, LiveLines
+from notebooks.log.rules.lines import Head, Line
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import queries
-from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.lru import LRU, notebook_key
 from notebooks.models import Notebook
 

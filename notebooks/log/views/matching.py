@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from notebooks.log.views.lines import Line
+from notebooks.log.rules.lines import Line
 
 APOSTROPHES = frozenset("'’ʼ‘`´")
 NUMBER = re.compile(r"^(?:#|no\.?\s*|line\s*#?\s*)?(\d{1,9})$", re.IGNORECASE)

@@ -6,9 +6,9 @@ from itertools import islice
 from typing import Any
 
 from notebooks.log.files import rowformat
+from notebooks.log.rules.lines import NO_ROWS, Head, Line
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import snapshots
-from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.models import Notebook
 
 ALL = 2**62  # a seq past any head: "no cut"

@@ -14,11 +14,11 @@ from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
 from notebooks.log.rules.checks import is_number, is_storable
 from notebooks.log.rules.errors import NotFound
+from notebooks.log.rules.lines import Head, Line
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
-from notebooks.log.views.lines import Head, Line
 from notebooks.log.views.queries import ALL, cut_for, head, head_of, line_by_sql, row_by_time, words_or_mark
 from notebooks.models import Notebook
 

@@ -11,7 +11,7 @@ from operator import is_
 from django.utils.crypto import salted_hmac
 
 from notebooks.log.rules.fold import make_line
-from notebooks.log.views.lines import Line
+from notebooks.log.rules.lines import Line
 
 FORMAT = 1
 BIG_ENDIAN = sys.byteorder == "big"  # the stored arrays are little-endian

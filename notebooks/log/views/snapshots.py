@@ -11,8 +11,8 @@ from django.utils.crypto import constant_time_compare
 from notebooks.log.files import rowformat
 from notebooks.log.rules.fold import LiveLines
 from notebooks.log.rules.fold import ViewRow as FoldRow
+from notebooks.log.rules.lines import NO_ROWS, Head, Line
 from notebooks.log.store import view_reads as viewed
-from notebooks.log.views.lines import NO_ROWS, Head, Line
 from notebooks.log.views.snapshot_format import decode, encode, mac
 
 EVERY = 250  # rows: snapshots stand only at multiples of this seq (and the first at 250: small notebooks too)

@@ -1,8 +1,8 @@
-"""The shapes a view is made of: a live line and the row a view stands at."""
+"""The shapes every layer of the log speaks in: a live line, and the row a view stands at (a head)."""
 
 from typing import Any, NamedTuple
 
-from notebooks.log.files.rowformat import GENESIS
+GENESIS = "0" * 64  # the hash before a notebook's first row
 
 
 class Line(NamedTuple):
