@@ -303,7 +303,8 @@ def build(actor: Actor) -> MCPServer:
     @tool(
         "Withdraw one proposal of your open session ('seq', as its write answered or a gate's reason names it), "
         "with a reason: it stays in the log and history but no longer counts in your view, the gates or the land; "
-        "the rest of the session stays to land. A proposal a later one builds on is refused: withdraw that first.",
+        "the rest of the session stays to land. A merge is taken back whole, by its merged line's add. A proposal a "
+        "later one builds on is refused: withdraw that first.",
         joins=True,
     )
     def withdraw(session: s.SessionId, seq: ProposalSeq, why: s.Why) -> s.Withdrawn:

@@ -274,8 +274,10 @@ def withdraw(*, session: int, proposal: int, why: str, by: "Actor | str") -> Wit
         gone = dict(events.values_list("proposal", "by"))
         taken = withdrawal.withdrawal(found, proposal, session=s.pk, withdrawn=gone)
         top = head(nb).seq
-        left = len(found) - len(gone) - 1
-        record(s, EventKind.WITHDRAW, by=actor.name, head_seq=top, note=why, proposal=proposal, rows=left)
-        done = Withdrawn(id=s.pk, proposal=proposal, proposes=taken["proposes"], n=taken["n"], head=top, rows=left)
+        left = len(found) - len(gone) - len(taken)
+        for part in taken:  # a merge's parts each named by an event of their own: every reader counts them alike
+            record(s, EventKind.WITHDRAW, by=actor.name, head_seq=top, note=why, proposal=part["seq"], rows=left)
+        named = taken[0]
+        done = Withdrawn(id=s.pk, proposal=proposal, proposes=named["proposes"], n=named["n"], head=top, rows=left)
         joined.join(done)
     return done

@@ -156,3 +156,28 @@ def test_the_service_and_the_cli_withdraw_alike(zelda, pippa):
     assert f"withdrew proposal seq {second['seq']}" in out.getvalue()
     assert sessions.land(session=taken.id, summary="one", by="pippa").rows == 1
     assert Row.objects.filter(lands=first["seq"]).exists()
+
+
+def test_a_merge_is_withdrawn_whole_by_its_merged_lines_add_never_in_part(zelda, pippa):
+    sid = _take(pippa)
+    added = _add(pippa, "roll after the second swing")
+    merged = pippa.post(
+        "/api/notebooks/zelda/merge", {"numbers": [added["n"], 1], "text": "the guard swings twice: roll", "why": "x"}
+    ).json()
+    strikes = list(Row.objects.filter(session_id=sid, proposes="strike").order_by("seq").values_list("seq", flat=True))
+    assert len(strikes) == 2
+    for seq in strikes:
+        refused = _withdraw(pippa, sid, seq)
+        assert refused.status_code == 409 and "a merge is taken back whole" in refused.json()["error"]["message"]
+        assert f"Withdraw seq {merged['seq']}, the merged line's add" in refused.json()["error"]["message"]
+    assert not SessionEvent.objects.filter(session_id=sid, kind=EventKind.WITHDRAW).exists()
+    whole = _withdraw(pippa, sid, merged["seq"], "not a merge after all")
+    assert whole.status_code == 200 and whole.json()["proposal"] == merged["seq"] and whole.json()["rows"] == 1
+    taken = SessionEvent.objects.filter(session_id=sid, kind=EventKind.WITHDRAW).values_list("proposal", flat=True)
+    assert sorted(taken) == sorted([merged["seq"], *strikes])
+    texts = _texts(pippa)
+    assert "the guard swings twice: roll" not in texts
+    assert "the bridge guard swings twice" in texts and "roll after the second swing" in texts
+    landed = pippa.post(f"/api/sessions/{sid}/land", {"summary": "one line"})
+    assert landed.status_code == 200 and landed.json()["rows"] == 1
+    assert "the bridge guard swings twice" in _texts(pippa)

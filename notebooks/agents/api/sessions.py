@@ -72,9 +72,9 @@ def abandon(request: HttpRequest, session: s.PathSessionId, body: b.AbandonIn) -
 @router.write("/sessions/{session}/withdraw", {200: s.Withdrawn}, joins=True, operation_id="withdrawProposal",
               summary="Take back one proposal of your open session ('seq'), with a reason; the rest stays to land.",
               description="Nothing is erased: a withdraw event names the proposal, which stays in the log and history "
-              "and no longer counts in your view, the final gates or the land. Refused: a seq that is no proposal of "
-              "the session (404), one already withdrawn or one a later proposal builds on (409: withdraw that one "
-              "first), a session landed, abandoned (409) or lapsed (409 lapsed), another's (403; the editor "
-              "may).")  # fmt: skip
+              "and no longer counts in your view, the final gates or the land; a merge's add takes back the whole "
+              "merge. Refused: a seq that is no proposal of the session (404), one already withdrawn, one a later "
+              "proposal builds on (409: withdraw that one first) or one strike of a merge (409), a session landed, "
+              "abandoned (409) or lapsed (409 lapsed), another's (403; the editor may).")  # fmt: skip
 def withdraw(request: HttpRequest, session: s.PathSessionId, body: b.WithdrawIn) -> s.Withdrawn:
     return writes.withdraw(session=session, by=request.auth, **body.model_dump())

@@ -103,13 +103,13 @@ def own_seqs(notebook_id: int, base: int, session_id: int) -> list[int]:
 
 
 def session_proposals(notebook_id: int, base: int, session_id: int) -> list[dict[str, Any]]:
-    """Every proposal of a session after `base` (withdrawn too), in order: seq, proposes, n, into."""
+    """Every proposal of a session after `base` (withdrawn too), in order: seq, proposes, n, into, how."""
     found = fetch_all(
-        'SELECT seq, proposes, n, "into" FROM notebooks_row WHERE notebook_id = %s AND seq > %s AND session_id = %s '
-        "AND op = %s ORDER BY seq",
+        'SELECT seq, proposes, n, "into", how FROM notebooks_row WHERE notebook_id = %s AND seq > %s '
+        "AND session_id = %s AND op = %s ORDER BY seq",
         [notebook_id, base, session_id, fold.PROPOSE],
     )
-    return [dict(zip(("seq", "proposes", "n", "into"), row, strict=True)) for row in found]
+    return [dict(zip(("seq", "proposes", "n", "into", "how"), row, strict=True)) for row in found]
 
 
 def op_and_session(title: str, seq: int) -> Found | None:
