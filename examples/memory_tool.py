@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import re
+import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,7 @@ TITLE_RULE = "1-80 characters: letters, digits, spaces, '.', '_', '+', '-', star
 # A written line may say its own source the way a view shows it: "[seen] The door opens at night."
 SOURCE_TAG = re.compile(r"^\[(seen|guessed)\][ \t]*")
 NUMBER_WIDTH = 6
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # where str.splitlines (and a reader) ends a line
 
 
 @dataclass
@@ -144,8 +146,7 @@ class NotebookMemory(BetaAbstractMemoryTool):
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         title = _title_of(command.path)
-        if title not in self._seen:
-            self._read(title)
+        self._read(title)  # "already there" is said of live lines only: one retired since the last view is not
         why = f"memory tool: insert in {ROOT}/{title}"
         said = self._add_all(title, command.insert_text, why, key_of=("insert", title, command.insert_text))
         if not said:
@@ -271,14 +272,14 @@ class NotebookMemory(BetaAbstractMemoryTool):
             return holding[0]
         if not holding:
             raise ToolError(
-                f"No line of notebook '{title}' holds the words {old!r} (as you last viewed it); nothing was changed. "
-                f"View {ROOT}/{title} and give words of one line: each line is changed on its own, so old_str "
-                "cannot run across two."
+                f"No line of notebook '{title}' holds the words {_cut(old)} (as you last viewed it); nothing was "
+                f"changed. View {ROOT}/{title} and give words of one line: each line is changed on its own, so "
+                "old_str cannot run across two."
             )
         numbers = ", ".join(f"#{x.n}" for x in holding)
         raise ToolError(
-            f"The words {old!r} are in {len(holding)} lines of notebook '{title}' ({numbers}); nothing was changed. "
-            "Give more of the words, enough to be in one line only."
+            f"The words {_cut(old)} are in {len(holding)} lines of notebook '{title}' ({numbers}); nothing was "
+            "changed. Give more of the words, enough to be in one line only."
         )
 
     def _add_all(self, title: str, text: str, why: str, key_of: tuple[str, ...]) -> str:
@@ -372,12 +373,12 @@ def _title_of(path: str, *, root_allowed: bool = False) -> str | None:
             return None
         raise ToolError(f"{ROOT} holds the notebooks; name one: {ROOT}/<title>.")
     if not path.startswith(ROOT + "/"):
-        raise ToolError(f"Memory paths start with {ROOT}/; {path!r} does not.")
+        raise ToolError(f"Memory paths start with {ROOT}/; {_cut(path)} does not.")
     title = path[len(ROOT) + 1 :].rstrip("/")
     if "/" in title:
-        raise ToolError(f"{path!r} is in a folder; there are none here: each notebook is {ROOT}/<title>.")
-    if not TITLE.match(title):
-        raise ToolError(f"{title!r} cannot be a notebook's title: a title is {TITLE_RULE}.")
+        raise ToolError(f"{_cut(path)} is in a folder; there are none here: each notebook is {ROOT}/<title>.")
+    if not TITLE.fullmatch(title):  # not match: "$" would let a title end in a line break
+        raise ToolError(f"{_cut(title)} cannot be a notebook's title: a title is {TITLE_RULE}.")
     return title
 
 
@@ -389,9 +390,22 @@ def _quoted(title: str) -> str:
     return urllib.parse.quote(title, safe="")
 
 
+def _cut(value: str, most: int = 200) -> str:
+    """A value the model sent, quoted in a refusal: cut, so a 100,000-character path is not said back whole."""
+    return repr(value) if len(value) <= most else f"{value[:most]!r}… ({len(value)} characters)"
+
+
 def _shown(line: Line) -> str:
-    words = line.text.replace("\n", "\n" + " " * NUMBER_WIDTH + "\t")  # a line break inside the words: indented
+    """A line as viewed: a line break in its words indented (no line of its own to pass for another), any other
+    control or format character escaped, as the API's turn does."""
+    words = line.text if line.text.isprintable() else "".join(map(_seen_as, line.text.replace("\r\n", "\n")))
     return f"{str(line.n).rjust(NUMBER_WIDTH)} [{line.source}]\t{words}"
+
+
+def _seen_as(ch: str) -> str:
+    if ch.isprintable() or ch in "\t\u200c\u200d" or unicodedata.category(ch) == "Zs":
+        return ch
+    return "\n" + " " * NUMBER_WIDTH + "\t" if ch in LINE_BREAKS else ascii(ch)[1:-1]
 
 
 def _numbers(numbers: list[int]) -> str:
