@@ -35,7 +35,7 @@ def until_of(raw: str | None) -> float | None:
     try:
         value = checks.parse_when(raw)
     except (Invalid, OverflowError, ValueError, OSError):
-        said = f"{raw!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds."
+        said = f"{checks.quoted(raw)} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds."
         raise Invalid(said, fields=["until"]) from None
     return checks.check_past(value, fields=["until"])  # finite: parse_when refuses nan and inf
 

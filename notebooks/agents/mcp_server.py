@@ -16,6 +16,7 @@ from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.identity.roles import Actor, actor_named
+from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Forbidden, NotebookError
 from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
@@ -41,7 +42,9 @@ InSession = s.described(
     "or on another notebook. Without it the write goes into your open session on the notebook, if any; the answer "
     "names the session it went into.",
 )
-SearchWords = s.described(str, "A line number, or the words to look for.", min_length=1, max_length=b.SEARCH_LONGEST)
+SearchWords = s.described(
+    str, "A line number, or the words to look for.", s.Findable, min_length=1, max_length=b.SEARCH_LONGEST
+)
 Match = s.described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
 SessionState = s.described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
 ProposalSeq = s.described(s.Seq, "The proposal to take back: the seq its write answered.")
@@ -96,7 +99,10 @@ class NotebookServer(MCPServer):
         if self._tool_manager.get_tool(name) is None:
             names = sorted(tool.name for tool in self._tool_manager.list_tools())
             return refused(
-                "not_found", 404, f"No tool is named {name!r}; the tools are {', '.join(names)}.", tools=names
+                "not_found",
+                404,
+                f"No tool is named {checks.quoted(name)}; the tools are {', '.join(names)}.",
+                tools=names,
             )
         return await super().call_tool(name, arguments, context)
 

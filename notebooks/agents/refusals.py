@@ -5,6 +5,7 @@ from typing import Any
 
 from django.http import JsonResponse
 
+from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid, NotebookError, NotFound
 
 # Every code a refusal can carry; tests/agents/test_openapi.py checks it against every NotebookError the code defines.
@@ -113,5 +114,5 @@ def invalid_request(
         return bad_input(errors, skip=2 if where == "body" else 1, known=known if where == "body" else None)
     value = given.get(name[-1], "")
     if first["type"] == "string_pattern_mismatch":
-        return NotFound(f"No notebook is titled {value!r}.")
+        return NotFound(f"No notebook is titled {checks.quoted(value)}.")
     return NotFound(f"There is no {'line number' if name[-1] == 'n' else 'session'} {str(value)[:40]}.")

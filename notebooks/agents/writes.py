@@ -8,6 +8,7 @@ from typing import Any
 from notebooks.agents import answers, creation_limit, idempotency, schemas
 from notebooks.log import redaction, services
 from notebooks.log.identity.roles import Actor
+from notebooks.log.rules import checks
 from notebooks.log.rules.errors import Invalid, NotFound
 from notebooks.sessions import claims as session_claims
 from notebooks.sessions import services as session_services
@@ -72,7 +73,7 @@ def suggest(*, notebook: str, by: Actor, **fields: Any) -> schemas.Suggested:
 
 def take(*, notebook: str, **arguments: Any) -> schemas.Taken:
     if not isinstance(notebook, str) or not schemas.TITLE.fullmatch(notebook):  # a title no notebook could have
-        raise NotFound(f"No notebook is titled {notebook!r}.")
+        raise NotFound(f"No notebook is titled {checks.quoted(notebook)}.")
     return idempotency.joined(session_services.take, answers.taken, notebook=notebook, **arguments)
 
 

@@ -31,6 +31,10 @@ async def _calls(client, call) -> dict:  # noqa: ANN001
     sid = out["sessions"]["sessions"][0]["id"]
     out["session"] = await call("session", session=sid)
     out["unknown"] = await call("lines_by_number", notebook="zelda")
+    out["nul_search"] = await call("search", notebook="zelda", q="boss\x00")
+    out["huge_tool"] = await call("x" * 50_000, notebook="zelda")
+    out["huge_title"] = await call("view", notebook="x" * 1_000_000)
+    out["huge_until"] = await call("view", notebook="zelda", until="9" * 5000)
     return out
 
 
@@ -61,3 +65,18 @@ def test_a_sessions_events_count_as_number_through_mcp(calls):
     events = calls["session"]["events"]
     assert [(e["number"], e["kind"]) for e in events] == [(1, "drift"), (2, "take"), (3, "land")]
     assert all("seq" not in e for e in events) and calls["sessions"]["sessions"][0]["events"] == events
+
+
+def test_a_nul_in_a_search_is_refused_as_the_api_refuses_it(calls):
+    kind, text, structured = calls["nul_search"]
+    assert kind == "error" and structured["error"]["code"] == "invalid" and "NUL" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("huge_tool", "No tool is named 'xxx"), ("huge_title", "No notebook is titled 'xxx"), ("huge_until", "'999")],
+)
+def test_a_huge_name_or_time_is_quoted_cut_in_its_refusal(calls, name, said):
+    kind, text, structured = calls[name]
+    assert kind == "error" and said in text and "characters)" in text, text[:300]
+    assert len(text) < 2_000 and len(str(structured)) < 4_000

@@ -137,6 +137,7 @@ def check_name(name: object) -> str:
 
 
 MAX_SHOWN = 300  # characters of an outside value a message echoes
+MAX_QUOTED = 100  # characters of a name or a time a refusal quotes (a title is 80 at the most)
 
 
 def shown(value: object, limit: int = MAX_SHOWN) -> str:
@@ -146,6 +147,11 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     if not cut.isprintable():
         cut = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in cut)
     return cut if len(text) <= limit else f"{cut}… ({len(text)} characters)"
+
+
+def quoted(value: object, limit: int = MAX_QUOTED) -> str:
+    """An outside name or time as a refusal quotes it: its repr, cut (a 1 MB title is not said back whole)."""
+    return shown(repr(value), limit)
 
 
 def shown_lines(text: str) -> str:
@@ -205,13 +211,13 @@ def parse_when(value: "str | float | int | datetime") -> float:
         except ValueError:
             seconds = None
         if seconds is not None and not math.isfinite(seconds):
-            raise Invalid(f"{value!r} is not a time")
+            raise Invalid(f"{quoted(value)} is not a time")
         if seconds is not None:
             return seconds
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
-            raise Invalid(f"{value!r} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds") from None
+            raise Invalid(f"{quoted(value)} is not a time: give ISO 8601 (2026-11-12T09:30) or epoch seconds") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()

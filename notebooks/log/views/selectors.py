@@ -12,7 +12,7 @@ from django.db import connection
 
 from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
-from notebooks.log.rules.checks import is_number, is_storable
+from notebooks.log.rules.checks import MAX_QUOTED, is_number, is_storable, quoted
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.lines import Head, Line
 from notebooks.log.store import view_reads as viewed
@@ -29,7 +29,7 @@ T = TypeVar("T")
 def get_notebook(title: str) -> Notebook:
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
         # Such a title was never created, and the databases cannot even compare it.
-        raise NotFound(f"No notebook is titled {title!r}.")
+        raise NotFound(f"No notebook is titled {quoted(title)}.")
     # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
     found = viewed.fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
     if found is not None:
@@ -38,16 +38,16 @@ def get_notebook(title: str) -> Notebook:
 
 
 def _not_found(title: str) -> NotFound:
-    titles = list(Notebook.objects.values_list("title", flat=True))
+    titles = list(Notebook.objects.values_list("title", flat=True)) if len(title) <= MAX_QUOTED else []
     close = difflib.get_close_matches(title, titles, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    return NotFound(f"No notebook is titled {title!r}.{hint}")
+    return NotFound(f"No notebook is titled {quoted(title)}.{hint}")
 
 
 def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tuple[Notebook, Head, tuple]:
     """The notebook, its head and the `also` columns (view_reads.notebook_head), in one statement."""
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
-        raise NotFound(f"No notebook is titled {title!r}.")
+        raise NotFound(f"No notebook is titled {quoted(title)}.")
     found = viewed.notebook_head(title, also)
     if found is None:
         raise _not_found(title)
