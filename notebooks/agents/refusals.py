@@ -110,7 +110,12 @@ def invalid_request(
     """Ninja's validation errors as one refusal: a path naming nothing is 404, anything else 400."""
     first = errors[0]
     where, *name = [str(part) for part in first["loc"]]
-    if where != "path" or first["type"] not in ("string_pattern_mismatch", "less_than_equal", "greater_than_equal"):
+    if where != "path" or first["type"] not in (
+        "string_pattern_mismatch",
+        "less_than_equal",
+        "greater_than_equal",
+        "int_parsing_size",
+    ):
         return bad_input(errors, skip=2 if where == "body" else 1, known=known if where == "body" else None)
     value = given.get(name[-1], "")
     if first["type"] == "string_pattern_mismatch":

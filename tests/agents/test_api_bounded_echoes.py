@@ -24,3 +24,16 @@ def test_a_read_quotes_a_huge_title_or_time_cut(zelda, pippa, path, said):
 def test_a_take_quotes_a_huge_title_cut(zelda, pippa):
     answer = pippa.post("/api/sessions", {"notebook": HUGE_TITLE, "plan": "p"})
     assert answer.status_code in (400, 404) and len(answer.content) < 1_000
+
+
+def test_a_number_past_pythons_digits_in_a_body_is_said_as_such_not_as_bad_json(zelda, pippa):
+    sid = pippa.post("/api/sessions", {"notebook": "zelda", "plan": "p"}).json()["id"]
+    answer = pippa.post(f"/api/sessions/{sid}/withdraw", '{"seq": ' + "9" * 5000 + ', "why": "x"}')
+    message = answer.json()["error"]["message"]
+    assert answer.status_code == 400 and "more than 4300 digits" in message and "not valid JSON" not in message
+
+
+@pytest.mark.parametrize("number", ["9" * 5000, "18446744073709551616"])
+def test_a_session_number_out_of_range_is_404_however_long(zelda, pippa, number):
+    answer = pippa.get(f"/api/sessions/{number}")
+    assert answer.status_code == 404 and len(answer.content) < 500

@@ -3,6 +3,7 @@ method, an unknown query parameter or path answered as JSON); the operations are
 
 import functools
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -63,12 +64,18 @@ def _refused(request: HttpRequest, exc: Exception) -> JsonResponse:
     elif isinstance(exc, AuthenticationError):
         exc = Unauthorized(NO_TOKEN)
     elif isinstance(exc, HttpError):  # ninja's own 400: a body that is not JSON
-        exc = Invalid("The body is not valid JSON." if exc.status_code == 400 else str(exc))
+        exc = Invalid(_unparsed(exc.__cause__) if exc.status_code == 400 else str(exc))
     elif isinstance(exc, RequestDataTooBig):
         exc = refusals.too_large()
     elif isinstance(exc, SuspiciousOperation):  # e.g. too many query fields: Django's own 400, as JSON
         exc = Invalid(f"The request was refused: {exc}")
     return http_refusal(exc)
+
+
+def _unparsed(cause: BaseException | None) -> str:
+    if isinstance(cause, ValueError) and "integer string conversion" in str(cause):  # valid JSON, past Python's limit
+        return f"A number in the body has more than {sys.get_int_max_str_digits()} digits: no field takes one so long."
+    return "The body is not valid JSON."
 
 
 for _kind in (NotebookError, ValidationError, HttpError, RequestDataTooBig, SuspiciousOperation):
