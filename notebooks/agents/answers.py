@@ -107,7 +107,7 @@ def _session(mine: "session_reads.Held | None") -> schemas.HeldSession | None:
     return None if mine is None else schemas.HeldSession(**mine.as_dict())
 
 
-def added(title: str, n: int, seq: int, text: str, reader: Actor | None = None) -> schemas.Added:
+def added(title: str, n: int, seq: int, text: str, reader: "Actor | str | None" = None) -> schemas.Added:
     """An add's answer: its number and seq, its session, and the live lines most like it (a hint, never a refusal)."""
     nb = selectors.get_notebook(title)
     own = session_reads.own_session(nb, reader)

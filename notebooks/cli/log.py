@@ -17,7 +17,6 @@ from notebooks.log.rules.errors import Invalid
 from notebooks.log.store import session_rows, triggers
 from notebooks.log.views import selectors, snapshots
 from notebooks.models import Notebook, Source
-from notebooks.similar import selectors as similar_selectors
 
 WHEN_HELP = "ISO 8601 (2026-11-12T09:30, UTC unless it says) or epoch seconds, a time already past"
 UNTIL = arg("--until", help=WHEN_HELP)
@@ -198,8 +197,8 @@ def _pending(title: str, seq: int) -> str:
 def add(cmd: BaseCommand, o: dict) -> None:
     """Add a line."""
     w = services.add(notebook=o["title"], text=o["words"], source=o["source"], by=o["by"], why=o["why"])
-    near = similar_selectors.nearest_for(selectors.get_notebook(o["title"]), o["words"], exclude=w.n)
-    like = ", ".join(f"#{x['n']} ({x['score']:.2f})" for x in near)
+    answer = answers.added(o["title"], w.n, w.seq, o["words"], reader=o["by"])  # the API's: her pending lines too
+    like = ", ".join(f"#{x.n} ({x.score:.2f})" for x in answer.similar)
     said = f"added line #{w.n} (seq {w.seq}){_pending(o['title'], w.seq)}"
     cmd.stdout.write(said + (f"; most like it: {like}" if like else ""))
 

@@ -233,8 +233,8 @@ def nearest_for(
 ) -> list[dict]:
     """The live lines most like `text` ([{"n", "score"}], at most k, most alike first), `exclude` left out. A holder
     reads her own writes: `pending` are lines her proposals wrote, `hidden` the numbers they hid or reworded."""
-    if pending and not _worded(kept.live(notebook)[0]):  # only her pending lines so far: nothing to fit an index on
-        mine = [(x.n, x.text, x.source) for x in _worded(pending) if x.n != exclude]
+    if not _worded(kept.live(notebook)[0]):  # no live words to fit an index on: her pending lines alone, if any
+        mine = [(x.n, x.text, x.source) for x in _worded(pending or []) if x.n != exclude]
         return [{"n": n, "score": s} for n, s in engine.nearest(mine, text, k)]
     index = _index(notebook)
     hidden = (hidden or set()) | {x.n for x in pending or ()}

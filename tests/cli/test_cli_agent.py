@@ -146,3 +146,12 @@ def test_the_turn_of_a_holder_whose_lapsed_session_left_nothing_out_says_only_th
     said = err.getvalue()
     assert f"session #{sid} lapsed at " in said and "pending line" not in said
     assert said.strip().endswith(f"Take a new session, or `notebook abandon {sid} --why REASON --by pippa`.")
+
+
+def test_a_holders_first_add_to_an_empty_notebook_answers_in_one_line(db):
+    _run("create", "celeste")
+    sid = _run("take", "celeste", "--plan", "start it", "--by", "pippa").split("#")[1].split()[0]
+    said = _run("add", "celeste", "dash up then left", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert said.strip() == f"added line #1 (seq 1); pending: it counts once session #{sid} lands"
+    said = _run("add", "celeste", "dash up then right", "--source", "seen", "--by", "pippa", "--why", "seen")
+    assert said.startswith("added line #2 (seq 2); pending") and "most like it: #1" in said
