@@ -10,6 +10,7 @@ from pathlib import Path
 
 from notebooks.log import moves, redaction, services
 from notebooks.log.views import selectors
+from notebooks.sessions import services as sessions
 from tests.agent_helpers import DAD
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "file-format.md"
@@ -55,3 +56,24 @@ def test_the_guides_checker_accepts_an_export_and_refuses_a_changed_row(notebook
     changed[0] = changed[0].replace("roll after", "jump after")
     refused = _check(changed)
     assert refused.returncode != 0 and "row 1 does not chain" in refused.stderr
+
+
+def test_the_guides_checker_accepts_a_sessions_proposals_and_their_landed_copies(notebook, dad):
+    services.add(notebook="zelda", text="roll after the second swing", source="seen", by="pippa", why="seen")
+    services.retire(notebook="zelda", n=1, by="pippa", why="not needed")
+    taken = sessions.take(notebook="zelda", plan="mend it", by="pippa")
+    services.restore(notebook="zelda", n=1, by="pippa", why="it was needed")  # a proposed add that restores
+    services.add(notebook="zelda", text="the guard sleeps at night", source="guessed", by="pippa", why="a hunch")
+    services.edit(notebook="zelda", n=3, to="the guard naps at noon", by="pippa", why="saw it")
+    exported = list(selectors.export(selectors.get_notebook("zelda")))
+    pending = [json.loads(line) for line in exported]
+    assert any(r.get("proposes") == "add" and "restores" in r for r in pending)
+    assert any(r.get("proposes") == "edit" and "proposed_to" in r for r in pending)
+    assert _check(exported).returncode == 0, _check(exported).stderr
+    sessions.land(session=taken.id, summary="mended", by="pippa")
+    exported = list(selectors.export(selectors.get_notebook("zelda")))
+    assert any(json.loads(line).get("lands") for line in exported)
+    done = _check(exported)
+    assert done.returncode == 0, done.stderr
+    changed = [line.replace("naps at noon", "naps at dusk") for line in exported]
+    assert "does not chain" in _check(changed).stderr
