@@ -101,6 +101,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         ),
     )
     if DATABASES["default"]["NAME"] != ":memory:":
+        # sqlite:///var/x.sqlite3 is the checkout's var/, wherever the command runs from (docs/cli.md).
+        DATABASES["default"]["NAME"] = str(BASE_DIR / DATABASES["default"]["NAME"])
         Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # No JIT: every query here is short and indexed, so compiling costs more than it saves.
