@@ -60,7 +60,7 @@ def create(*, title: str, by: Actor) -> schemas.NotebookItem:
     return schemas.NotebookItem(title=nb.title, head=0, session=None)
 
 
-def suggest(*, notebook: str, by: Actor, **fields: Any) -> schemas.Suggested:
+def suggest(*, notebook: str, by: "Actor | str", **fields: Any) -> schemas.Suggested:
     """A suggestion stored, or the one already there ('already'): the same lines and kind pending, or Dad's mark."""
     done = suggestions.suggest(notebook=notebook, by=by, **fields)
     item, mark = done.suggestion, done.mark

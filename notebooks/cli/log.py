@@ -210,18 +210,24 @@ def edit(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(f"edited line #{w.n} (seq {w.seq}){_pending(o['title'], w.seq)}")
 
 
-@command(TITLE, N, arg("--into", type=int, help="the line that now says it"), BY, WHY)
+@command(TITLE, N, arg("--into", type=int, help="the line that now says it"), EXPECTED, BY, WHY)
 def retire(cmd: BaseCommand, o: dict) -> None:
     """Take a line out of view (a strike row; its history stays)."""
-    w = services.retire(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"], into=o["into"])
+    w = services.retire(notebook=o["title"], n=o["n"], by=o["by"], why=o["why"], into=o["into"], expected=o["expected"])
     into = f" into #{o['into']}" if o["into"] else ""
     cmd.stdout.write(f"retired line #{w.n}{into} (seq {w.seq}){_pending(o['title'], w.seq)}")
 
 
-@command(TITLE, arg("numbers", type=int, nargs="+"), arg("--text", required=True), BY, WHY)
+@command(
+    TITLE, arg("numbers", type=int, nargs="+"), arg("--text", required=True),
+    arg("--source", choices=Source.values, help="the merged line's (default: seen if one merged line was)"),
+    BY, WHY,
+)  # fmt: skip
 def merge(cmd: BaseCommand, o: dict) -> None:
     """Write one line for several and retire them into it."""
-    w = services.merge(notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"])
+    w = services.merge(
+        notebook=o["title"], numbers=o["numbers"], text=o["text"], by=o["by"], why=o["why"], source=o["source"]
+    )
     merged = ", ".join(f"#{x}" for x in o["numbers"])
     cmd.stdout.write(
         f"merged {merged} into new line #{w.n} (seqs {w.seqs[0]}-{w.seqs[-1]}){_pending(o['title'], w.seq)}"

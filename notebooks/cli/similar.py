@@ -25,6 +25,8 @@ command = Commands(exits=EXITS)
         action="store_true",
         help="compare every live line, past NOTEBOOK_SIMILAR_LINES and NOTEBOOK_SIMILAR_CHARACTERS (the card's budget)",
     ),
+    description="List groups of live lines that probably repeat or contradict each other, best first (a read: it "
+    "writes nothing). Exit status: 0 done (no groups too), 2 bad input, 4 no such notebook.",
 )
 def similar_(cmd: BaseCommand, o: dict) -> None:
     """List groups of live lines that probably repeat or contradict each other, best first."""

@@ -10,11 +10,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from pydantic import ValidationError
 
-from notebooks.agents import refusals
+from notebooks.agents import refusals, writes
 from notebooks.agents.bodies import SuggestIn
+from notebooks.agents.schemas import Suggested
 from notebooks.cli import TITLE, Commands, arg
 from notebooks.log.rules.errors import Invalid
-from notebooks.similar import suggestions
 from notebooks.similar.services import listed
 
 EXITS = (
@@ -52,42 +52,29 @@ def _bodies(found: Any) -> list[SuggestIn]:
     return bodies
 
 
-def _said(answer: suggestions.Suggested) -> str:
-    item = answer.suggestion
+def _said(answer: Suggested) -> str:
+    item, mark = answer.suggestion, answer.mark
     if answer.already == "not_alike":
-        assert answer.mark is not None
-        return f"already marked not alike: {listed(answer.mark.lines)} (mark {answer.mark.pk})"
+        assert mark is not None
+        return f"already marked not alike: {listed(mark.lines)} (mark {mark.id})"
     assert item is not None
     what = f"{item.kind} of {listed(item.lines)}"
-    return f"already pending: suggestion {item.pk}, {what}" if answer.already else f"suggestion {item.pk}: {what}"
+    return f"already pending: suggestion {item.id}, {what}" if answer.already else f"suggestion {item.id}: {what}"
 
 
 @command(
     TITLE,
     arg("file", help='a JSON file: one {"lines", "kind", "words", "keep", "why"} or a list of them (- for stdin)'),
     arg("--by", required=True, help="who suggests (an agent with a token, or a user)"),
-    arg("--json", action="store_true", help='print {"suggestions": [{"already", "suggestion", "mark"}, ...]}'),
+    arg("--json", action="store_true", help='print {"suggestions": [...]}, each the API\'s answer to a suggestion'),
 )
 def suggest(cmd: BaseCommand, o: dict) -> None:
     """Suggest lines that repeat, contradict each other or stray, for Dad to decide; all or nothing."""
     bodies = _bodies(_read(o["file"]))
     with transaction.atomic():
-        done = [
-            suggestions.suggest(
-                notebook=o["title"], lines=b.lines, kind=b.kind, words=b.words, keep=b.keep, why=b.why, by=o["by"]
-            )
-            for b in bodies
-        ]
+        done = [writes.suggest(notebook=o["title"], by=o["by"], **b.model_dump()) for b in bodies]
     if o["json"]:
-        shown = [
-            {
-                "already": d.already,
-                "suggestion": None if d.suggestion is None else suggestions.as_dict(d.suggestion),
-                "mark": None if d.mark is None else {"id": d.mark.pk, "lines": d.mark.lines},
-            }
-            for d in done
-        ]
-        cmd.stdout.write(json.dumps({"suggestions": shown}))
+        cmd.stdout.write(json.dumps({"suggestions": [d.model_dump(mode="json") for d in done]}))
         return
     for d in done:
         cmd.stdout.write(_said(d))

@@ -93,6 +93,14 @@ def test_merge_prints_what_it_wrote(zelda):
     assert out == "merged #1, #2 into new line #4 (seqs 4-6)\n"
 
 
+def test_retire_takes_expected_and_merge_a_source_as_the_api_does(zelda):
+    error = refused("retire", "zelda", "1", "--by", "pippa", "--why", "w", "--expected", "2")
+    assert error.returncode == 5 and "changed since you read it" in str(error)
+    assert notebook("retire", "zelda", "1", "--by", "pippa", "--why", "w", "--expected", "1")[0].startswith("retired")
+    notebook("merge", "zelda", "2", "3", "--text", "one line", "--source", "dad", "--by", "dad", "--why", "same")
+    assert selectors.live_line(zelda, 4).source == "dad"
+
+
 def test_restore_and_put_back_print_what_they_wrote_and_refuse_clearly(zelda):
     notebook("retire", "zelda", "1", "--by", "dad", "--why", "stale")
     out, _ = notebook("restore", "zelda", "1", "--by", "dad", "--why", "it was right")

@@ -70,3 +70,10 @@ def test_refusals_and_their_exit_codes_write_nothing(zelda, pippa, tmp_path, set
     many = _refused("suggest", "zelda", _file(tmp_path, [REPEAT, STRAY]), "--by", "pippa")
     assert many.returncode == 7 and "the bound is 1" in str(many)
     assert not Suggestion.objects.exists()  # all or nothing: the first of the list went with the refusal
+
+
+def test_its_json_is_the_apis_answer_to_the_same_suggestion(zelda, pippa, tmp_path):
+    marks.mark_not_alike(notebook="zelda", numbers=[1, 2], by=DAD)
+    api = pippa.post("/api/notebooks/zelda/suggestions", REPEAT).json()
+    (cli,) = json.loads(_run("suggest", "zelda", _file(tmp_path, REPEAT), "--by", "pippa", "--json"))["suggestions"]
+    assert cli == api and set(cli["mark"]) == {"id", "lines", "by", "at"}
