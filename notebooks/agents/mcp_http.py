@@ -2,13 +2,14 @@
 transport (ASGI) in one event loop per process (an anyio portal), to which each WSGI request hands its exchange."""
 
 import functools
+import json
 import threading
 from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -117,5 +118,24 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         body = request.body
     except RequestDataTooBig:  # as the API answers it (agents/api): a JSON 413, not Django's HTML 400
         return http_refusal(too_large())
+    refused = _bad_id(body)
+    if refused is not None:
+        return refused
     manager = _manager(actor.name, actor.editor)
     return _loop().call(_exchange, manager, _scope(request), body)
+
+
+def _bad_id(body: bytes) -> JsonResponse | None:
+    """A request whose id is no string or whole number (1.5, null, an object): JSON-RPC's -32600, where the SDK would
+    take it for a notification, answer 202 with no body and never run it."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None  # the SDK's own parse error (-32700)
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    found = message["id"]
+    if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+        return None
+    said = "Invalid Request: 'id' must be a string or a whole number (JSON-RPC 2.0); the request was not run."
+    return JsonResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said}}, status=400)

@@ -132,3 +132,14 @@ def test_the_guides_sdk_client_runs_and_prints_what_it_shows(site) -> None:  # n
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert ast.literal_eval(done.stdout.strip()) == ast.literal_eval(shown)
+
+
+@pytest.mark.parametrize("request_id", ["1.5", "1e400", '{"a": 1}', "null", "true"])
+def test_a_request_whose_id_is_no_string_or_whole_number_is_refused_and_not_run(zelda, pippa, request_id) -> None:  # noqa: ANN001
+    add = '{"name": "add", "arguments": {"notebook": "zelda", "text": "x", "why": "w"}}'
+    call = f'"method": "tools/call", "params": {add}'
+    body = f'{{"jsonrpc": "2.0", "id": {request_id}, {call}}}'
+    answer = pippa.post("/mcp", body)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32600
+    assert "'id' must be a string or a whole number" in answer.json()["error"]["message"]
+    assert pippa.get("/api/notebooks/zelda/lines").json()["seq"] == 3  # nothing written
