@@ -73,6 +73,9 @@ class _Form(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id=self.ids, **kwargs)
+        for field in self.fields.values():  # Django's own says the value back whole: a 20,000-character one too
+            if "%(value)s" in str(field.error_messages.get("invalid_choice", "")):
+                field.error_messages["invalid_choice"] = "Select a valid choice. The value sent is none of the list."
 
     def top_errors(self) -> list[str]:
         """What to say above the fields: errors of the whole form and of its hidden fields."""

@@ -525,6 +525,9 @@ function focusSaid(said) {
 document.addEventListener("htmx:afterSettle", (event) => {
   rove();
   updateSelection();
+  // An edit form opened (e, or Edit): the caret after the words, so typing adds to them, not before them.
+  const typing = document.activeElement;
+  if (typing && typing.matches("textarea[autofocus]")) typing.setSelectionRange(typing.value.length, typing.value.length);
   const wanted = document.querySelector("[data-focus-line]");
   if (wanted) {
     const li = document.getElementById(`line-${wanted.dataset.focusLine}`);

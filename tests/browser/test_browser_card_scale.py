@@ -164,6 +164,19 @@ def test_one_tab_stop_per_line_and_the_keys(page, site):
     expect(page.locator("#keys")).to_contain_text("edit the line")
 
 
+def test_e_opens_the_edit_with_the_caret_after_the_words(page, site):
+    from playwright.sync_api import expect
+
+    page.goto(f"{site}/notebooks/long/?order=number")
+    page.locator("#line-2").focus()
+    page.keyboard.press("e")
+    words = page.locator("#line-2").get_by_label("Words", exact=True)
+    expect(words).to_be_focused()
+    page.keyboard.type(" again")
+    expect(words).to_have_value(SENTENCES[2] + " again")
+    page.keyboard.press("Escape")
+
+
 def test_save_and_cancel_give_focus_back_to_the_line(page, site):
     from playwright.sync_api import expect
 

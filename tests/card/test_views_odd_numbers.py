@@ -61,3 +61,36 @@ def test_a_refused_seq_to_mark_reviewed_is_named_cut(editor_client, lines):
     answer = editor_client.post("/notebooks/zelda/reviewed/", {"seq": "9" * 5000}, HTTP_HX_REQUEST="true")
     page = answer.content.decode()
     assert "Mark reviewed names no change" in page and "(5000 characters)" in page and "9" * 100 not in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/notebooks/zelda/lines/999999999999999999999999999999/undo-merge/",
+        "/notebooks/zelda/lines/2147483648/history/",
+        "/notebooks/zelda/lines/0/edit/",
+        "/sessions/99999999999999999999/land/",
+        "/notebooks/zelda/suggestions/9223372036854775808/",
+    ],
+)
+def test_a_number_in_a_path_past_its_column_names_nothing(editor_client, lines, path):
+    assert editor_client.get(path).status_code == 404
+    assert editor_client.post(path, {"reason": "r"}, HTTP_HX_REQUEST="true").status_code == 404
+
+
+def test_put_back_on_a_line_retired_since_answers_its_notice_and_quotes_the_seq_cut(editor_client, lines):
+    from notebooks.log import services
+
+    services.retire(notebook="zelda", n=1, by="dad", why="gone")
+    answer = editor_client.post(
+        "/notebooks/zelda/lines/1/put-back/", {"reason": "r", "seq": "9" * 5000 + "\x1b"}, HTTP_HX_REQUEST="true"
+    )
+    assert answer.status_code == 409 and "is retired" in answer.content.decode()
+    plain = editor_client.post("/notebooks/zelda/lines/2/put-back/", {"reason": "r", "seq": "9" * 5000}, follow=True)
+    page = plain.content.decode()
+    assert "has no words at change" in page and "9" * 100 not in page
+
+
+def test_an_audit_filter_naming_nothing_is_not_said_back(editor_client, lines):
+    page = editor_client.get("/audit/", {"notebook": "Z" * 20_000, "by": "\x1b" * 10}).content.decode()
+    assert "Select a valid choice" in page and "Z" * 100 not in page and "\x1b" not in page

@@ -78,6 +78,7 @@ def _routes(resolver: URLResolver, prefix: str = "") -> list[str]:
 def _sample(route: str) -> str:
     route = route.replace("<str:title>", "zelda").replace("<int:n>", "1").replace("<str:n>", "1")
     route = route.replace("<int:mark>", "1").replace("<int:pk>", "1").replace("<int:suggestion>", "1")
+    route = re.sub(r"<(?:line|id):\w+>", "1", route)  # the card's bounded numbers (notebooks/urls.py)
     route = route.replace("<str:session_id>", "1").replace("^(?P<rest>.*)$", "nowhere")
     return "/" + route.lstrip("^").rstrip("$")
 

@@ -262,12 +262,16 @@ def put_back(request: HttpRequest, title: str, n: int) -> HttpResponse:
     seq = (request.POST if request.method == "POST" else request.GET).get("seq", "")
     version = next((e for e in entries if str(e.seq) == seq and e.op in ("add", "edit", "adopt")), None)
     if version is None or version.redacted:
-        missing = f"Line #{n} has no words at change {seq} to put back{' (redacted)' if version else ''}."
+        missing = (
+            f"Line #{n} has no words at change {checks.shown(seq, 40)} to put back{' (redacted)' if version else ''}."
+        )
         if request.method == "GET":
             raise Http404(missing)
         # A form sent after its words were redacted (or naming no version): said at the line, nothing written.
         if not request.htmx:
             return back_to(request, card_url(notebook, anchor=f"line-{n}"), missing, messages.ERROR)
+        if selectors.live_line(notebook, n) is None:  # retired since: its notice, as any change to it answers
+            return _gone(request, notebook, n)
         return line_or_panel(request, notebook, "line", n, line_note=missing, status=INVALID)
     current = selectors.live_line(notebook, n)
     if request.method == "GET":
