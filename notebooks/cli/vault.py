@@ -17,7 +17,7 @@ from notebooks.vault import SweepResult, Vault
 from notebooks.vault import alarms as vault_alarms
 from notebooks.vault import watch as watch_vault
 from notebooks.vault.fileformat import json_object
-from notebooks.vault.state import append_bytes, read_bytes_or_none
+from notebooks.vault.state import NotRegular, append_bytes, read_bytes_or_none
 
 # Exit status of a sweep that refused a file (kept as evidence, restored from the log).
 REFUSED = 6
@@ -179,9 +179,12 @@ def append(cmd: BaseCommand, o: dict) -> None:
     with vault.lock():  # the lock every sweep holds: the file is neither read nor replaced while rows go in
         before = vault.sweep(by_default=o["by"])  # the file first holds the log's rows, which the new ones follow
         path = vault.path(title)
-        held = read_bytes_or_none(path)  # the sweep above replaced any link or special file
-        gap = bool(held) and not held.endswith(b"\n")
-        append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
+        try:
+            held = read_bytes_or_none(path)  # the sweep above replaced any link or special file, but a directory
+            gap = bool(held) and not held.endswith(b"\n")
+            append_bytes(path, (b"\n" if gap else b"") + b"".join(line + b"\n" for line in lines))
+        except NotRegular as exc:
+            raise CommandError(f"{exc}: nothing appended; move it aside and append again", returncode=1) from None
         result = vault.sweep(by_default=o["by"])
     _report(cmd, before, result)
     cmd.stdout.write(f"{title}.jsonl: {len(lines)} row(s) appended")

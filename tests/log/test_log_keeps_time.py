@@ -83,6 +83,20 @@ def test_an_unsigned_adopt_cannot_name_dad_as_the_words_author(zelda, dad):
         _append(adopt)
 
 
+@pytest.mark.parametrize("named", ["Dad", "ｄａｄ", "dad."])
+def test_an_unsigned_adopt_cannot_name_dad_by_a_look_alike_either(zelda, dad, named):
+    adopt = _row("adopt", n=1, was="recovered words", source="seen", was_by=named, why="recovered")
+    with pytest.raises(Forbidden, match="line 1: outside is an agent and may not recover words as written by"):
+        _append(adopt)
+    assert not any(e.adopted for e in selectors.history(zelda, 1))
+
+
+def test_a_merged_strike_naming_no_line_it_was_merged_into_is_refused(zelda):
+    with pytest.raises(Invalid, match="line 1: a strike how \"merged\" names the line it was merged into"):
+        _append(_row("strike", n=2, how="merged", by="pippa", why="merged into nothing"))
+    assert selectors.live_line(zelda, 2) is not None
+
+
 # ----- the log keeps time ---------------------------------------------------------------------------------------
 
 

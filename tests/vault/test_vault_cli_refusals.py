@@ -1,9 +1,14 @@
 """The vault's commands refuse a bad path or interval in one line, before sweeping anything."""
 
+import io
+import sys
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+
+from notebooks.log import services
+from notebooks.models import Row
 
 
 def _run(*args: str) -> str:
@@ -53,3 +58,17 @@ def test_watch_may_sweep_a_fixed_number_of_times_without_pause(db, tmp_path):
 def test_watch_accepts_a_fraction_of_a_second(db, tmp_path):
     out = _run("watch", "--vault", str(tmp_path / "vault"), "--interval", "0.05", "--sweeps", "1")
     assert "every 0.05s" in out and out.rstrip().endswith("stopped")
+
+
+def test_append_to_a_notebook_whose_file_is_a_directory_is_one_line_and_appends_nothing(db, tmp_path, monkeypatch):
+    services.create_notebook(title="zelda", by="dad")
+    vault = tmp_path / "vault"
+    _run("sync", "--vault", str(vault))
+    (vault / "zelda.jsonl").unlink()
+    (vault / "zelda.jsonl").mkdir()
+    row = b'{"op": "add", "n": 1, "text": "x", "source": "seen", "why": "w"}\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(row)))
+    with pytest.raises(CommandError) as refused:
+        _run("append", "zelda", "--vault", str(vault))
+    assert refused.value.returncode == 1 and "zelda.jsonl is a directory" in str(refused.value)
+    assert "nothing appended" in str(refused.value) and not Row.objects.exists()

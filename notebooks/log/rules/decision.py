@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from notebooks.log.rules import fold
+from notebooks.log.rules.checks import shown, title_key
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
 from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, LineState
 from notebooks.log.rules.state import State, apply
@@ -234,6 +235,11 @@ def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: 
 
 def _strike(state: State, row: dict[str, Any], editor: bool, door: Door, session: int | None) -> None:
     n, into = row["n"], row.get("into")
+    if row.get("how") == MERGED and into is None:  # a merge is an add and strikes into it: never a strike alone
+        raise _said(
+            door, Invalid, f"Line #{n} cannot be merged into nothing: name the line it was merged into.",
+            "a strike how \"merged\" names the line it was merged into ('into')",
+        )  # fmt: skip
     current = _changed(state, row, editor, door, session)
     if row.get("how") == MOVED and not door.file and current.words is None:
         raise Invalid(f"Line #{n}'s words were redacted; there are no words to move.")
@@ -268,8 +274,10 @@ def _adopt(state: State, row: dict[str, Any], editor: bool, door: Door, session:
             fold.check_may_change(name=by, editor=editor, n=n, source=current.source, verb="recover words of")
         if row.get("source"):
             fold.check_may_write(name=by, editor=editor, source=row["source"], verb="recover")
-        if not editor and row.get("was_by") in door.editors:
-            raise Forbidden(f"{by} is an agent and may not recover words as written by {row['was_by']}.")
+        was_by = row.get("was_by")
+        if not editor and was_by and title_key(was_by) in {title_key(name) for name in door.editors}:
+            # "Dad" or a full-width copy would pass for him in the line's history as well as "dad" itself.
+            raise Forbidden(f"{by} is an agent and may not recover words as written by {shown(was_by, 80)}.")
     _refuse_redacted(state, row, door)
 
 
