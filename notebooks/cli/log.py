@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from notebooks.agents import answers, paging
 from notebooks.cli import AFTER, JSON, LIMIT, TITLE, Commands, N, arg, iso, more_after, rows, shown, until_time
+from notebooks.cli.arguments import BAD_ARGUMENT
 from notebooks.log import moves, services
 from notebooks.log.files import imports, rowformat
 from notebooks.log.files.verify import verify_chain
@@ -44,7 +45,7 @@ def _open(path: str, mode: str = "r") -> Any:
 
 
 def _not_utf8(path: str, exc: UnicodeDecodeError) -> CommandError:
-    return CommandError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    return CommandError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})", returncode=BAD_ARGUMENT)
 
 
 @command(
@@ -56,7 +57,7 @@ def _not_utf8(path: str, exc: UnicodeDecodeError) -> CommandError:
 def import_(cmd: BaseCommand, o: dict) -> None:
     """Start a notebook from a JSON Lines file, all or nothing."""
     total = None
-    if o["file"] != "-":
+    if o["file"] != "-" and Path(o["file"]).is_file():  # a pipe or a FIFO is read once, without a count first
         with _open(o["file"], "rb") as f:
             total = sum(1 for _ in f)
     show = total is not None and total >= 5000 and sys.stderr.isatty()

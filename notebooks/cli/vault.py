@@ -167,7 +167,7 @@ def append(cmd: BaseCommand, o: dict) -> None:
         raise CommandError("no rows on stdin: nothing appended", returncode=2)
     for k, line in enumerate(lines, 1):
         if json_object(line) is None:
-            raise CommandError(f"stdin line {k} is not one JSON object: nothing appended", returncode=2)
+            raise CommandError(f"stdin line {k} is not one JSON object in UTF-8: nothing appended", returncode=2)
     if o["key_id"] is not None:
         key_id = keys.check_key_id(o["key_id"])
         secret = keys.secret_from(o)

@@ -12,7 +12,8 @@ from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
 from notebooks.log.identity.roles import Actor, as_actor, check_name
 from notebooks.log.rules import combining, decision, guards
-from notebooks.log.rules.checks import check_number, check_reason, check_source, check_words, title_key
+from notebooks.log.rules.alike import alike_key
+from notebooks.log.rules.checks import check_number, check_reason, check_source, check_words
 from notebooks.log.rules.errors import Conflict, Invalid, LooksAlike
 from notebooks.log.store import fast_add
 from notebooks.log.store import rows as stored
@@ -83,9 +84,9 @@ def create_notebook(*, title: str, by: str) -> Notebook:
             guards.current().refuse_new_notebook(title=title, by=by)
             if Notebook.objects.filter(title=title).exists():
                 raise Conflict(f"A notebook titled {title!r} already exists.")
-            # A new title must not read like an existing one (checks.title_key); look-alikes from before keep working.
-            key = title_key(title)
-            alike = next((t for t in Notebook.objects.values_list("title", flat=True) if title_key(t) == key), None)
+            # A new title must not read like an existing one (rules/alike.py); look-alikes from before keep working.
+            key = alike_key(title)
+            alike = next((t for t in Notebook.objects.values_list("title", flat=True) if alike_key(t) == key), None)
             if alike is not None:
                 raise LooksAlike(
                     f"{title!r} looks like the existing notebook {alike!r} (titles are compared without case, "

@@ -245,6 +245,19 @@ def test_import_names_the_first_bad_line_and_writes_nothing(db, tmp_path):
     assert not Row.objects.exists()
 
 
+def test_import_reads_a_pipe_once_and_a_file_not_utf_8_is_bad_input(db, tmp_path):
+    rows = [json.dumps({"op": "add", "n": n, "text": f"line {n}", "source": "seen", "at": n}) for n in (1, 2, 3)]
+    fifo = tmp_path / "rows.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat > {fifo}"], stdin=subprocess.PIPE)
+    writer.stdin.write(("\n".join(rows) + "\n").encode())
+    writer.stdin.close()
+    assert notebook("import", str(fifo), "--title", "piped")[0] == "imported 3 rows into 'piped'\n"
+    writer.wait(timeout=10)
+    (tmp_path / "latin.jsonl").write_bytes(rows[0].replace("line", "l\xefne").encode("latin-1") + b"\n")
+    assert refused("import", str(tmp_path / "latin.jsonl"), "--title", "latin").returncode == 2
+
+
 def test_import_refuses_a_file_that_is_not_there_or_not_text(db, tmp_path):
     assert "cannot read" in str(refused("import", str(tmp_path / "missing.jsonl"), "--title", "zelda"))
     assert "cannot read" in str(refused("import", str(tmp_path), "--title", "zelda"))

@@ -92,7 +92,7 @@ def test_an_unsigned_adopt_cannot_name_dad_by_a_look_alike_either(zelda, dad, na
 
 
 def test_a_merged_strike_naming_no_line_it_was_merged_into_is_refused(zelda):
-    with pytest.raises(Invalid, match="line 1: a strike how \"merged\" names the line it was merged into"):
+    with pytest.raises(Invalid, match='line 1: a strike how "merged" names the line it was merged into'):
         _append(_row("strike", n=2, how="merged", by="pippa", why="merged into nothing"))
     assert selectors.live_line(zelda, 2) is not None
 

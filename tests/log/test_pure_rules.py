@@ -10,6 +10,7 @@ from tests.databases import ROOT
 PURE = (
     "notebooks.log.rules.fold",
     "notebooks.log.rules.decision",
+    "notebooks.log.rules.alike",
     "notebooks.log.views.history",
     "notebooks.log.rules.errors",
     "notebooks.log.identity.signing",

@@ -72,3 +72,16 @@ def test_append_to_a_notebook_whose_file_is_a_directory_is_one_line_and_appends_
         _run("append", "zelda", "--vault", str(vault))
     assert refused.value.returncode == 1 and "zelda.jsonl is a directory" in str(refused.value)
     assert "nothing appended" in str(refused.value) and not Row.objects.exists()
+
+
+@pytest.mark.parametrize("line", [b"\xef\xbb\xbf{}", b'{"why": "\xed\xa0\x80"}', b'{"why": "\xff"}'])
+def test_append_of_a_line_that_is_not_utf_8_is_exit_2_and_appends_nothing(db, tmp_path, monkeypatch, line):
+    services.create_notebook(title="zelda", by="dad")
+    vault = tmp_path / "vault"
+    _run("sync", "--vault", str(vault))
+    before = (vault / "zelda.jsonl").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(line + b"\n")))
+    with pytest.raises(CommandError) as refused:
+        _run("append", "zelda", "--vault", str(vault))
+    assert refused.value.returncode == 2 and "is not one JSON object in UTF-8: nothing appended" in str(refused.value)
+    assert (vault / "zelda.jsonl").read_bytes() == before and not Row.objects.exists()

@@ -276,6 +276,19 @@ def test_a_lost_state_falls_back_to_comparing_with_the_log(vault, zelda):
     assert file_bytes(vault) == canonical()
 
 
+@pytest.mark.parametrize(
+    ("was", "now"), [(b'"by": "pippa"', b'"by": "dad"'), (b'"source": "seen"', b'"source": "dad"')]
+)
+def test_a_row_the_vault_wrote_changed_by_hand_is_refused_though_its_state_was_lost(vault, zelda, was, now):
+    vault.sweep(claimed=set())
+    (vault.root / ".git" / "notebooks-vault-state.json").unlink()
+    first, *rest = file_bytes(vault).splitlines(keepends=True)
+    assert was in first
+    changed = b"".join([first.replace(was, now), *rest])
+    vault.path("zelda").write_bytes(changed)
+    _refused(vault, "rewritten", changed)
+
+
 def test_a_file_with_seq_and_hash_rebuilds_a_notebook_with_the_same_chain_when_its_writers_sign_it(vault, zelda):
     """What a database restored from an older backup would meet: rows it lacks, each one checked by its hash, and
     each one proven by its writer (an unsigned copy of Dad's rows cannot pass for his: notebook import can)."""

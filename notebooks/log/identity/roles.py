@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from notebooks.log.rules.checks import check_name, title_key
+from notebooks.log.rules.alike import alike_key
+from notebooks.log.rules.checks import check_name
 
 EDITOR_GROUP = "editors"
 EDITOR_PERMISSION = "notebooks.edit_any_line"
@@ -29,9 +30,9 @@ def actor_named(name: str) -> Actor:
 
 def user_alike(name: str) -> str | None:
     """The user whose name `name` reads like without being it ("Dad", "dad " or a full-width copy beside dad)."""
-    key = title_key(name)
+    key = alike_key(name)
     users = get_user_model().objects.values_list("username", flat=True)
-    return next((user for user in users if user != name and title_key(user) == key), None)
+    return next((user for user in users if user != name and alike_key(user) == key), None)
 
 
 def user_is_editor(user) -> bool:  # noqa: ANN001 - any auth user

@@ -3,7 +3,6 @@ A `problem_of_…` gives the reason as a phrase, so a door that names its field 
 
 import math
 import time
-import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -105,12 +104,6 @@ def check_id(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise Invalid(f"The {what} {shown(repr(value), 40)} is not a positive whole number.")
     return value
-
-
-def title_key(title: str) -> str:
-    """What look-alike titles share: NFKC, casefolded, separators and punctuation dropped ("c++" is not "c")."""
-    folded = unicodedata.normalize("NFKC", title).casefold()
-    return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "PZC")
 
 
 def problem_of_name(name: object) -> str | None:

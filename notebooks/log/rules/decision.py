@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from notebooks.log.rules import fold
-from notebooks.log.rules.checks import shown, title_key
+from notebooks.log.rules.alike import alike_key
 from notebooks.log.rules.errors import Conflict, Forbidden, Invalid, NotebookError, NotFound, Redacted, Unchanged
 from notebooks.log.rules.fold import MAX_NUMBER, PROPOSABLE, PROPOSE, LineState
 from notebooks.log.rules.state import State, apply
@@ -275,9 +275,9 @@ def _adopt(state: State, row: dict[str, Any], editor: bool, door: Door, session:
         if row.get("source"):
             fold.check_may_write(name=by, editor=editor, source=row["source"], verb="recover")
         was_by = row.get("was_by")
-        if not editor and was_by and title_key(was_by) in {title_key(name) for name in door.editors}:
+        if not editor and was_by and alike_key(was_by) in {alike_key(name) for name in door.editors}:
             # "Dad" or a full-width copy would pass for him in the line's history as well as "dad" itself.
-            raise Forbidden(f"{by} is an agent and may not recover words as written by {shown(was_by, 80)}.")
+            raise Forbidden(f"{by} is an agent and may not recover words as written by {was_by}.")
     _refuse_redacted(state, row, door)
 
 
