@@ -188,3 +188,13 @@ def test_the_guides_chain_checker_accepts_a_row_with_a_claimed_time(zelda):
     assert done.returncode == 0, done.stderr
     changed = [*exported[:-1], exported[-1].replace('"claimed_at": 12.5', '"claimed_at": 13.5')]
     assert "does not chain" in _check(changed).stderr
+
+
+def test_an_appended_rows_claimed_at_is_checked_as_its_at_is(zelda):
+    now = time.time()
+    with pytest.raises(Invalid, match="line 1: 'claimed_at'"):
+        _append(_row("add", n=4, text="x", source="seen", by="pippa", why="w", at=now, claimed_at=now + 86_400))
+    with pytest.raises(Invalid, match="line 1: 'at' and 'claimed_at' differ"):
+        _append(_row("add", n=4, text="x", source="seen", by="pippa", why="w", at=now, claimed_at=now - 60))
+    _append(_row("add", n=4, text="x", source="seen", by="pippa", why="w", at=now - 60, claimed_at=now - 60))
+    assert Row.objects.get(notebook=zelda, n=4).claimed_at == now - 60

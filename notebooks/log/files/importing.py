@@ -86,6 +86,8 @@ def checked_rows(
         if log_time:  # the writer's time, kept apart; the log's is stamped on append
             key = "at" if "at" in obj or "claimed_at" not in obj else "claimed_at"
             at, writer_at = None, time_of(obj, key, line_no, required=False, latest=latest)
+            if key == "at" and "claimed_at" in obj and time_of(obj, "claimed_at", line_no, latest=latest) != writer_at:
+                raise fail(line_no, "'at' and 'claimed_at' differ: give your time once, as 'at' (kept as claimed_at)")
             if "hash" in obj:
                 raise fail(line_no, APPENDED_HASH if state.seq else EMPTY_HASH)
         else:
