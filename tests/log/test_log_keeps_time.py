@@ -198,3 +198,8 @@ def test_an_appended_rows_claimed_at_is_checked_as_its_at_is(zelda):
         _append(_row("add", n=4, text="x", source="seen", by="pippa", why="w", at=now, claimed_at=now - 60))
     _append(_row("add", n=4, text="x", source="seen", by="pippa", why="w", at=now - 60, claimed_at=now - 60))
     assert Row.objects.get(notebook=zelda, n=4).claimed_at == now - 60
+
+
+def test_a_lone_surrogate_in_an_appended_rows_by_is_named_as_such(zelda):
+    with pytest.raises(Invalid, match="line 1: 'by' is not valid Unicode text"):
+        _append(_row("strike", n=1, by="pip\udc80pa", why="w"))

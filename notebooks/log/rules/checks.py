@@ -112,11 +112,11 @@ def problem_of_name(name: object) -> str | None:
         return "is empty"
     if len(name) > MAX_NAME:
         return f"is {len(name)} characters long; the limit is {MAX_NAME}"
+    if not is_storable(name):  # first: a lone surrogate is not printable either, but it is no control character
+        return "is not valid Unicode text"
     if not name.isprintable():
         # A newline or an escape code in a name would forge a trailer in a commit message or colour a log.
         return "contains a control character"
-    if not is_storable(name):
-        return "is not valid Unicode text"
     return None
 
 
