@@ -20,6 +20,7 @@ from tests.agent_helpers import DAD, Api
 PIPPA = Actor("pippa")
 EXIT = {400: 2, 403: 3, 404: 4, 409: 5}  # the CLI's exit codes (management/commands/notebook.py)
 STATUS = {"invalid": 400, "forbidden": 403, "not_found": 404, "conflict": 409}
+STATUS_OF = {**STATUS, "unchanged": 400}  # an Invalid of its own code: the CLI's exit says its status, as for invalid
 # The notebook every door meets: #1 Dad's, #2 and #3 Pippa's seen, #3 retired.
 FILE = [
     {"op": "add", "n": 1, "text": "save before the boss", "source": "dad", "by": "dad", "why": "rule", "at": 1.0},
@@ -89,6 +90,30 @@ BREAKS = [
             "mcp": NO_SUCH_DOOR,
             "cli": ("restore", "zelda", "2", "--by", "pippa", "--why", "w"),
             "file": {"op": "add", "n": 4, "text": "x", "source": "seen", "restores": 2, "by": "pippa", "why": "w"},
+        },
+    ),
+    (
+        "an edit to the words the line already says",
+        "unchanged",
+        {
+            "service": lambda: services.edit(notebook="zelda", n=2, to=FILE[1]["text"], by=PIPPA, why="w"),
+            "api": ("/api/notebooks/zelda/lines/2/edit", {"text": FILE[1]["text"], "why": "w"}),
+            "mcp": ("edit", {"notebook": "zelda", "n": 2, "text": FILE[1]["text"], "why": "w"}),
+            "cli": ("edit", "zelda", "2", FILE[1]["text"], "--by", "pippa", "--why", "w"),
+            "file": {"op": "edit", "n": 2, "to": FILE[1]["text"], "by": "pippa", "why": "w"},
+            "import": "an import brings history whole, a repeated edit too",
+        },
+    ),
+    (
+        "a restore with other words than the line's last",
+        "invalid",
+        {
+            "service": "a service's restore brings back the line's last words itself",
+            "api": NO_SUCH_DOOR,
+            "mcp": NO_SUCH_DOOR,
+            "cli": "the CLI's restore brings back the line's last words itself",
+            "file": {"op": "add", "n": 4, "text": "x", "source": "seen", "restores": 3, "by": "pippa", "why": "w"},
+            "import": "an import brings history whole",
         },
     ),
     (
@@ -174,7 +199,7 @@ def _api(spec: tuple) -> str:
     path, body = spec
     answer = Api(tokens.issue(actor="pippa").secret).post(path, body)
     code = answer.json()["error"]["code"]
-    assert answer.status_code == STATUS[code]
+    assert answer.status_code == STATUS_OF[code]
     return code
 
 
@@ -187,7 +212,7 @@ def _mcp(spec: tuple, monkeypatch) -> str:  # noqa: ANN001
     answer = tool.fn(**arguments)
     assert answer.is_error
     error = answer.structured_content["error"]
-    assert answer.content[0].text.startswith(f"{error['code']} ({STATUS[error['code']]})")
+    assert answer.content[0].text.startswith(f"{error['code']} ({STATUS_OF[error['code']]})")
     return error["code"]
 
 
@@ -231,7 +256,7 @@ def test_each_door_gives_the_same_code_for_the_same_break(zelda, monkeypatch, do
     elif door == "mcp":
         got = _mcp(spec, monkeypatch)
     elif door == "cli":
-        got = _cli(spec)
+        got, code = _cli(spec), {s: c for c, s in STATUS.items()}[STATUS_OF[code]]
     elif door == "vault append":
         got = _append(spec)
     else:
@@ -242,7 +267,8 @@ def test_each_door_gives_the_same_code_for_the_same_break(zelda, monkeypatch, do
 
 def test_every_refusal_code_of_a_rule_is_in_the_table():
     codes = {code for _name, code, _how in BREAKS}
-    assert codes == {errors.Invalid.code, errors.Forbidden.code, errors.NotFound.code, errors.Conflict.code}
+    kinds = (errors.Invalid, errors.Unchanged, errors.Forbidden, errors.NotFound, errors.Conflict)
+    assert codes == {kind.code for kind in kinds}
     assert all(set(how) - {"import"} >= {"service", "api", "mcp", "cli", "file"} for _n, _c, how in BREAKS)
     assert {case.values[1] for case in CASES} == {name for name, _c, _h in BREAKS}  # each break tried somewhere
     assert {case.values[0] for case in CASES} == set(DOORS)  # and through every door

@@ -182,32 +182,32 @@ def import_state(notebook: Notebook) -> decision.State:
     """The notebook as the decision's state: enough to judge rows appended after its head."""
     state = decision.State(title=notebook.title)
     for row in stored.rows_to_judge(notebook.pk):
-        seq, op, n, source, at, digest, redacts, into, moved_notebook, moved_n, proposes, lands, sid, withdrawn = row
+        seq, op, n, source, at, digest, redacts, into, moved_nb, moved_n, proposes, lands, sid, withdrawn, words = row
         # A session's proposal: a landed copy may name it later (importing.py). One withdrawn (sessions/) counts as
         # nothing: no copy lands it and no view of its holder's holds it.
         if op == fold.PROPOSE and not withdrawn:
             state.proposals[seq] = (proposes, n)
             if proposes == "add":
                 state.reserved.add(n)
-                state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words="", last_seq=seq)
+                state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words=words, last_seq=seq)
             elif (own := state.own_line(n, sid)) is not None:  # as its holder's later writes judge it
-                own.apply(seq, proposes, source, "")
+                own.apply(seq, proposes, source, words)
         elif lands is not None:
             state.proposals.pop(lands, None)
             state.reserved.discard(n)
         if op == "add" and into is not None:
             state.restored[into] = n
-        if op == "strike" and moved_notebook:  # it lives on there: not restored here (fold.check_may_restore)
-            state.moved[n] = (moved_notebook, moved_n)
+        if op == "strike" and moved_nb:  # it lives on there: not restored here (fold.check_may_restore)
+            state.moved[n] = (moved_nb, moved_n)
         if digest:  # what a redact row appended later may name
             state.worded.setdefault(n, set()).add(digest)
         if op == "redact":
             state.redacted[redacts] = seq
         line = state.lines.get(n)
         if line is None and op == "add":
-            state.lines[n] = LineState(n=n, source=source, words="", last_seq=seq)  # words: not needed here
+            state.lines[n] = LineState(n=n, source=source, words=words, last_seq=seq)
         elif line is not None:
-            line.apply(seq, op, source, "")
+            line.apply(seq, op, source, words)
         state.top_n = max(state.top_n, n)
         state.seq, state.at = seq, at
     return state

@@ -174,11 +174,16 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
         except NotebookError as exc:
             raise (type(exc)(f"'restores': {exc.message}") if door.file else exc) from None
         _may_change(row, editor, door, old, "restore")
+        if (source is None or door.appended) and old.words is None:
+            raise Invalid(f"Line #{restores}'s last words were redacted; they cannot be brought back.")
         if source is None:  # a service's restore brings back the line's last words and source
-            if old.words is None:
-                raise Invalid(f"Line #{restores}'s last words were redacted; they cannot be brought back.")
             source = row["source"] = old.source
             row["words"] = old.words
+        elif door.appended and row.get("words") is not None and row["words"] != old.words:
+            raise Invalid(
+                f"'restores': a restore brings back line #{restores}'s last words, and these are others: restore it "
+                "with its last words, then edit the new line"
+            )
         row["into"] = restores  # the row keeps it in `into`, and hashes it there
     if door.authors:
         fold.check_may_write(
@@ -220,7 +225,8 @@ def _edit(state: State, row: dict[str, Any], editor: bool, door: Door, session: 
     n = row["n"]
     current = _changed(state, row, editor, door, session)
     landing = row.get("lands") is not None and not door.file
-    if not door.file and row.get("lands") is None and row["words"] == current.words:
+    judged = not door.file or door.appended  # an import brings history whole, a repeated edit too
+    if judged and row.get("lands") is None and row["words"] is not None and row["words"] == current.words:
         raise Unchanged(f"Line #{n} already says exactly that; nothing to change.")
     source = row.get("source")
     if source is None:

@@ -190,11 +190,12 @@ def rows_to_verify(notebook_id: int) -> Iterator[dict[str, Any]]:
 
 
 def rows_to_judge(notebook_id: int) -> Iterator[Found]:
-    """Every row of the notebook in log order, as an import judges rows after them, streamed from one query."""
+    """Every row of the notebook in log order with its words (None once redacted), as an import judges rows after
+    them, streamed from one query."""
     return streamed(
-        'SELECT seq, op, n, source, at, digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
-        f"session_id, CASE WHEN op = '{fold.PROPOSE}' AND {withdrawn_sql('r')} THEN 1 ELSE 0 END "
-        "FROM notebooks_row r WHERE notebook_id = %s ORDER BY seq",
+        'SELECT seq, op, n, source, at, r.digest, redacts, "into", moved_notebook, moved_n, proposes, lands, '
+        f"session_id, CASE WHEN op = '{fold.PROPOSE}' AND {withdrawn_sql('r')} THEN 1 ELSE 0 END, w.body "
+        f"FROM notebooks_row r {WORDS_JOIN} WHERE r.notebook_id = %s ORDER BY seq",
         [notebook_id],
     )
 
