@@ -69,14 +69,19 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         if op == "strike" and get("moved_notebook"):
             state.moved[n] = (row["moved_notebook"], get("moved_n"))
         current = state.own_line(n, session) if proposed else state.line(n)
-        current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
+        if current is not None:  # a stored proposal may name a line its session's view lacks (imports.import_state)
+            current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
     elif op == "redact":
         state.redacted[row["redacts"]] = get("line_no") or seq
+        if (line := state.lines.get(n)) is not None:
+            line.last_seq = seq  # the line's latest change, as fold.line_state counts it for a service's write
     elif op == PROPOSE:
-        state.proposals[seq] = (row["proposes"], n)
-        if row["proposes"] == "add":
+        if not get("withdrawn"):  # a stored proposal its session withdrew counts as nothing but its number
+            state.proposals[seq] = (row["proposes"], n)
+            if row["proposes"] == "add":
+                state.reserved.add(n)
+        if row["proposes"] == "add" and n > state.top_n:
             state.top_n = n
-            state.reserved.add(n)
     elif n > state.top_n:  # adopt: history only, never in the view; its number is given
         state.top_n = n
     digest = get("digest")
