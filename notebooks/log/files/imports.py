@@ -14,7 +14,6 @@ from notebooks.log.identity.roles import Actor, check_name, editor_names
 from notebooks.log.rules import decision, fold, guards
 from notebooks.log.rules.checks import latest_time
 from notebooks.log.rules.errors import Conflict, Invalid, Redacted
-from notebooks.log.rules.fold import LineState
 from notebooks.log.rules.lines import Head
 from notebooks.log.services import check_title, create_notebook
 from notebooks.log.store import rows as stored
@@ -179,37 +178,24 @@ def _own_salt(fields: dict[str, Any], title: str) -> None:
 
 
 def import_state(notebook: Notebook) -> decision.State:
-    """The notebook as the decision's state: enough to judge rows appended after its head."""
+    """The notebook as the decision's state, its stored rows folded as a file's are (state.apply): enough to judge
+    rows appended after its head."""
     state = decision.State(title=notebook.title)
     for row in stored.rows_to_judge(notebook.pk):
         seq, op, n, source, at, digest, redacts, into, moved_nb, moved_n, proposes, lands, sid, withdrawn, words = row
-        # A session's proposal: a landed copy may name it later (importing.py). One withdrawn (sessions/) counts as
-        # nothing: no copy lands it and no view of its holder's holds it.
-        if op == fold.PROPOSE and not withdrawn:
-            state.proposals[seq] = (proposes, n)
-            if proposes == "add":
-                state.reserved.add(n)
-                state.pending.setdefault(sid, {})[n] = LineState(n=n, source=source, words=words, last_seq=seq)
-            elif (own := state.own_line(n, sid)) is not None:  # as its holder's later writes judge it
-                own.apply(seq, proposes, source, words)
-        elif lands is not None:
-            state.proposals.pop(lands, None)
-            state.reserved.discard(n)
-        if op == "add" and into is not None:
-            state.restored[into] = n
-        if op == "strike" and moved_nb:  # it lives on there: not restored here (fold.check_may_restore)
-            state.moved[n] = (moved_nb, moved_n)
-        if digest:  # what a redact row appended later may name
-            state.worded.setdefault(n, set()).add(digest)
-        if op == "redact":
-            state.redacted[redacts] = seq
-        line = state.lines.get(n)
-        if line is None and op == "add":
-            state.lines[n] = LineState(n=n, source=source, words=words, last_seq=seq)
-        elif line is not None:
-            line.apply(seq, op, source, words)
-        state.top_n = max(state.top_n, n)
-        state.seq, state.at = seq, at
+        fields = {
+            "op": op, "n": n, "source": source, "at": at, "digest": digest, "redacts": redacts, "into": into,
+            "moved_notebook": moved_nb, "moved_n": moved_n, "lands": lands, "words": words,
+        }  # fmt: skip
+        session = None
+        if op == fold.PROPOSE:
+            # It marks no line restored or moved: those are every writer's, and it counts for its holder only.
+            fields.update(proposes=proposes, withdrawn=withdrawn, into=None, moved_notebook=None)
+            if sid is not None and not withdrawn:  # a session's write of the op, as its holder's later writes see it
+                fields["op"], session = proposes, sid
+        state.seq = seq - 1  # the row keeps its stored seq (apply numbers it after the row before)
+        decision.apply(state, fields, session)
+    state.absent.clear()  # words the log's own rows lack were redacted by its own redact rows (decision.finish)
     return state
 
 
