@@ -11,10 +11,7 @@ from notebooks.log.rules import guards
 from notebooks.log.rules.errors import Conflict, Forbidden, NotFound
 from notebooks.log.views.selectors import get_notebook
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
-from notebooks.sessions import leases
-
-# A land or an abandon closes a session for good. A lapse (leases.py) frees its notebook but leaves it for an abandon.
-CLOSING = (EventKind.LAND, EventKind.ABANDON)
+from notebooks.sessions import leases, states
 
 
 def open_sessions() -> Any:
@@ -63,7 +60,7 @@ def is_open(session: Session) -> bool:
 MAY_CLAIM_SQL = (
     "EXISTS (SELECT 1 FROM notebooks_session s WHERE (s.actor = %s OR s.notebook_id = nb.id) AND NOT EXISTS "
     "(SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
-    f"{leases.in_kinds(CLOSING)}))"
+    f"{leases.in_kinds(states.CLOSING)}))"
 )
 
 
@@ -71,7 +68,7 @@ MAY_CLAIM_SQL = (
 CLAIM_SQL = (
     "SELECT s.id, s.actor, n.title, COALESCE(l.renewed_at, s.at), "
     "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind IN "
-    f"{leases.in_kinds(CLOSING)}) THEN 1 ELSE 0 END, "
+    f"{leases.in_kinds(states.CLOSING)}) THEN 1 ELSE 0 END, "
     "CASE WHEN EXISTS (SELECT 1 FROM notebooks_sessionevent e WHERE e.session_id = s.id AND e.kind = "
     f"'{EventKind.LAPSE.value}') THEN 1 ELSE 0 END "
     "FROM notebooks_session s JOIN notebooks_notebook n ON n.id = s.notebook_id "
@@ -129,9 +126,9 @@ def check_named(*, session_id: int, actor: Actor, title: str) -> None:
         raise NotFound(f"No session #{session_id}.", session=session_id)
     if found.actor != actor.name:
         raise Forbidden(f"Session #{session_id} is {found.actor}'s; {actor.name} may not write into it.")
-    closing = SessionEvent.objects.filter(session=found, kind__in=CLOSING).order_by("seq").first()
+    closing = SessionEvent.objects.filter(session=found, kind__in=states.CLOSING).order_by("seq").first()
     if closing is not None:
-        state = "abandoned" if closing.kind == EventKind.ABANDON else "landed"
+        state = states.closed_no_op_as_landed(closing)
         raise Conflict(
             f"Session #{session_id} is already {state}; take a new session to write into, or write without one.",
             session=session_id,

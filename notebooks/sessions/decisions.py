@@ -7,14 +7,12 @@ from notebooks.log.identity.roles import Actor, as_actor
 from notebooks.log.rules.checks import check_text
 from notebooks.log.rules.errors import Conflict, Forbidden
 from notebooks.log.views.selectors import head
-from notebooks.models import EventKind, Session, SessionEvent
+from notebooks.models import Session, SessionEvent
 from notebooks.sessions import hooks as session_hooks
-from notebooks.sessions import leases
+from notebooks.sessions import leases, states
 from notebooks.sessions.gates import gates, own_rows
 from notebooks.sessions.selectors import approval_summary, get_session, own_seqs
 from notebooks.sessions.services import Abandoned, Landed, abandon, lock_for_sessions, record_land, record_refusal
-
-DECIDED = {EventKind.LAND: "landed", EventKind.ABANDON: "abandoned"}
 
 
 def _editor(by: "Actor | str", verb: str) -> Actor:
@@ -25,9 +23,9 @@ def _editor(by: "Actor | str", verb: str) -> Actor:
 
 
 def _undecided(s: Session) -> None:
-    done = SessionEvent.objects.filter(session=s, kind__in=DECIDED).order_by("seq").first()
+    done = SessionEvent.objects.filter(session=s, kind__in=states.CLOSING).order_by("seq").first()
     if done is not None:
-        state = "no-op" if done.result == "no-op" else DECIDED[done.kind]
+        state = states.closed(done)
         raise Conflict(
             f"Session #{s.pk} was already {state} by {done.by}; that decision stands and nothing was changed.",
             state=state,

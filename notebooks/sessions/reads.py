@@ -9,7 +9,7 @@ from notebooks.log.identity.roles import Actor
 from notebooks.log.rules.lines import Head, Line
 from notebooks.log.views import selectors
 from notebooks.models import EventKind, Notebook, Session, SessionEvent
-from notebooks.sessions import claims, leases
+from notebooks.sessions import claims, leases, states
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Held:
 HELD_ON = (
     "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m "
     "WHERE m.actor = {actor}) AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
-    f"WHERE e.session_id = s.id AND e.kind IN {leases.in_kinds(claims.CLOSING)})"
+    f"WHERE e.session_id = s.id AND e.kind IN {leases.in_kinds(states.CLOSING)})"
 )
 HELD_SQL = HELD_ON.format(actor="%s", notebook="%s")
 
@@ -65,7 +65,7 @@ def _name(reader: "Actor | str") -> str:
 
 def _held(session_id: int) -> Held:
     session = Session.objects.select_related("notebook", "lease").get(pk=session_id)
-    state = "open" if claims.is_open(session) else "lapsed"
+    state = states.unclosed(lapsed=not claims.is_open(session))
     return Held(session, state, leases.lapses_at(session))
 
 

@@ -12,7 +12,7 @@ from notebooks.log.rules.fold import PROPOSE, SOURCES
 from notebooks.log.store import session_rows
 from notebooks.log.store import view_reads as viewed
 from notebooks.models import EventKind, Session, SessionEvent
-from notebooks.sessions import leases
+from notebooks.sessions import states
 
 # As answered; an event's own counter is answered as `number`, so `seq` only ever names a row of the log.
 EVENT_FIELDS = ("kind", "by", "at", "head", "after", "note", "result", "rows", "proposal")
@@ -53,7 +53,7 @@ class SessionView:
     @property
     def undecided(self) -> bool:
         """Open, refused or lapsed: the editor may still land or discard it."""
-        return self.state in ("open", "lapsed")
+        return self.state in states.UNDECIDED
 
     def as_dict(self, *, rows: bool = False) -> dict[str, Any]:
         s = self.session
@@ -78,14 +78,8 @@ class SessionView:
 
 
 def view_of(session: Session, events: list[SessionEvent]) -> SessionView:
-    """The session's state (landed, no-op, abandoned, lapsed or open) and when it lapsed, if it did."""
-    closing = next((e for e in events if e.kind in (EventKind.LAND, EventKind.ABANDON)), None)
-    lapse = next((e for e in events if e.kind == EventKind.LAPSE), None)
-    state, lapsed_at = ("lapsed", lapse.at) if lapse is not None else ("open", None)
-    if closing is not None:
-        state = "abandoned" if closing.kind == EventKind.ABANDON else "no-op" if closing.result == "no-op" else "landed"
-    elif state == "open" and leases.expired(leases.renewed_at(session)):
-        state, lapsed_at = "lapsed", leases.lapses_at(session)
+    """The session with its state (states.of) and when it lapsed, if it did."""
+    state, lapsed_at = states.of(session, events)
     return SessionView(session=session, events=events, state=state, lapsed_at=lapsed_at)
 
 
@@ -159,7 +153,7 @@ def recent(
         if len(views) >= limit:
             break
     if brought:
-        counted = brought_by([v.session.pk for v in views if v.state == "landed"])
+        counted = brought_by([v.session.pk for v in views if v.state == states.LANDED])
         for v in views:
             v.brought = counted.get(v.session.pk)
     return views

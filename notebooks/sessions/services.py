@@ -17,7 +17,7 @@ from notebooks.log.store.locks import lock_notebook
 from notebooks.log.views.selectors import get_notebook, head
 from notebooks.models import EventKind, Notebook, Session, SessionEvent, SessionLease
 from notebooks.sessions import hooks as session_hooks
-from notebooks.sessions import joined, leases
+from notebooks.sessions import joined, leases, states
 from notebooks.sessions.claims import open_session_of, open_session_on
 from notebooks.sessions.events import record, record_drift
 from notebooks.sessions.gates import gates, own_rows
@@ -86,7 +86,7 @@ def _open_for(session: Session, actor: Actor, verb: str, *, editor_may: bool = F
     ended = {e.kind: e for e in SessionEvent.objects.filter(session=session, kind__in=leases.ENDED)}
     closing = ended.get(EventKind.LAND) or ended.get(EventKind.ABANDON)
     if closing is not None:
-        state = "abandoned" if closing.kind == EventKind.ABANDON else "landed"
+        state = states.closed_no_op_as_landed(closing)
         raise Conflict(f"Session #{session.pk} is already {state}; take a new one.", state=state)
     renewed = leases.renewed_at(session)
     if EventKind.LAPSE in ended or leases.expired(renewed):
