@@ -10,9 +10,9 @@ from notebooks.log.files.rowformat import GAME_ONLY
 from notebooks.log.rules.checks import MAX_ID, MAX_NUMBER, is_storable, max_reason, max_words
 from notebooks.log.rules.fold import AGENT_SOURCES
 from notebooks.models import TITLE_PATTERN, Source
+from notebooks.sessions.states import STATES
 
 MAX_MERGE = 1000
-STATES = ("open", "landed", "no-op", "abandoned", "lapsed")
 TITLE = re.compile(TITLE_PATTERN)
 
 

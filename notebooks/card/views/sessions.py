@@ -14,8 +14,8 @@ from notebooks.log.identity.roles import user_is_editor
 from notebooks.log.rules.errors import NotebookError
 from notebooks.sessions import decisions, leases
 from notebooks.sessions import selectors as session_selectors
+from notebooks.sessions.states import LANDED, STATES
 
-STATES = ("open", "landed", "no-op", "abandoned", "lapsed")
 TEMPLATE = "notebooks/sessions.html"
 ROWS_SHOWN = 100  # of a session's change and of its drift
 DECIDE_VERBS = (  # verb, the disclosure's label, its reason's, its button's, and the button's class
@@ -54,7 +54,7 @@ def sessions_page(request: HttpRequest) -> HttpResponse:
 def _one(pk: int) -> session_selectors.SessionView:
     """One session as the page shows it, for the fragment htmx swaps in its place."""
     view = session_selectors.describe(session_selectors.get_session(pk), rows=True, limit=ROWS_SHOWN)
-    if view.state == "landed":
+    if view.state == LANDED:
         view.brought = session_selectors.brought_by([pk]).get(pk)
     return view
 
