@@ -104,11 +104,12 @@ PAGED = (
     "Every list pages alike: `next` is the cursor to send as `after` for the following page (opaque: send it back "
     "as it came), null when nothing is left; `more` says whether there is one."
 )
-AFTER = "The cursor this page was read after; null for the first page."
+# A page's cursors, as paging.cursors builds them: each list places them among its own fields, so no base model.
+PageAfter = described(str | None, "The cursor this page was read after; null for the first page.", default=None)
 
 
-def _cursor(said: str) -> Any:
-    return Field(None, description=f"{said} {PAGED}")
+def page_next(said: str) -> Any:
+    return described(str | None, f"{said} {PAGED}", default=None)
 
 
 class Claim(Answer):
@@ -124,8 +125,8 @@ class NotebookItem(Answer):
 
 class NotebookList(Answer):
     notebooks: list[NotebookItem]
-    after: str | None = Field(None, description=AFTER)
-    next: str | None = _cursor("The cursor of the last title of this page.")
+    after: PageAfter
+    next: page_next("The cursor of the last title of this page.")
     more: bool = False
 
 
@@ -159,8 +160,8 @@ class Lines(Answer):
     seq: int = Field(description="The last row read: a frozen reader can prove what it read.")
     hash: str | None
     lines: list[Line]
-    after: str | None = Field(None, description=AFTER)
-    next: str | None = _cursor("The cursor of the last line of this page.")
+    after: PageAfter
+    next: page_next("The cursor of the last line of this page.")
     more: bool = False
     session: HeldSession | None = Field(None, description=HELD)
     lapsed: list[Line] = Field([], description=LAPSED)
@@ -252,9 +253,9 @@ class Row(BaseModel):
 
 class Rows(Answer):
     notebook: str
-    after: str | None = Field(None, description=AFTER)
+    after: PageAfter
     rows: list[Row]
-    next: str | None = _cursor("The cursor of the last row of this page.")
+    next: page_next("The cursor of the last row of this page.")
     more: bool = False
 
 
@@ -386,13 +387,13 @@ class Session(Answer):
 class SessionRows(Session):
     change: list[Row]
     drift: list[Row]
-    after: str | None = Field(None, description=AFTER)
-    next: str | None = _cursor("The cursor of the last row of this page, change and drift together.")
+    after: PageAfter
+    next: page_next("The cursor of the last row of this page, change and drift together.")
     more: bool = False
 
 
 class SessionList(Answer):
     sessions: list[Session]
-    after: str | None = Field(None, description=AFTER)
-    next: str | None = _cursor("The cursor of the last (oldest) session of this page.")
+    after: PageAfter
+    next: page_next("The cursor of the last (oldest) session of this page.")
     more: bool = False
