@@ -24,8 +24,13 @@ def required_in_schema(*names: str) -> Any:
     return edit
 
 
+DEPRECATED = "Deprecated (kept until the next release): "  # an old name still taken, as the tools say it too
+EXPECTED = "The seq of the line's last row as you read it"  # the tools add that a stale change is refused
+Expected = s.described(s.Seq | None, f"{EXPECTED}.", default=None)
+
+
 def _deprecated(description: str) -> dict[str, Any]:
-    return {"deprecated": True, "description": "Deprecated (kept until the next release): " + description}
+    return {"deprecated": True, "description": DEPRECATED + description}
 
 
 class Body(BaseModel):
@@ -52,7 +57,7 @@ class EditIn(Write):
     text: s.Words | None = None
     to: s.Words | None = Field(None, json_schema_extra=_deprecated("the line's new words; send them as 'text'."))
     why: s.Why
-    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    expected: Expected
 
 
 class RetireIn(Write):
@@ -81,7 +86,7 @@ class RestoreIn(Write):
 class PutBackIn(Write):
     seq: s.Seq = Field(description="The row (a version in the line's history) whose words the line says again.")
     why: s.Why
-    expected: s.Seq | None = Field(None, description="The seq of the line's last row as you read it.")
+    expected: Expected
 
 
 class SuggestIn(Body):

@@ -22,7 +22,7 @@ from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
 from notebooks.version import VERSION
 
-Expected = s.described(s.Seq | None, "The seq of the line's last row as you read it: a stale change is refused.")
+Expected = s.described(s.Seq | None, f"{b.EXPECTED}: a stale change is refused.")
 Into = s.described(s.LineNumber | None, "The line that now says what this one said.")
 # Every list pages as the API's do (paging.py): the cursor `after`, `limit`, and `next` in the answer.
 NotebooksAfter, NotebooksLimit = paging.tool_after("notebooks"), paging.tool_limit("notebooks")
@@ -48,7 +48,7 @@ SearchWords = s.described(
 Match = s.described(Literal["all", "any"], "Lines holding all of the words, or any of them.")
 SessionState = s.described(Literal[s.STATES] | None, "Only the sessions in this state.")  # type: ignore[valid-type]
 ProposalSeq = s.described(s.Seq, "The proposal to take back: the seq its write answered.")
-OldTo = s.described(s.Words | None, "Deprecated (kept until the next release): the new words; send them as 'text'.")
+OldTo = s.described(s.Words | None, f"{b.DEPRECATED}the new words; send them as 'text'.")
 
 
 # The arguments naming a notebook, a line or a session: one naming nothing (a title no notebook could have, a number
