@@ -11,6 +11,7 @@ from notebooks.log.identity.roles import Actor, actor_named
 from notebooks.log.rules.errors import Forbidden
 from notebooks.models import Token
 from notebooks.sessions import services as sessions
+from notebooks.sessions.states import STATES
 
 BY = arg("--by", required=True)
 command = Commands()
@@ -91,7 +92,7 @@ def abandon(cmd: BaseCommand, o: dict) -> None:
     cmd.stdout.write(f"abandoned session #{done.id}; its {rows(done.rows)} stay in the log")
 
 
-@command(arg("--state", choices=["open", "landed", "no-op", "abandoned", "lapsed"]), AFTER, LIMIT, JSON)
+@command(arg("--state", choices=STATES), AFTER, LIMIT, JSON)
 def sessions_(cmd: BaseCommand, o: dict) -> None:
     """List sessions, newest first, with their change and drift counts, a page of them; --json prints the API's
     answer to GET /api/sessions."""
