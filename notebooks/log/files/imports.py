@@ -18,8 +18,8 @@ from notebooks.log.rules.lines import Head
 from notebooks.log.services import check_title, create_notebook
 from notebooks.log.store import rows as stored
 from notebooks.log.store.append import append
+from notebooks.log.store.locked_reads import head
 from notebooks.log.store.locks import lock_notebook
-from notebooks.log.views.selectors import head
 from notebooks.models import Notebook
 
 

@@ -1,8 +1,10 @@
 """The shapes every layer of the log speaks in: a live line, and the row a view stands at (a head)."""
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 GENESIS = "0" * 64  # the hash before a notebook's first row
+ALL = 2**62  # a seq past any head: "no cut"
 
 
 class Line(NamedTuple):
@@ -27,3 +29,8 @@ class Head(NamedTuple):
 
 
 NO_ROWS = Head(0, GENESIS, 0.0)  # where an empty notebook's chain starts
+
+
+def head_of(found: Sequence[Any] | None) -> Head:
+    """The row a read found as (seq, hash, at); NO_ROWS when none (a LEFT JOIN's NULLs before a first row too)."""
+    return Head(*found) if found and found[0] is not None else NO_ROWS

@@ -15,9 +15,8 @@ from notebooks.log.identity import wordkeys
 from notebooks.log.rules import checks, fold
 from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.rules.lines import Head
-from notebooks.log.store.locked_reads import AnyNotebook, redacted_digests_of, refuse_redacted
+from notebooks.log.store.locked_reads import AnyNotebook, head, redacted_digests_of, refuse_redacted
 from notebooks.log.views import kept, snapshots
-from notebooks.log.views.selectors import head
 from notebooks.models import Notebook
 
 ROW_COLUMNS = (

@@ -1,19 +1,22 @@
 """What a write reads in its transaction, under the notebook's lock: the notebook, its head and next number, a line's
-state, and for an add all of it in one statement."""
+state, and for an add all of it in one statement. The views read a notebook and its head through here too."""
 
+import difflib
 import logging
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from django.db import connection
+
 from notebooks.log.identity.roles import Actor
 from notebooks.log.rules import decision, fold, guards
+from notebooks.log.rules.checks import MAX_QUOTED, is_storable, quoted
 from notebooks.log.rules.errors import NotFound, Redacted
 from notebooks.log.rules.fold import LineState
-from notebooks.log.rules.lines import Head
+from notebooks.log.rules.lines import ALL, NO_ROWS, Head, head_of
 from notebooks.log.store import rows as stored
+from notebooks.log.store import view_reads as viewed
 from notebooks.log.store.locks import lock_notebook
-from notebooks.log.views.queries import NO_ROWS, head_of
-from notebooks.log.views.selectors import get_notebook
 from notebooks.models import Notebook
 
 logger = logging.getLogger(__name__)
@@ -27,6 +30,30 @@ class NotebookRef(NamedTuple):
 
 
 AnyNotebook = Notebook | NotebookRef
+
+
+def get_notebook(title: str) -> Notebook:
+    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
+        # Such a title was never created, and the databases cannot even compare it.
+        raise NotFound(f"No notebook is titled {quoted(title)}.")
+    # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
+    found = viewed.fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
+    if found is not None:
+        return Notebook.from_db(connection.alias, ["id", "title"], found)
+    raise not_found(title)
+
+
+def not_found(title: str) -> NotFound:
+    """No notebook has this title: the refusal, naming the closest title there is."""
+    titles = list(Notebook.objects.values_list("title", flat=True)) if len(title) <= MAX_QUOTED else []
+    close = difflib.get_close_matches(title, titles, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return NotFound(f"No notebook is titled {quoted(title)}.{hint}")
+
+
+def head(notebook: AnyNotebook) -> Head:
+    """The notebook's last row; NO_ROWS before its first."""
+    return head_of(viewed.last_row(notebook.pk, ALL))
 
 
 def locked_notebook(title: str) -> Notebook:

@@ -1,17 +1,14 @@
 """The views as the log computes them: heads and cuts, the SQL forms of the fold (store/view_reads.py, property-tested
 against fold.py), and a view folded forward from the nearest snapshot."""
 
-from collections.abc import Sequence
 from itertools import islice
-from typing import Any
 
 from notebooks.log.files import rowformat
-from notebooks.log.rules.lines import NO_ROWS, Head, Line
+from notebooks.log.rules.lines import ALL, NO_ROWS, Head, Line, head_of
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.views import snapshots
 from notebooks.models import Notebook
 
-ALL = 2**62  # a seq past any head: "no cut"
 FORWARD_MAX = 20_000  # rows folded forward from a snapshot; past this, one query over the log beats folding them
 
 
@@ -20,15 +17,6 @@ def words_or_mark(body: str | None, redacted_why: str | None) -> tuple[str | Non
     if redacted_why is not None:
         return rowformat.redacted_text(redacted_why), True
     return body, False
-
-
-def head(notebook: Notebook) -> Head:
-    return row_before(notebook, ALL)
-
-
-def head_of(found: Sequence[Any] | None) -> Head:
-    """The row a read found as (seq, hash, at); NO_ROWS when none (a LEFT JOIN's NULLs before a first row too)."""
-    return Head(*found) if found and found[0] is not None else NO_ROWS
 
 
 def row_before(notebook: Notebook, seq: int) -> Head:

@@ -1,6 +1,5 @@
 """Reads of the log: views (kept.py, checked against the log on every read), a line, its history, the turn, heads."""
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -12,36 +11,23 @@ from django.db import connection
 
 from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
-from notebooks.log.rules.checks import MAX_QUOTED, is_number, is_storable, quoted
+from notebooks.log.rules.checks import is_number, is_storable, quoted
 from notebooks.log.rules.errors import NotFound
-from notebooks.log.rules.lines import Head, Line
+from notebooks.log.rules.lines import ALL, Head, Line, head_of
 from notebooks.log.store import view_reads as viewed
+from notebooks.log.store.locked_reads import (
+    get_notebook,  # noqa: F401 - the notebook a reader names, read here
+    head,
+    not_found,
+)
 from notebooks.log.views import history as history_fold
 from notebooks.log.views import kept
 from notebooks.log.views.history import Entry
-from notebooks.log.views.queries import ALL, cut_for, head, head_of, line_by_sql, row_by_time, words_or_mark
+from notebooks.log.views.queries import cut_for, line_by_sql, row_by_time, words_or_mark
 from notebooks.models import Notebook
 
 TURN_ORDER = (fold.DAD_CORRECTION, fold.DAD, fold.SEEN, fold.GUESSED)
 T = TypeVar("T")
-
-
-def get_notebook(title: str) -> Notebook:
-    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
-        # Such a title was never created, and the databases cannot even compare it.
-        raise NotFound(f"No notebook is titled {quoted(title)}.")
-    # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
-    found = viewed.fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
-    if found is not None:
-        return Notebook.from_db(connection.alias, ["id", "title"], found)
-    raise _not_found(title)
-
-
-def _not_found(title: str) -> NotFound:
-    titles = list(Notebook.objects.values_list("title", flat=True)) if len(title) <= MAX_QUOTED else []
-    close = difflib.get_close_matches(title, titles, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return NotFound(f"No notebook is titled {quoted(title)}.{hint}")
 
 
 def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tuple[Notebook, Head, tuple]:
@@ -50,7 +36,7 @@ def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tupl
         raise NotFound(f"No notebook is titled {quoted(title)}.")
     found = viewed.notebook_head(title, also)
     if found is None:
-        raise _not_found(title)
+        raise not_found(title)
     nb_id, nb_title, seq, hash_, at, *extra = found
     notebook = Notebook.from_db(connection.alias, ["id", "title"], (nb_id, nb_title))
     return notebook, head_of((seq, hash_, at)), tuple(extra)
