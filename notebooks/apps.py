@@ -11,10 +11,13 @@ class NotebooksConfig(AppConfig):
 
         from notebooks import checks, signals  # noqa: F401 - registers the system checks
         from notebooks.log.rules import guards
+        from notebooks.log.store import append
+        from notebooks.log.views import caches
         from notebooks.sessions.claims import WRITE_GUARD
         from notebooks.vault import wiring
 
         guards.register(WRITE_GUARD)  # the core enforces sessions' rule on every write without importing them
+        append.register(caches.Caches())  # the store tells the views' caches of every write without importing them
         wiring.install()  # the vault's hooks around sessions, when a vault is configured
 
         pre_migrate.connect(signals.before_migrate, sender=self)

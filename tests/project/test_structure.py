@@ -1,7 +1,8 @@
 """The package's shape: every module imports on its own, no import cycle, and the layers point one way.
 
 Layers, lowest first: log (the core) < sessions < vault < card, agents, cli; similar sits above log, beside card,
-agents and cli (who call it), below them. A layer imports only from layers below it.
+agents and cli (who call it), below them. A layer imports only from layers below it. Inside log, the store is below
+the views.
 """
 
 import ast
@@ -312,3 +313,23 @@ def test_the_row_tables_sql_lives_in_the_store_in_at_most_five_modules():
     )
     assert all(name.startswith("log/store/") for name in naming), naming
     assert len(naming) <= 5, naming
+
+
+def test_the_store_is_below_the_views():
+    # The views read through the store; the store tells them of a write through the follower they register (apps.py).
+    graph = import_graph(module_level_only=False)
+    upward = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        if module.startswith("notebooks.log.store.")
+        for target in sorted(targets)
+        if target == "notebooks.log.views" or target.startswith("notebooks.log.views.")
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_every_process_that_sets_django_up_has_the_views_follow_the_stores_writes():
+    from notebooks.log.store import append
+    from notebooks.log.views import caches
+
+    assert isinstance(append.following(), caches.Caches)

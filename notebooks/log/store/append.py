@@ -1,5 +1,5 @@
-"""Rows appended to a notebook's log in the caller's transaction: hashed into the chain, words stored once, snapshots
-made, and once committed, folded into this process's kept view."""
+"""Rows appended to a notebook's log in the caller's transaction: hashed into the chain, words stored once, and the
+views' caches told of them (the follower the views register at start-up: the store never imports the views)."""
 
 import functools
 import itertools
@@ -8,7 +8,7 @@ import time
 from collections.abc import Container, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection
 
 from notebooks.log.files import rowformat
 from notebooks.log.identity import wordkeys
@@ -16,8 +16,6 @@ from notebooks.log.rules import checks, fold
 from notebooks.log.rules.errors import Conflict, Invalid
 from notebooks.log.rules.lines import Head
 from notebooks.log.store.locked_reads import AnyNotebook, head, redacted_digests_of, refuse_redacted
-from notebooks.log.views import kept, snapshots
-from notebooks.models import Notebook
 
 ROW_COLUMNS = (
     "notebook_id", "seq", "op", "n", "digest", "source", "by", "why", "how", "into", "at", "was_at", "was_by",
@@ -39,6 +37,32 @@ class RowWritten(NamedTuple):
     hash: str
     source: str
     body: str | None  # the words of an add or edit (None when redacted, and for other ops)
+
+
+class Follower:
+    """What keeps the views' caches up with the log (views/caches.py, registered in apps.py); this one keeps none."""
+
+    def writes_after(self, before: int, after: int) -> bool:
+        """Whether rows appended after seq `before` up to `after` make it write, in their transaction."""
+        return False
+
+    def appended(
+        self, notebook: AnyNotebook, top: Head, written: list[RowWritten], *, fold: bool, words_missing: bool
+    ) -> None:
+        """Rows just inserted after `top`, in their transaction: `fold` unless words were withheld as redacted,
+        `words_missing` when a row came without the words it names (a redact row, or redacted words)."""
+
+
+_follower = Follower()
+
+
+def register(follower: Follower) -> None:
+    global _follower
+    _follower = follower
+
+
+def following() -> Follower:
+    return _follower
 
 
 WORDS_COLUMNS = ("notebook_id", "digest", "body", "salt")
@@ -94,9 +118,8 @@ def append(
     vendor = connection.vendor
     words: dict[str, tuple[str, str | None]] = {}  # digest -> (words, salt)
     written: list[RowWritten] = []
-    # Rows into an empty notebook (an import) are folded into its snapshots as they stream by.
-    folder = snapshots.Folder(spacing=snapshots.IMPORT_SPACING) if top.seq == 0 else None
-    rows = _chained(notebook, new_rows, top, words, written, vendor, folder)
+    wordless: list[int] = []
+    rows = _chained(notebook, new_rows, top, words, written, vendor, wordless)
     try:
         with connection.cursor() as cursor:
             first = list(itertools.islice(rows, COPY_FROM)) if vendor == "postgresql" else rows
@@ -118,28 +141,15 @@ def append(
                 cursor.executemany(_insert_sql("notebooks_words", WORDS_COLUMNS, " ON CONFLICT DO NOTHING"), new_words)
     except IntegrityError as exc:
         raise Conflict(f"Another write reached notebook {notebook.title!r} first; try again. ({exc})") from exc
-    appended(notebook, top, written, folder, fold=not redacted)
+    _follower.appended(notebook, top, written, fold=not redacted, words_missing=bool(wordless))
     return written
 
 
 def chain_one(notebook: AnyNotebook, fields: dict[str, Any], top: Head) -> tuple[tuple[Any, ...], RowWritten]:
     """One row's column values, hashed into the chain after `top`, and the row as written, for fast_add.py to insert."""
     written: list[RowWritten] = []
-    (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor)
+    (values,) = _chained(notebook, [fields], top, {}, written, connection.vendor, [])
     return values, written[0]
-
-
-def appended(
-    notebook: AnyNotebook, top: Head, written: list[RowWritten], folder: "snapshots.Folder | None" = None, *, fold: bool
-) -> None:
-    """The snapshots rows inserted after `top` reach, and once committed, the rows folded into the kept view."""
-    _snapshot(notebook, top.seq, written, folder)
-    if len(written) <= kept.FOLD_STEP and fold:
-        # Not a big import, nor where words were redacted (a rebuild shows the redaction's mark).
-        def fold_in() -> None:  # a function, not a partial: Django's robust on_commit logs its __qualname__
-            kept.fold_in(notebook, top, written)
-
-        transaction.on_commit(fold_in, robust=True)  # an error is logged: the write itself is committed
 
 
 def _chained(
@@ -149,9 +159,10 @@ def _chained(
     words: dict[str, tuple[str, str | None]],
     written: list[RowWritten],
     vendor: str,
-    folder: "snapshots.Folder | None" = None,
+    wordless: list[int],
 ) -> Iterator[tuple[Any, ...]]:
-    """Each row's column values, hashed into the chain after `top`; fills `words`, `written` and `folder`."""
+    """Each row's column values, hashed into the chain after `top`; fills `words`, `written` and `wordless` (the
+    seqs of rows without the words they name)."""
     now = time.time()
     latest = checks.latest_time(now)
     seq, prev, last_at = top.seq, top.hash, top.at
@@ -195,10 +206,8 @@ def _chained(
                 line=line_no,
             )
         written.append(RowWritten(seq, op, n, by, at, prev, digest_hash, source, body if op in worded else None))
-        if folder is not None:
-            if op == "redact" or (digest and body is None):  # the snapshots are made from the log, with the mark
-                folder.words_missing = True
-            folder.apply(seq, op, n, source, by, at, digest_hash, body, False)
+        if op == "redact" or (digest and body is None):
+            wordless.append(seq)
         yield (
             pk, seq, op, n, digest, source, by, why, how, null if into is None else into, at,
             null if was_at is None else was_at, was_by, prev, digest_hash,
@@ -220,18 +229,3 @@ def _refuse_future(notebook: AnyNotebook, at: float, latest: float, *, stamped: 
         "and a row is never dated before the one it follows. If this server's clock is behind, set it right; if "
         "the log carries a time from the future, export it, correct the times and import it as a new notebook."
     )
-
-
-def snapshot_due(before: int, after: int) -> bool:
-    return after // snapshots.EVERY != before // snapshots.EVERY
-
-
-def _snapshot(notebook: Notebook, before: int, written: list[RowWritten], folder: "snapshots.Folder | None") -> None:
-    after = written[-1].seq if written else before
-    if not snapshot_due(before, after):
-        return
-    if folder is not None and not folder.words_missing:
-        folder.finish()
-        snapshots.store(notebook.pk, folder.made, redactions=0)  # an import, folded from memory as it streamed
-    else:
-        snapshots.catch_up(notebook.pk, after)

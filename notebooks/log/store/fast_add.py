@@ -17,7 +17,7 @@ from notebooks.log.rules import guards
 from notebooks.log.rules.checks import MAX_NUMBER
 from notebooks.log.rules.errors import Conflict, NotebookError
 from notebooks.log.rules.lines import Head
-from notebooks.log.store.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, appended, chain_one, snapshot_due
+from notebooks.log.store.append import ADD_ROW_COLUMNS, ROW_TYPES, RowWritten, chain_one, following
 from notebooks.log.store.locked_reads import AnyNotebook, NotebookRef, state_of_add
 from notebooks.log.store.locks import LOCK_KEY_MASK, NOTEBOOK_LOCK_CLASS
 
@@ -85,8 +85,8 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
     if n > MAX_NUMBER:
         return None  # no number left: the general path refuses it (decision.number_after)
     alone = db.get_autocommit()  # no transaction open: the call is its own
-    if alone and snapshot_due(top.seq, top.seq + 1):
-        return None  # a snapshot is made in the row's transaction (append.py): the general path opens one
+    if alone and following().writes_after(top.seq, top.seq + 1):
+        return None  # a snapshot is made in the row's transaction (views/caches.py): the general path opens one
     nb = NotebookRef(pk, title)
     try:
         values, row = chain_one(nb, {**fields, "n": n, "session_id": None}, top)
@@ -99,7 +99,7 @@ def try_add(title: str, actor: Actor, fields: dict[str, Any]) -> "RowWritten | A
         return None
     seq, hash_, at, top_n, redact_seq, may_claim, inserted = found
     if inserted:
-        appended(nb, top, [row], fold=True)
+        following().appended(nb, top, [row], fold=True, words_missing=False)
         _remember(key, pk, Head(row.seq, row.hash, row.at), row.n + 1)
         return row
     if alone:
