@@ -8,7 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from notebooks.log import services
 from notebooks.log.identity import writer_keys
+from notebooks.log.identity.roles import Actor
 from notebooks.log.views import selectors
 from notebooks.models import RowProof
 from notebooks.sessions import services as sessions
@@ -182,3 +184,18 @@ def test_vault_append_needs_both_the_key_id_and_its_secret(vault, zelda, flags, 
         call_command("notebook", "vault", "append", "zelda", *flags, stdout=StringIO())
     assert caught.value.returncode == 2 and said in str(caught.value)
     assert selectors.head(zelda).seq == 3
+
+
+def test_a_holders_signed_restore_of_a_line_her_session_restored_already_is_refused(vault, zelda, settings):
+    settings.NOTEBOOK_VAULT_ENABLED = True
+    settings.NOTEBOOK_VAULT_CLAIMS = "notebooks.vault.claims.open_session_titles"
+    vault.sweep()
+    sessions.take(notebook="zelda", plan="Tidy", by="pippa")
+    pippa = Actor("pippa")
+    services.retire(notebook="zelda", n=2, by=pippa, why="wrong")
+    assert services.restore(notebook="zelda", n=2, by=pippa, why="right after all").n == 4  # pending, in her session
+    words = "the bridge guard swings twice"
+    again = outside(n=5, text=words, source="guessed", restores=2, by="pippa", why="again")
+    append_to(vault, "zelda", *signed(again, key=writer_keys.issue(actor="pippa")))
+    (problem,) = vault.sweep().problems
+    assert "Line #2 was already restored, as line #4" in problem.message

@@ -189,9 +189,9 @@ def import_state(notebook: Notebook) -> decision.State:
         }  # fmt: skip
         session = None
         if op == fold.PROPOSE:
-            # It marks no line restored or moved: those are every writer's, and it counts for its holder only.
-            fields.update(proposes=proposes, withdrawn=withdrawn, into=None, moved_notebook=None)
-            if sid is not None and not withdrawn:  # a session's write of the op, as its holder's later writes see it
+            fields.update(proposes=proposes, withdrawn=withdrawn)
+            # A session's write of the op, as its holder's later writes see it (a restore restores for her alone).
+            if sid is not None and not withdrawn:
                 fields["op"], session = proposes, sid
         state.seq = seq - 1  # the row keeps its stored seq (apply numbers it after the row before)
         decision.apply(state, fields, session)

@@ -169,7 +169,7 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
         try:
             fold.check_may_restore(
                 n=restores, added=old is not None, live=old is not None and old.live,
-                restored_as=state.restored.get(restores), moved_to=state.moved.get(restores),
+                restored_as=state.restored_as(restores, session), moved_to=state.moved.get(restores),
             )  # fmt: skip
         except NotebookError as exc:
             raise (type(exc)(f"'restores': {exc.message}") if door.file else exc) from None

@@ -19,6 +19,7 @@ class State:
     absent: dict[str, int] = field(default_factory=dict)  # digest -> first file line that had no words for it
     named: frozenset[str] = frozenset()  # redacted words' keyed digests an appended row may mark redacted (imports.py)
     restored: dict[int, int] = field(default_factory=dict)  # a restored line -> the line that restores it
+    restoring: dict[int, dict[int, int]] = field(default_factory=dict)  # session -> its proposed restores, as above
     moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # a line moved away -> its notebook and line there
     keyed: dict[str, str] = field(default_factory=dict)  # plain digest -> the keyed digest given to words without one
     proposals: dict[int, tuple[str, int]] = field(default_factory=dict)  # an unlanded proposal's seq -> (op, n)
@@ -29,6 +30,11 @@ class State:
         """Line n as a write of `session`'s holder judges it (her proposals as the ops they propose), or as landed."""
         own = self.pending.get(session) if session is not None else None
         return own[n] if own is not None and n in own else self.lines.get(n)
+
+    def restored_as(self, n: int, session: int | None = None) -> int | None:
+        """The line that restored line n: landed, or proposed by `session`'s holder (for her alone, as her view)."""
+        found = self.restored.get(n)
+        return self.restoring.get(session, {}).get(n) if found is None and session is not None else found
 
     def own_line(self, n: int, session: int) -> LineState | None:
         """Line n in `session`'s own view, to change there: a copy of the landed line the first time."""
@@ -56,7 +62,7 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
             state.reserved.discard(n)  # the number its proposal held
         into = get("into")
         if into is not None:
-            state.restored[into] = n
+            (state.restoring.setdefault(session, {}) if proposed else state.restored)[into] = n
         added = LineState(n, row["source"], get("words"), True, seq)
         if proposed:
             state.pending.setdefault(session, {})[n] = added
