@@ -32,10 +32,14 @@ class NotebookRef(NamedTuple):
 AnyNotebook = Notebook | NotebookRef
 
 
-def get_notebook(title: str) -> Notebook:
+def check_comparable(title: str) -> None:
+    """Refuses a title the databases cannot even compare: such a title was never created."""
     if not isinstance(title, str) or "\x00" in title or not is_storable(title):
-        # Such a title was never created, and the databases cannot even compare it.
         raise NotFound(f"No notebook is titled {quoted(title)}.")
+
+
+def get_notebook(title: str) -> Notebook:
+    check_comparable(title)
     # Plain SQL: compiling the ORM query cost more than the rest of a warm turn. Other fields load when read.
     found = viewed.fetch_one("SELECT id, title FROM notebooks_notebook WHERE title = %s", [title])
     if found is not None:

@@ -11,11 +11,12 @@ from django.db import connection
 
 from notebooks.log.files import rowformat
 from notebooks.log.rules import fold
-from notebooks.log.rules.checks import is_number, is_storable, quoted
+from notebooks.log.rules.checks import is_number
 from notebooks.log.rules.errors import NotFound
 from notebooks.log.rules.lines import ALL, Head, Line, head_of
 from notebooks.log.store import view_reads as viewed
 from notebooks.log.store.locked_reads import (
+    check_comparable,
     get_notebook,  # noqa: F401 - the notebook a reader names, read here
     head,
     not_found,
@@ -32,8 +33,7 @@ T = TypeVar("T")
 
 def notebook_and_head(title: str, also: Sequence[tuple[str, list]] = ()) -> tuple[Notebook, Head, tuple]:
     """The notebook, its head and the `also` columns (view_reads.notebook_head), in one statement."""
-    if not isinstance(title, str) or "\x00" in title or not is_storable(title):
-        raise NotFound(f"No notebook is titled {quoted(title)}.")
+    check_comparable(title)
     found = viewed.notebook_head(title, also)
     if found is None:
         raise not_found(title)
