@@ -2,9 +2,15 @@
 state a fold of the notebook's own file leaves (importing.checked_rows), and its holder's view is the one her
 service writes read (locked_reads.line_or_none): one fold, whatever door reads the rows."""
 
+import json
+import time
+
+import pytest
+
 from notebooks.log import moves, redaction, services
 from notebooks.log.files import importing, imports
 from notebooks.log.rules import decision
+from notebooks.log.rules.errors import Forbidden
 from notebooks.log.store.locked_reads import line_or_none
 from notebooks.log.views import selectors
 from notebooks.models import EventKind, Row, SessionEvent
@@ -73,3 +79,31 @@ def test_import_state_is_the_fold_of_the_notebooks_own_file(zelda, dad):
     for n in range(1, state.top_n + 1):
         assert state.line(n, held) == line_or_none(nb, n, session=held), n
         assert state.line(n) == line_or_none(nb, n), n
+
+
+DRIFT = {
+    "an edit": lambda: services.edit(notebook="zelda", n=1, to="dads words", by=DAD, why="drift"),
+    "a retirement": lambda: services.retire(notebook="zelda", n=1, by=DAD, why="drift"),
+    "a redaction": lambda: redaction.redact(notebook="zelda", n=1, by=DAD, why="a secret"),
+}
+
+
+@pytest.mark.parametrize("drift", DRIFT, ids=list(DRIFT))
+def test_a_change_landed_after_her_proposal_reaches_her_view_too(zelda, dad, drift):
+    held = sessions.take(notebook="zelda", plan="the guard", by="pippa").id
+    services.edit(notebook="zelda", n=1, to="her words", by="pippa", why="proposed")
+    DRIFT[drift]()  # Dad's change lands at once, while her session is open
+    nb = selectors.get_notebook("zelda")
+    assert imports.import_state(nb).line(1, held) == line_or_none(nb, 1, session=held)
+
+
+def test_after_dads_correction_her_appended_edit_is_refused_as_her_api_edit_is(zelda, dad, settings):
+    settings.NOTEBOOK_VAULT_OUTSIDE_AGENT = "pippa"  # the file's unsigned rows are hers, as her harness appends them
+    sessions.take(notebook="zelda", plan="the guard", by="pippa")
+    services.edit(notebook="zelda", n=1, to="her words", by="pippa", why="proposed")
+    DRIFT["an edit"]()  # the line is Dad's correction now
+    with pytest.raises(Forbidden):
+        services.edit(notebook="zelda", n=1, to="third words", by="pippa", why="again")
+    row = {"op": "edit", "n": 1, "to": "third words", "by": "pippa", "why": "again", "at": time.time()}
+    with pytest.raises(Forbidden):
+        imports.append_rows(notebook="zelda", lines=[json.dumps(row)], by_default="harness")

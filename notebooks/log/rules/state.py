@@ -77,10 +77,14 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
         current = state.own_line(n, session) if proposed else state.line(n)
         if current is not None:  # a stored proposal may name a line its session's view lacks (imports.import_state)
             current.apply(seq, op, get("source"), get("words"))  # a strike's are not read
+        if not proposed:  # a landed change reaches every holder's own view of the line too (fold.line_state)
+            for mine in _own_copies(state, n, current):
+                mine.apply(seq, op, get("source"), get("words"))
     elif op == "redact":
         state.redacted[row["redacts"]] = get("line_no") or seq
-        if (line := state.lines.get(n)) is not None:
-            line.last_seq = seq  # the line's latest change, as fold.line_state counts it for a service's write
+        for line in (state.lines.get(n), *_own_copies(state, n)):
+            if line is not None:
+                line.last_seq = seq  # the line's latest change, as fold.line_state counts it for a service's write
     elif op == PROPOSE:
         if not get("withdrawn"):  # a stored proposal its session withdrew counts as nothing but its number
             state.proposals[seq] = (row["proposes"], n)
@@ -102,3 +106,8 @@ def apply(state: State, row: dict[str, Any], session: int | None = None) -> None
     at = get("at")
     if at is not None:
         state.at = at
+
+
+def _own_copies(state: State, n: int, besides: LineState | None = None) -> list[LineState]:
+    """Line n as each session's holder sees it, where she changed it (State.own_line), but `besides`."""
+    return [mine for own in state.pending.values() if (mine := own.get(n)) is not None and mine is not besides]
