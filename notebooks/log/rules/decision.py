@@ -179,10 +179,10 @@ def _add(state: State, row: dict[str, Any], editor: bool, door: Door, session: i
         if source is None:  # a service's restore brings back the line's last words and source
             source = row["source"] = old.source
             row["words"] = old.words
-        elif door.appended and row.get("words") is not None and row["words"] != old.words:
+        elif door.appended and (row.get("words") != old.words or source != old.source):  # words None: marked redacted
             raise Invalid(
-                f"'restores': a restore brings back line #{restores}'s last words, and these are others: restore it "
-                "with its last words, then edit the new line"
+                f"'restores': a restore brings back line #{restores}'s last words and source ({old.source}), and this "
+                "row's are others: restore it as it was, then edit the new line"
             )
         row["into"] = restores  # the row keeps it in `into`, and hashes it there
     if door.authors:
