@@ -413,16 +413,44 @@ function clearOfBar(li) {
   if (under > 0) window.scrollBy(0, under + 8);
 }
 
-document.addEventListener("change", (event) => {
-  if (!(event.target.matches && event.target.matches("input.pick"))) return;
-  const li = event.target.closest("li.line");
-  togglePick(event.target.value, event.target.checked, li);
+function picksChanged(n, on, li) {
+  togglePick(n, on, li);
   const form = document.getElementById("select-form");
   if (form) form.classList.remove("done");
   updateSelection();
   clearOfBar(li);
   if (form) askKeepChoices(form);
+}
+
+document.addEventListener("change", (event) => {
+  if (!(event.target.matches && event.target.matches("input.pick"))) return;
+  picksChanged(event.target.value, event.target.checked, event.target.closest("li.line"));
 });
+
+// A box pressed as a search's answer replaces the list is ticked on release: the browser's own click is lost then.
+let pressed = null;
+
+document.addEventListener(
+  "pointerdown",
+  (event) => {
+    const hit = event.target.closest && event.target.closest("label.pick-hit");
+    const box = hit && hit.querySelector("input.pick");
+    pressed = box ? { box, li: box.closest("li.line"), on: !box.checked } : null;
+  },
+  true,
+);
+
+document.addEventListener(
+  "pointerup",
+  () => {
+    const press = pressed;
+    pressed = null;
+    if (!press || press.box.isConnected) return;
+    const now = document.getElementById(press.box.id);
+    picksChanged(press.box.value, press.on, now ? now.closest("li.line") : press.li);
+  },
+  true,
+);
 
 document.addEventListener("click", (event) => {
   const remove = event.target.closest && event.target.closest("#select-form button.unpick");

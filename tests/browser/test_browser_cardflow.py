@@ -38,7 +38,7 @@ LINES = [
     "Rolling into trees drops rupees or a bee hive.",
     "Hearts in the grass come back when you leave.",
 ]
-TITLES = ("click", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
+TITLES = ("click", "press", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +105,21 @@ def test_a_click_while_the_search_is_still_loading_lands(open_card):
     _settled(page)
     expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
     expect(page.locator("#line-9 textarea[name=words]")).to_be_visible()
+    expect(page.locator("#select-form .sel-count")).to_have_text("1 selected")
+
+
+def test_a_box_pressed_as_the_search_replaces_the_list_is_ticked_on_release(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("press")
+    box = page.locator("#pick-9").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()  # pressed on the list as it was
+    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
+    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")  # the list under the press is new
+    page.mouse.up()
+    _settled(page)
+    expect(page.locator("#pick-9")).to_be_checked()
     expect(page.locator("#select-form .sel-count")).to_have_text("1 selected")
 
 
