@@ -210,18 +210,21 @@ document.addEventListener("click", (event) => {
   const button = event.target.closest && event.target.closest("#lines-region li.line > .line-row .actions a.act");
   if (!button || !window.htmx || event.ctrlKey || event.metaKey || event.shiftKey) return;
   event.preventDefault();
-  if (!listReloading()) {
-    openAction(button);
-    return;
-  }
-  // The list is being replaced: the same action on the same line once the new list is in (if it lists the line).
+  if (listReloading()) actOnceListed(button);
+  else openAction(button);
+});
+
+// The list is being replaced: the same action on the same line once the new list is in (if it lists the line).
+function actOnceListed(button) {
   const n = button.closest("li.line").dataset.n;
   const key = button.getAttribute("aria-keyshortcuts");
-  afterReload.push(() => {
-    const again = document.querySelector(`#line-${n} > .line-row .actions a.act[aria-keyshortcuts="${key}"]`);
-    if (again) openAction(again);
-  });
-});
+  const again = () => {
+    const now = document.querySelector(`#line-${n} > .line-row .actions a.act[aria-keyshortcuts="${key}"]`);
+    if (now) openAction(now);
+  };
+  if (listReloading()) afterReload.push(again);
+  else again();
+}
 
 // ----- the toolbar's list: one request per set of filters, and what he did meanwhile is kept -----
 
@@ -427,15 +430,16 @@ document.addEventListener("change", (event) => {
   picksChanged(event.target.value, event.target.checked, event.target.closest("li.line"));
 });
 
-// A box pressed as a search's answer replaces the list is ticked on release: the browser's own click is lost then.
+// A box or a line's action pressed as a search's answer replaces the list acts on release: the browser's own click
+// is lost then (its press and release landed on different elements).
 let pressed = null;
 
 document.addEventListener(
   "pointerdown",
   (event) => {
-    const hit = event.target.closest && event.target.closest("label.pick-hit");
+    const hit = event.target.closest && event.target.closest("label.pick-hit, #lines-region li.line > .line-row .actions a.act");
     const box = hit && hit.querySelector("input.pick");
-    pressed = box ? { box, li: box.closest("li.line"), on: !box.checked } : null;
+    pressed = hit ? { hit, box, li: hit.closest("li.line"), on: Boolean(box && !box.checked) } : null;
   },
   true,
 );
@@ -445,9 +449,9 @@ document.addEventListener(
   () => {
     const press = pressed;
     pressed = null;
-    if (!press || press.box.isConnected) return;
-    const now = document.getElementById(press.box.id);
-    picksChanged(press.box.value, press.on, now ? now.closest("li.line") : press.li);
+    if (!press || press.hit.isConnected || !press.li) return;
+    if (!press.box) actOnceListed(press.hit);
+    else picksChanged(press.box.value, press.on, document.getElementById(press.li.id) || press.li);
   },
   true,
 );

@@ -38,7 +38,7 @@ LINES = [
     "Rolling into trees drops rupees or a bee hive.",
     "Hearts in the grass come back when you leave.",
 ]
-TITLES = ("click", "press", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
+TITLES = ("click", "press", "press-edit", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +121,20 @@ def test_a_box_pressed_as_the_search_replaces_the_list_is_ticked_on_release(open
     _settled(page)
     expect(page.locator("#pick-9")).to_be_checked()
     expect(page.locator("#select-form .sel-count")).to_have_text("1 selected")
+
+
+def test_an_edit_pressed_as_the_search_replaces_the_list_opens_on_release(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("press-edit")
+    box = page.locator("#line-9").get_by_role("link", name="Edit").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
+    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
+    page.mouse.up()
+    _settled(page)
+    expect(page.locator("#line-9 textarea[name=words]")).to_be_visible()
 
 
 # ----- 2. ticks survive a new search and stay listed in the selection bar -------------------------------------
