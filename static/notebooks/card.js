@@ -433,16 +433,22 @@ document.addEventListener("change", (event) => {
 // A box or a line's action pressed as a search's answer replaces the list acts on release: the browser's own click
 // is lost then (its press and release landed on different elements).
 let pressed = null;
+const PRESSABLE = "label.pick-hit, #lines-region li.line > .line-row .actions a.act";
 
 document.addEventListener(
   "pointerdown",
   (event) => {
-    const hit = event.target.closest && event.target.closest("label.pick-hit, #lines-region li.line > .line-row .actions a.act");
+    const plain = event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey;
+    const hit = plain && event.target.closest && event.target.closest(PRESSABLE);
     const box = hit && hit.querySelector("input.pick");
     pressed = hit ? { hit, box, li: hit.closest("li.line"), on: Boolean(box && !box.checked) } : null;
   },
   true,
 );
+
+document.addEventListener("pointercancel", () => {
+  pressed = null; // a touch that became a scroll
+});
 
 document.addEventListener(
   "pointerup",
