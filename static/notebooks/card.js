@@ -430,32 +430,30 @@ document.addEventListener("change", (event) => {
   picksChanged(event.target.value, event.target.checked, event.target.closest("li.line"));
 });
 
-// A box or a line's action pressed as a search's answer replaces the list acts on release: the browser's own click
-// is lost then (its press and release landed on different elements).
+// A box or a line's action clicked as a search's answer replaces the list acts on release: a mouse's click is lost
+// then (its press and release landed on different elements); a tap's is not (it goes where the finger is at the end).
 let pressed = null;
 const PRESSABLE = "label.pick-hit, #lines-region li.line > .line-row .actions a.act";
 
 document.addEventListener(
   "pointerdown",
   (event) => {
-    const plain = event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey;
+    const plain = event.pointerType === "mouse" && event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey;
     const hit = plain && event.target.closest && event.target.closest(PRESSABLE);
     const box = hit && hit.querySelector("input.pick");
-    pressed = hit ? { hit, box, li: hit.closest("li.line"), on: Boolean(box && !box.checked) } : null;
+    const at = { x: event.clientX, y: event.clientY };
+    pressed = hit ? { hit, box, at, li: hit.closest("li.line"), on: Boolean(box && !box.checked) } : null;
   },
   true,
 );
 
-document.addEventListener("pointercancel", () => {
-  pressed = null; // a touch that became a scroll
-});
-
 document.addEventListener(
   "pointerup",
-  () => {
+  (event) => {
     const press = pressed;
     pressed = null;
     if (!press || press.hit.isConnected || !press.li) return;
+    if (Math.hypot(event.clientX - press.at.x, event.clientY - press.at.y) > 8) return; // slid off: no click
     if (!press.box) actOnceListed(press.hit);
     else picksChanged(press.box.value, press.on, document.getElementById(press.li.id) || press.li);
   },

@@ -38,7 +38,20 @@ LINES = [
     "Rolling into trees drops rupees or a bee hive.",
     "Hearts in the grass come back when you leave.",
 ]
-TITLES = ("click", "press", "press-edit", "ticks", "counts", "limits", "draft", "phone", "wide", "search", "nojs")
+TITLES = (
+    "click",
+    "press",
+    "slid",
+    "press-edit",
+    "ticks",
+    "counts",
+    "limits",
+    "draft",
+    "phone",
+    "wide",
+    "search",
+    "nojs",
+)
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +134,22 @@ def test_a_box_pressed_as_the_search_replaces_the_list_is_ticked_on_release(open
     _settled(page)
     expect(page.locator("#pick-9")).to_be_checked()
     expect(page.locator("#select-form .sel-count")).to_have_text("1 selected")
+
+
+def test_a_box_pressed_as_the_search_replaces_the_list_and_slid_off_is_not_ticked(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("slid")
+    box = page.locator("#pick-9").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
+    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
+    page.mouse.move(box["x"] + 200, box["y"] + 120)  # away from where he pressed: a click taken back
+    page.mouse.up()
+    _settled(page)
+    expect(page.locator("#pick-9")).not_to_be_checked()
+    expect(page.locator("#select-form .sel-count")).to_have_text("")
 
 
 def test_an_edit_pressed_as_the_search_replaces_the_list_opens_on_release(open_card):
