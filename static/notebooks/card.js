@@ -416,8 +416,8 @@ function clearOfBar(li) {
   if (under > 0) window.scrollBy(0, under + 8);
 }
 
-function picksChanged(n, on, li) {
-  togglePick(n, on, li);
+function picksChanged(n, on, li, wordsFrom = li) {
+  togglePick(n, on, wordsFrom);
   const form = document.getElementById("select-form");
   if (form) form.classList.remove("done");
   updateSelection();
@@ -455,7 +455,8 @@ document.addEventListener(
     if (!press || press.hit.isConnected || !press.li) return;
     if (Math.hypot(event.clientX - press.at.x, event.clientY - press.at.y) > 8) return; // slid off: no click
     if (!press.box) actOnceListed(press.hit);
-    else picksChanged(press.box.value, press.on, document.getElementById(press.li.id) || press.li);
+    // The line as it now stands (perhaps a form), its words as pressed.
+    else picksChanged(press.box.value, press.on, document.getElementById(press.li.id) || press.li, press.li);
   },
   true,
 );

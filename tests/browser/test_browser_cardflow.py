@@ -43,6 +43,7 @@ TITLES = (
     "press",
     "slid",
     "press-edit",
+    "press-form",
     "ticks",
     "counts",
     "limits",
@@ -125,7 +126,9 @@ def test_a_box_pressed_as_the_search_replaces_the_list_is_ticked_on_release(open
     from playwright.sync_api import expect
 
     page = open_card("press")
-    box = page.locator("#pick-9").bounding_box()
+    target = page.locator("#pick-9")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()  # pressed on the list as it was
     page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
@@ -140,7 +143,9 @@ def test_a_box_pressed_as_the_search_replaces_the_list_and_slid_off_is_not_ticke
     from playwright.sync_api import expect
 
     page = open_card("slid")
-    box = page.locator("#pick-9").bounding_box()
+    target = page.locator("#pick-9")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
@@ -152,11 +157,32 @@ def test_a_box_pressed_as_the_search_replaces_the_list_and_slid_off_is_not_ticke
     expect(page.locator("#select-form .sel-count")).to_have_text("")
 
 
+def test_a_box_pressed_as_its_line_becomes_a_form_is_listed_with_its_words(open_card):
+    from playwright.sync_api import expect
+
+    page = open_card("press-form")
+    target = page.locator("#pick-9")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.eval_on_selector(
+        "#line-9", "(li) => htmx.ajax('GET', location.pathname + 'lines/9/edit/', {target: li, swap: 'outerHTML'})"
+    )
+    expect(page.locator("#line-9 textarea[name=words]")).to_be_visible()  # the line under the press is its form
+    page.mouse.up()
+    bar = page.locator("#select-form")
+    expect(bar.locator(".sel-count")).to_have_text("1 selected")
+    expect(bar.locator(".sel-list li")).to_contain_text("#9 Lava tiles hurt even at the edge.")
+
+
 def test_an_edit_pressed_as_the_search_replaces_the_list_opens_on_release(open_card):
     from playwright.sync_api import expect
 
     page = open_card("press-edit")
-    box = page.locator("#line-9").get_by_role("link", name="Edit").bounding_box()
+    target = page.locator("#line-9").get_by_role("link", name="Edit")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
