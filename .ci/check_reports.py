@@ -1,5 +1,6 @@
 """Fail CI unless both databases really ran the suite with nothing skipped, browser tests included: SQLite all of
-it, PostgreSQL at least every test that touches a database (.ci/run passes it --database-only)."""
+it, PostgreSQL every test that touches a database but the browser's client side (.ci/run passes it --database-only).
+"""
 
 import json
 import sys

@@ -52,13 +52,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test marked vendor("sqlite") or vendor("postgresql") runs only in that part of the suite: deselected, not
     skipped, in the other (CI runs both parts, and fails on any skip). With --database-only, so are the tests that
-    touch no database; the report says so, and .ci/check_reports.py fails unless the other part ran them."""
+    touch no database and those marked client_side; the report says so, and .ci/check_reports.py fails unless the
+    other part ran them."""
     from tests.databases import suite_vendor
 
     vendor = suite_vendor()
     other = [item for item in items if (m := item.get_closest_marker("vendor")) and m.args[0] != vendor]
     if config.getoption("database_only"):
-        other += [item for item in items if item not in other and not touches_database(item)]
+        # A page's script, focus and layout do not change with the database: the SQLite part runs them, once.
+        once = {id(item) for item in items if item.get_closest_marker("client_side")}
+        other += [item for item in items if item not in other and (id(item) in once or not touches_database(item))]
     if other:
         config.hook.pytest_deselected(items=other)
         chosen = set(map(id, other))

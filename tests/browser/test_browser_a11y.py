@@ -10,7 +10,7 @@ import pytest
 
 from tests.browser.support import Server, import_rows, seen_rows
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.client_side]
 
 PASSWORD = "browser-a11y-password-0123456"
 LINES = [

@@ -8,7 +8,7 @@ import pytest
 
 from tests.browser.support import WATCH, Server, fill_sign_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.client_side]
 PASSWORD = "browser-docs-password-0123"
 
 

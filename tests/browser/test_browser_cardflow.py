@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser.support import Server, card_pages, fill_sign_in, import_rows, save_sign_in, seen_rows
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.client_side]
 
 PASSWORD = "browser-cardflow-password-0123"
 LINES = [

@@ -12,7 +12,7 @@ import pytest
 from tests.browser.support import WATCH, Server, sign_in
 from tests.databases import Scratch
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.client_side]
 
 PAYLOADS = [
     "<script>window.__pwned = 1</script>",

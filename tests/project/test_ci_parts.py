@@ -44,6 +44,19 @@ def test_a_module_that_starts_processes_touches_a_database_unless_marked_free(tm
     assert touches_database(Item(starts, fixturenames=["db"], markers=("database_free",)))
 
 
+def test_the_second_part_leaves_out_the_browser_tests_of_a_pages_client_side():
+    files = ["tests/browser/test_browser_a11y.py", "tests/browser/test_browser_move.py"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", "--database-only", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "test_browser_move.py::" in listed
+    assert "test_browser_a11y.py::" not in listed  # marked client_side: the SQLite part ran it
+
+
 PARTS = ("sqlite", "postgresql")
 
 
