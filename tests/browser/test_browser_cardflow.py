@@ -122,17 +122,30 @@ def test_a_click_while_the_search_is_still_loading_lands(open_card):
     expect(page.locator("#select-form .sel-count")).to_have_text("1 selected")
 
 
+def _pointer_on(page, target) -> dict:  # noqa: ANN001
+    """The mouse over the middle of `target`, scrolled into view; its box."""
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    return box
+
+
+def _press_while_searching(page, target) -> dict:  # noqa: ANN001
+    """The mouse pressed on `target`, then a search for "lava" replaces the list under it (the button still down)."""
+    from playwright.sync_api import expect
+
+    box = _pointer_on(page, target)
+    page.mouse.down()
+    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
+    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
+    return box
+
+
 def test_a_box_pressed_as_the_search_replaces_the_list_is_ticked_on_release(open_card):
     from playwright.sync_api import expect
 
     page = open_card("press")
-    target = page.locator("#pick-9")
-    target.scroll_into_view_if_needed()
-    box = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()  # pressed on the list as it was
-    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
-    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")  # the list under the press is new
+    _press_while_searching(page, page.locator("#pick-9"))  # pressed on the list as it was; the list under it is new
     page.mouse.up()
     _settled(page)
     expect(page.locator("#pick-9")).to_be_checked()
@@ -143,13 +156,7 @@ def test_a_box_pressed_as_the_search_replaces_the_list_and_slid_off_is_not_ticke
     from playwright.sync_api import expect
 
     page = open_card("slid")
-    target = page.locator("#pick-9")
-    target.scroll_into_view_if_needed()
-    box = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
-    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
+    box = _press_while_searching(page, page.locator("#pick-9"))
     page.mouse.move(box["x"] + 200, box["y"] + 120)  # away from where he pressed: a click taken back
     page.mouse.up()
     _settled(page)
@@ -161,10 +168,7 @@ def test_a_box_pressed_as_its_line_becomes_a_form_is_listed_with_its_words(open_
     from playwright.sync_api import expect
 
     page = open_card("press-form")
-    target = page.locator("#pick-9")
-    target.scroll_into_view_if_needed()
-    box = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _pointer_on(page, page.locator("#pick-9"))
     page.mouse.down()
     page.eval_on_selector(
         "#line-9", "(li) => htmx.ajax('GET', location.pathname + 'lines/9/edit/', {target: li, swap: 'outerHTML'})"
@@ -180,13 +184,7 @@ def test_an_edit_pressed_as_the_search_replaces_the_list_opens_on_release(open_c
     from playwright.sync_api import expect
 
     page = open_card("press-edit")
-    target = page.locator("#line-9").get_by_role("link", name="Edit")
-    target.scroll_into_view_if_needed()
-    box = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.eval_on_selector("form.toolbar input[name=q]", "(q) => { q.value = 'lava'; htmx.trigger(q.form, 'submit'); }")
-    expect(page.locator("#shown-count")).to_contain_text("1 of 20 lines match")
+    _press_while_searching(page, page.locator("#line-9").get_by_role("link", name="Edit"))
     page.mouse.up()
     _settled(page)
     expect(page.locator("#line-9 textarea[name=words]")).to_be_visible()
