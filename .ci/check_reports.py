@@ -1,5 +1,6 @@
 """Fail CI unless both databases really ran the suite with nothing skipped, browser tests included: SQLite all of
-it, PostgreSQL every test that touches a database but the browser's client side (.ci/run passes it --database-only).
+it, PostgreSQL every test that touches a database but the browser's client side (.ci/run passes it --database-only)
+and those marked vendor("sqlite").
 """
 
 import json

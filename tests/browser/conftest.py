@@ -24,21 +24,12 @@ def browser():  # noqa: ANN201
 
 
 class LiveSites:
-    """Live servers for this worker's browser tests, each on a copy of a template migrated once per session."""
+    """Live servers for this worker's browser tests, each on a copy of the suite's template, migrated once per
+    session. A module whose site must be SQLite is marked vendor("sqlite"): a run on PostgreSQL leaves it out."""
 
     def __init__(self, suite: Templates, factory: pytest.TempPathFactory) -> None:
         self.suite = suite
         self.factory = factory
-        self.sqlite: Templates | None = None
-
-    def templates(self, vendor: str | None) -> Templates:
-        if vendor in (None, self.suite.vendor):
-            return self.suite
-        assert vendor == "sqlite", f"a live site on {vendor} needs the suite on {vendor}"
-        if self.sqlite is None:
-            self.sqlite = Templates(self.factory.mktemp("browser-sqlite"))
-            self.sqlite.vendor = "sqlite"
-        return self.sqlite
 
     @contextmanager
     def serve(
@@ -47,25 +38,18 @@ class LiveSites:
         seed: Callable[[Server], None] | None = None,
         *,
         password: str | None = None,
-        vendor: str | None = None,
         seed_first: bool = False,
         **env: str,
     ) -> Iterator[Server]:
-        """A server on a new database of `vendor` (the suite's when None), seeded by `seed`, until the block ends."""
-        scratch = self.templates(vendor).new()
+        """A server on a new database of the suite's vendor, seeded by `seed`, until the block ends."""
+        scratch = self.suite.new()
         with serve(scratch, self.factory.mktemp(name), seed, password, seed_first, **env) as server:
             yield server
 
-    def cleanup(self) -> None:
-        if self.sqlite is not None:
-            self.sqlite.cleanup()
-
 
 @pytest.fixture(scope="session")
-def live_sites(scratch_templates: Templates, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSites]:
-    sites = LiveSites(scratch_templates, tmp_path_factory)
-    yield sites
-    sites.cleanup()
+def live_sites(scratch_templates: Templates, tmp_path_factory: pytest.TempPathFactory) -> LiveSites:
+    return LiveSites(scratch_templates, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

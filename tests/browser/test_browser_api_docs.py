@@ -8,7 +8,8 @@ import pytest
 
 from tests.browser.support import WATCH, Server, fill_sign_in
 
-pytestmark = [pytest.mark.browser, pytest.mark.client_side]
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 PASSWORD = "browser-docs-password-0123"
 
 
@@ -21,7 +22,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[str]:
 
     # The page is the same on both databases; the browser needs only a server, run as in production (DEBUG off).
     with live_sites.serve(
-        "browser-docs", collect, password=PASSWORD, vendor="sqlite", seed_first=True, DEBUG="0", STATIC_ROOT=str(static)
+        "browser-docs", collect, password=PASSWORD, seed_first=True, DEBUG="0", STATIC_ROOT=str(static)
     ) as server:
         yield server.url
 

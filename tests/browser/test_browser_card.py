@@ -14,7 +14,8 @@ import pytest
 
 from tests.browser.support import Server, fill_sign_in, save_sign_in, sign_in
 
-pytestmark = pytest.mark.browser
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 SCRIPT_LINE = "<script>alert(1)</script>"
 IMG_LINE = '<img src=x onerror="window.__pwned = 1; alert(2)">'
@@ -30,7 +31,7 @@ def _seed(server: Server) -> None:
 
 @pytest.fixture(scope="module")
 def card_server(live_sites) -> Iterator[Server]:  # noqa: ANN001
-    with live_sites.serve("card-browser", _seed, vendor="sqlite") as server:
+    with live_sites.serve("card-browser", _seed) as server:
         yield server
 
 

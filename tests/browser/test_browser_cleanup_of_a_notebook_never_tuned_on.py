@@ -23,7 +23,8 @@ import pytest
 from bench.similar_data import Labelled, load
 from tests.browser.support import Server, Tally, fill_sign_in, labelled_seed, line_histories, live_lines, true_side
 
-pytestmark = pytest.mark.browser
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 GAME = TITLE = "minecraft"
 SUGGESTED_BAR = (60, 400)  # actions, typed characters: with the helper brain's suggestions (issue 31)
@@ -34,14 +35,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 @pytest.fixture(scope="module")
 def engine_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
     seed = labelled_seed(tmp_path_factory.mktemp("never-tuned-engine"), GAME, TITLE)
-    with live_sites.serve("never-tuned-engine", seed, vendor="sqlite") as server:
+    with live_sites.serve("never-tuned-engine", seed) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def suggested_server(tmp_path_factory: pytest.TempPathFactory, live_sites) -> Iterator[Server]:  # noqa: ANN001
     seed = labelled_seed(tmp_path_factory.mktemp("never-tuned-suggested"), GAME, TITLE)
-    with live_sites.serve("never-tuned-suggested", seed, vendor="sqlite") as server:
+    with live_sites.serve("never-tuned-suggested", seed) as server:
         yield server
 
 

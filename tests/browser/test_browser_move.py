@@ -6,7 +6,8 @@ import pytest
 
 from tests.browser.support import Server, open_signed_in
 
-pytestmark = pytest.mark.browser
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 
 def _seed(server: Server) -> None:
@@ -19,7 +20,7 @@ def _seed(server: Server) -> None:
 @pytest.fixture(scope="module")
 def server(live_sites) -> Iterator[tuple[str, str]]:  # noqa: ANN001
     """A card server on its own SQLite file: zelda (the demo's 17 lines) and a stray notebook of three lines."""
-    with live_sites.serve("move-browser", _seed, vendor="sqlite") as site:
+    with live_sites.serve("move-browser", _seed) as site:
         yield site.url, site.password
 
 

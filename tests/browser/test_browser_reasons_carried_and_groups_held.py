@@ -10,7 +10,8 @@ import pytest
 
 from tests.browser.support import Server, open_signed_in, seed_suggestions
 
-pytestmark = pytest.mark.browser
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 BOSS = "the big dinosaur swallows bombs"
 BOSS_TOO = "King Dodongo: throw a bomb into his mouth"
@@ -37,7 +38,7 @@ def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
         for words in (ROLL, ROLL_TOO, ROLL_AGAIN):
             site.run("notebook", "add", "retire", words, "--source", "seen", "--by", "pippa", "--why", "seen")
 
-    with live_sites.serve("carried-browser", seed, vendor="sqlite") as site:
+    with live_sites.serve("carried-browser", seed) as site:
         yield site
 
 

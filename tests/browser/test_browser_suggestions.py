@@ -8,7 +8,8 @@ import pytest
 
 from tests.browser.support import Server, open_signed_in, seed_suggestions
 
-pytestmark = pytest.mark.browser
+# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 BOSS = "the big dinosaur swallows bombs"
 BOSS_TOO = "King Dodongo: throw a bomb into his mouth"
@@ -25,7 +26,7 @@ def server(live_sites, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
             {"lines": [3], "kind": "stray", "why": "not about the game"},
         ])  # fmt: skip
 
-    with live_sites.serve("suggest-browser", seed, vendor="sqlite") as site:
+    with live_sites.serve("suggest-browser", seed) as site:
         yield site
 
 

@@ -2,6 +2,7 @@
 that fails when a part left tests out."""
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ def test_a_module_that_starts_processes_touches_a_database_unless_marked_free(tm
 
 
 def test_the_second_part_leaves_out_the_browser_tests_of_a_pages_client_side():
-    files = ["tests/browser/test_browser_a11y.py", "tests/browser/test_browser_move.py"]
+    files = ["tests/browser/test_browser_a11y.py", "tests/browser/test_browser_selection.py"]
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", "--database-only", *files],
         cwd=ROOT,
@@ -53,8 +54,22 @@ def test_the_second_part_leaves_out_the_browser_tests_of_a_pages_client_side():
         text=True,
         timeout=120,
     ).stdout
-    assert "test_browser_move.py::" in listed
+    assert "test_browser_selection.py::" in listed
     assert "test_browser_a11y.py::" not in listed  # marked client_side: the SQLite part ran it
+
+
+def test_a_run_on_postgresql_leaves_out_the_browser_modules_whose_site_is_sqlite():
+    files = ["tests/browser/test_browser_move.py", "tests/browser/test_browser_selection.py"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *files],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/never_opened"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "test_browser_selection.py::" in listed
+    assert "test_browser_move.py::" not in listed  # marked vendor("sqlite"): the SQLite part ran it
 
 
 PARTS = ("sqlite", "postgresql")
