@@ -16,8 +16,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.databases import ROOT, Scratch
-from tests.web_instances import Browser, Instance, api, collectstatic, scratch_env, start_instance
+from tests.databases import ROOT, Commands, Scratch
+from tests.web_instances import Browser, Instance, api, scratch_env, start_instance
 
 pytestmark = pytest.mark.vendor("postgresql")  # SQLite is one file on one host: several hosts means PostgreSQL
 
@@ -27,14 +27,18 @@ def pair(scratch_templates, tmp_path_factory) -> Iterator[dict]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("instances")
     scratch: Scratch = scratch_templates.new()
     env = scratch_env(scratch.env(), tmp / "static")
-    collectstatic(env)
-    for title in ("zelda", "mario", "kirby", "metroid"):
-        scratch.manage("notebook", "create", title, env=env)
-    scratch.manage("notebook", "first-editor", "--password-file", str(tmp / "pw"), env=env)
-    tokens = {
-        name: scratch.manage("notebook", "token", name, env=env).stdout.strip().splitlines()[-1]
-        for name in ("pippa", "reflector", "scout", "tidier")
-    }
+    commands = Commands(env)
+    try:
+        commands.run("collectstatic", "--no-input", "-v", "0")
+        for title in ("zelda", "mario", "kirby", "metroid"):
+            commands.run("notebook", "create", title)
+        commands.run("notebook", "first-editor", "--password-file", str(tmp / "pw"))
+        tokens = {
+            name: commands.run("notebook", "token", name).strip().splitlines()[-1]
+            for name in ("pippa", "reflector", "scout", "tidier")
+        }
+    finally:
+        commands.close()
     instances: list[Instance] = []
     try:
         for k in range(2):

@@ -11,7 +11,7 @@ from django.db import DatabaseError, connection, transaction
 
 from notebooks.log import redaction, services
 from notebooks.log.store import triggers
-from tests.databases import act_as_app_role, owner_tag, pg_execute, pg_url
+from tests.databases import Commands, act_as_app_role, owner_tag, pg_execute, pg_url
 
 
 def _refused(sql: str, match: str) -> None:
@@ -76,24 +76,31 @@ def test_a_separate_login_role_runs_the_app_but_cannot_rewrite_it(scratch_db, tm
     pg_execute(f"DROP ROLE IF EXISTS {role}", f"CREATE ROLE {role} LOGIN")
     try:
         db.manage("notebook", "grants", role, "--apply")  # as the owner
-        app = db.env(DATABASE_URL=pg_url(db.name, user=role))
-        as_app = lambda *args, **kw: db.manage(*args, env=app, **kw)  # noqa: E731
-        as_app("notebook", "create", "zelda")
-        as_app("notebook", "add", "zelda", "a secret: hunter2", "--source", "seen", "--by", "pippa", "--why", "x")
-        as_app("notebook", "edit", "zelda", "1", "no secret", "--by", "dad", "--why", "x")
-        redacted = as_app("notebook", "redact", "zelda", "1", "--seq", "1", "--by", "dad", "--why", "a password")
-        assert "not vacuumed after a redaction: this role does not own them" in redacted.stderr  # and it stands
-        taken = as_app("notebook", "take", "zelda", "--plan", "tidy up", "--by", "pippa").stdout
-        session = re.search(r"#(\d+)", taken).group(1)
-        as_app("notebook", "add", "zelda", "in a session", "--source", "seen", "--by", "pippa", "--why", "x")
-        as_app("notebook", "land", session, "--summary", "one line", "--by", "pippa")
-        as_app("notebook", "token", "pippa")
-        exported = tmp_path / "zelda.jsonl"
-        exported.write_text(as_app("notebook", "export", "zelda").stdout)
-        as_app("notebook", "import", str(exported), "--title", "copy")
-        assert "every chain verifies" in as_app("notebook", "verify").stdout
+        app_env = db.env(DATABASE_URL=pg_url(db.name, user=role))
+        app = Commands(app_env)  # one process for the app role's commands
+        try:
+            as_app = app.run
+            as_app("notebook", "create", "zelda")
+            as_app("notebook", "add", "zelda", "a secret: hunter2", "--source", "seen", "--by", "pippa", "--why", "x")
+            as_app("notebook", "edit", "zelda", "1", "no secret", "--by", "dad", "--why", "x")
+            # Its own process: the warning goes to the process's stderr, through logging.
+            redacted = db.manage(
+                "notebook", "redact", "zelda", "1", "--seq", "1", "--by", "dad", "--why", "a password", env=app_env
+            )
+            assert "not vacuumed after a redaction: this role does not own them" in redacted.stderr  # and it stands
+            taken = as_app("notebook", "take", "zelda", "--plan", "tidy up", "--by", "pippa")
+            session = re.search(r"#(\d+)", taken).group(1)
+            as_app("notebook", "add", "zelda", "in a session", "--source", "seen", "--by", "pippa", "--why", "x")
+            as_app("notebook", "land", session, "--summary", "one line", "--by", "pippa")
+            as_app("notebook", "token", "pippa")
+            exported = tmp_path / "zelda.jsonl"
+            exported.write_text(as_app("notebook", "export", "zelda"))
+            as_app("notebook", "import", str(exported), "--title", "copy")
+            assert "every chain verifies" in as_app("notebook", "verify")
+        finally:
+            app.close()
         # Migrations need the owner: the app's role may not change the schema.
-        migrate = as_app("migrate", "--no-input", check=False)
+        migrate = db.manage("migrate", "--no-input", env=app_env, check=False)
         assert migrate.returncode != 0 and "permission denied" in migrate.stderr
         import psycopg
 
