@@ -1,13 +1,15 @@
 """Sign-in attempts from a process of its own (tests/card/test_signin_throttle.py), through Django's whole request path.
 
-Run as `python -m tests.signin_attempts PASSWORD [--threads N] [--times K] [--at EPOCH] …` with DATABASE_URL naming
-a migrated database: N threads each post K attempts, all starting together at EPOCH; prints the status codes as one
-JSON list, then the failures counted for the username+address and for the address.
+Run as `python -m tests.signin_attempts PASSWORD [--threads N] [--times K] [--together] …` with DATABASE_URL naming
+a migrated database: N threads each post K attempts, all starting together (with --together, once Django is set up
+it prints "ready" to stderr and starts at the epoch seconds read from stdin, so that processes overlap); prints the
+status codes as one JSON list, then the failures counted for the username+address and for the address.
 """
 
 import argparse
 import json
 import os
+import sys
 import threading
 import time
 
@@ -17,7 +19,7 @@ def main() -> None:
     parser.add_argument("password")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--times", type=int, default=1)
-    parser.add_argument("--at", type=float, help="when to start (epoch seconds), so that processes overlap")
+    parser.add_argument("--together", action="store_true", help="start at the epoch seconds read from stdin")
     parser.add_argument("--username", default="dad")
     parser.add_argument("--address", default="10.0.0.1")
     parser.add_argument("--set-password", help="give the user this password first")
@@ -41,12 +43,15 @@ def main() -> None:
     codes: list[int] = []
     lock = threading.Lock()
     start = threading.Barrier(args.threads)
+    at = 0.0
+    if args.together:
+        print("ready", file=sys.stderr, flush=True)
+        at = float(sys.stdin.readline())
 
     def attempts() -> None:
         client = Client()
         start.wait()
-        if args.at:
-            time.sleep(max(0.0, args.at - time.time()))
+        time.sleep(max(0.0, at - time.time()))
         for _ in range(args.times):
             form = {"username": args.username, "password": args.password}
             code = client.post("/accounts/login/", form, REMOTE_ADDR=args.address).status_code

@@ -3,6 +3,7 @@ database they share, and an attempt is counted before its password is checked (n
 Each attempt here goes through Django's whole request path in processes of their own, on the suite's database."""
 
 import json
+import subprocess
 import time
 
 from django.db import connection
@@ -16,9 +17,15 @@ def attempts(db: Scratch, *args: str, **env: str) -> dict:
 
 
 def overlapping(db: Scratch, processes: int, *args: str, **env: str) -> list[dict]:
-    """The same attempts from several processes at once, starting together a few seconds from now."""
-    at = str(time.time() + 4)
-    running = [db.start("-m", "tests.signin_attempts", *args, "--at", at, env=db.env(**env)) for _ in range(processes)]
+    """The same attempts from several processes at once, starting together once each has Django set up."""
+    command = ("-m", "tests.signin_attempts", *args, "--together")
+    running = [db.start(*command, env=db.env(**env), stdin=subprocess.PIPE) for _ in range(processes)]
+    for proc in running:
+        assert proc.stderr.readline() == "ready\n", proc.stderr.read()
+    at = f"{time.time() + 0.3}\n"  # every process is waiting: a moment to read this
+    for proc in running:
+        proc.stdin.write(at)
+        proc.stdin.flush()
     outs = []
     for proc in running:
         out, err = proc.communicate(timeout=180)
