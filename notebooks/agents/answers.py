@@ -71,11 +71,11 @@ def lines(
     at = until_of(until)
     read = selectors.pinned_view(nb, until=at)
     mine = session_reads.held(nb, reader) if at is None else None
-    lapsed: list = []
+    lapsed: tuple[list, set[int]] = ([], set())
     if mine is not None and mine.state == "open":  # read your own writes: her proposals, as the ops they propose
         read = selectors.PinnedView(read.seq, read.hash, session_reads.holder_lines(nb, read.lines, mine.session))
-    elif mine is not None:  # a lapsed session's lines are listed apart, not silently gone
-        lapsed = session_reads.pending_change(nb, read.lines, mine.session)[0]
+    elif mine is not None:  # a lapsed session's changes are listed apart, not silently gone
+        lapsed = session_reads.pending_change(nb, read.lines, mine.session)
     if q is not None:  # as the card's search: the line a number names, or those holding all (or any) of the words
         query = matching.parse(q, match)
         if query.number is not None:
@@ -88,8 +88,12 @@ def lines(
     return schemas.Lines.model_validate(
         {"notebook": nb.title, "until": at, "seq": read.seq, "hash": read.hash, "lines": found}
         | paging.cursors("lines", after, last, more)
-        | {"session": _session(mine), "lapsed": [x.as_dict() for x in lapsed]}
+        | {"session": _session(mine), **_lapsed(*lapsed)}
     )
+
+
+def _lapsed(changed: list, retired: set[int]) -> dict:
+    return {"lapsed": [x.as_dict() for x in changed], "lapsed_retired": sorted(retired)}
 
 
 def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:
@@ -133,13 +137,11 @@ def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
     at = until_of(until)
     mine = session_reads.held(nb, reader) if at is None else None
     if mine is not None and mine.state == "open":  # read your own writes: the holder's turn has her proposals
-        text, lapsed = session_reads.holder_turn(nb, mine.session), []
+        text, lapsed = session_reads.holder_turn(nb, mine.session), ([], set())
     else:
         text = selectors.turn(nb, until=at)
-        lapsed = [] if mine is None else session_reads.pending_change(nb, selectors.view(nb), mine.session)[0]
-    answer = schemas.Turn(
-        notebook=nb.title, until=at, text=text, session=_session(mine), lapsed=[x.as_dict() for x in lapsed]
-    )
+        lapsed = ([], set()) if mine is None else session_reads.pending_change(nb, selectors.view(nb), mine.session)
+    answer = schemas.Turn(notebook=nb.title, until=at, text=text, session=_session(mine), **_lapsed(*lapsed))
     if at is None:  # a frozen reader (a benchmark) reads the past; the index tells which notebooks play turns read
         turn_reads.note_turn_read(nb, reader)
     return answer

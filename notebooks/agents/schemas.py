@@ -152,6 +152,10 @@ class HeldSession(Answer):
 
 HELD = "The reader's own session on this notebook (open, or lapsed and not abandoned); null for anyone else."
 LAPSED = "Her lapsed session's lines, as it would have made them: not in the notebook, kept until she abandons it."
+LAPSED_RETIRED = (
+    "The live lines her lapsed session would take out (retire, or merge into another): still in the notebook, the "
+    "proposal kept until she abandons it."
+)
 
 
 class Lines(Answer):
@@ -165,6 +169,7 @@ class Lines(Answer):
     more: bool = False
     session: HeldSession | None = Field(None, description=HELD)
     lapsed: list[Line] = Field([], description=LAPSED)
+    lapsed_retired: list[int] = Field([], description=LAPSED_RETIRED)
 
 
 class OneLine(Answer):
@@ -182,6 +187,7 @@ class Turn(Answer):
     text: str
     session: HeldSession | None = Field(None, description=HELD)
     lapsed: list[Line] = Field([], description=LAPSED)
+    lapsed_retired: list[int] = Field([], description=LAPSED_RETIRED)
 
 
 class MovedEnd(Answer):

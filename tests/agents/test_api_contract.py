@@ -44,7 +44,19 @@ def test_the_reads_answer_as_documented(zelda, pippa):
     lines = pippa.get("/api/notebooks/zelda/lines")
     assert lines.status_code == 200
     body = lines.json()
-    assert set(body) == {"notebook", "until", "seq", "hash", "lines", "after", "next", "more", "session", "lapsed"}
+    assert set(body) == {
+        "notebook",
+        "until",
+        "seq",
+        "hash",
+        "lines",
+        "after",
+        "next",
+        "more",
+        "session",
+        "lapsed",
+        "lapsed_retired",
+    }
     assert (body["session"], body["lapsed"]) == (None, [])  # pippa holds no session
     assert (body["notebook"], body["until"], body["seq"], len(body["hash"])) == ("zelda", None, 3, 64)
     assert [(x["n"], x["text"], x["source"], x["by"], x["seq"]) for x in body["lines"]] == [
@@ -58,7 +70,7 @@ def test_the_reads_answer_as_documented(zelda, pippa):
     assert (then["until"], then["seq"], [x["n"] for x in then["lines"]]) == (at, 1, [1])
 
     turn = pippa.get("/api/notebooks/zelda/turn").json()
-    assert set(turn) == {"notebook", "until", "text", "session", "lapsed"}
+    assert set(turn) == {"notebook", "until", "text", "session", "lapsed", "lapsed_retired"}
     assert turn["text"].startswith("# Notebook 'zelda' as it stood at ")
     assert turn["text"].splitlines()[-1] == rowformat.GAME_ONLY
 

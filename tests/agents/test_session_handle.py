@@ -105,6 +105,23 @@ def test_a_lapsed_sessions_pending_lines_are_listed_as_lapsed_not_silently_gone(
     assert (after["session"], after["lapsed"]) == (None, [])
 
 
+def test_the_lines_a_lapsed_session_would_retire_or_merge_away_are_listed_apart(zelda, pippa, clock):
+    assert _add(pippa, "the guard swings two times").status_code == 201  # #4, outside any session
+    sid = _take(pippa).json()["id"]
+    assert pippa.post("/api/notebooks/zelda/lines/2/retire", {"why": "wrong"}).status_code == 200
+    assert pippa.post("/api/notebooks/zelda/lines/4/retire", {"why": "said by #1", "into": 1}).status_code == 200
+    held = pippa.get("/api/notebooks/zelda/lines").json()
+    assert held["lapsed_retired"] == [] and {2, 4}.isdisjoint(x["n"] for x in held["lines"])  # her own view
+    clock.move(LEASE_TTL + 1)
+    lines = pippa.get("/api/notebooks/zelda/lines").json()
+    assert (lines["session"]["id"], lines["session"]["state"]) == (sid, "lapsed")
+    assert {2, 4} <= {x["n"] for x in lines["lines"]}  # still in the notebook
+    assert lines["lapsed_retired"] == [2, 4]
+    assert pippa.get("/api/notebooks/zelda/turn").json()["lapsed_retired"] == [2, 4]
+    assert pippa.post(f"/api/sessions/{sid}/abandon", {"why": "lapsed"}).status_code == 200
+    assert pippa.get("/api/notebooks/zelda/lines").json()["lapsed_retired"] == []
+
+
 def test_an_agent_mends_a_refused_land_by_restoring_the_lines_she_retired(zelda, pippa):
     sid = _take(pippa).json()["id"]
     for n in (1, 2):
