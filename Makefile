@@ -80,9 +80,10 @@ bench-quick: $(VENV)/.bench-installed
 bench-serve: $(VENV)/.bench-installed
 	$(PY) -m bench.serve $(ARGS)
 
-# Redraw the pictures of the README and docs/card.md (docs/card-*.png) from fresh demo notebooks.
+# Redraw the pictures of the README and docs/card.md (docs/card-*.png) from fresh demo notebooks (on SQLite, as
+# their tests run).
 screenshots: venv browser
-	NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/browser/test_browser_card.py -k "fits_a_phone or guides_pictures"
+	DATABASE_URL= NOTEBOOKS_SCREENSHOTS=docs $(VENV)/bin/pytest -p no:cacheprovider -q tests/browser/test_browser_card.py -k "fits_a_phone or guides_pictures"
 
 # The heavy reliability runs (docs/RELIABILITY.md): SQLite, then PostgreSQL; bounded by RELIABILITY_TIMEOUT per part.
 reliability: venv

@@ -145,7 +145,8 @@ class HeldSession(Answer):
     id: int
     state: Literal["open", "lapsed"] = Field(
         description="open: her reads show its proposals and her writes go into it; lapsed: no call of hers for "
-        "NOTEBOOK_SESSION_TTL seconds, its proposals are listed in 'lapsed' (abandon it, or take a new session)."
+        "NOTEBOOK_SESSION_TTL seconds, its proposals are listed in 'lapsed' and 'lapsed_retired' (abandon it, or take "
+        "a new session)."
     )
     lease_until: float = Field(description="When its lease runs out (renewed by each of her calls), or ran out.")
 

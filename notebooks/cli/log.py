@@ -171,18 +171,20 @@ def history(cmd: BaseCommand, o: dict) -> None:
 @command(TITLE, UNTIL, arg("--by", default="cli", help="who reads it, as the index shows (default cli)"))
 def turn(cmd: BaseCommand, o: dict) -> None:
     """Print the text a play turn carries (noted as read, for the index, unless --until): the API's turn, so a holder
-    whose session lapsed is told on stderr which of her lines it leaves out."""
+    whose session lapsed is told on stderr which of her lines it leaves out, and which it would retire."""
     until_time(o["until"])  # a bad time is the CLI's refusal, as before
     answer = answers.turn(o["title"], o["until"], o["by"])
     cmd.stdout.write(answer.text)
     if answer.session is not None and answer.session.state == "lapsed":
-        sid, left = answer.session.id, answer.lapsed
+        sid, left, kept = answer.session.id, answer.lapsed, answer.lapsed_retired
         said = [f"session #{sid} lapsed at {iso(answer.session.lease_until)}."]
         if left:
             said[0] += f" {rows(len(left), 'pending line')} {'is' if len(left) == 1 else 'are'} not in this turn:"
             said += [f"  #{x.n} {checks.shown(x.text, 80)}" for x in left]
+        if kept:
+            said.append(f"Still in this turn, though it retires them: {', '.join(f'#{n}' for n in kept)}.")
         abandon = f"`notebook abandon {sid} --why REASON --by {o['by']}`"
-        said.append(f"Take a new session, or {abandon}{' to let them go' if left else ''}.")
+        said.append(f"Take a new session, or {abandon}{' to let them go' if left or kept else ''}.")
         cmd.stderr.write("\n".join(said))
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.browser.support import WATCH, Server, fill_sign_in
 
-# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+# Only the SQLite part runs it: its site always ran on SQLite, and nothing it tests depends on the database.
 pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 PASSWORD = "browser-docs-password-0123"
 

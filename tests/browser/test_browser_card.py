@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser.support import Server, fill_sign_in, save_sign_in, sign_in
 
-# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+# Only the SQLite part runs it: its site always ran on SQLite, and nothing it tests depends on the database.
 pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 SCRIPT_LINE = "<script>alert(1)</script>"

@@ -23,7 +23,7 @@ import pytest
 from bench.similar_data import Labelled, load
 from tests.browser.support import Server, Tally, fill_sign_in, labelled_seed, line_histories, live_lines, true_side
 
-# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+# Only the SQLite part runs it: its site always ran on SQLite, and nothing it tests depends on the database.
 pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 GAME = TITLE = "minecraft"

@@ -10,7 +10,7 @@ import pytest
 
 from tests.browser.support import Server, open_signed_in, seed_suggestions
 
-# Its live site runs on SQLite whatever the suite's database: a run on PostgreSQL would only repeat it.
+# Only the SQLite part runs it: its site always ran on SQLite, and nothing it tests depends on the database.
 pytestmark = [pytest.mark.browser, pytest.mark.vendor("sqlite")]
 
 BOSS = "the big dinosaur swallows bombs"

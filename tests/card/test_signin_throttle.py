@@ -21,7 +21,13 @@ def overlapping(db: Scratch, processes: int, *args: str, **env: str) -> list[dic
     command = ("-m", "tests.signin_attempts", *args, "--together")
     running = [db.start(*command, env=db.env(**env), stdin=subprocess.PIPE) for _ in range(processes)]
     for proc in running:
-        assert proc.stderr.readline() == "ready\n", proc.stderr.read()
+        said = [proc.stderr.readline()]
+        while said[-1] not in ("ready\n", ""):  # a warning may come first; "" is the end of its stderr
+            said.append(proc.stderr.readline())
+        if said[-1] == "":
+            for other in running:
+                other.kill()
+            raise AssertionError(f"an attempts process ended before it was ready:\n{''.join(said)}")
     at = f"{time.time() + 0.3}\n"  # every process is waiting: a moment to read this
     for proc in running:
         proc.stdin.write(at)

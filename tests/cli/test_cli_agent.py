@@ -103,6 +103,18 @@ def test_the_turn_of_a_holder_whose_session_lapsed_says_which_lines_are_left_out
     assert f"`notebook abandon {sid} --why REASON --by pippa` to let them go." in said
 
 
+def test_the_turn_of_a_holder_whose_session_lapsed_names_the_lines_it_would_retire(zelda, clock):
+    sid = _run("take", "zelda", "--plan", "tidy", "--by", "pippa").split("#")[1].split()[0]
+    _run("retire", "zelda", "2", "--by", "pippa", "--why", "wrong")
+    clock.move(LEASE_TTL + 1)
+    err = StringIO()
+    call_command("notebook", "turn", "zelda", "--by", "pippa", stdout=(out := StringIO()), stderr=err)
+    assert "always attack first" in out.getvalue()  # line 2, still live
+    said = err.getvalue()
+    assert "pending line" not in said and "Still in this turn, though it retires them: #2.\n" in said
+    assert said.strip().endswith(f"`notebook abandon {sid} --why REASON --by pippa` to let them go.")
+
+
 def test_token_revoke_takes_a_token_as_tokens_lists_it(db):
     kept = _run("token", "pippa").strip().splitlines()[-1]
     _run("token", "pippa")

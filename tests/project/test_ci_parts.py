@@ -2,7 +2,6 @@
 that fails when a part left tests out."""
 
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ import pytest
 
 from tests.conftest import touches_database
 from tests.databases import ROOT
+from tests.web_instances import environ_without_test_settings
 
 
 @dataclass
@@ -50,6 +50,7 @@ def test_the_second_part_leaves_out_the_browser_tests_of_a_pages_client_side():
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", "--database-only", *files],
         cwd=ROOT,
+        env={k: v for k, v in environ_without_test_settings().items() if k != "DATABASE_URL"},  # the SQLite part's
         capture_output=True,
         text=True,
         timeout=120,
@@ -63,7 +64,7 @@ def test_a_run_on_postgresql_leaves_out_the_browser_modules_whose_site_is_sqlite
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *files],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/never_opened"},
+        env={**environ_without_test_settings(), "DATABASE_URL": "postgres://nobody@127.0.0.1:1/never_opened"},
         capture_output=True,
         text=True,
         timeout=120,
