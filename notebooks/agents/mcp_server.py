@@ -12,6 +12,7 @@ from mcp.types import ToolAnnotations
 
 from notebooks.agents import answers, idempotency, paging, writes
 from notebooks.agents import bodies as b
+from notebooks.agents import operation_texts as said
 from notebooks.agents import schemas as s
 from notebooks.agents.mcp_strict import refusal, refused, strict_tool
 from notebooks.log.files.rowformat import GAME_ONLY
@@ -133,98 +134,63 @@ def build(actor: Actor) -> MCPServer:
 
         return register
 
-    @tool(
-        "The notebooks by title: each title, its head seq and the session that claims it, if any; a page of them. "
-        + PAGED
-    )
+    @tool(said.NOTEBOOKS.whole + " " + PAGED)
     def notebooks(after: NotebooksAfter = None, limit: NotebooksLimit = paging.PAGE) -> s.NotebookList:
         return answers.notebook_list(after, limit)  # "" reads as no cursor, as the API's ?after= does
 
-    @tool(
-        "Start a notebook for a game, empty. Refused while you hold a session on another notebook, when the title "
-        "is taken or looks like one taken (title_looks_alike: did you mean 'existing'?), and past your limit of new "
-        "notebooks in a window (too_many_notebooks, with retry_after seconds).",
-        adds_rows=True,
-    )
+    @tool(said.CREATE.whole, adds_rows=True)
     def create(title: s.Title) -> s.NotebookItem:
         return writes.create(title=title, by=actor)
 
-    @tool(
-        "The live lines of a notebook in number order, each with n, text, source, by, at and seq; with 'until' "
-        "(ISO 8601 or epoch seconds) as the notebook stood then; a page of them. The answer names the seq and hash "
-        "read. " + PAGED
-    )
+    @tool(said.LINES.whole + " " + PAGED)
     def view(
         notebook: s.Title, until: s.Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
     ) -> s.Lines:
         return answers.lines(notebook, until, after, limit, reader=actor)
 
-    @tool(
-        "The text a play turn carries: a header naming the notebook and the time it stands at, then Dad's "
-        "corrections, his other lines, then yours, each tagged with its number and source."
-    )
+    @tool(said.TURN.whole)
     def turn(notebook: s.Title, until: s.Until = None) -> s.Turn:
         return answers.turn(notebook, until, actor)
 
-    @tool(
-        "One live line by its number (n, text, source, by, at, seq), as you see it; with 'until', as it stood "
-        "then. A line that is not live is refused (not_found): its history says what became of it."
-    )
+    @tool(said.LINE.whole)
     def line(notebook: s.Title, n: s.LineNumber, until: s.Until = None) -> s.OneLine:
         return answers.line(notebook, n, until, reader=actor)
 
-    @tool(
-        "Search the live lines as the card's search does: a number (12, #12, line 12) asks for that line; words "
-        "find the lines with a word beginning with each of them ('match': all, or any), case, accents and "
-        "apostrophes ignored. Answered as view answers, a page of them, paged as view is."
-    )
+    @tool(said.SEARCH.whole + " " + PAGED)
     def search(
         notebook: s.Title, q: SearchWords, match: Match = "all", until: s.Until = None, after: LinesAfter = None,
         limit: LinesLimit = paging.PAGE,
     ) -> s.Lines:  # fmt: skip
         return answers.lines(notebook, until, after, limit, reader=actor, q=q, match=match)
 
-    @tool(
-        "The notebook's raw rows in log order, in the export format (JSON Lines objects), a page of them: for a "
-        "follower that mirrors the log. " + PAGED
-    )
+    @tool(said.ROWS.whole + " " + PAGED)
     def rows(notebook: s.Title, after: RowsAfter = None, limit: RowsLimit = paging.PAGE) -> s.Rows:
         return answers.rows(notebook, after, limit)
 
-    @tool(
-        "The sessions, newest first, each with its state and events; only those in 'state', of 'actor' or on "
-        "'notebook' when given; a page of them. " + PAGED
-    )
+    @tool(said.SESSIONS.whole + " " + PAGED)
     def sessions(
         state: SessionState = None, actor: s.ActorName = None, notebook: s.NotebookTitle = None,
         after: SessionsAfter = None, limit: SessionsLimit = paging.PAGE,
     ) -> s.SessionList:  # fmt: skip
         return answers.session_list(state=state, actor=actor, notebook=notebook, after=after, limit=limit)
 
-    @tool("One session with a page of its rows, its change and the drift beside it in log order. " + PAGED)
+    @tool(said.SESSION.whole + " " + PAGED)
     def session(
         session: s.SessionId, after: SessionRowsAfter = None, limit: SessionRowsLimit = paging.PAGE
     ) -> s.SessionRows:
         return answers.session(session, after, limit)
 
-    @tool("Every text line n has had, who changed it, when and why.")
+    @tool(said.HISTORY.whole)
     def history(notebook: s.Title, n: s.LineNumber) -> s.History:
         return answers.history(notebook, n)
 
-    @tool("Add a line: source 'seen' (you saw it happen) or 'guessed'; 'why' says on what evidence. " + GAME_ONLY,
-          offered=offered, keyed=True)  # fmt: skip
+    @tool(said.ADD.whole, offered=offered, keyed=True)
     def add(
         notebook: s.Title, text: s.Words, why: s.Why, source: Source = "seen", session: InSession = None
     ) -> s.Added:
         return writes.add(notebook=notebook, text=text, source=source, why=why, session=session, by=actor)
 
-    @tool(
-        "Give line n new words ('text') under the same number; 'expected' is the seq of the line's last row as "
-        "you read it (a stale edit is refused, naming current and current_seq). Dad's lines are his to change. "
-        + GAME_ONLY,
-        required=("text",),
-        keyed=True,
-    )
+    @tool(said.EDIT.whole, required=("text",), keyed=True)
     def edit(
         notebook: s.Title, n: s.LineNumber, why: s.Why, text: s.Words | None = None, to: OldTo = None,
         expected: Expected = None, session: InSession = None,
@@ -233,36 +199,25 @@ def build(actor: Actor) -> MCPServer:
             notebook=notebook, n=n, why=why, text=text, to=to, expected=expected, session=session, by=actor
         )
 
-    @tool(
-        "Retire line n (a strike row; its history stays), with a reason; 'into' names the line that now says it.",
-        keyed=True,
-    )
+    @tool(said.RETIRE.whole, keyed=True)
     def retire(
         notebook: s.Title, n: s.LineNumber, why: s.Why, into: Into = None, expected: Expected = None,
         session: InSession = None,
     ) -> s.Written:  # fmt: skip
         return writes.retire(notebook=notebook, n=n, why=why, into=into, expected=expected, session=session, by=actor)
 
-    @tool(
-        "Undo the retirement of line n: its last words and source back as a new line (the next number); line n "
-        "stays retired. In a session, this mends a land refused for lines retired without a successor.",
-        keyed=True,
-    )
+    @tool(said.RESTORE.whole, keyed=True)
     def restore(notebook: s.Title, n: s.LineNumber, why: s.Why, session: InSession = None) -> s.Written:
         return writes.restore(notebook=notebook, n=n, why=why, session=session, by=actor)
 
-    @tool(
-        "Edit line n back to the words an earlier row of its history gave it ('seq', from history), as a new edit; "
-        "'expected' as for edit. " + GAME_ONLY,
-        keyed=True,
-    )
+    @tool(said.PUT_BACK.whole, keyed=True)
     def put_back(
         notebook: s.Title, n: s.LineNumber, seq: Version, why: s.Why, expected: Expected = None,
         session: InSession = None,
     ) -> s.Written:  # fmt: skip
         return writes.put_back(notebook=notebook, n=n, seq=seq, why=why, expected=expected, session=session, by=actor)
 
-    @tool("Write one line for several and retire them into it. " + GAME_ONLY, keyed=True)
+    @tool(said.MERGE.whole, keyed=True)
     def merge(
         notebook: s.Title, numbers: s.Numbers, text: s.Words, why: s.Why, source: MergedSource = None,
         session: InSession = None,
@@ -271,52 +226,30 @@ def build(actor: Actor) -> MCPServer:
             notebook=notebook, numbers=numbers, text=text, why=why, source=source, session=session, by=actor
         )
 
-    @tool(
-        "Suggest that lines repeat, contradict each other or stray. It changes no line: Dad decides it in his Similar "
-        "view. A line that is not live is refused (not_found, naming 'lines'); the same lines and kind already "
-        "pending, or lines Dad marked not alike, answer 'already' (pending, not_alike) instead of a new one; too "
-        "many pending on the notebook is refused (too_many_suggestions, with retry_after seconds).",
-        keyed=True,
-    )
+    @tool(said.SUGGEST.whole, keyed=True)
     def suggest(
         notebook: s.Title, lines: s.SuggestedLines, kind: s.Kind, why: s.Why, words: s.KeepWords = None,
         keep: s.KeepLine = None,
     ) -> s.Suggested:  # fmt: skip
         return writes.suggest(notebook=notebook, lines=lines, kind=kind, why=why, words=words, keep=keep, by=actor)
 
-    @tool(
-        "Take a session on a notebook before changing it: pending drift is recorded, then base is fixed at its head. "
-        "While it is open, your writes belong to it and writes under any other title are refused. A notebook "
-        "claimed by another is refused naming the holder and the session.",
-        joins=True,
-    )
+    @tool(said.TAKE.whole, joins=True)
     def take(notebook: b.TakeTitle, plan: s.Plan) -> s.Taken:
         return writes.take(notebook=notebook, plan=plan, by=actor)
 
-    @tool("Checkpoint an open session: recovery evidence only; it moves no base.", joins=True)
+    @tool(said.CHECKPOINT.whole, joins=True)
     def checkpoint(session: s.SessionId, note: s.Note) -> s.Checkpointed:
         return writes.checkpoint(session=session, note=note, by=actor)
 
-    @tool(
-        "Land a session: its rows become one semantic change (no-op when it wrote nothing). Final gates compare "
-        "with the base; a refused land stays open and names its reasons.",
-        required=("summary",),
-        joins=True,
-    )
+    @tool(said.LAND.whole, required=("summary",), joins=True)
     def land(session: s.SessionId, summary: s.Summary | None = None) -> s.Landed:
         return writes.land(session=session, summary=summary, by=actor)
 
-    @tool(
-        "Withdraw one proposal of your open session ('seq', as its write answered or a gate's reason names it), "
-        "with a reason: it stays in the log and history but no longer counts in your view, the gates or the land; "
-        "the rest of the session stays to land. A merge is taken back whole, by its merged line's add. A proposal a "
-        "later one builds on is refused: withdraw that first.",
-        joins=True,
-    )
+    @tool(said.WITHDRAW.whole, joins=True)
     def withdraw(session: s.SessionId, seq: ProposalSeq, why: s.Why) -> s.Withdrawn:
         return writes.withdraw(session=session, seq=seq, why=why, by=actor)
 
-    @tool("Abandon a session without a semantic change; its rows stay in the log.", joins=True)
+    @tool(said.ABANDON.whole, joins=True)
     def abandon(session: s.SessionId, why: s.Why) -> s.Abandoned:
         return writes.abandon(session=session, why=why, by=actor)
 
