@@ -66,17 +66,14 @@ SuggestedLines = Annotated[
           "conflict, one or more for a stray."),
 ]  # fmt: skip
 SuggestionKind = Literal["repeat", "conflict", "stray"]
-Digest = Annotated[
-    str,
-    Field(
-        pattern=r"^([0-9a-f]{64}|k[0-9a-f]{63})$",
-        description="The words' digest: keyed ('k' and 63 hex digits), or the sha256 of older words, in hex.",
-    ),
-]
 
 
 def described(kind: Any, description: str, *validators: Any, **limits: Any) -> Any:
     return Annotated[kind, Field(description=description, **limits), *validators]
+
+
+DIGEST = "The words' digest: keyed ('k' and 63 hex digits), or the sha256 of older words, in hex."
+Digest = described(str, DIGEST, pattern=r"^([0-9a-f]{64}|k[0-9a-f]{63})$")
 
 
 # Taken alike by the API (bodies.py) and the MCP tools.
@@ -145,18 +142,14 @@ class HeldSession(Answer):
     id: int
     state: Literal["open", "lapsed"] = Field(
         description="open: her reads show its proposals and her writes go into it; lapsed: no call of hers for "
-        "NOTEBOOK_SESSION_TTL seconds, its proposals are listed in 'lapsed' and 'lapsed_retired' (abandon it, or take "
-        "a new session)."
+        "NOTEBOOK_SESSION_TTL seconds, its proposals listed in 'lapsed' and 'lapsed_retired' (abandon it, or retake)."
     )
     lease_until: float = Field(description="When its lease runs out (renewed by each of her calls), or ran out.")
 
 
 HELD = "The reader's own session on this notebook (open, or lapsed and not abandoned); null for anyone else."
 LAPSED = "Her lapsed session's lines, as it would have made them: not in the notebook, kept until she abandons it."
-LAPSED_RETIRED = (
-    "The live lines her lapsed session would take out (retire, or merge into another): still in the notebook, the "
-    "proposal kept until she abandons it."
-)
+LAPSED_RETIRED = "The numbers of the live lines her lapsed session would retire or merge away: still in the notebook."
 
 
 class Lines(Answer):
