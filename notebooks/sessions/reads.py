@@ -24,10 +24,11 @@ class Held:
         return {"id": self.session.pk, "state": self.state, "lease_until": self.lease_until}
 
 
-# The actor's latest session if on this notebook and not closed, for every read. {actor}: %s, or SQL giving a name.
+# The actor's latest session on this notebook if not closed, for every read (a lapsed one stays hers to see while
+# she holds one elsewhere). {actor}: %s, or SQL giving a name.
 HELD_ON = (
     "SELECT s.id FROM notebooks_session s WHERE s.id = (SELECT MAX(m.id) FROM notebooks_session m "
-    "WHERE m.actor = {actor}) AND s.notebook_id = {notebook} AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
+    "WHERE m.actor = {actor} AND m.notebook_id = {notebook}) AND NOT EXISTS (SELECT 1 FROM notebooks_sessionevent e "
     f"WHERE e.session_id = s.id AND e.kind IN {leases.in_kinds(states.CLOSING)})"
 )
 HELD_SQL = HELD_ON.format(actor="%s", notebook="%s")

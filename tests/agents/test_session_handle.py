@@ -122,6 +122,23 @@ def test_the_lines_a_lapsed_session_would_retire_or_merge_away_are_listed_apart(
     assert pippa.get("/api/notebooks/zelda/lines").json()["lapsed_retired"] == []
 
 
+def test_a_lapsed_session_stays_in_her_reads_of_its_notebook_while_she_holds_one_on_another(zelda, pippa, clock):
+    services.create_notebook(title="mario", by="dad")
+    sid = _take(pippa).json()["id"]
+    _add(pippa)
+    assert pippa.post("/api/notebooks/zelda/lines/2/retire", {"why": "wrong"}).status_code == 200
+    clock.move(LEASE_TTL + 1)
+    other = _take(pippa, notebook="mario").json()["id"]
+    lines = pippa.get("/api/notebooks/zelda/lines").json()
+    assert (lines["session"]["id"], lines["session"]["state"]) == (sid, "lapsed")
+    assert [x["text"] for x in lines["lapsed"]] == ["roll after the second swing"] and lines["lapsed_retired"] == [2]
+    turn = pippa.get("/api/notebooks/zelda/turn").json()
+    assert turn["session"]["id"] == sid and turn["lapsed_retired"] == [2]
+    assert pippa.get("/api/notebooks/mario/lines").json()["session"]["id"] == other
+    pippa.post(f"/api/sessions/{sid}/abandon", {"why": "moved on"})
+    assert pippa.get("/api/notebooks/zelda/lines").json()["session"] is None
+
+
 def test_an_agent_mends_a_refused_land_by_restoring_the_lines_she_retired(zelda, pippa):
     sid = _take(pippa).json()["id"]
     for n in (1, 2):
