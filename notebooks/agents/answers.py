@@ -28,10 +28,12 @@ def rendered(answer: Any) -> str:
     return json.dumps(answer.model_dump() if isinstance(answer, BaseModel) else answer, cls=NinjaJSONEncoder)
 
 
-def until_of(raw: str | None) -> float | None:
-    """A time to read at: ISO 8601 or epoch seconds; none when not given."""
+def until_of(raw: str | float | None) -> float | None:
+    """A time to read at: ISO 8601 or epoch seconds (a tool's may be a number); none when not given."""
     if raw is None or raw == "":
         return None
+    if not isinstance(raw, str):
+        raw = repr(float(raw))
     try:
         value = checks.parse_when(raw)
     except (Invalid, OverflowError, ValueError, OSError):
@@ -59,7 +61,7 @@ def notebook_list(after: str | None = None, limit: int = paging.PAGE) -> schemas
 
 def lines(
     title: str,
-    until: str | None,
+    until: str | float | None,
     after: int | None = None,
     limit: int | None = paging.PAGE,
     reader: Actor | None = None,
@@ -96,7 +98,7 @@ def _lapsed(changed: list, retired: set[int]) -> dict:
     return {"lapsed": [x.as_dict() for x in changed], "lapsed_retired": sorted(retired)}
 
 
-def line(title: str, n: int, until: str | None = None, reader: Actor | None = None) -> schemas.OneLine:
+def line(title: str, n: int, until: str | float | None = None, reader: Actor | None = None) -> schemas.OneLine:
     """One live line as the reader sees it; a line that is not live (never written, retired, merged) is 404."""
     read = lines(title, until, limit=None, reader=reader)
     found = next((x for x in read.lines if x.n == n), None)
@@ -132,7 +134,7 @@ def went_into(title: str, reader: Actor) -> schemas.HeldSession | None:
     return _went_into(session_reads.own_session(selectors.get_notebook(title), reader))
 
 
-def turn(title: str, until: str | None, reader: Actor | str) -> schemas.Turn:
+def turn(title: str, until: str | float | None, reader: Actor | str) -> schemas.Turn:
     nb = selectors.get_notebook(title)
     at = until_of(until)
     mine = session_reads.held(nb, reader) if at is None else None

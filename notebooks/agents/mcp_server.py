@@ -23,6 +23,8 @@ from notebooks.log.store.storage import unavailable
 from notebooks.sessions import leases
 from notebooks.version import VERSION
 
+# A tool's arguments are JSON: epoch seconds may come as the number an answer's 'until' gave.
+Until = s.described(str | float | None, s.UNTIL)
 Expected = s.described(s.Seq | None, f"{b.EXPECTED}: a stale change is refused.")
 Into = s.described(s.LineNumber | None, "The line that now says what this one said.")
 # Every list pages as the API's do (paging.py): the cursor `after`, `limit`, and `next` in the answer.
@@ -144,21 +146,21 @@ def build(actor: Actor) -> MCPServer:
 
     @tool(said.LINES.whole + " " + PAGED)
     def view(
-        notebook: s.Title, until: s.Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
+        notebook: s.Title, until: Until = None, after: LinesAfter = None, limit: LinesLimit = paging.PAGE
     ) -> s.Lines:
         return answers.lines(notebook, until, after, limit, reader=actor)
 
     @tool(said.TURN.whole)
-    def turn(notebook: s.Title, until: s.Until = None) -> s.Turn:
+    def turn(notebook: s.Title, until: Until = None) -> s.Turn:
         return answers.turn(notebook, until, actor)
 
     @tool(said.LINE.whole)
-    def line(notebook: s.Title, n: s.LineNumber, until: s.Until = None) -> s.OneLine:
+    def line(notebook: s.Title, n: s.LineNumber, until: Until = None) -> s.OneLine:
         return answers.line(notebook, n, until, reader=actor)
 
     @tool(said.SEARCH.whole + " " + PAGED)
     def search(
-        notebook: s.Title, q: SearchWords, match: Match = "all", until: s.Until = None, after: LinesAfter = None,
+        notebook: s.Title, q: SearchWords, match: Match = "all", until: Until = None, after: LinesAfter = None,
         limit: LinesLimit = paging.PAGE,
     ) -> s.Lines:  # fmt: skip
         return answers.lines(notebook, until, after, limit, reader=actor, q=q, match=match)

@@ -77,11 +77,11 @@ Digest = described(str, DIGEST, pattern=r"^([0-9a-f]{64}|k[0-9a-f]{63})$")
 
 
 # Taken alike by the API (bodies.py) and the MCP tools.
-Until = described(
-    str | None,
+UNTIL = (
     "Read the notebook as it stood then: ISO 8601 (UTC unless it says) or epoch seconds; a time not yet come is "
-    "refused.",
+    "refused."
 )
+Until = described(str | None, UNTIL)
 ActorName = described(str | None, "Only the sessions this actor took.", Findable, max_length=150)
 NotebookTitle = described(str | None, "Only the sessions on this notebook (its title).", Findable, max_length=80)
 KeepWords = described(Words | None, "A repeat: the words to keep. " + GAME_ONLY)

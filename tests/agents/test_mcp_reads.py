@@ -35,6 +35,11 @@ async def _calls(client, call) -> dict:  # noqa: ANN001
     out["huge_tool"] = await call("x" * 50_000, notebook="zelda")
     out["huge_title"] = await call("view", notebook="x" * 1_000_000)
     out["huge_until"] = await call("view", notebook="zelda", until="9" * 5000)
+    at = out["line"]["line"]["at"]  # line 2's time, as a number: the view then holds lines 1 and 2
+    out["until_number"] = await call("view", notebook="zelda", until=at)
+    out["until_text"] = await call("view", notebook="zelda", until=repr(at))
+    out["turn_number"] = await call("turn", notebook="zelda", until=at)
+    out["until_true"] = await call("view", notebook="zelda", until=True)
     return out
 
 
@@ -80,3 +85,11 @@ def test_a_huge_name_or_time_is_quoted_cut_in_its_refusal(calls, name, said):
     kind, text, structured = calls[name]
     assert kind == "error" and said in text and "characters)" in text, text[:300]
     assert len(text) < 2_000 and len(str(structured)) < 4_000
+
+
+def test_a_time_sent_as_the_number_an_answer_gave_reads_as_its_text(calls):
+    assert calls["until_number"] == calls["until_text"]
+    assert [x["n"] for x in calls["until_number"]["lines"]] == [1, 2]
+    assert calls["until_number"]["until"] == calls["line"]["line"]["at"] == calls["turn_number"]["until"]
+    kind, text, structured = calls["until_true"]
+    assert kind == "error" and structured["error"]["code"] == "invalid"
